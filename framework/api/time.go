@@ -1,0 +1,115 @@
+package api
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Time is a timestamp that serialises as RFC 3339 in UTC with second precision,
+// like Kubernetes' metav1.Time. The zero value serialises as null.
+type Time struct {
+	time.Time `protobuf:"-"`
+}
+
+// Now returns the current time truncated to seconds.
+func Now() Time { return Time{time.Now().UTC().Truncate(time.Second)} }
+
+// NewTime wraps t.
+func NewTime(t time.Time) Time { return Time{t} }
+
+// NewTimePtr returns a pointer to a Time wrapping t.
+func NewTimePtr(t time.Time) *Time { v := Time{t}; return &v }
+
+// IsZero reports whether t is nil or the zero time.
+func (t *Time) IsZero() bool { return t == nil || t.Time.IsZero() }
+
+// MarshalJSON renders RFC 3339 UTC seconds, or null for the zero time.
+func (t Time) MarshalJSON() ([]byte, error) {
+	if t.Time.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(t.UTC().Format(time.RFC3339))
+}
+
+// UnmarshalJSON accepts RFC 3339 (with or without fractional seconds) or null.
+func (t *Time) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s == "" {
+		t.Time = time.Time{}
+		return nil
+	}
+	pt, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return err
+	}
+	t.Time = pt.Local()
+	return nil
+}
+
+// MicroTime is a timestamp with microsecond precision (RFC 3339 with six fractional
+// digits), used by Leases and events.k8s.io Events.
+type MicroTime struct {
+	time.Time `protobuf:"-"`
+}
+
+// NowMicro returns the current time truncated to microseconds.
+func NowMicro() MicroTime { return MicroTime{time.Now().UTC().Truncate(time.Microsecond)} }
+
+// MarshalJSON renders RFC 3339 UTC with microseconds, or null for the zero time.
+func (t MicroTime) MarshalJSON() ([]byte, error) {
+	if t.Time.IsZero() {
+		return []byte("null"), nil
+	}
+	return json.Marshal(t.UTC().Format("2006-01-02T15:04:05.000000Z07:00"))
+}
+
+// UnmarshalJSON accepts RFC 3339 with optional fractional seconds, or null.
+func (t *MicroTime) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		t.Time = time.Time{}
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if s == "" {
+		t.Time = time.Time{}
+		return nil
+	}
+	pt, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return err
+	}
+	t.Time = pt.Local()
+	return nil
+}
+
+// Duration is a time.Duration serialised as a Go duration string ("1m30s").
+type Duration struct {
+	time.Duration `protobuf:"varint,1,opt,name=duration,casttype=time.Duration"`
+}
+
+// MarshalJSON renders the duration string.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.Duration.String()) }
+
+// UnmarshalJSON parses a Go duration string.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	pd, err := time.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	d.Duration = pd
+	return nil
+}

@@ -1,0 +1,218 @@
+package registry
+
+import (
+	"context"
+	"reflect"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/field"
+)
+
+// Resource describes one served resource at one version.
+type Resource struct {
+	GroupVersion api.GroupVersion
+	// Resource is the plural name in URLs ("pods").
+	Resource string
+	Kind     string
+	ListKind string
+	// Singular is the singular name ("pod").
+	Singular   string
+	ShortNames []string
+	Categories []string
+	Namespaced bool
+	// Verbs served; empty means the eight standard verbs.
+	Verbs []string
+
+	Strategy Strategy
+
+	// StatusSubresource serves /status and makes the main endpoint ignore status.
+	StatusSubresource bool
+	// Scale serves /scale when set.
+	Scale *Scale
+	// Generation maintains metadata.generation (1 on create, +1 on spec change).
+	Generation bool
+	// NameValidation checks metadata.name; nil means DNS-1123 subdomain.
+	NameValidation func(name string, prefix bool) []string
+
+	// Type is the Go type of the object (a struct, not a pointer). When set it
+	// drives protobuf request decoding and strategic merge patch metadata; when nil
+	// both are refused with 415.
+	Type reflect.Type
+	// SelectableFields returns the field-selector fields of obj beyond
+	// metadata.name and metadata.namespace, which the server adds itself.
+	SelectableFields func(obj map[string]any) map[string]string
+	// Printer renders Table rows; nil gives NAME and AGE.
+	Printer *Printer
+	// Schema is the OpenAPI v3 schema of the kind, for /openapi/v3; may be nil.
+	Schema map[string]any
+	// DeprecationWarning is sent as a Warning header when set.
+	DeprecationWarning string
+	// Subresources are extra handlers ("log", "binding", "eviction", ...).
+	Subresources map[string]Subresource
+}
+
+// GroupVersionResource of the resource.
+func (r *Resource) GroupVersionResource() api.GroupVersionResource {
+	return r.GroupVersion.WithResource(r.Resource)
+}
+
+// GroupVersionKind of the resource's objects.
+func (r *Resource) GroupVersionKind() api.GroupVersionKind { return r.GroupVersion.WithKind(r.Kind) }
+
+// StandardVerbs are served when Resource.Verbs is empty.
+var StandardVerbs = []string{"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"}
+
+// ServedVerbs returns the verbs the resource serves.
+func (r *Resource) ServedVerbs() []string {
+	if len(r.Verbs) == 0 {
+		return StandardVerbs
+	}
+	return r.Verbs
+}
+
+// Scale locates the fields of the scale subresource (JSON paths as field lists).
+type Scale struct {
+	SpecReplicasPath   []string
+	StatusReplicasPath []string
+	// LabelSelectorPath points at a string selector (CRDs) ...
+	LabelSelectorPath []string
+	// ... or SelectorFromObject computes it (built-ins with a LabelSelector).
+	SelectorFromObject func(obj map[string]any) string
+}
+
+// Subresource serves a custom subresource; the apiserver routes requests to it.
+type Subresource interface {
+	// Verbs served, for discovery (e.g. "get", "create").
+	Verbs() []string
+	// Kind is the kind reported in discovery, with its group and version when they
+	// differ from the parent's (Eviction is policy/v1).
+	Kind() api.GroupVersionKind
+}
+
+// Printer renders Table output: column definitions and one row per object.
+type Printer struct {
+	Columns []Column
+	// Row returns one cell per column.
+	Row func(obj map[string]any, now time.Time) ([]any, error)
+}
+
+// Column is a Table column definition.
+type Column struct {
+	Name        string `json:"name"`
+	Type        string `json:"type"`
+	Format      string `json:"format"`
+	Description string `json:"description"`
+	Priority    int32  `json:"priority"`
+}
+
+// Strategy holds the kind-specific parts of the write path.
+type Strategy interface {
+	// Canonicalize turns a decoded request object into the stored form: unknown fields
+	// are dropped and returned as paths ("spec.foo") for fieldValidation, defaults are
+	// applied. A type error (a string where an integer belongs) is returned as errs.
+	Canonicalize(obj map[string]any) (out map[string]any, unknown []string, errs field.ErrorList)
+	// ValidateCreate checks a new object (metadata is validated by the server).
+	ValidateCreate(ctx context.Context, obj map[string]any) field.ErrorList
+	// ValidateUpdate checks an update of old to obj.
+	ValidateUpdate(ctx context.Context, obj, old map[string]any) field.ErrorList
+}
+
+// Preparer is an optional Strategy extension that resets fields on create and update
+// (e.g. clear status on create).
+type Preparer interface {
+	PrepareForCreate(obj map[string]any)
+	PrepareForUpdate(obj, old map[string]any)
+}
+
+// Registry is the set of served resources.
+type Registry struct {
+	mu        sync.RWMutex
+	resources map[api.GroupVersionResource]*Resource
+	version   int64
+	listeners []func()
+}
+
+// New returns an empty registry.
+func New() *Registry {
+	return &Registry{resources: map[api.GroupVersionResource]*Resource{}}
+}
+
+// Add registers or replaces a resource.
+func (r *Registry) Add(res *Resource) {
+	r.mu.Lock()
+	r.resources[res.GroupVersionResource()] = res
+	r.version++
+	ls := slices.Clone(r.listeners)
+	r.mu.Unlock()
+	for _, l := range ls {
+		l()
+	}
+}
+
+// Remove unregisters a resource.
+func (r *Registry) Remove(gvr api.GroupVersionResource) {
+	r.mu.Lock()
+	delete(r.resources, gvr)
+	r.version++
+	ls := slices.Clone(r.listeners)
+	r.mu.Unlock()
+	for _, l := range ls {
+		l()
+	}
+}
+
+// OnChange calls f after every Add or Remove.
+func (r *Registry) OnChange(f func()) {
+	r.mu.Lock()
+	r.listeners = append(r.listeners, f)
+	r.mu.Unlock()
+}
+
+// Get returns the resource, or nil.
+func (r *Registry) Get(gvr api.GroupVersionResource) *Resource {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.resources[gvr]
+}
+
+// Version counts changes; discovery uses it as a cache key.
+func (r *Registry) Version() int64 {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.version
+}
+
+// All returns every resource sorted by group, version and resource name.
+func (r *Registry) All() []*Resource {
+	r.mu.RLock()
+	out := make([]*Resource, 0, len(r.resources))
+	for _, res := range r.resources {
+		out = append(out, res)
+	}
+	r.mu.RUnlock()
+	slices.SortFunc(out, func(a, b *Resource) int {
+		if a.GroupVersion.Group != b.GroupVersion.Group {
+			if a.GroupVersion.Group < b.GroupVersion.Group {
+				return -1
+			}
+			return 1
+		}
+		if a.GroupVersion.Version != b.GroupVersion.Version {
+			if a.GroupVersion.Version < b.GroupVersion.Version {
+				return -1
+			}
+			return 1
+		}
+		if a.Resource < b.Resource {
+			return -1
+		}
+		if a.Resource > b.Resource {
+			return 1
+		}
+		return 0
+	})
+	return out
+}
