@@ -197,7 +197,6 @@ func join(path, k string) string {
 	return path + "." + k
 }
 
-
 // jsonFields maps the JSON names of a struct's fields (inlined embedded structs
 // flattened) to their types.
 func jsonFields(t reflect.Type) map[string]reflect.Type {
