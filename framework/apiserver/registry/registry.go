@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"net/http"
 	"reflect"
 	"slices"
 	"sync"
@@ -44,7 +45,10 @@ type Resource struct {
 	// SelectableFields returns the field-selector fields of obj beyond
 	// metadata.name and metadata.namespace, which the server adds itself.
 	SelectableFields func(obj map[string]any) map[string]string
-	// Printer renders Table rows; nil gives NAME and AGE.
+	// RequireResourceVersion refuses updates without metadata.resourceVersion
+	// (custom resources), instead of treating them as unconditional.
+	RequireResourceVersion bool
+	// Printer renders Table rows; nil gives NAME and CREATED AT.
 	Printer *Printer
 	// Schema is the OpenAPI v3 schema of the kind, for /openapi/v3; may be nil.
 	Schema map[string]any
@@ -83,13 +87,33 @@ type Scale struct {
 	SelectorFromObject func(obj map[string]any) string
 }
 
-// Subresource serves a custom subresource; the apiserver routes requests to it.
+// Subresource serves a custom subresource (log, binding, eviction, ...); the
+// apiserver routes requests for it here after resolving the parent resource.
 type Subresource interface {
 	// Verbs served, for discovery (e.g. "get", "create").
 	Verbs() []string
 	// Kind is the kind reported in discovery, with its group and version when they
 	// differ from the parent's (Eviction is policy/v1).
 	Kind() api.GroupVersionKind
+	// Serve handles one request. It writes the response itself; errors it returns
+	// (before writing) are written as Status objects by the server.
+	Serve(w http.ResponseWriter, r *http.Request, parent Parent) error
+}
+
+// Parent gives a subresource handler access to the object it belongs to.
+type Parent interface {
+	// Name and Namespace of the parent object.
+	Name() string
+	Namespace() string
+	// Get reads the current object (NotFound as an API error).
+	Get(ctx context.Context) (map[string]any, error)
+	// Update reads the object, applies mutate and stores the result, retrying on
+	// conflicts; mutate's API errors are returned unchanged.
+	Update(ctx context.Context, mutate func(obj map[string]any) error) (map[string]any, error)
+	// Delete deletes the object with the given options, like a DELETE request.
+	Delete(ctx context.Context, opts *api.DeleteOptions) error
+	// DecodeBody decodes the request body (JSON, YAML or protobuf of type t).
+	DecodeBody(r *http.Request, t reflect.Type) (map[string]any, error)
 }
 
 // Printer renders Table output: column definitions and one row per object.

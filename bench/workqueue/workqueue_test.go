@@ -1,0 +1,137 @@
+package workqueue
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/converge-dev/converge/framework/workqueue"
+	cgworkqueue "k8s.io/client-go/util/workqueue"
+)
+
+// queue is the part of the API both implementations share.
+type queue interface {
+	Add(item string)
+	Get() (item string, shutdown bool)
+	Done(item string)
+	ShutDown()
+}
+
+type peer struct {
+	name string
+	new  func() queue
+}
+
+var peers = []peer{
+	{"converge", func() queue { return workqueue.New(workqueue.Options[string]{}) }},
+	{"clientgo", func() queue {
+		return cgworkqueue.NewTypedWithConfig(cgworkqueue.TypedQueueConfig[string]{})
+	}},
+}
+
+// keySpace is the number of distinct keys, like the objects of one controller.
+const keySpace = 1024
+
+func keys() []string {
+	ks := make([]string, keySpace)
+	for i := range ks {
+		ks[i] = fmt.Sprintf("default/object-%04d", i)
+	}
+	return ks
+}
+
+// BenchmarkWorkqueue runs each case for both peers back to back, so that load from
+// other processes on a shared machine hits both alike. One op is one item handed out
+// by Get and marked Done.
+//
+//   - serial: one goroutine does Add, Get, Done in turn: the bare cost of a cycle.
+//   - pN: N producers and N consumers. Producer w owns the keys w, w+N, ... of the
+//     key space and adds one only when it is not outstanding (added and not yet
+//     Done), so every Add yields exactly one Get and Done; N consumers Get and Done
+//     until the queue is shut down and empty. b.N adds in total.
+func BenchmarkWorkqueue(b *testing.B) {
+	ks := keys()
+	for _, c := range []string{"serial", "p1", "p8"} {
+		for _, p := range peers {
+			b.Run(p.name+"/"+c, func(b *testing.B) {
+				switch c {
+				case "serial":
+					serial(b, p.new(), ks)
+				case "p1":
+					producerConsumer(b, p.new(), ks, 1)
+				case "p8":
+					producerConsumer(b, p.new(), ks, 8)
+				}
+			})
+		}
+	}
+}
+
+func serial(b *testing.B, q queue, ks []string) {
+	defer q.ShutDown()
+	for _, k := range ks { // warm up: size the maps and the buffer
+		q.Add(k)
+	}
+	for range ks {
+		k, _ := q.Get()
+		q.Done(k)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		q.Add(ks[i&(keySpace-1)])
+		k, _ := q.Get()
+		q.Done(k)
+	}
+}
+
+func producerConsumer(b *testing.B, q queue, ks []string, n int) {
+	index := make(map[string]int, len(ks))
+	for i, k := range ks {
+		index[k] = i
+	}
+	outstanding := make([]atomic.Bool, len(ks))
+	var consumers, producers sync.WaitGroup
+	for range n {
+		consumers.Go(func() {
+			for {
+				k, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				i := index[k] // read-only map: the consumer's "work"
+				q.Done(k)
+				outstanding[i].Store(false)
+			}
+		})
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	per := b.N / n
+	for w := range n {
+		count := per
+		if w == 0 {
+			count += b.N - per*n
+		}
+		producers.Go(func() {
+			i := w
+			for added := 0; added < count; {
+				if outstanding[i].Load() {
+					runtime.Gosched() // the consumers are behind: let them run
+				} else {
+					outstanding[i].Store(true)
+					q.Add(ks[i])
+					added++
+				}
+				if i += n; i >= len(ks) {
+					i = w
+				}
+			}
+		})
+	}
+	producers.Wait()
+	q.ShutDown()
+	consumers.Wait()
+}

@@ -1,0 +1,157 @@
+package v1
+
+import (
+	"reflect"
+	"strconv"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/validation"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// GroupVersion returns the core group's version: apiVersion "v1".
+func GroupVersion() api.GroupVersion { return api.GroupVersion{Group: "", Version: "v1"} }
+
+// Resources returns the registry entries of every core/v1 kind this package
+// serves. Each call builds fresh values.
+func Resources() []*registry.Resource {
+	return []*registry.Resource{
+		{
+			GroupVersion: GroupVersion(), Resource: "namespaces", Kind: "Namespace", ListKind: "NamespaceList", Singular: "namespace",
+			ShortNames:        []string{"ns"},
+			Strategy:          registry.Typed[Namespace]{Default: DefaultNamespace, Validate: ValidateNamespace},
+			StatusSubresource: true,
+			NameValidation:    validation.NameIsDNSLabel,
+			Type:              reflect.TypeFor[Namespace](),
+			SelectableFields: func(obj map[string]any) map[string]string {
+				return map[string]string{"status.phase": api.NestedString(obj, "status", "phase")}
+			},
+			Printer: NamespacePrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "configmaps", Kind: "ConfigMap", ListKind: "ConfigMapList", Singular: "configmap",
+			ShortNames: []string{"cm"}, Namespaced: true,
+			Strategy:       registry.Typed[ConfigMap]{Validate: ValidateConfigMap, ValidateUpdateFunc: ValidateConfigMapUpdate},
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[ConfigMap](),
+			Printer:        ConfigMapPrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "secrets", Kind: "Secret", ListKind: "SecretList", Singular: "secret",
+			Namespaced:     true,
+			Strategy:       registry.Typed[Secret]{Default: DefaultSecret, Validate: ValidateSecret, ValidateUpdateFunc: ValidateSecretUpdate},
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[Secret](),
+			SelectableFields: func(obj map[string]any) map[string]string {
+				return map[string]string{"type": api.NestedString(obj, "type")}
+			},
+			Printer: SecretPrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "serviceaccounts", Kind: "ServiceAccount", ListKind: "ServiceAccountList", Singular: "serviceaccount",
+			ShortNames: []string{"sa"}, Namespaced: true,
+			Strategy:       registry.Typed[ServiceAccount]{},
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[ServiceAccount](),
+			Printer:        ServiceAccountPrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "events", Kind: "Event", ListKind: "EventList", Singular: "event",
+			ShortNames: []string{"ev"}, Namespaced: true,
+			Strategy:         registry.Typed[Event]{},
+			NameValidation:   validation.NameIsDNSSubdomain,
+			Type:             reflect.TypeFor[Event](),
+			SelectableFields: eventFields,
+			Printer:          EventPrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "pods", Kind: "Pod", ListKind: "PodList", Singular: "pod",
+			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
+			Strategy:          registry.Typed[Pod]{Default: DefaultPod, Validate: ValidatePod, ValidateUpdateFunc: ValidatePodUpdate},
+			StatusSubresource: true,
+			NameValidation:    validation.NameIsDNSSubdomain,
+			Type:              reflect.TypeFor[Pod](),
+			SelectableFields:  podFields,
+			Printer:           PodPrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "podtemplates", Kind: "PodTemplate", ListKind: "PodTemplateList", Singular: "podtemplate",
+			Namespaced:     true,
+			Strategy:       registry.Typed[PodTemplate]{Default: DefaultPodTemplate, Validate: ValidatePodTemplate},
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[PodTemplate](),
+			Printer:        PodTemplatePrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "nodes", Kind: "Node", ListKind: "NodeList", Singular: "node",
+			ShortNames:        []string{"no"},
+			Strategy:          registry.Typed[Node]{Default: DefaultNode, Validate: ValidateNode, ValidateUpdateFunc: ValidateNodeUpdate},
+			StatusSubresource: true,
+			NameValidation:    validation.NameIsDNSSubdomain,
+			Type:              reflect.TypeFor[Node](),
+			SelectableFields: func(obj map[string]any) map[string]string {
+				return map[string]string{"spec.unschedulable": boolField(obj, "spec", "unschedulable")}
+			},
+			Printer: NodePrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "services", Kind: "Service", ListKind: "ServiceList", Singular: "service",
+			ShortNames: []string{"svc"}, Categories: []string{"all"}, Namespaced: true,
+			Strategy:          registry.Typed[Service]{Default: DefaultService, Validate: ValidateService, ValidateUpdateFunc: ValidateServiceUpdate},
+			StatusSubresource: true,
+			NameValidation:    validation.NameIsDNS1035Label,
+			Type:              reflect.TypeFor[Service](),
+			Printer:           ServicePrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "endpoints", Kind: "Endpoints", ListKind: "EndpointsList", Singular: "endpoints",
+			ShortNames: []string{"ep"}, Namespaced: true,
+			Strategy:       registry.Typed[Endpoints]{Default: DefaultEndpoints},
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[Endpoints](),
+			Printer:        EndpointsPrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "bindings", Kind: "Binding", ListKind: "BindingList", Singular: "binding",
+			Namespaced:     true,
+			Verbs:          []string{"create"},
+			Strategy:       registry.Typed[Binding]{},
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[Binding](),
+		},
+	}
+}
+
+func boolField(obj map[string]any, path ...string) string {
+	v, _ := api.NestedField(obj, path...)
+	b, _ := v.(bool)
+	return strconv.FormatBool(b)
+}
+
+// podFields are the pod field selectors of Kubernetes' pod ToSelectableFields.
+func podFields(obj map[string]any) map[string]string {
+	return map[string]string{
+		"spec.nodeName":            api.NestedString(obj, "spec", "nodeName"),
+		"spec.restartPolicy":       api.NestedString(obj, "spec", "restartPolicy"),
+		"spec.schedulerName":       api.NestedString(obj, "spec", "schedulerName"),
+		"spec.serviceAccountName":  api.NestedString(obj, "spec", "serviceAccountName"),
+		"spec.hostNetwork":         boolField(obj, "spec", "hostNetwork"),
+		"status.phase":             api.NestedString(obj, "status", "phase"),
+		"status.podIP":             api.NestedString(obj, "status", "podIP"),
+		"status.nominatedNodeName": api.NestedString(obj, "status", "nominatedNodeName"),
+	}
+}
+
+// eventFields are the event field selectors of Kubernetes' event ToSelectableFields.
+func eventFields(obj map[string]any) map[string]string {
+	out := map[string]string{
+		"reason":             api.NestedString(obj, "reason"),
+		"reportingComponent": api.NestedString(obj, "reportingComponent"),
+		"source":             api.NestedString(obj, "source", "component"),
+		"type":               api.NestedString(obj, "type"),
+	}
+	for _, f := range []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"} {
+		out["involvedObject."+f] = api.NestedString(obj, "involvedObject", f)
+	}
+	return out
+}

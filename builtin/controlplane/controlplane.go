@@ -1,0 +1,296 @@
+package controlplane
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/converge-dev/converge/framework/apiserver"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/storage"
+	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
+)
+
+// Options configure a control plane. The zero value of every field means its
+// default, except that DataDir (or EtcdServers) is required.
+type Options struct {
+	// DataDir holds the embedded etcd data (DataDir/etcd) and generated files.
+	DataDir string
+	// EtcdServers points at an external etcd cluster instead of the embedded one.
+	EtcdServers []string
+	// EtcdCAFile, EtcdCertFile and EtcdKeyFile secure the external etcd connection.
+	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
+	// NoFsync runs the embedded etcd without fsync (tests only).
+	NoFsync bool
+	// BindAddress is the API server's listen address (default 127.0.0.1).
+	BindAddress string
+	// Port is the API server's port; 0 picks a free one.
+	Port int
+	// Logger receives all logs.
+	Logger logr.Logger
+	// CompactionInterval is how often etcd history is compacted (default 5 min;
+	// negative disables compaction).
+	CompactionInterval time.Duration
+	// KubernetesVersion reported by /version (default v1.32.0).
+	KubernetesVersion string
+	// BookmarkInterval for watches (default 30 s).
+	BookmarkInterval time.Duration
+	// Progress is told when each start-up step finished and how long it took.
+	Progress func(step string, took time.Duration)
+}
+
+func (o *Options) complete() error {
+	var errs []error
+	if o.DataDir == "" && len(o.EtcdServers) == 0 {
+		errs = append(errs, errors.New("controlplane: DataDir is required (or EtcdServers)"))
+	}
+	if o.BindAddress == "" {
+		o.BindAddress = "127.0.0.1"
+	}
+	if o.Port < 0 || o.Port > 65535 {
+		errs = append(errs, fmt.Errorf("controlplane: port %d out of range", o.Port))
+	}
+	if o.CompactionInterval == 0 {
+		o.CompactionInterval = 5 * time.Minute
+	}
+	if o.Progress == nil {
+		o.Progress = func(string, time.Duration) {}
+	}
+	return errors.Join(errs...)
+}
+
+// ControlPlane is a running control plane.
+type ControlPlane struct {
+	opts     Options
+	log      logr.Logger
+	registry *registry.Registry
+	server   *apiserver.Server
+	httpSrv  *http.Server
+	listener net.Listener
+	url      string
+
+	etcd   *etcdstore.Embedded
+	client *clientv3.Client
+	store  storage.Interface
+
+	cancel    context.CancelFunc
+	errCh     chan error
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Start brings the control plane up and returns once the API server answers.
+func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
+	if err := opts.complete(); err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	cp := &ControlPlane{opts: opts, log: opts.Logger, cancel: cancel, errCh: make(chan error, 4)}
+	if err := cp.start(ctx, runCtx); err != nil {
+		_ = cp.Close()
+		return nil, err
+	}
+	return cp, nil
+}
+
+func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
+	opts := cp.opts
+	t0 := time.Now()
+	if len(opts.EtcdServers) > 0 {
+		c, err := etcdstore.Connect(ctx, etcdstore.ExternalOptions{
+			Endpoints: opts.EtcdServers, CAFile: opts.EtcdCAFile, CertFile: opts.EtcdCertFile, KeyFile: opts.EtcdKeyFile,
+		})
+		if err != nil {
+			return fmt.Errorf("connect to etcd: %w", err)
+		}
+		cp.client = c
+	} else {
+		dir := filepath.Join(opts.DataDir, "etcd")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return fmt.Errorf("create data dir: %w", err)
+		}
+		e, err := etcdstore.StartEmbedded(ctx, etcdstore.EmbeddedOptions{Dir: dir, NoFsync: opts.NoFsync})
+		if err != nil {
+			return fmt.Errorf("start embedded etcd: %w", err)
+		}
+		cp.etcd = e
+		cp.client = e.Client()
+		cp.wg.Add(1)
+		go func() {
+			defer cp.wg.Done()
+			select {
+			case err, ok := <-e.Err():
+				if ok && err != nil {
+					cp.errCh <- fmt.Errorf("embedded etcd: %w", err)
+				}
+			case <-runCtx.Done():
+			}
+		}()
+	}
+	cp.store = etcdstore.New(cp.client)
+	opts.Progress("store", time.Since(t0))
+
+	t1 := time.Now()
+	cp.registry = registry.New()
+	for _, r := range BuiltinResources() {
+		cp.registry.Add(r)
+	}
+	srv, err := apiserver.New(apiserver.Options{
+		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
+		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
+	})
+	if err != nil {
+		return err
+	}
+	srv.Start(runCtx)
+	cp.server = srv
+	if err := cp.bootstrap(ctx); err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port)))
+	if err != nil {
+		return fmt.Errorf("listen on %s:%d: %w", opts.BindAddress, opts.Port, err)
+	}
+	cp.listener = ln
+	host := opts.BindAddress
+	if host == "0.0.0.0" || host == "::" || host == "" {
+		host = "127.0.0.1"
+	}
+	cp.url = "http://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	cp.httpSrv = &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 30 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return runCtx },
+		ErrorLog:          nil,
+	}
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		if err := cp.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cp.errCh <- fmt.Errorf("serve API: %w", err)
+		}
+	}()
+	if opts.CompactionInterval > 0 {
+		cp.wg.Add(1)
+		go func() {
+			defer cp.wg.Done()
+			if err := etcdstore.RunCompactor(runCtx, cp.client, opts.CompactionInterval, cp.log.WithName("compactor")); err != nil && runCtx.Err() == nil {
+				cp.log.Error(err, "Compactor stopped")
+			}
+		}()
+	}
+	opts.Progress("apiserver", time.Since(t1))
+	return nil
+}
+
+// bootstrap creates the namespaces every cluster has.
+func (cp *ControlPlane) bootstrap(ctx context.Context) error {
+	h := cp.server.Handler()
+	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
+		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/api/v1/namespaces", bytes.NewBufferString(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
+			return fmt.Errorf("create namespace %s: %d %s", ns, rec.Code, rec.Body.String())
+		}
+	}
+	return nil
+}
+
+// URL is the API server's base URL.
+func (cp *ControlPlane) URL() string { return cp.url }
+
+// Registry is the set of served resources.
+func (cp *ControlPlane) Registry() *registry.Registry { return cp.registry }
+
+// Handler is the API server's HTTP handler (for in-process use).
+func (cp *ControlPlane) Handler() http.Handler { return cp.server.Handler() }
+
+// Storage is the storage the API server uses.
+func (cp *ControlPlane) Storage() storage.Interface { return cp.store }
+
+// EtcdClient is the etcd client the control plane uses.
+func (cp *ControlPlane) EtcdClient() *clientv3.Client { return cp.client }
+
+// Err reports fatal errors of background parts.
+func (cp *ControlPlane) Err() <-chan error { return cp.errCh }
+
+// Close stops the API server, then storage. It is idempotent.
+func (cp *ControlPlane) Close() error {
+	cp.closeOnce.Do(func() {
+		cp.cancel()
+		var errs []error
+		if cp.httpSrv != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			if err := cp.httpSrv.Shutdown(sctx); err != nil {
+				_ = cp.httpSrv.Close()
+			}
+			cancel()
+		}
+		if cp.etcd != nil {
+			if err := cp.etcd.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		} else if cp.client != nil {
+			if err := cp.client.Close(); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		cp.wg.Wait()
+		cp.closeErr = errors.Join(errs...)
+	})
+	return cp.closeErr
+}
+
+// WriteKubeconfig writes a kubeconfig for this control plane to path.
+func (cp *ControlPlane) WriteKubeconfig(path string) error {
+	return WriteKubeconfig(path, cp.url, "converge")
+}
+
+// WriteKubeconfig writes a kubeconfig pointing at server, with one context named name.
+func WriteKubeconfig(path, server, name string) error {
+	content := fmt.Sprintf(`apiVersion: v1
+kind: Config
+clusters:
+- name: %[1]s
+  cluster:
+    server: %[2]s
+users:
+- name: %[1]s-admin
+  user: {}
+contexts:
+- name: %[1]s
+  context:
+    cluster: %[1]s
+    user: %[1]s-admin
+    namespace: default
+current-context: %[1]s
+preferences: {}
+`, name, server)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write kubeconfig: %w", err)
+	}
+	return nil
+}

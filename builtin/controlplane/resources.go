@@ -1,0 +1,24 @@
+package controlplane
+
+import (
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
+	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
+	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
+)
+
+// BuiltinResources returns every built-in resource the API server serves.
+func BuiltinResources() []*registry.Resource {
+	var out []*registry.Resource
+	for _, group := range [][]*registry.Resource{
+		corev1.Resources(), appsv1.Resources(), coordinationv1.Resources(), discoveryv1.Resources(),
+		eventsv1.Resources(), policyv1.Resources(),
+	} {
+		out = append(out, group...)
+	}
+	return out
+}

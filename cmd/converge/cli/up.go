@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/converge-dev/converge/builtin/controlplane"
+)
+
+type upOptions struct {
+	dataDir      string
+	bindAddress  string
+	port         int
+	etcdServers  []string
+	etcdCAFile   string
+	etcdCertFile string
+	etcdKeyFile  string
+}
+
+func newUpCommand(g *globalOptions) *cobra.Command {
+	o := &upOptions{}
+	cmd := &cobra.Command{
+		Use:   "up",
+		Short: "Run the bundled control plane (API server on embedded etcd) in this process",
+		Long: `Run the bundled control plane in this process: an API server on embedded etcd
+(or an external etcd cluster with --etcd-servers). It writes a kubeconfig to
+<data-dir>/kubeconfig, prints the export line for it, and runs until Ctrl-C.
+Data survives restarts.`,
+		Example: `  # Start on the defaults (~/.converge, 127.0.0.1:6443)
+  converge up
+
+  # Another data dir and port
+  converge up --data-dir /tmp/cv --port 7443
+
+  # Use an external etcd cluster
+  converge up --etcd-servers https://10.0.0.1:2379,https://10.0.0.2:2379 \
+    --etcd-cafile ca.crt --etcd-certfile client.crt --etcd-keyfile client.key`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runUp(cmd, g, o) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for etcd data, the kubeconfig and generated files")
+	f.StringVar(&o.bindAddress, "bind-address", "127.0.0.1", "address the API server listens on")
+	f.IntVar(&o.port, "port", 6443, "port the API server listens on")
+	f.StringSliceVar(&o.etcdServers, "etcd-servers", nil, "client URLs of an external etcd cluster (instead of the embedded one)")
+	f.StringVar(&o.etcdCAFile, "etcd-cafile", "", "CA file to verify the external etcd members")
+	f.StringVar(&o.etcdCertFile, "etcd-certfile", "", "client certificate for the external etcd")
+	f.StringVar(&o.etcdKeyFile, "etcd-keyfile", "", "client key for the external etcd")
+	return cmd
+}
+
+func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
+	ctx := cmd.Context()
+	out := g.stdout
+	log := g.logger()
+	dataDir, err := filepath.Abs(o.dataDir)
+	if err != nil {
+		return fmt.Errorf("data dir %q: %w", o.dataDir, err)
+	}
+	start := time.Now()
+	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
+	cp, err := controlplane.Start(ctx, controlplane.Options{
+		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
+		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log,
+		Progress: func(step string, took time.Duration) {
+			fmt.Fprintf(out, "  ✓ %-12s %s\n", step, took.Round(time.Millisecond))
+		},
+	})
+	if err != nil {
+		return fmt.Errorf("%w\nIs another converge already using port %d or data dir %s? Try --port or --data-dir", err, o.port, dataDir)
+	}
+	defer func() {
+		t := time.Now()
+		if err := cp.Close(); err != nil {
+			log.Error(err, "Shutdown")
+		}
+		fmt.Fprintf(out, "Converge stopped in %s\n", time.Since(t).Round(time.Millisecond))
+	}()
+	kubeconfig := filepath.Join(dataDir, "kubeconfig")
+	if err := cp.WriteKubeconfig(kubeconfig); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\nexport KUBECONFIG=%s\n", kubeconfig)
+	fmt.Fprintf(out, "Converge is ready at %s (started in %s). Press Ctrl-C to stop.\n", cp.URL(), time.Since(start).Round(time.Millisecond))
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(out, "\nShutting down...")
+		return nil
+	case err := <-cp.Err():
+		return err
+	}
+}

@@ -1,0 +1,17 @@
+// Package apiserver is Converge's generic Kubernetes-compatible REST server. It
+// serves whatever a registry.Registry holds: discovery (/api, /apis), CRUD, list and
+// watch, the three patch types, status and scale subresources, Table output and
+// OpenAPI v3, with errors as Kubernetes Status objects. It knows no concrete kind.
+//
+// The write path is: decode (JSON, YAML or Kubernetes protobuf) → canonicalize and
+// default (Strategy) → validate (metadata generically, the rest by the Strategy) →
+// prepare (uid, timestamps, generation, status/spec split) → one storage
+// transaction conditioned on the object's mod revision. A failed request changes
+// nothing; a write whose stored bytes would not change commits nothing, so it
+// neither bumps the resourceVersion nor emits a watch event.
+//
+// Reads go through a per-resource watch cache (one storage watch per resource,
+// each event serialized once for every watcher; see watchcache.go). Objects are
+// stored as JSON with metadata first and without resourceVersion; the
+// resourceVersion is the key's mod revision and is spliced in when read.
+package apiserver

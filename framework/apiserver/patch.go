@@ -1,0 +1,107 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/patch"
+)
+
+const (
+	mediaJSONPatch      = "application/json-patch+json"
+	mediaMergePatch     = "application/merge-patch+json"
+	mediaStrategicPatch = "application/strategic-merge-patch+json"
+	mediaApplyPatch     = "application/apply-patch+yaml"
+)
+
+// patchTypes returns the patch media types res accepts.
+func patchTypes(q *request) []string {
+	if q.res.Type == nil {
+		return []string{mediaJSONPatch, mediaMergePatch}
+	}
+	return []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch}
+}
+
+// applyPatch applies a patch body of the request's patch type to cur.
+func applyPatch(q *request, cur map[string]any, body []byte) (map[string]any, error) {
+	media := contentType(q.r)
+	doc, err := json.Marshal(cur)
+	if err != nil {
+		return nil, internalError("%v", err)
+	}
+	var out []byte
+	switch media {
+	case mediaJSONPatch:
+		out, err = patch.JSONPatch(doc, body)
+	case mediaMergePatch:
+		out, err = patch.MergePatch(doc, body)
+	case mediaStrategicPatch:
+		if q.res.Type == nil {
+			return nil, apierrors.NewUnsupportedMediaType(media, patchTypes(q))
+		}
+		out, err = patch.StrategicMergePatch(doc, body, q.res.Type)
+	default:
+		return nil, apierrors.NewUnsupportedMediaType(media, patchTypes(q))
+	}
+	if err != nil {
+		switch {
+		case errors.Is(err, patch.ErrBadPatch):
+			return nil, apierrors.NewBadRequest(err.Error())
+		default:
+			st := apierrors.NewInvalid(q.groupKind(), q.ri.name, nil)
+			st.ErrStatus.Message = err.Error()
+			return nil, st
+		}
+	}
+	m, err := api.DecodeMap(out)
+	if err != nil {
+		return nil, apierrors.NewBadRequest("the patch produced a document that is not an object: " + err.Error())
+	}
+	return m, nil
+}
+
+func (s *Server) servePatch(q *request) error {
+	out, err := s.patchObject(q.ctx(), q, updateMain)
+	if err != nil {
+		return err
+	}
+	writeJSON(q.w, http.StatusOK, out)
+	return nil
+}
+
+// patchObject reads the patch body and applies it with retries on conflicts; a
+// resourceVersion inside the patch is a precondition.
+func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (map[string]any, error) {
+	media := contentType(q.r)
+	if media == mediaApplyPatch {
+		return nil, apierrors.NewUnsupportedMediaType(media, patchTypes(q))
+	}
+	body, err := s.readBody(q.r)
+	if err != nil {
+		return nil, err
+	}
+	if len(body) == 0 {
+		return nil, apierrors.NewBadRequest("the request body is empty; expected a patch")
+	}
+	name := q.ri.name
+	return s.guaranteedUpdate(ctx, q, name, mode, func(cur map[string]any, curRV int64) (map[string]any, error) {
+		next, err := applyPatch(q, cur, body)
+		if err != nil {
+			return nil, err
+		}
+		if rvs := api.NestedString(next, "metadata", "resourceVersion"); rvs != "" {
+			want, err := parseRV(rvs)
+			if err != nil {
+				return nil, apierrors.NewBadRequest(err.Error())
+			}
+			if want != curRV {
+				return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+			}
+		}
+		return next, nil
+	})
+}

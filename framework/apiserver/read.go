@@ -1,0 +1,462 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/api/fields"
+	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/storage"
+)
+
+func (s *Server) serveGet(q *request) error {
+	kv, err := s.opts.Storage.Get(q.ctx(), storageKey(q.res, q.ri.namespace, q.ri.name))
+	if errors.Is(err, storage.ErrNotFound) {
+		return q.notFound(q.ri.name)
+	}
+	if err != nil {
+		return internalError("get %s: %v", q.ri.name, err)
+	}
+	data := withResourceVersion(kv.Value, kv.ModRevision)
+	if acceptsTable(q.r) {
+		o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, q.res.SelectableFields)
+		if err != nil {
+			return internalError("%v", err)
+		}
+		t, err := s.table(q, []*cachedObject{o}, true)
+		if err != nil {
+			return err
+		}
+		t["metadata"] = map[string]any{"resourceVersion": strconv.FormatInt(kv.ModRevision, 10)}
+		writeJSON(q.w, http.StatusOK, t)
+		return nil
+	}
+	writeRawJSON(q.w, http.StatusOK, data)
+	return nil
+}
+
+// filterFor builds the namespace, label and field filter of a list or watch.
+func (s *Server) filterFor(q *request) (objectFilter, error) {
+	f := objectFilter{namespace: q.ri.namespace}
+	ls, err := labels.Parse(q.query.Get("labelSelector"))
+	if err != nil {
+		return f, apierrors.NewBadRequest(fmt.Sprintf("unable to parse requirement: %v", err))
+	}
+	fs, err := fields.Parse(q.query.Get("fieldSelector"))
+	if err != nil {
+		return f, apierrors.NewBadRequest(fmt.Sprintf("invalid field selector: %v", err))
+	}
+	var known map[string]string
+	if q.res.SelectableFields != nil {
+		known = q.res.SelectableFields(map[string]any{})
+	}
+	if err := fields.CheckSupported(fs, func(name string) bool {
+		if name == "metadata.name" || (name == "metadata.namespace" && q.res.Namespaced) {
+			return true
+		}
+		_, ok := known[name]
+		return ok
+	}); err != nil {
+		return f, apierrors.NewBadRequest(err.Error())
+	}
+	if !ls.Empty() || !fs.Empty() {
+		f.match = func(l, fl map[string]string) bool { return ls.Matches(l) && fs.Matches(fl) }
+	}
+	return f, nil
+}
+
+// continueToken is the opaque pagination state: the list revision and the next key.
+type continueToken struct {
+	RV    int64  `json:"rv"`
+	Start string `json:"start"`
+}
+
+func encodeContinue(rv int64, start string) string {
+	b, _ := json.Marshal(continueToken{RV: rv, Start: start})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeContinue(s string) (continueToken, error) {
+	var t continueToken
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err == nil {
+		err = json.Unmarshal(b, &t)
+	}
+	if err != nil || t.RV <= 0 {
+		return t, apierrors.NewBadRequest("invalid continue token")
+	}
+	return t, nil
+}
+
+const continueExpiredMessage = "The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list."
+
+func (s *Server) serveList(q *request) error {
+	if isTrue(q.query.Get("sendInitialEvents")) {
+		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
+			field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for list")})
+	}
+	rvParam := q.query.Get("resourceVersion")
+	match := q.query.Get("resourceVersionMatch")
+	if match != "" && rvParam == "" {
+		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
+			field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden unless resourceVersion is provided")})
+	}
+	rv, err := parseRV(rvParam)
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	f, err := s.filterFor(q)
+	if err != nil {
+		return err
+	}
+	limit, _ := strconv.ParseInt(q.query.Get("limit"), 10, 64)
+	cont := q.query.Get("continue")
+
+	var objs []*cachedObject
+	var listRV int64
+	var next string
+	var remaining *int64
+	switch {
+	case cont == "" && rvParam != "" && match != "Exact":
+		// "0" or NotOlderThan: serve from the watch cache when it is fresh enough.
+		wc, err := s.cacheFor(q.ctx(), q.res)
+		if err != nil {
+			return internalError("watch cache: %v", err)
+		}
+		if rv > 0 && !wc.waitForRV(q.ctx(), rv, 100*time.Millisecond) {
+			cur, err := s.opts.Storage.CurrentRevision(q.ctx())
+			if err != nil {
+				return internalError("%v", err)
+			}
+			if rv > cur {
+				return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur),
+					api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+			}
+			objs, listRV, next, remaining, err = s.listStorage(q, f, 0, "", limit)
+			if err != nil {
+				return err
+			}
+			break
+		}
+		objs, listRV = wc.list(f)
+	default:
+		start := ""
+		at := int64(0)
+		if cont != "" {
+			t, err := decodeContinue(cont)
+			if err != nil {
+				return err
+			}
+			at, start = t.RV, t.Start
+		} else if match == "Exact" {
+			at = rv
+		}
+		objs, listRV, next, remaining, err = s.listStorage(q, f, at, start, limit)
+		if err != nil {
+			if errors.Is(err, storage.ErrCompacted) {
+				if cont != "" {
+					return apierrors.NewResourceExpired(continueExpiredMessage)
+				}
+				return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", rv))
+			}
+			return err
+		}
+	}
+	if acceptsTable(q.r) {
+		t, err := s.table(q, objs, true)
+		if err != nil {
+			return err
+		}
+		lm := map[string]any{"resourceVersion": strconv.FormatInt(listRV, 10)}
+		if next != "" {
+			lm["continue"] = next
+		}
+		if remaining != nil {
+			lm["remainingItemCount"] = *remaining
+		}
+		t["metadata"] = lm
+		writeJSON(q.w, http.StatusOK, t)
+		return nil
+	}
+	writeList(q, objs, listRV, next, remaining)
+	return nil
+}
+
+// writeList renders a list by concatenating each object's cached JSON.
+func writeList(q *request, objs []*cachedObject, rv int64, next string, remaining *int64) {
+	size := 128
+	for _, o := range objs {
+		size += len(o.data) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"kind":`...)
+	b = strconv.AppendQuote(b, q.res.ListKind)
+	b = append(b, `,"apiVersion":`...)
+	b = strconv.AppendQuote(b, q.res.GroupVersion.String())
+	b = append(b, `,"metadata":{"resourceVersion":"`...)
+	b = strconv.AppendInt(b, rv, 10)
+	b = append(b, '"')
+	if next != "" {
+		b = append(b, `,"continue":`...)
+		b = strconv.AppendQuote(b, next)
+	}
+	if remaining != nil {
+		b = append(b, `,"remainingItemCount":`...)
+		b = strconv.AppendInt(b, *remaining, 10)
+	}
+	b = append(b, `},"items":[`...)
+	for i, o := range objs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, o.data...)
+	}
+	b = append(b, "]}"...)
+	writeRawJSON(q.w, http.StatusOK, b)
+}
+
+// listStorage reads a consistent page from storage at revision at (0: latest),
+// filling up to limit matching objects.
+func (s *Server) listStorage(q *request, f objectFilter, at int64, start string, limit int64) ([]*cachedObject, int64, string, *int64, error) {
+	prefix := listPrefix(q)
+	if start == "" {
+		start = prefix
+	}
+	var out []*cachedObject
+	listRV := at
+	for {
+		page := int64(0)
+		if limit > 0 {
+			page = max(limit-int64(len(out)), 1)
+			if f.match != nil {
+				page = max(page, 100)
+			}
+		}
+		res, err := s.opts.Storage.List(q.ctx(), prefix, storage.ListOptions{Revision: listRV, Limit: page, StartKey: start})
+		if err != nil {
+			if errors.Is(err, storage.ErrCompacted) {
+				return nil, 0, "", nil, err
+			}
+			return nil, 0, "", nil, internalError("list: %v", err)
+		}
+		listRV = res.Revision
+		for i, kv := range res.Items {
+			o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, q.res.SelectableFields)
+			if err != nil {
+				s.log.Error(err, "Skipping undecodable object", "key", kv.Key)
+				continue
+			}
+			if !f.matches(o) {
+				continue
+			}
+			out = append(out, o)
+			if limit > 0 && int64(len(out)) == limit {
+				more := res.More || i < len(res.Items)-1
+				if !more {
+					return out, listRV, "", nil, nil
+				}
+				next := encodeContinue(listRV, kv.Key+"\x00")
+				var remaining *int64
+				if f.match == nil {
+					r := res.Remaining + int64(len(res.Items)-1-i)
+					remaining = &r
+				}
+				return out, listRV, next, remaining, nil
+			}
+		}
+		if !res.More || len(res.Items) == 0 {
+			return out, listRV, "", nil, nil
+		}
+		start = res.Items[len(res.Items)-1].Key + "\x00"
+	}
+}
+
+func (s *Server) serveWatch(q *request) error {
+	if isTrue(q.query.Get("sendInitialEvents")) {
+		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
+			field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")})
+	}
+	if q.query.Get("resourceVersionMatch") != "" {
+		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
+			field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")})
+	}
+	rv, err := parseRV(q.query.Get("resourceVersion"))
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	f, err := s.filterFor(q)
+	if err != nil {
+		return err
+	}
+	// A watch on one object by name (kubectl get -w NAME) filters by name too.
+	if q.ri.name != "" {
+		name := q.ri.name
+		inner := f.match
+		f.match = func(l, fl map[string]string) bool {
+			return fl["metadata.name"] == name && (inner == nil || inner(l, fl))
+		}
+	}
+	timeout := time.Duration(0)
+	if ts := q.query.Get("timeoutSeconds"); ts != "" {
+		n, err := strconv.ParseInt(ts, 10, 64)
+		if err != nil || n < 0 {
+			return apierrors.NewBadRequest("invalid timeoutSeconds: " + ts)
+		}
+		timeout = time.Duration(n) * time.Second
+	} else if t := q.query.Get("timeout"); t != "" {
+		if d, err := time.ParseDuration(t); err == nil {
+			timeout = d
+		}
+	}
+	wc, err := s.cacheFor(q.ctx(), q.res)
+	if err != nil {
+		return internalError("watch cache: %v", err)
+	}
+	bookmarks := isTrue(q.query.Get("allowWatchBookmarks"))
+	w, initial, err := wc.watch(rv, f, s.opts.WatchBuffer, bookmarks)
+	if err != nil {
+		var tooOld errTooOld
+		if errors.As(err, &tooOld) {
+			return apierrors.NewResourceExpired(tooOld.Error())
+		}
+		return internalError("watch: %v", err)
+	}
+	defer wc.forget(w)
+	s.streamWatch(q, wc, w, initial, f, timeout)
+	return nil
+}
+
+// streamWatch writes the watch stream until the client leaves, the timeout passes,
+// the watcher is dropped, or the server stops.
+func (s *Server) streamWatch(q *request, wc *watchCache, w *cacheWatcher, initial []*cacheEvent, f objectFilter, timeout time.Duration) {
+	asTable := acceptsTable(q.r)
+	flusher, _ := q.w.(http.Flusher)
+	q.w.Header().Set("Content-Type", mediaJSON)
+	q.w.Header().Set("Transfer-Encoding", "chunked")
+	q.w.WriteHeader(http.StatusOK)
+	if flusher != nil {
+		flusher.Flush()
+	}
+	ctx := q.ctx()
+	var timeoutC <-chan time.Time
+	if timeout > 0 {
+		t := time.NewTimer(timeout)
+		defer t.Stop()
+		timeoutC = t.C
+	}
+	var bookmarkC <-chan time.Time
+	if w.bookmarks {
+		t := time.NewTicker(s.opts.BookmarkInterval)
+		defer t.Stop()
+		bookmarkC = t.C
+	}
+	firstTable := true
+	lastRV := w.startRV
+	send := func(ev *cacheEvent, typ string) bool {
+		var frame []byte
+		if asTable {
+			frame = s.tableFrame(q, ev.obj, typ, firstTable)
+			firstTable = false
+		} else {
+			frame = ev.frame(typ)
+		}
+		if _, err := q.w.Write(frame); err != nil {
+			return false
+		}
+		if ev.rv > lastRV {
+			lastRV = ev.rv
+		}
+		return true
+	}
+	for _, ev := range initial {
+		typ := ev.typ
+		if ev.prev != nil || ev.typ != api.EventAdded {
+			typ = resolveType(f, ev)
+		}
+		if typ == "" {
+			continue
+		}
+		if !send(ev, typ) {
+			return
+		}
+	}
+	if flusher != nil {
+		flusher.Flush()
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timeoutC:
+			return
+		case <-w.done:
+			// Drain what was queued before the watcher was dropped.
+			for {
+				select {
+				case ev := <-w.ch:
+					if typ := w.resolve(ev); typ != "" && !send(ev, typ) {
+						return
+					}
+				default:
+					if flusher != nil {
+						flusher.Flush()
+					}
+					return
+				}
+			}
+		case <-bookmarkC:
+			rv := max(wc.currentRV(), lastRV)
+			if len(w.ch) > 0 {
+				continue
+			}
+			b := fmt.Appendf(nil, `{"type":"BOOKMARK","object":{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"%d","creationTimestamp":null}}}`+"\n",
+				q.res.Kind, q.res.GroupVersion.String(), rv)
+			if _, err := q.w.Write(b); err != nil {
+				return
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		case ev := <-w.ch:
+			typ := w.resolve(ev)
+			if typ == "" {
+				continue
+			}
+			if !send(ev, typ) {
+				return
+			}
+			// Batch whatever else is queued before flushing.
+			for more := true; more; {
+				select {
+				case ev := <-w.ch:
+					if typ := w.resolve(ev); typ != "" && !send(ev, typ) {
+						return
+					}
+				default:
+					more = false
+				}
+			}
+			if flusher != nil {
+				flusher.Flush()
+			}
+		}
+	}
+}
+
+// objectMap decodes a cached object's JSON.
+func objectMap(o *cachedObject) (map[string]any, error) {
+	return api.DecodeMap(o.data)
+}
+
+var _ = context.Background
+var _ = strings.TrimSpace

@@ -1,0 +1,109 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// request bundles what one resource request needs.
+type request struct {
+	w     http.ResponseWriter
+	r     *http.Request
+	ri    requestInfo
+	res   *registry.Resource
+	query url.Values
+}
+
+func (q *request) ctx() context.Context { return q.r.Context() }
+
+func (q *request) groupResource() api.GroupResource {
+	return q.res.GroupVersionResource().GroupResource()
+}
+
+func (q *request) groupKind() api.GroupKind {
+	return api.GroupKind{Group: q.res.GroupVersion.Group, Kind: q.res.Kind}
+}
+
+func (q *request) notFound(name string) error { return apierrors.NewNotFound(q.groupResource(), name) }
+
+func (q *request) dryRun() bool { return slices.Contains(q.query["dryRun"], "All") }
+
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri requestInfo) {
+	res := s.opts.Registry.Get(ri.gv.WithResource(ri.resource))
+	if res == nil {
+		writeError(w, notFoundPath(r.URL.Path))
+		return
+	}
+	q := &request{w: w, r: r, ri: ri, res: res, query: r.URL.Query()}
+	if res.DeprecationWarning != "" {
+		addWarning(w, res.DeprecationWarning)
+	}
+	if ri.namespace != "" && !res.Namespaced {
+		writeError(w, notFoundPath(r.URL.Path))
+		return
+	}
+	if res.Namespaced && ri.namespace == "" && ri.verb != "list" && ri.verb != "watch" {
+		writeError(w, notFoundPath(r.URL.Path))
+		return
+	}
+	if err := s.dispatch(q); err != nil {
+		writeError(w, err)
+	}
+}
+
+func (s *Server) dispatch(q *request) error {
+	ri := q.ri
+	if ri.subresource != "" {
+		switch ri.subresource {
+		case "status":
+			if q.res.StatusSubresource {
+				return s.serveStatus(q)
+			}
+		case "scale":
+			if q.res.Scale != nil {
+				return s.serveScale(q)
+			}
+		default:
+			if sub, ok := q.res.Subresources[ri.subresource]; ok {
+				return sub.Serve(q.w, q.r, &parent{s: s, q: q})
+			}
+		}
+		return notFoundPath(q.r.URL.Path)
+	}
+	if !slices.Contains(q.res.ServedVerbs(), ri.verb) {
+		return apierrors.NewMethodNotSupported(q.groupResource(), ri.verb)
+	}
+	switch ri.verb {
+	case "get":
+		return s.serveGet(q)
+	case "list":
+		return s.serveList(q)
+	case "watch":
+		return s.serveWatch(q)
+	case "create":
+		if ri.name != "" {
+			return apierrors.NewMethodNotSupported(q.groupResource(), "create")
+		}
+		return s.serveCreate(q)
+	case "update":
+		return s.serveUpdate(q)
+	case "patch":
+		return s.servePatch(q)
+	case "delete":
+		return s.serveDelete(q)
+	case "deletecollection":
+		return s.serveDeleteCollection(q)
+	}
+	return apierrors.NewMethodNotSupported(q.groupResource(), ri.verb)
+}
+
+func addWarning(w http.ResponseWriter, text string) {
+	w.Header().Add("Warning", `299 - "`+strings.ReplaceAll(text, `"`, `\"`)+`"`)
+}

@@ -1,0 +1,129 @@
+package apiserver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"sigs.k8s.io/yaml"
+
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+)
+
+const (
+	mediaJSON     = "application/json"
+	mediaYAML     = "application/yaml"
+	mediaProtobuf = "application/vnd.kubernetes.protobuf"
+)
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, internalError("encode response: %v", err))
+		return
+	}
+	writeRawJSON(w, code, b)
+}
+
+func writeRawJSON(w http.ResponseWriter, code int, b []byte) {
+	w.Header().Set("Content-Type", mediaJSON)
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+// writeError writes err as a Status; errors that carry none become 500s.
+func writeError(w http.ResponseWriter, err error) {
+	var se *apierrors.StatusError
+	if !errors.As(err, &se) {
+		se = apierrors.NewInternalError(err)
+	}
+	st := se.Status()
+	if st.Details != nil && st.Details.RetryAfterSeconds > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(st.Details.RetryAfterSeconds)))
+	}
+	code := int(st.Code)
+	if code == 0 {
+		code = http.StatusInternalServerError
+	}
+	writeJSON(w, code, st)
+}
+
+func internalError(format string, args ...any) error {
+	return apierrors.NewInternalError(fmt.Errorf(format, args...))
+}
+
+func notFoundPath(_ string) error {
+	return &apierrors.StatusError{ErrStatus: api.Status{
+		Status: api.StatusFailure, Code: http.StatusNotFound, Reason: apierrors.ReasonNotFound,
+		Message: "the server could not find the requested resource",
+		Details: &api.StatusDetails{Causes: []api.StatusCause{{Type: "UnexpectedServerResponse", Message: "404 page not found"}}},
+	}}
+}
+
+// readBody reads a request body within the size limit.
+func (s *Server) readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	limited := io.LimitReader(r.Body, s.opts.MaxRequestBytes+1)
+	b, err := io.ReadAll(limited)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("read request body: %v", err))
+	}
+	if int64(len(b)) > s.opts.MaxRequestBytes {
+		return nil, apierrors.NewRequestEntityTooLarge(fmt.Sprintf("limit is %d", s.opts.MaxRequestBytes))
+	}
+	return b, nil
+}
+
+// contentType returns the request's media type without parameters.
+func contentType(r *http.Request) string {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return mediaJSON
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return strings.TrimSpace(strings.SplitN(ct, ";", 2)[0])
+	}
+	return mt
+}
+
+// decodeJSONOrYAML decodes a JSON or YAML body into a map.
+func decodeJSONOrYAML(body []byte, media string) (map[string]any, error) {
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return nil, apierrors.NewBadRequest("the request body is empty; expected an object")
+	}
+	data := body
+	if media == mediaYAML || media == "application/apply-patch+yaml" {
+		j, err := yaml.YAMLToJSON(body)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+		}
+		data = j
+	}
+	m, err := api.DecodeMap(data)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: couldn't decode JSON: %v", err))
+	}
+	return m, nil
+}
+
+// acceptsTable reports whether the client asked for a meta.k8s.io Table.
+func acceptsTable(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		p := strings.ReplaceAll(part, " ", "")
+		if strings.Contains(p, "as=Table") && strings.Contains(p, "g=meta.k8s.io") &&
+			(strings.Contains(p, "v=v1;") || strings.HasSuffix(p, "v=v1") || strings.Contains(p, "v=v1beta1")) {
+			return true
+		}
+	}
+	return false
+}

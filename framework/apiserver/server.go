@@ -1,0 +1,290 @@
+package apiserver
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/protobuf"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/storage"
+)
+
+// Options configure a Server. The zero value of every optional field means its
+// default.
+type Options struct {
+	// Storage persists objects. Required.
+	Storage storage.Interface
+	// Registry lists the served resources. Required.
+	Registry *registry.Registry
+	// Logger receives the server's logs.
+	Logger logr.Logger
+	// KubernetesVersion is reported by /version (default "v1.32.0"; kubectl picks its
+	// binary from the minor version).
+	KubernetesVersion string
+	// MaxRequestBytes caps request bodies (default 3 MiB).
+	MaxRequestBytes int64
+	// BookmarkInterval is how often watches that allow bookmarks get one (default 30 s).
+	BookmarkInterval time.Duration
+	// WatchCacheCapacity is the number of events each resource's cache retains
+	// (default 4096).
+	WatchCacheCapacity int
+	// WatchBuffer is the number of events a watcher may fall behind before it is
+	// closed (default 1024).
+	WatchBuffer int
+	// Ready reports extra readiness (for /readyz); nil means always ready.
+	Ready func() error
+}
+
+func (o *Options) complete() error {
+	var errs []error
+	if o.Storage == nil {
+		errs = append(errs, errors.New("apiserver: Storage is required"))
+	}
+	if o.Registry == nil {
+		errs = append(errs, errors.New("apiserver: Registry is required"))
+	}
+	if o.KubernetesVersion == "" {
+		o.KubernetesVersion = "v1.32.0"
+	}
+	if o.MaxRequestBytes == 0 {
+		o.MaxRequestBytes = 3 << 20
+	}
+	if o.BookmarkInterval == 0 {
+		o.BookmarkInterval = 30 * time.Second
+	}
+	if o.WatchCacheCapacity == 0 {
+		o.WatchCacheCapacity = 4096
+	}
+	if o.WatchBuffer == 0 {
+		o.WatchBuffer = 1024
+	}
+	return errors.Join(errs...)
+}
+
+// Server serves the Kubernetes REST API for the resources in its registry.
+type Server struct {
+	opts  Options
+	log   logr.Logger
+	proto protobuf.Decoder
+
+	ctx context.Context // set by Start; watch caches live as long as it
+
+	mu     sync.Mutex
+	caches map[string]*cacheHandle // by storage prefix
+
+	discoveryMu    sync.Mutex // guards the OpenAPI document cache below
+	discoveryCache map[string][]byte
+	openAPIHashes  map[string]string
+	discoveryVer   int64
+}
+
+type cacheHandle struct {
+	cache  *watchCache
+	cancel context.CancelFunc
+}
+
+// New validates opts and returns a server. Call Start before serving.
+func New(opts Options) (*Server, error) {
+	if err := opts.complete(); err != nil {
+		return nil, err
+	}
+	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
+	opts.Registry.OnChange(s.registryChanged)
+	return s, nil
+}
+
+// Start runs the server's background work (watch caches) until ctx ends. It
+// returns immediately; the caches stop when ctx is cancelled.
+func (s *Server) Start(ctx context.Context) {
+	s.mu.Lock()
+	s.ctx = ctx
+	s.mu.Unlock()
+}
+
+// registryChanged stops the watch caches of resources no longer served.
+func (s *Server) registryChanged() {
+	served := map[string]bool{}
+	for _, r := range s.opts.Registry.All() {
+		served[storagePrefix(r)] = true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p, h := range s.caches {
+		if !served[p] {
+			h.cancel()
+			delete(s.caches, p)
+		}
+	}
+}
+
+// cacheFor returns the (started) watch cache of a resource.
+func (s *Server) cacheFor(ctx context.Context, res *registry.Resource) (*watchCache, error) {
+	prefix := storagePrefix(res)
+	s.mu.Lock()
+	h, ok := s.caches[prefix]
+	if !ok {
+		base := s.ctx
+		if base == nil {
+			s.mu.Unlock()
+			return nil, errors.New("apiserver: Start was not called")
+		}
+		cctx, cancel := context.WithCancel(base)
+		fieldsOf := res.SelectableFields
+		namespaced := res.Namespaced
+		wc := newWatchCache(s.opts.Storage, prefix, s.opts.WatchCacheCapacity, s.log.WithValues("resource", res.GroupVersionResource().GroupResource().String()),
+			func(key string, value []byte, rv int64) (*cachedObject, error) {
+				return buildCachedObject(key, value, rv, namespaced, fieldsOf)
+			})
+		h = &cacheHandle{cache: wc, cancel: cancel}
+		s.caches[prefix] = h
+		go wc.run(cctx)
+	}
+	s.mu.Unlock()
+	if err := h.cache.waitReady(ctx); err != nil {
+		return nil, err
+	}
+	return h.cache, nil
+}
+
+func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
+	m, err := decodeStored(value, rv)
+	if err != nil {
+		return nil, err
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	o := &cachedObject{key: key, rv: rv, data: withResourceVersion(value, rv)}
+	o.name, _ = meta["name"].(string)
+	o.namespace, _ = meta["namespace"].(string)
+	o.labels = api.NestedStringMap(m, "metadata", "labels")
+	o.fields = objectFields(m, o.name, o.namespace, namespaced, fieldsOf)
+	return o, nil
+}
+
+func objectFields(m map[string]any, name, namespace string, namespaced bool, fieldsOf func(map[string]any) map[string]string) map[string]string {
+	f := map[string]string{"metadata.name": name}
+	if namespaced {
+		f["metadata.namespace"] = namespace
+	}
+	if fieldsOf != nil {
+		for k, v := range fieldsOf(m) {
+			f[k] = v
+		}
+	}
+	return f
+}
+
+// storagePrefix is the key prefix of a resource: /registry/<group|core>/<resource>/.
+func storagePrefix(r *registry.Resource) string {
+	g := r.GroupVersion.Group
+	if g == "" {
+		g = "core"
+	}
+	return "/registry/" + g + "/" + r.Resource + "/"
+}
+
+// storageKey is the key of one object.
+func storageKey(r *registry.Resource, namespace, name string) string {
+	if r.Namespaced {
+		return storagePrefix(r) + namespace + "/" + name
+	}
+	return storagePrefix(r) + name
+}
+
+// Handler returns the HTTP handler of the API.
+func (s *Server) Handler() http.Handler {
+	return http.HandlerFunc(s.serveHTTP)
+}
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	defer func() {
+		if rec := recover(); rec != nil {
+			if rec == http.ErrAbortHandler {
+				panic(rec)
+			}
+			buf := make([]byte, 8<<10)
+			buf = buf[:runtime.Stack(buf, false)]
+			s.log.Error(nil, "Panic serving request", "method", r.Method, "path", r.URL.Path, "panic", rec, "stack", string(buf))
+			writeError(w, internalError("panic: %v", rec))
+		}
+	}()
+	path := r.URL.Path
+	switch {
+	case path == "/version" || path == "/version/":
+		s.serveVersion(w)
+		return
+	case path == "/healthz" || path == "/livez" || strings.HasPrefix(path, "/healthz/") || strings.HasPrefix(path, "/livez/"):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = w.Write([]byte("ok"))
+		return
+	case path == "/readyz" || strings.HasPrefix(path, "/readyz/"):
+		s.serveReady(w, r)
+		return
+	case path == "/api" || path == "/api/":
+		s.serveAPIVersions(w, r)
+		return
+	case path == "/apis" || path == "/apis/":
+		s.serveAPIGroupList(w, r)
+		return
+	case strings.HasPrefix(path, "/openapi/v3"):
+		s.serveOpenAPIV3(w, r)
+		return
+	case strings.HasPrefix(path, "/openapi/v2"):
+		writeError(w, notFoundPath(path))
+		return
+	}
+	parts := splitPath(path)
+	if len(parts) == 2 && parts[0] == "api" {
+		s.serveResourceList(w, r, api.GroupVersion{Version: parts[1]})
+		return
+	}
+	if len(parts) == 2 && parts[0] == "apis" {
+		s.serveAPIGroup(w, r, parts[1])
+		return
+	}
+	if len(parts) == 3 && parts[0] == "apis" {
+		s.serveResourceList(w, r, api.GroupVersion{Group: parts[1], Version: parts[2]})
+		return
+	}
+	watchParam := isTrue(r.URL.Query().Get("watch"))
+	ri, ok := parseResourcePath(r.Method, path, watchParam)
+	if !ok {
+		writeError(w, notFoundPath(path))
+		return
+	}
+	s.serveResource(w, r, ri)
+}
+
+func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {
+	if s.opts.Ready != nil {
+		if err := s.opts.Ready(); err != nil {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte("not ready: " + err.Error()))
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	_, _ = w.Write([]byte("ok"))
+}
+
+func (s *Server) serveVersion(w http.ResponseWriter) {
+	v := strings.TrimPrefix(s.opts.KubernetesVersion, "v")
+	major, rest, _ := strings.Cut(v, ".")
+	minor, _, _ := strings.Cut(rest, ".")
+	writeJSON(w, http.StatusOK, map[string]any{
+		"major": major, "minor": minor, "gitVersion": s.opts.KubernetesVersion,
+		"gitCommit": "converge", "gitTreeState": "clean", "buildDate": "2026-01-01T00:00:00Z",
+		"goVersion": runtime.Version(), "compiler": runtime.Compiler,
+		"platform": runtime.GOOS + "/" + runtime.GOARCH,
+	})
+}
+
+func isTrue(s string) bool { return s == "true" || s == "1" }

@@ -1,0 +1,228 @@
+package apiserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/patch"
+	"github.com/converge-dev/converge/framework/storage"
+)
+
+// serveStatus serves GET/PUT/PATCH on /status: reads return the whole object,
+// writes change only status.
+func (s *Server) serveStatus(q *request) error {
+	switch q.r.Method {
+	case http.MethodGet:
+		return s.serveGet(q)
+	case http.MethodPut:
+		body, err := s.readBody(q.r)
+		if err != nil {
+			return err
+		}
+		obj, err := s.decodeObject(q, body)
+		if err != nil {
+			return err
+		}
+		out, err := s.update(q.ctx(), q, obj, updateStatus)
+		if err != nil {
+			return err
+		}
+		writeJSON(q.w, http.StatusOK, out)
+		return nil
+	case http.MethodPatch:
+		out, err := s.patchObject(q.ctx(), q, updateStatus)
+		if err != nil {
+			return err
+		}
+		writeJSON(q.w, http.StatusOK, out)
+		return nil
+	}
+	return apierrors.NewMethodNotSupported(q.groupResource(), strings.ToLower(q.r.Method))
+}
+
+// scaleOf renders the autoscaling/v1 Scale of obj.
+func (s *Server) scaleOf(q *request, obj map[string]any) (map[string]any, error) {
+	sc := q.res.Scale
+	spec, _ := api.NestedInt64(obj, sc.SpecReplicasPath...)
+	status, _ := api.NestedInt64(obj, sc.StatusReplicasPath...)
+	selector := ""
+	if sc.SelectorFromObject != nil {
+		selector = sc.SelectorFromObject(obj)
+	} else if len(sc.LabelSelectorPath) > 0 {
+		selector = api.NestedString(obj, sc.LabelSelectorPath...)
+	}
+	meta := map[string]any{}
+	for _, k := range []string{"name", "namespace", "uid", "resourceVersion", "creationTimestamp"} {
+		if v, ok := metaOf(obj)[k]; ok {
+			meta[k] = v
+		}
+	}
+	st := map[string]any{"replicas": status}
+	if selector != "" {
+		st["selector"] = selector
+	}
+	return map[string]any{
+		"kind": "Scale", "apiVersion": "autoscaling/v1", "metadata": meta,
+		"spec": map[string]any{"replicas": spec}, "status": st,
+	}, nil
+}
+
+// serveScale serves the scale subresource: writes set the parent's replicas.
+func (s *Server) serveScale(q *request) error {
+	name := q.ri.name
+	switch q.r.Method {
+	case http.MethodGet:
+		kv, err := s.opts.Storage.Get(q.ctx(), storageKey(q.res, q.ri.namespace, name))
+		if errors.Is(err, storage.ErrNotFound) {
+			return q.notFound(name)
+		}
+		if err != nil {
+			return internalError("%v", err)
+		}
+		obj, err := decodeStored(kv.Value, kv.ModRevision)
+		if err != nil {
+			return internalError("%v", err)
+		}
+		sc, err := s.scaleOf(q, obj)
+		if err != nil {
+			return err
+		}
+		writeJSON(q.w, http.StatusOK, sc)
+		return nil
+	case http.MethodPut, http.MethodPatch:
+	default:
+		return apierrors.NewMethodNotSupported(q.groupResource(), strings.ToLower(q.r.Method))
+	}
+	body, err := s.readBody(q.r)
+	if err != nil {
+		return err
+	}
+	media := contentType(q.r)
+	scaleGK := api.GroupKind{Group: "autoscaling", Kind: "Scale"}
+	out, err := s.guaranteedUpdate(q.ctx(), q, name, updateMain, func(cur map[string]any, curRV int64) (map[string]any, error) {
+		curScale, err := s.scaleOf(q, cur)
+		if err != nil {
+			return nil, err
+		}
+		var next map[string]any
+		if q.r.Method == http.MethodPut {
+			if media == mediaProtobuf {
+				return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML})
+			}
+			next, err = decodeJSONOrYAML(body, media)
+			if err != nil {
+				return nil, err
+			}
+		} else {
+			doc, _ := json.Marshal(curScale)
+			var pb []byte
+			switch media {
+			case mediaJSONPatch:
+				pb, err = patch.JSONPatch(doc, body)
+			case mediaMergePatch, mediaStrategicPatch:
+				pb, err = patch.MergePatch(doc, body)
+			default:
+				return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch})
+			}
+			if err != nil {
+				return nil, apierrors.NewBadRequest(err.Error())
+			}
+			next, err = api.DecodeMap(pb)
+			if err != nil {
+				return nil, apierrors.NewBadRequest(err.Error())
+			}
+		}
+		if rvs := api.NestedString(next, "metadata", "resourceVersion"); rvs != "" && rvs != strconv.FormatInt(curRV, 10) {
+			return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+		}
+		replicas, ok := api.NestedInt64(next, "spec", "replicas")
+		if !ok {
+			if _, present := api.NestedField(next, "spec", "replicas"); present {
+				return nil, apierrors.NewInvalid(scaleGK, name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), fmt.Sprint(api.NestedMap(next, "spec")["replicas"]), "must be an integer")})
+			}
+		}
+		if replicas < 0 {
+			return nil, apierrors.NewInvalid(scaleGK, name, field.ErrorList{
+				field.Invalid(field.NewPath("spec", "replicas"), replicas, "must be greater than or equal to 0")})
+		}
+		api.SetNestedField(cur, replicas, q.res.Scale.SpecReplicasPath...)
+		return cur, nil
+	})
+	if err != nil {
+		return err
+	}
+	sc, err := s.scaleOf(q, out)
+	if err != nil {
+		return err
+	}
+	writeJSON(q.w, http.StatusOK, sc)
+	return nil
+}
+
+// parent implements registry.Parent for custom subresources.
+type parent struct {
+	s *Server
+	q *request
+}
+
+func (p *parent) Name() string      { return p.q.ri.name }
+func (p *parent) Namespace() string { return p.q.ri.namespace }
+
+func (p *parent) Get(ctx context.Context) (map[string]any, error) {
+	kv, err := p.s.opts.Storage.Get(ctx, storageKey(p.q.res, p.q.ri.namespace, p.q.ri.name))
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, p.q.notFound(p.q.ri.name)
+	}
+	if err != nil {
+		return nil, internalError("%v", err)
+	}
+	return decodeStored(kv.Value, kv.ModRevision)
+}
+
+func (p *parent) Update(ctx context.Context, mutate func(obj map[string]any) error) (map[string]any, error) {
+	return p.s.guaranteedUpdate(ctx, p.q, p.q.ri.name, updateStatusAndSpec, func(cur map[string]any, _ int64) (map[string]any, error) {
+		if err := mutate(cur); err != nil {
+			return nil, err
+		}
+		return cur, nil
+	})
+}
+
+func (p *parent) Delete(ctx context.Context, opts *api.DeleteOptions) error {
+	if opts == nil {
+		opts = &api.DeleteOptions{}
+	}
+	_, _, err := p.s.deleteObject(ctx, p.q, p.q.ri.name, opts)
+	return err
+}
+
+func (p *parent) DecodeBody(r *http.Request, t reflect.Type) (map[string]any, error) {
+	body, err := p.s.readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	if contentType(r) == mediaProtobuf {
+		if t == nil {
+			return nil, apierrors.NewUnsupportedMediaType(mediaProtobuf, []string{mediaJSON, mediaYAML})
+		}
+		tm, m, err := p.s.proto.Decode(body, t)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: %v", err))
+		}
+		m["apiVersion"], m["kind"] = tm.APIVersion, tm.Kind
+		return m, nil
+	}
+	return decodeJSONOrYAML(body, contentType(r))
+}
+
+var _ = labels.Everything

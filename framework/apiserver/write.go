@@ -1,0 +1,684 @@
+package apiserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/api/validation"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/storage"
+)
+
+const maxUpdateRetries = 16
+
+// decodeObject decodes a request body (JSON, YAML or protobuf) for res, checking
+// that any apiVersion/kind it carries matches the resource.
+func (s *Server) decodeObject(q *request, body []byte) (map[string]any, error) {
+	media := contentType(q.r)
+	var obj map[string]any
+	switch media {
+	case mediaJSON, mediaYAML, "text/yaml", "application/x-yaml":
+		m, err := decodeJSONOrYAML(body, strings.Replace(strings.Replace(media, "text/yaml", mediaYAML, 1), "application/x-yaml", mediaYAML, 1))
+		if err != nil {
+			return nil, err
+		}
+		obj = m
+	case mediaProtobuf:
+		if q.res.Type == nil {
+			return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML})
+		}
+		tm, m, err := s.proto.Decode(body, q.res.Type)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: %v", err))
+		}
+		m["apiVersion"], m["kind"] = tm.APIVersion, tm.Kind
+		obj = m
+	default:
+		return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML, mediaProtobuf})
+	}
+	return obj, s.checkKind(q.res, obj)
+}
+
+func (s *Server) checkKind(res *registry.Resource, obj map[string]any) error {
+	av, _ := obj["apiVersion"].(string)
+	kind, _ := obj["kind"].(string)
+	want := res.GroupVersionKind()
+	if av != "" && av != want.GroupVersion().String() {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", av, want.GroupVersion()))
+	}
+	if kind != "" && kind != want.Kind {
+		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", kind, want.Kind))
+	}
+	obj["apiVersion"], obj["kind"] = want.GroupVersion().String(), want.Kind
+	return nil
+}
+
+func metaOf(obj map[string]any) map[string]any {
+	m, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		m = map[string]any{}
+		obj["metadata"] = m
+	}
+	return m
+}
+
+// canonicalize runs the strategy and applies the fieldValidation directive.
+func (s *Server) canonicalize(q *request, obj map[string]any, name string) (map[string]any, error) {
+	out, unknown, errs := q.res.Strategy.Canonicalize(obj)
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
+	}
+	if len(unknown) > 0 {
+		switch q.query.Get("fieldValidation") {
+		case "Strict":
+			msgs := make([]string, len(unknown))
+			for i, u := range unknown {
+				msgs[i] = fmt.Sprintf("unknown field %q", u)
+			}
+			return nil, apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+		case "Ignore":
+		default:
+			for _, u := range unknown {
+				addWarning(q.w, fmt.Sprintf("unknown field %q", u))
+			}
+		}
+	}
+	return out, nil
+}
+
+// validateMeta validates metadata generically, plus the update rules when old is set.
+func validateMeta(q *request, obj, old map[string]any) field.ErrorList {
+	meta, err := api.MetaFromMap(obj)
+	if err != nil {
+		return field.ErrorList{field.Invalid(field.NewPath("metadata"), "", err.Error())}
+	}
+	var nameFn validation.NameFunc = q.res.NameValidation
+	errs := validation.ValidateObjectMeta(&meta, q.res.Namespaced, nameFn, field.NewPath("metadata"))
+	if old != nil {
+		oldMeta, err := api.MetaFromMap(old)
+		if err == nil {
+			errs = append(errs, validation.ValidateObjectMetaUpdate(&meta, &oldMeta, field.NewPath("metadata"))...)
+		}
+	}
+	return errs
+}
+
+const nameChars = "bcdfghjklmnpqrstvwxz2456789"
+
+func generateName(base string) string {
+	const maxBase = 63 - 5
+	if len(base) > maxBase {
+		base = base[:maxBase]
+	}
+	b := make([]byte, 5)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = nameChars[int(b[i])%len(nameChars)]
+	}
+	return base + string(b)
+}
+
+func (s *Server) serveCreate(q *request) error {
+	body, err := s.readBody(q.r)
+	if err != nil {
+		return err
+	}
+	obj, err := s.decodeObject(q, body)
+	if err != nil {
+		return err
+	}
+	out, err := s.create(q.ctx(), q, obj)
+	if err != nil {
+		return err
+	}
+	writeJSON(q.w, http.StatusCreated, out)
+	return nil
+}
+
+// create runs the create path for obj and returns the stored object.
+func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (map[string]any, error) {
+	meta := metaOf(obj)
+	if ns, _ := meta["namespace"].(string); q.res.Namespaced {
+		if ns != "" && ns != q.ri.namespace {
+			return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		meta["namespace"] = q.ri.namespace
+	} else {
+		delete(meta, "namespace")
+	}
+	if q.res.StatusSubresource {
+		delete(obj, "status")
+	}
+	name, _ := meta["name"].(string)
+	if gn, _ := meta["generateName"].(string); name == "" && gn != "" {
+		name = generateName(gn)
+		meta["name"] = name
+	}
+	obj, err := s.canonicalize(q, obj, name)
+	if err != nil {
+		return nil, err
+	}
+	meta = metaOf(obj)
+	meta["uid"] = uuid.NewString()
+	meta["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
+	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"} {
+		delete(meta, k)
+	}
+	if q.res.Generation {
+		meta["generation"] = int64(1)
+	}
+	if p, ok := q.res.Strategy.(registry.Preparer); ok {
+		p.PrepareForCreate(obj)
+	}
+	errs := validateMeta(q, obj, nil)
+	errs = append(errs, q.res.Strategy.ValidateCreate(ctx, obj)...)
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
+	}
+	if q.res.Namespaced {
+		if err := s.checkNamespace(ctx, q, name); err != nil {
+			return nil, err
+		}
+	}
+	data, err := encodeStored(obj)
+	if err != nil {
+		return nil, internalError("%v", err)
+	}
+	if q.dryRun() {
+		return obj, nil
+	}
+	rev, err := s.opts.Storage.Create(ctx, storageKey(q.res, q.ri.namespace, name), data)
+	if err != nil {
+		if errors.Is(err, storage.ErrExists) {
+			return nil, apierrors.NewAlreadyExists(q.groupResource(), name)
+		}
+		return nil, internalError("create %s: %v", name, err)
+	}
+	meta["resourceVersion"] = strconv.FormatInt(rev, 10)
+	return obj, nil
+}
+
+// checkNamespace refuses creates in missing or terminating namespaces.
+func (s *Server) checkNamespace(ctx context.Context, q *request, name string) error {
+	nsRes := s.opts.Registry.Get(api.GroupVersionResource{Version: "v1", Resource: "namespaces"})
+	if nsRes == nil {
+		return nil
+	}
+	kv, err := s.opts.Storage.Get(ctx, storageKey(nsRes, "", q.ri.namespace))
+	if errors.Is(err, storage.ErrNotFound) {
+		return apierrors.NewNotFound(api.GroupResource{Resource: "namespaces"}, q.ri.namespace)
+	}
+	if err != nil {
+		return internalError("read namespace %s: %v", q.ri.namespace, err)
+	}
+	ns, err := decodeStored(kv.Value, kv.ModRevision)
+	if err != nil {
+		return internalError("%v", err)
+	}
+	if api.NestedString(ns, "metadata", "deletionTimestamp") != "" {
+		return apierrors.NewForbidden(q.groupResource(), name,
+			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", q.ri.namespace))
+	}
+	return nil
+}
+
+// updateMode says which part of the object an update may change.
+type updateMode int
+
+const (
+	updateMain   updateMode = iota // everything but status (when there is a status subresource)
+	updateStatus                   // only status
+	updateStatusAndSpec            // everything (server-internal writers such as bindings)
+)
+
+// guaranteedUpdate reads the object, asks tryUpdate for the new state, runs the
+// update path and stores it conditioned on the read revision, retrying when the
+// object changed concurrently (tryUpdate decides on explicit preconditions).
+// created is unused for now (no create-on-update).
+func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, mode updateMode,
+	tryUpdate func(cur map[string]any, curRV int64) (map[string]any, error)) (map[string]any, error) {
+	key := storageKey(q.res, q.ri.namespace, name)
+	for range maxUpdateRetries {
+		kv, err := s.opts.Storage.Get(ctx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, q.notFound(name)
+		}
+		if err != nil {
+			return nil, internalError("read %s: %v", name, err)
+		}
+		cur, err := decodeStored(kv.Value, kv.ModRevision)
+		if err != nil {
+			return nil, internalError("%v", err)
+		}
+		proposed, err := tryUpdate(api.DeepCopyJSON(cur), kv.ModRevision)
+		if err != nil {
+			return nil, err
+		}
+		obj, err := s.prepareUpdate(ctx, q, proposed, cur, mode, name)
+		if err != nil {
+			return nil, err
+		}
+		data, err := encodeStored(obj)
+		if err != nil {
+			return nil, internalError("%v", err)
+		}
+		if bytes.Equal(data, kv.Value) {
+			return cur, nil
+		}
+		if q.dryRun() {
+			return obj, nil
+		}
+		meta := metaOf(obj)
+		if meta["deletionTimestamp"] != nil && len(api.NestedSlice(obj, "metadata", "finalizers")) == 0 {
+			_, rev, err := s.opts.Storage.Delete(ctx, key, kv.ModRevision)
+			if errors.Is(err, storage.ErrConflict) {
+				continue
+			}
+			if errors.Is(err, storage.ErrNotFound) {
+				return nil, q.notFound(name)
+			}
+			if err != nil {
+				return nil, internalError("delete %s: %v", name, err)
+			}
+			meta["resourceVersion"] = strconv.FormatInt(rev, 10)
+			return obj, nil
+		}
+		rev, err := s.opts.Storage.Update(ctx, key, data, kv.ModRevision)
+		if errors.Is(err, storage.ErrConflict) {
+			continue
+		}
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, q.notFound(name)
+		}
+		if err != nil {
+			return nil, internalError("update %s: %v", name, err)
+		}
+		meta["resourceVersion"] = strconv.FormatInt(rev, 10)
+		return obj, nil
+	}
+	return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+}
+
+// prepareUpdate turns a proposed object into the one to store: subresource split,
+// canonical form, server-owned metadata, generation, validation.
+func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[string]any, mode updateMode, name string) (map[string]any, error) {
+	if err := s.checkKind(q.res, obj); err != nil {
+		return nil, err
+	}
+	switch mode {
+	case updateStatus:
+		next := api.DeepCopyJSON(old)
+		if st, ok := obj["status"]; ok {
+			next["status"] = st
+		} else {
+			delete(next, "status")
+		}
+		obj = next
+	case updateMain:
+		if q.res.StatusSubresource {
+			if st, ok := old["status"]; ok {
+				obj["status"] = api.DeepCopyJSONValue(st)
+			} else {
+				delete(obj, "status")
+			}
+		}
+	}
+	meta := metaOf(obj)
+	if n, _ := meta["name"].(string); n != "" && n != name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
+	meta["name"] = name
+	if q.res.Namespaced {
+		if ns, _ := meta["namespace"].(string); ns != "" && ns != q.ri.namespace {
+			return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+		}
+		meta["namespace"] = q.ri.namespace
+	} else {
+		delete(meta, "namespace")
+	}
+	oldMeta := metaOf(old)
+	// Server-owned fields come from the stored object.
+	for _, k := range []string{"uid", "creationTimestamp", "deletionTimestamp", "deletionGracePeriodSeconds", "generation"} {
+		if v, ok := oldMeta[k]; ok {
+			meta[k] = v
+		} else {
+			delete(meta, k)
+		}
+	}
+	if _, ok := meta["managedFields"]; !ok {
+		if v, ok := oldMeta["managedFields"]; ok {
+			meta["managedFields"] = v
+		}
+	}
+	delete(meta, "selfLink")
+	out, err := s.canonicalize(q, obj, name)
+	if err != nil {
+		return nil, err
+	}
+	if q.res.Generation {
+		gen, _ := api.NestedInt64(old, "metadata", "generation")
+		if specChanged(out, old) {
+			gen++
+		}
+		if gen == 0 {
+			gen = 1
+		}
+		metaOf(out)["generation"] = gen
+	}
+	if p, ok := q.res.Strategy.(registry.Preparer); ok {
+		p.PrepareForUpdate(out, old)
+	}
+	errs := validateMeta(q, out, old)
+	errs = append(errs, q.res.Strategy.ValidateUpdate(ctx, out, old)...)
+	if len(errs) > 0 {
+		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
+	}
+	return out, nil
+}
+
+// specChanged reports whether anything but metadata and status differs.
+func specChanged(a, b map[string]any) bool {
+	strip := func(m map[string]any) map[string]any {
+		c := make(map[string]any, len(m))
+		for k, v := range m {
+			if k != "metadata" && k != "status" && k != "apiVersion" && k != "kind" {
+				c[k] = v
+			}
+		}
+		return c
+	}
+	return !reflect.DeepEqual(normalizeJSON(strip(a)), normalizeJSON(strip(b)))
+}
+
+// normalizeJSON round-trips through JSON so numeric types compare equal.
+func normalizeJSON(v map[string]any) map[string]any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	m, err := api.DecodeMap(b)
+	if err != nil {
+		return v
+	}
+	return m
+}
+
+func (s *Server) serveUpdate(q *request) error {
+	body, err := s.readBody(q.r)
+	if err != nil {
+		return err
+	}
+	obj, err := s.decodeObject(q, body)
+	if err != nil {
+		return err
+	}
+	out, err := s.update(q.ctx(), q, obj, updateMain)
+	if err != nil {
+		return err
+	}
+	writeJSON(q.w, http.StatusOK, out)
+	return nil
+}
+
+// update replaces the object with obj, honouring its resourceVersion precondition.
+func (s *Server) update(ctx context.Context, q *request, obj map[string]any, mode updateMode) (map[string]any, error) {
+	name := q.ri.name
+	rvs := api.NestedString(obj, "metadata", "resourceVersion")
+	want, err := parseRV(rvs)
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	if want == 0 && q.res.RequireResourceVersion {
+		return nil, apierrors.NewInvalid(q.groupKind(), name, field.ErrorList{
+			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
+	}
+	return s.guaranteedUpdate(ctx, q, name, mode, func(cur map[string]any, curRV int64) (map[string]any, error) {
+		if want != 0 && want != curRV {
+			return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+		}
+		return api.DeepCopyJSON(obj), nil
+	})
+}
+
+// deleteOptions reads DeleteOptions from the body (JSON or protobuf) and query.
+func (s *Server) deleteOptions(q *request) (*api.DeleteOptions, error) {
+	opts := &api.DeleteOptions{}
+	body, err := s.readBody(q.r)
+	if err != nil {
+		return nil, err
+	}
+	if len(bytes.TrimSpace(body)) > 0 {
+		switch contentType(q.r) {
+		case mediaProtobuf:
+			if _, m, err := s.proto.Decode(body, reflect.TypeFor[api.DeleteOptions]()); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("decode DeleteOptions: %v", err))
+			} else if b, err := json.Marshal(m); err == nil {
+				_ = json.Unmarshal(b, opts)
+			}
+		default:
+			if err := json.Unmarshal(body, opts); err != nil {
+				return nil, apierrors.NewBadRequest(fmt.Sprintf("decode DeleteOptions: %v", err))
+			}
+		}
+	}
+	if v := q.query.Get("gracePeriodSeconds"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, apierrors.NewBadRequest("invalid gracePeriodSeconds: " + v)
+		}
+		opts.GracePeriodSeconds = &n
+	}
+	if v := q.query.Get("propagationPolicy"); v != "" {
+		opts.PropagationPolicy = &v
+	}
+	if v := q.query.Get("orphanDependents"); v != "" {
+		b := isTrue(v)
+		opts.OrphanDependents = &b
+	}
+	if slices.Contains(opts.DryRun, "All") {
+		q.query["dryRun"] = []string{"All"}
+	}
+	if p := opts.PropagationPolicy; p != nil {
+		switch *p {
+		case api.DeletePropagationOrphan, api.DeletePropagationBackground, api.DeletePropagationForeground:
+		default:
+			return nil, apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
+				field.NotSupported(field.NewPath("propagationPolicy"), *p, []string{api.DeletePropagationForeground, api.DeletePropagationBackground, api.DeletePropagationOrphan})})
+		}
+		if opts.OrphanDependents != nil {
+			return nil, apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
+				field.Invalid(field.NewPath("propagationPolicy"), *p, "orphanDependents and deletionPropagation cannot be both set")})
+		}
+	}
+	return opts, nil
+}
+
+func (s *Server) serveDelete(q *request) error {
+	opts, err := s.deleteOptions(q)
+	if err != nil {
+		return err
+	}
+	out, deleted, err := s.deleteObject(q.ctx(), q, q.ri.name, opts)
+	if err != nil {
+		return err
+	}
+	if !deleted {
+		writeJSON(q.w, http.StatusOK, out)
+		return nil
+	}
+	writeJSON(q.w, http.StatusOK, successStatus(q, out))
+	return nil
+}
+
+func successStatus(q *request, obj map[string]any) api.Status {
+	return api.Status{
+		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
+		Status:   api.StatusSuccess,
+		Details: &api.StatusDetails{
+			Name: api.NestedString(obj, "metadata", "name"), Group: q.res.GroupVersion.Group,
+			Kind: q.res.Resource, UID: api.NestedString(obj, "metadata", "uid"),
+		},
+	}
+}
+
+// deleteObject deletes name, or marks it for deletion while finalizers remain.
+// deleted reports whether the object is gone.
+func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts *api.DeleteOptions) (map[string]any, bool, error) {
+	key := storageKey(q.res, q.ri.namespace, name)
+	for range maxUpdateRetries {
+		kv, err := s.opts.Storage.Get(ctx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, false, q.notFound(name)
+		}
+		if err != nil {
+			return nil, false, internalError("read %s: %v", name, err)
+		}
+		cur, err := decodeStored(kv.Value, kv.ModRevision)
+		if err != nil {
+			return nil, false, internalError("%v", err)
+		}
+		meta := metaOf(cur)
+		if pc := opts.Preconditions; pc != nil {
+			if pc.UID != nil && *pc.UID != meta["uid"] {
+				return nil, false, apierrors.NewConflict(q.groupResource(), name, fmt.Errorf(
+					"the UID in the precondition (%s) does not match the UID in record (%v). The object might have been deleted and then recreated", *pc.UID, meta["uid"]).Error())
+			}
+			if pc.ResourceVersion != nil && *pc.ResourceVersion != strconv.FormatInt(kv.ModRevision, 10) {
+				return nil, false, apierrors.NewConflict(q.groupResource(), name, fmt.Errorf(
+					"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%d). The object might have been modified", *pc.ResourceVersion, kv.ModRevision).Error())
+			}
+		}
+		finalizers := stringSlice(api.NestedSlice(cur, "metadata", "finalizers"))
+		want := finalizers
+		orphan := (opts.OrphanDependents != nil && *opts.OrphanDependents) ||
+			(opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationOrphan)
+		foreground := opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationForeground
+		if orphan && !slices.Contains(want, api.FinalizerOrphanDependents) {
+			want = append(slices.Clone(want), api.FinalizerOrphanDependents)
+		}
+		if foreground && !slices.Contains(want, api.FinalizerDeleteDependents) {
+			want = append(slices.Clone(want), api.FinalizerDeleteDependents)
+		}
+		if len(want) > 0 {
+			if meta["deletionTimestamp"] != nil && len(want) == len(finalizers) {
+				return cur, false, nil
+			}
+			next := api.DeepCopyJSON(cur)
+			nm := metaOf(next)
+			if nm["deletionTimestamp"] == nil {
+				nm["deletionTimestamp"] = time.Now().UTC().Format(time.RFC3339)
+				nm["deletionGracePeriodSeconds"] = int64(0)
+			}
+			fs := make([]any, len(want))
+			for i, f := range want {
+				fs[i] = f
+			}
+			nm["finalizers"] = fs
+			data, err := encodeStored(next)
+			if err != nil {
+				return nil, false, internalError("%v", err)
+			}
+			if q.dryRun() {
+				return next, false, nil
+			}
+			rev, err := s.opts.Storage.Update(ctx, key, data, kv.ModRevision)
+			if errors.Is(err, storage.ErrConflict) {
+				continue
+			}
+			if err != nil {
+				return nil, false, internalError("mark %s for deletion: %v", name, err)
+			}
+			nm["resourceVersion"] = strconv.FormatInt(rev, 10)
+			return next, false, nil
+		}
+		if q.dryRun() {
+			return cur, true, nil
+		}
+		_, rev, err := s.opts.Storage.Delete(ctx, key, kv.ModRevision)
+		if errors.Is(err, storage.ErrConflict) {
+			continue
+		}
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, false, q.notFound(name)
+		}
+		if err != nil {
+			return nil, false, internalError("delete %s: %v", name, err)
+		}
+		meta["resourceVersion"] = strconv.FormatInt(rev, 10)
+		return cur, true, nil
+	}
+	return nil, false, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+}
+
+func stringSlice(v []any) []string {
+	out := make([]string, 0, len(v))
+	for _, e := range v {
+		if s, ok := e.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func (s *Server) serveDeleteCollection(q *request) error {
+	opts, err := s.deleteOptions(q)
+	if err != nil {
+		return err
+	}
+	f, err := s.filterFor(q)
+	if err != nil {
+		return err
+	}
+	res, err := s.opts.Storage.List(q.ctx(), listPrefix(q), storage.ListOptions{})
+	if err != nil {
+		return internalError("list: %v", err)
+	}
+	var deleted []map[string]any
+	for _, kv := range res.Items {
+		o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, q.res.SelectableFields)
+		if err != nil || !f.matches(o) {
+			continue
+		}
+		sub := *q
+		sub.ri.namespace = o.namespace
+		out, _, err := s.deleteObject(q.ctx(), &sub, o.name, opts)
+		if err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return err
+		}
+		deleted = append(deleted, out)
+	}
+	if deleted == nil {
+		deleted = []map[string]any{}
+	}
+	writeJSON(q.w, http.StatusOK, map[string]any{
+		"kind": q.res.ListKind, "apiVersion": q.res.GroupVersion.String(),
+		"metadata": map[string]any{}, "items": deleted,
+	})
+	return nil
+}
+
+func listPrefix(q *request) string {
+	p := storagePrefix(q.res)
+	if q.res.Namespaced && q.ri.namespace != "" {
+		p += q.ri.namespace + "/"
+	}
+	return p
+}

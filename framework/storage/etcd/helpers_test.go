@@ -1,0 +1,26 @@
+package etcd
+
+import (
+	"errors"
+	"testing"
+	"time"
+)
+
+var errorsIs = errors.Is
+
+// startTestServer starts a private embedded server, closed at test end.
+func startTestServer(t *testing.T) *Embedded {
+	t.Helper()
+	start := time.Now()
+	e, err := StartEmbedded(t.Context(), EmbeddedOptions{Dir: t.TempDir(), NoFsync: true})
+	if err != nil {
+		t.Fatalf("StartEmbedded: %v", err)
+	}
+	t.Logf("embedded etcd ready in %s at %v", time.Since(start), e.Endpoints())
+	t.Cleanup(func() {
+		if err := e.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return e
+}

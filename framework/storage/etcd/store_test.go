@@ -1,0 +1,108 @@
+package etcd
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/converge-dev/converge/framework/storage"
+	"github.com/converge-dev/converge/framework/storage/storagetest"
+)
+
+func TestConformance(t *testing.T) {
+	storagetest.RunConformance(t, func(t *testing.T) storage.Interface {
+		return New(shared.Client())
+	})
+}
+
+// TestWatchNoLeak checks that a cancelled watch leaves no goroutine behind. It
+// is not parallel, so the goroutines it sees are its own.
+func TestWatchNoLeak(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	s := New(shared.Client())
+	ctx, cancel := context.WithCancel(t.Context())
+	watches := make([]<-chan storage.Event, 0, 10)
+	for range 10 {
+		watches = append(watches, s.Watch(ctx, "/leak/", 0))
+	}
+	if _, err := s.Create(t.Context(), "/leak/a", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range watches {
+		if e := <-w; e.Err != nil || e.KV.Key != "/leak/a" {
+			t.Fatalf("event %+v", e)
+		}
+	}
+	cancel()
+	for _, w := range watches {
+		for range w {
+		}
+	}
+	goleak.VerifyNone(t, ignore)
+}
+
+// TestWatchFailsWhenServerStops checks that a watch on a stopped server ends with
+// an error event instead of hanging.
+func TestWatchFailsWhenServerStops(t *testing.T) {
+	t.Parallel()
+	e := startTestServer(t)
+	s := New(e.Client())
+	w := s.Watch(t.Context(), "/x/", 0)
+	if _, err := s.Create(t.Context(), "/x/a", []byte("v")); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-w; ev.Err != nil {
+		t.Fatalf("first event: %v", ev.Err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	select {
+	case ev, ok := <-w:
+		if ok && ev.Err == nil {
+			t.Fatalf("event after the server stopped: %+v", ev)
+		}
+		t.Logf("watch ended with %v", ev.Err)
+	case <-time.After(30 * time.Second):
+		t.Fatal("watch still open 30s after the server stopped")
+	}
+}
+
+func TestCompactErrors(t *testing.T) {
+	t.Parallel()
+	e := startTestServer(t)
+	s := New(e.Client())
+	ctx := t.Context()
+	rev, err := s.Create(ctx, "/c/a", []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Compact(ctx, rev+100); !errorsIs(err, storage.ErrFutureRevision) {
+		t.Fatalf("Compact beyond the store: got %v, want ErrFutureRevision", err)
+	}
+	if err := s.Compact(ctx, rev); err != nil {
+		t.Fatalf("Compact: %v", err)
+	}
+	if err := s.Compact(ctx, rev); !errorsIs(err, storage.ErrCompacted) {
+		t.Fatalf("Compact again: got %v, want ErrCompacted", err)
+	}
+}
+
+func TestUpdateUnconditional(t *testing.T) {
+	t.Parallel()
+	s := New(shared.Client())
+	ctx := t.Context()
+	if _, err := s.Update(ctx, "/uncond/missing", []byte("v"), 0); !errorsIs(err, storage.ErrNotFound) {
+		t.Fatalf("Update(0) of a missing key: got %v, want ErrNotFound", err)
+	}
+	rev, err := s.Create(ctx, "/uncond/a", []byte("v1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev2, err := s.Update(ctx, "/uncond/a", []byte("v2"), 0)
+	if err != nil || rev2 <= rev {
+		t.Fatalf("Update(0) = %d, %v", rev2, err)
+	}
+}

@@ -1,0 +1,96 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-logr/logr"
+
+	"github.com/converge-dev/converge/builtin/controlplane"
+)
+
+// Options configure an environment. The zero value is a good default.
+type Options struct {
+	// Logger receives the control plane's logs (discarded by default).
+	Logger logr.Logger
+	// KubernetesVersion reported by /version (default v1.32.0).
+	KubernetesVersion string
+	// Dir is where data and the kubeconfig go; a new temporary directory by default,
+	// removed by Stop.
+	Dir string
+}
+
+// Environment is a running in-process control plane.
+type Environment struct {
+	// URL is the API server's base URL (http://127.0.0.1:PORT).
+	URL string
+	// Kubeconfig is the path of a kubeconfig for URL.
+	Kubeconfig string
+	// Dir holds the environment's files.
+	Dir string
+	// ControlPlane gives access to the running parts.
+	ControlPlane *controlplane.ControlPlane
+
+	ownDir bool
+}
+
+// Start runs a control plane and returns once it serves.
+func Start(ctx context.Context, opts Options) (*Environment, error) {
+	env := &Environment{Dir: opts.Dir}
+	if env.Dir == "" {
+		d, err := os.MkdirTemp("", "converge-testenv-")
+		if err != nil {
+			return nil, fmt.Errorf("testenv: create temp dir: %w", err)
+		}
+		env.Dir, env.ownDir = d, true
+	}
+	cp, err := controlplane.Start(ctx, controlplane.Options{
+		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
+		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1,
+	})
+	if err != nil {
+		env.cleanup()
+		return nil, fmt.Errorf("testenv: %w", err)
+	}
+	env.ControlPlane, env.URL = cp, cp.URL()
+	env.Kubeconfig = filepath.Join(env.Dir, "kubeconfig")
+	if err := cp.WriteKubeconfig(env.Kubeconfig); err != nil {
+		_ = env.Stop()
+		return nil, fmt.Errorf("testenv: %w", err)
+	}
+	return env, nil
+}
+
+// StartT starts an environment for t and stops it when the test ends.
+func StartT(t testing.TB, opts Options) *Environment {
+	t.Helper()
+	env, err := Start(t.Context(), opts)
+	if err != nil {
+		t.Fatalf("start test environment: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := env.Stop(); err != nil {
+			t.Errorf("stop test environment: %v", err)
+		}
+	})
+	return env
+}
+
+// Stop shuts the control plane down and removes the temporary directory.
+func (e *Environment) Stop() error {
+	var err error
+	if e.ControlPlane != nil {
+		err = e.ControlPlane.Close()
+	}
+	e.cleanup()
+	return err
+}
+
+func (e *Environment) cleanup() {
+	if e.ownDir {
+		_ = os.RemoveAll(e.Dir)
+	}
+}
