@@ -2,9 +2,8 @@ package workqueue
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
-	"sync/atomic"
+
 	"testing"
 
 	"github.com/converge-dev/converge/framework/workqueue"
@@ -49,8 +48,9 @@ func keys() []string {
 //   - serial: one goroutine does Add, Get, Done in turn: the bare cost of a cycle.
 //   - pN: N producers and N consumers. Producer w owns the keys w, w+N, ... of the
 //     key space and adds one only when it is not outstanding (added and not yet
-//     Done), so every Add yields exactly one Get and Done; N consumers Get and Done
-//     until the queue is shut down and empty. b.N adds in total.
+//     Done; a consumer hands it back over a channel after Done), so every Add yields
+//     exactly one Get and Done; N consumers Get and Done until the queue is shut down
+//     and empty. b.N adds in total. The channel costs the same for both peers.
 func BenchmarkWorkqueue(b *testing.B) {
 	ks := keys()
 	for _, c := range []string{"serial", "p1", "p8"} {
@@ -92,7 +92,15 @@ func producerConsumer(b *testing.B, q queue, ks []string, n int) {
 	for i, k := range ks {
 		index[k] = i
 	}
-	outstanding := make([]atomic.Bool, len(ks))
+	// free[w] holds producer w's keys that are not outstanding: key i belongs to
+	// producer i%n, which adds it only after a consumer has marked it Done.
+	free := make([]chan int, n)
+	for w := range free {
+		free[w] = make(chan int, len(ks)/n+1)
+	}
+	for i := range ks {
+		free[i%n] <- i
+	}
 	var consumers, producers sync.WaitGroup
 	for range n {
 		consumers.Go(func() {
@@ -103,7 +111,7 @@ func producerConsumer(b *testing.B, q queue, ks []string, n int) {
 				}
 				i := index[k] // read-only map: the consumer's "work"
 				q.Done(k)
-				outstanding[i].Store(false)
+				free[i%n] <- i
 			}
 		})
 	}
@@ -116,18 +124,8 @@ func producerConsumer(b *testing.B, q queue, ks []string, n int) {
 			count += b.N - per*n
 		}
 		producers.Go(func() {
-			i := w
-			for added := 0; added < count; {
-				if outstanding[i].Load() {
-					runtime.Gosched() // the consumers are behind: let them run
-				} else {
-					outstanding[i].Store(true)
-					q.Add(ks[i])
-					added++
-				}
-				if i += n; i >= len(ks) {
-					i = w
-				}
+			for range count {
+				q.Add(ks[<-free[w]])
 			}
 		})
 	}

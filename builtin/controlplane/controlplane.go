@@ -157,6 +157,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	}
 	srv.Start(runCtx)
 	cp.server = srv
+	cp.startCRDs(runCtx)
 	if err := cp.bootstrap(ctx); err != nil {
 		return err
 	}

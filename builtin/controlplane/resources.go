@@ -4,6 +4,7 @@ import (
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
@@ -15,7 +16,7 @@ import (
 func BuiltinResources() []*registry.Resource {
 	var out []*registry.Resource
 	for _, group := range [][]*registry.Resource{
-		corev1.Resources(), appsv1.Resources(), coordinationv1.Resources(), discoveryv1.Resources(),
+		corev1.Resources(), appsv1.Resources(), batchv1.Resources(), coordinationv1.Resources(), discoveryv1.Resources(),
 		eventsv1.Resources(), policyv1.Resources(),
 	} {
 		out = append(out, group...)

@@ -165,6 +165,7 @@ func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fiel
 	o.namespace, _ = meta["namespace"].(string)
 	o.labels = api.NestedStringMap(m, "metadata", "labels")
 	o.fields = objectFields(m, o.name, o.namespace, namespaced, fieldsOf)
+	o.deleting = meta["deletionTimestamp"] != nil
 	return o, nil
 }
 
@@ -237,7 +238,7 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveOpenAPIV3(w, r)
 		return
 	case strings.HasPrefix(path, "/openapi/v2"):
-		writeError(w, notFoundPath(path))
+		s.serveOpenAPIV2(w, r)
 		return
 	}
 	parts := splitPath(path)

@@ -27,6 +27,7 @@ type cachedObject struct {
 	data      []byte
 	labels    map[string]string
 	fields    map[string]string
+	deleting  bool // metadata.deletionTimestamp is set
 }
 
 // cacheEvent is one change, with the frames for each watch event type rendered
@@ -322,6 +323,13 @@ func (c *watchCache) waitForRV(ctx context.Context, rv int64, timeout time.Durat
 			return false
 		}
 	}
+}
+
+// get returns the cached object at key, or nil.
+func (c *watchCache) get(key string) *cachedObject {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.objects[key]
 }
 
 // currentRV returns the cache's revision.

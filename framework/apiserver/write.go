@@ -213,24 +213,38 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (ma
 	return obj, nil
 }
 
-// checkNamespace refuses creates in missing or terminating namespaces.
+// checkNamespace refuses creates in missing or terminating namespaces. It reads
+// the namespaces' watch cache and falls back to storage when the cache has not
+// seen the namespace yet (it may have been created a moment ago).
 func (s *Server) checkNamespace(ctx context.Context, q *request, name string) error {
 	nsRes := s.opts.Registry.Get(api.GroupVersionResource{Version: "v1", Resource: "namespaces"})
 	if nsRes == nil {
 		return nil
 	}
-	kv, err := s.opts.Storage.Get(ctx, storageKey(nsRes, "", q.ri.namespace))
-	if errors.Is(err, storage.ErrNotFound) {
-		return apierrors.NewNotFound(api.GroupResource{Resource: "namespaces"}, q.ri.namespace)
+	key := storageKey(nsRes, "", q.ri.namespace)
+	var deleting bool
+	if wc, err := s.cacheFor(ctx, nsRes); err == nil {
+		if o := wc.get(key); o != nil {
+			deleting = o.deleting
+			goto check
+		}
 	}
-	if err != nil {
-		return internalError("read namespace %s: %v", q.ri.namespace, err)
+	{
+		kv, err := s.opts.Storage.Get(ctx, key)
+		if errors.Is(err, storage.ErrNotFound) {
+			return apierrors.NewNotFound(api.GroupResource{Resource: "namespaces"}, q.ri.namespace)
+		}
+		if err != nil {
+			return internalError("read namespace %s: %v", q.ri.namespace, err)
+		}
+		ns, err := decodeStored(kv.Value, kv.ModRevision)
+		if err != nil {
+			return internalError("%v", err)
+		}
+		deleting = api.NestedString(ns, "metadata", "deletionTimestamp") != ""
 	}
-	ns, err := decodeStored(kv.Value, kv.ModRevision)
-	if err != nil {
-		return internalError("%v", err)
-	}
-	if api.NestedString(ns, "metadata", "deletionTimestamp") != "" {
+check:
+	if deleting {
 		return apierrors.NewForbidden(q.groupResource(), name,
 			fmt.Errorf("unable to create new content in namespace %s because it is being terminated", q.ri.namespace))
 	}
@@ -241,9 +255,9 @@ func (s *Server) checkNamespace(ctx context.Context, q *request, name string) er
 type updateMode int
 
 const (
-	updateMain   updateMode = iota // everything but status (when there is a status subresource)
-	updateStatus                   // only status
-	updateStatusAndSpec            // everything (server-internal writers such as bindings)
+	updateMain          updateMode = iota // everything but status (when there is a status subresource)
+	updateStatus                          // only status
+	updateStatusAndSpec                   // everything (server-internal writers such as bindings)
 )
 
 // guaranteedUpdate reads the object, asks tryUpdate for the new state, runs the

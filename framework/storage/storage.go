@@ -74,8 +74,9 @@ type Interface interface {
 	Get(ctx context.Context, key string) (KeyValue, error)
 	// Create stores the key if absent and returns the new revision, or ErrExists.
 	Create(ctx context.Context, key string, value []byte) (int64, error)
-	// Update replaces the key if its mod revision equals expected and returns the new
-	// revision; ErrConflict on mismatch, ErrNotFound if absent.
+	// Update replaces the key if its mod revision equals expected (0: any revision,
+	// but the key must exist) and returns the new revision; ErrConflict on mismatch,
+	// ErrNotFound if absent.
 	Update(ctx context.Context, key string, value []byte, expected int64) (int64, error)
 	// Delete removes the key if its mod revision equals expected (0: any) and returns
 	// the deleted value and the deletion revision; ErrConflict, ErrNotFound.
@@ -85,7 +86,8 @@ type Interface interface {
 	List(ctx context.Context, prefix string, opts ListOptions) (ListResult, error)
 	// Count returns the number of keys under prefix.
 	Count(ctx context.Context, prefix string) (int64, error)
-	// Watch streams changes under prefix with revision > fromRevision (0: from now)
+	// Watch streams changes under prefix with revision > fromRevision (0: from the
+	// revision current when Watch is called)
 	// until ctx ends; the channel is closed then. Events arrive in revision order.
 	Watch(ctx context.Context, prefix string, fromRevision int64) <-chan Event
 	// CurrentRevision returns the latest store revision.

@@ -11,7 +11,7 @@ import (
 // due items to the queue. The goroutine starts on the first delayed add and ends at
 // ShutDown.
 type delayState[T comparable] struct {
-	mu      sync.Mutex // guards heap, seq and started; taken before Typed.mu, never after
+	mu      sync.Mutex // guards heap, seq and started; never held with Typed.mu
 	heap    waitHeap[T]
 	seq     uint64
 	started bool

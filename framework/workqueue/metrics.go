@@ -126,8 +126,8 @@ func (qm *queueMetrics[T]) updateUnfinished() {
 
 // updateUnfinishedWorkLoop refreshes the unfinished-work gauges every
 // unfinishedWorkPeriod until ShutDown.
-func (q *Typed[T]) updateUnfinishedWorkLoop() {
-	timer := q.clock.NewTimer(unfinishedWorkPeriod)
+// The caller creates the timer so that the first period starts at New.
+func (q *Typed[T]) updateUnfinishedWorkLoop(timer Timer) {
 	defer timer.Stop()
 	for {
 		select {

@@ -5,28 +5,52 @@ import (
 	"sync"
 )
 
-// Item states, kept in one map so that each operation costs at most two hash
-// lookups. An item absent from the map is neither dirty nor processing.
+// Item states. An item with neither flag is idle: it may keep its slot for a while
+// (see maxIdle) or have none.
 const (
 	stateDirty      uint8 = 1 << iota // waiting to be handed to Get
 	stateProcessing                   // handed out by Get, Done not yet called
 )
 
+// maxIdle is how many idle items keep their slot. An item that comes back while its
+// slot is kept costs one hash lookup per Add and per Done instead of two; the oldest
+// idle slot is released (its map entry deleted) once more are idle.
+const maxIdle = 1024
+
+// slot is the record of an item that is dirty, processing, or recently idle. Slots are
+// reused through a free list, and the FIFO holds slot numbers, so Get needs no hashing
+// and a warmed queue never allocates.
+type slot[T comparable] struct {
+	item  T
+	state uint8
+	gen   uint32 // bumped each time the item becomes idle; matches its idle entry
+}
+
+// idleEntry records that a slot became idle; it is stale once the slot's gen moved on
+// or the slot is in use again.
+type idleEntry struct {
+	id  int32
+	gen uint32
+}
+
 // Typed is a work queue of items of type T; see the package documentation for its
 // contract. Create it with New. All methods are safe for concurrent use.
 type Typed[T comparable] struct {
-	// mu guards everything below it. Lock order: delayMu may be held when taking mu,
-	// never the reverse; the rate limiter's lock is never held with either.
+	// mu guards the fields from queue to metrics. It is never held together with
+	// delay.mu or a rate limiter's lock.
 	mu   sync.Mutex
 	cond sync.Cond // signalled when an item is queued or shutdown starts
 
-	queue        ring[T]      // dirty items not being processed, FIFO
-	state        map[T]uint8  // dirty and processing flags, absent = neither
-	dirty        int          // number of dirty items (queued or dirty while processing)
-	processing   int          // number of processing items
-	waiters      int          // goroutines blocked in Get
-	shuttingDown bool         // no more adds; Get returns shutdown once queue is empty
-	drained      chan struct{} // closed when processing reaches 0 after a ShutDownWithDrain
+	queue        ring[int32]      // slots of dirty items not being processed, FIFO
+	index        map[T]int32      // slot of each item that is dirty or processing
+	slots        []slot[T]        // indexed by slot number
+	free         []int32          // unused slot numbers
+	idle         ring[idleEntry]  // slots that became idle, oldest first; at most maxIdle
+	dirty        int              // number of dirty items (queued or dirty while processing)
+	processing   int              // number of processing items
+	waiters      int              // goroutines blocked in Get
+	shuttingDown bool             // no more adds; Get returns shutdown once queue is empty
+	drained      chan struct{}    // closed when processing reaches 0 after a ShutDownWithDrain
 	metrics      *queueMetrics[T] // nil when metrics are disabled
 
 	stop chan struct{} // closed by the first ShutDown; stops background goroutines
@@ -42,7 +66,7 @@ type Typed[T comparable] struct {
 // after ShutDown.
 func New[T comparable](opts Options[T]) *Typed[T] {
 	q := &Typed[T]{
-		state:       make(map[T]uint8),
+		index:       make(map[T]int32),
 		stop:        make(chan struct{}),
 		clock:       opts.Clock,
 		rateLimiter: opts.RateLimiter,
@@ -57,7 +81,7 @@ func New[T comparable](opts Options[T]) *Typed[T] {
 	q.delay.init()
 	if opts.MetricsProvider != nil && opts.Name != "" {
 		q.metrics = newQueueMetrics[T](opts.MetricsProvider.NewQueueMetrics(opts.Name), q.clock)
-		go q.updateUnfinishedWorkLoop()
+		go q.updateUnfinishedWorkLoop(q.clock.NewTimer(unfinishedWorkPeriod))
 	}
 	return q
 }
@@ -71,23 +95,48 @@ func (q *Typed[T]) Add(item T) {
 		q.mu.Unlock()
 		return
 	}
-	s := q.state[item]
-	if s&stateDirty != 0 {
+	id, ok := q.index[item]
+	if ok {
+		s := &q.slots[id]
+		if s.state&stateDirty != 0 {
+			q.mu.Unlock()
+			return
+		}
+		wasIdle := s.state == 0
+		s.state |= stateDirty
+		q.dirty++
+		if q.metrics != nil {
+			q.metrics.add(item, q.dirty)
+		}
+		if wasIdle { // otherwise processing: Done queues it again
+			q.push(id)
+		}
 		q.mu.Unlock()
 		return
 	}
-	q.state[item] = s | stateDirty
+	if n := len(q.free); n > 0 {
+		id = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.slots[id].item, q.slots[id].state = item, stateDirty
+	} else {
+		id = int32(len(q.slots))
+		q.slots = append(q.slots, slot[T]{item: item, state: stateDirty})
+	}
+	q.index[item] = id
 	q.dirty++
 	if q.metrics != nil {
 		q.metrics.add(item, q.dirty)
 	}
-	if s&stateProcessing == 0 {
-		q.queue.push(item)
-		if q.waiters > 0 {
-			q.cond.Signal()
-		}
-	}
+	q.push(id)
 	q.mu.Unlock()
+}
+
+// push queues slot id and wakes a waiting Get.
+func (q *Typed[T]) push(id int32) {
+	q.queue.push(id)
+	if q.waiters > 0 {
+		q.cond.Signal()
+	}
 }
 
 // Get blocks until an item is available and returns it; the caller owns the item
@@ -107,8 +156,9 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 		q.mu.Unlock()
 		return item, true
 	}
-	item = q.queue.pop()
-	q.state[item] = stateProcessing
+	s := &q.slots[q.queue.pop()]
+	s.state = stateProcessing
+	item = s.item
 	q.dirty--
 	q.processing++
 	if q.metrics != nil {
@@ -122,8 +172,8 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 // queued again now. Done for an item that is not being processed does nothing.
 func (q *Typed[T]) Done(item T) {
 	q.mu.Lock()
-	s := q.state[item]
-	if s&stateProcessing == 0 {
+	id, ok := q.index[item]
+	if !ok || q.slots[id].state&stateProcessing == 0 {
 		q.mu.Unlock()
 		return
 	}
@@ -131,20 +181,33 @@ func (q *Typed[T]) Done(item T) {
 	if q.metrics != nil {
 		q.metrics.done(item)
 	}
-	if s&stateDirty != 0 {
-		q.state[item] = stateDirty
-		q.queue.push(item)
-		if q.waiters > 0 {
-			q.cond.Signal()
-		}
+	if s := &q.slots[id]; s.state&stateDirty != 0 {
+		s.state = stateDirty
+		q.push(id)
 	} else {
-		delete(q.state, item)
+		s.state = 0
+		s.gen++
+		q.idle.push(idleEntry{id: id, gen: s.gen})
+		if q.idle.n > maxIdle {
+			q.release(q.idle.pop())
+		}
 	}
 	if q.processing == 0 && q.drained != nil {
 		close(q.drained)
 		q.drained = nil
 	}
 	q.mu.Unlock()
+}
+
+// release frees the slot of an idle entry unless the entry is stale.
+func (q *Typed[T]) release(e idleEntry) {
+	s := &q.slots[e.id]
+	if s.state != 0 || s.gen != e.gen {
+		return
+	}
+	delete(q.index, s.item)
+	s.item = *new(T)
+	q.free = append(q.free, e.id)
 }
 
 // Len returns the number of items waiting to be handed out by Get, not counting

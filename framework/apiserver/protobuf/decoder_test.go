@@ -548,3 +548,34 @@ func TestConcurrentDecode(t *testing.T) {
 		}
 	}
 }
+
+type SparseList struct {
+	Metadata api.ListMeta `json:"metadata" protobuf:"bytes,1,opt,name=metadata"`
+	Far      string       `json:"far,omitempty" protobuf:"bytes,1000,opt,name=far"`
+	Count    int64        `json:"count,omitempty" protobuf:"varint,2,opt,name=count"`
+}
+
+func TestLenientWireTypesAndSparseNumbers(t *testing.T) {
+	t.Parallel()
+	// ListMeta.remainingItemCount is tagged "bytes" but sent as a varint;
+	// numeric fields also accept fixed64/fixed32; field 1000 uses the map lookup.
+	var meta []byte
+	meta = protowire.AppendTag(meta, 4, protowire.VarintType)
+	meta = protowire.AppendVarint(meta, 12)
+	var raw []byte
+	raw = protowire.AppendTag(raw, 1, protowire.BytesType)
+	raw = protowire.AppendBytes(raw, meta)
+	raw = protowire.AppendTag(raw, 1000, protowire.BytesType)
+	raw = protowire.AppendString(raw, "far away")
+	raw = protowire.AppendTag(raw, 2, protowire.Fixed64Type)
+	raw = protowire.AppendFixed64(raw, 1<<40)
+	var got SparseList
+	var d Decoder
+	if err := d.DecodeInto(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := SparseList{Metadata: api.ListMeta{RemainingItemCount: api.Ptr[int64](12)}, Far: "far away", Count: 1 << 40}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}

@@ -182,6 +182,7 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 		etcd.Close()
 		return nil, fmt.Errorf("wait for readiness: %w", err)
 	case <-ctx.Done():
+		closing.Store(true)
 		etcd.Server.Stop()
 		etcd.Close()
 		return nil, fmt.Errorf("wait for readiness: %w", ctx.Err())
@@ -198,6 +199,7 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 		Logger:      quietClientLogger(),
 	})
 	if err != nil {
+		closing.Store(true)
 		etcd.Close()
 		return nil, fmt.Errorf("connect client to %s: %w", clientURL.String(), err)
 	}

@@ -20,7 +20,11 @@ func TestEmbeddedStartRestart(t *testing.T) {
 	if err != nil {
 		t.Fatalf("StartEmbedded: %v", err)
 	}
-	t.Logf("start to ready: %s (endpoints %v)", time.Since(start), e.Endpoints())
+	ready := time.Since(start)
+	t.Logf("start to ready: %s (endpoints %v)", ready, e.Endpoints())
+	if ready > 10*time.Second {
+		t.Errorf("start to ready took %s, want well under a second", ready)
+	}
 	if len(e.Endpoints()) != 1 || !strings.HasPrefix(e.Endpoints()[0], "http://127.0.0.1:") {
 		t.Fatalf("endpoints %v", e.Endpoints())
 	}

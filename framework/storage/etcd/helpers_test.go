@@ -1,12 +1,11 @@
 package etcd
 
 import (
-	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 )
-
-var errorsIs = errors.Is
 
 // startTestServer starts a private embedded server, closed at test end.
 func startTestServer(t *testing.T) *Embedded {
@@ -23,4 +22,12 @@ func startTestServer(t *testing.T) *Embedded {
 		}
 	})
 	return e
+}
+
+var prefixSeq atomic.Int64
+
+// testPrefix is a key prefix no other test (or repetition with -count) uses on
+// the shared server.
+func testPrefix(t *testing.T) string {
+	return fmt.Sprintf("/%s/%d/", t.Name(), prefixSeq.Add(1))
 }

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -21,17 +22,18 @@ func TestConformance(t *testing.T) {
 // is not parallel, so the goroutines it sees are its own.
 func TestWatchNoLeak(t *testing.T) {
 	ignore := goleak.IgnoreCurrent()
+	p := testPrefix(t)
 	s := New(shared.Client())
 	ctx, cancel := context.WithCancel(t.Context())
 	watches := make([]<-chan storage.Event, 0, 10)
 	for range 10 {
-		watches = append(watches, s.Watch(ctx, "/leak/", 0))
+		watches = append(watches, s.Watch(ctx, p, 0))
 	}
-	if _, err := s.Create(t.Context(), "/leak/a", []byte("v")); err != nil {
+	if _, err := s.Create(t.Context(), p+"a", []byte("v")); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range watches {
-		if e := <-w; e.Err != nil || e.KV.Key != "/leak/a" {
+		if e := <-w; e.Err != nil || e.KV.Key != p+"a" {
 			t.Fatalf("event %+v", e)
 		}
 	}
@@ -79,13 +81,13 @@ func TestCompactErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Compact(ctx, rev+100); !errorsIs(err, storage.ErrFutureRevision) {
+	if err := s.Compact(ctx, rev+100); !errors.Is(err, storage.ErrFutureRevision) {
 		t.Fatalf("Compact beyond the store: got %v, want ErrFutureRevision", err)
 	}
 	if err := s.Compact(ctx, rev); err != nil {
 		t.Fatalf("Compact: %v", err)
 	}
-	if err := s.Compact(ctx, rev); !errorsIs(err, storage.ErrCompacted) {
+	if err := s.Compact(ctx, rev); !errors.Is(err, storage.ErrCompacted) {
 		t.Fatalf("Compact again: got %v, want ErrCompacted", err)
 	}
 }
@@ -94,14 +96,15 @@ func TestUpdateUnconditional(t *testing.T) {
 	t.Parallel()
 	s := New(shared.Client())
 	ctx := t.Context()
-	if _, err := s.Update(ctx, "/uncond/missing", []byte("v"), 0); !errorsIs(err, storage.ErrNotFound) {
+	p := testPrefix(t)
+	if _, err := s.Update(ctx, p+"missing", []byte("v"), 0); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("Update(0) of a missing key: got %v, want ErrNotFound", err)
 	}
-	rev, err := s.Create(ctx, "/uncond/a", []byte("v1"))
+	rev, err := s.Create(ctx, p+"a", []byte("v1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	rev2, err := s.Update(ctx, "/uncond/a", []byte("v2"), 0)
+	rev2, err := s.Update(ctx, p+"a", []byte("v2"), 0)
 	if err != nil || rev2 <= rev {
 		t.Fatalf("Update(0) = %d, %v", rev2, err)
 	}

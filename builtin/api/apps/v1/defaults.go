@@ -48,7 +48,8 @@ func DefaultReplicaSet(rs *ReplicaSet) {
 
 // DefaultStatefulSet applies the StatefulSet defaults: 1 replica, OrderedReady,
 // RollingUpdate with partition 0, revisionHistoryLimit 10, claim retention
-// Retain/Retain, and the pod defaults of the template.
+// Retain/Retain, the pod defaults of the template and the claim defaults of each
+// volume claim template.
 func DefaultStatefulSet(ss *StatefulSet) {
 	s := &ss.Spec
 	if s.PodManagementPolicy == "" {
@@ -80,7 +81,9 @@ func DefaultStatefulSet(ss *StatefulSet) {
 		s.RevisionHistoryLimit = api.Ptr[int32](10)
 	}
 	corev1.DefaultPodTemplateSpec(&s.Template)
-	// TODO: default volumeClaimTemplates (PVC defaults) once corev1.PersistentVolumeClaim exists.
+	for i := range s.VolumeClaimTemplates {
+		corev1.DefaultPersistentVolumeClaim(&s.VolumeClaimTemplates[i])
+	}
 }
 
 // DefaultDaemonSet applies the DaemonSet defaults: RollingUpdate with

@@ -10,6 +10,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
@@ -86,7 +87,7 @@ func SelectorFromObject(obj map[string]any) string {
 	if err != nil {
 		return ""
 	}
-	return selectorString(sel)
+	return labels.FormatLabelSelector(sel)
 }
 
 const (
@@ -101,7 +102,9 @@ func nameCol() registry.Column {
 	return registry.Column{Name: "Name", Type: "string", Format: "name", Description: descName}
 }
 
-func ageCol() registry.Column { return registry.Column{Name: "Age", Type: "string", Description: descAge} }
+func ageCol() registry.Column {
+	return registry.Column{Name: "Age", Type: "string", Description: descAge}
+}
 
 func wideCols(selector bool) []registry.Column {
 	cols := []registry.Column{
@@ -148,7 +151,7 @@ func deploymentPrinter() *registry.Printer {
 			names, images := containerCells(d.Spec.Template.Spec.Containers)
 			return []any{d.Name, fmt.Sprintf("%d/%d", d.Status.ReadyReplicas, replicas(d.Spec.Replicas)),
 				int64(d.Status.UpdatedReplicas), int64(d.Status.AvailableReplicas), registry.Age(d.CreationTimestamp, now),
-				names, images, selectorString(d.Spec.Selector)}, nil
+				names, images, labels.FormatLabelSelector(d.Spec.Selector)}, nil
 		},
 	}
 }
@@ -169,7 +172,7 @@ func replicaSetPrinter() *registry.Printer {
 			}
 			names, images := containerCells(rs.Spec.Template.Spec.Containers)
 			return []any{rs.Name, replicas(rs.Spec.Replicas), int64(rs.Status.Replicas), int64(rs.Status.ReadyReplicas),
-				registry.Age(rs.CreationTimestamp, now), names, images, selectorString(rs.Spec.Selector)}, nil
+				registry.Age(rs.CreationTimestamp, now), names, images, labels.FormatLabelSelector(rs.Spec.Selector)}, nil
 		},
 	}
 }
@@ -214,7 +217,7 @@ func daemonSetPrinter() *registry.Printer {
 			st := ds.Status
 			return []any{ds.Name, int64(st.DesiredNumberScheduled), int64(st.CurrentNumberScheduled), int64(st.NumberReady),
 				int64(st.UpdatedNumberScheduled), int64(st.NumberAvailable), formatLabels(ds.Spec.Template.Spec.NodeSelector),
-				registry.Age(ds.CreationTimestamp, now), names, images, selectorString(ds.Spec.Selector)}, nil
+				registry.Age(ds.CreationTimestamp, now), names, images, labels.FormatLabelSelector(ds.Spec.Selector)}, nil
 		},
 	}
 }

@@ -84,10 +84,10 @@ type StatefulSetOrdinals struct {
 
 // StatefulSetSpec is the desired state of a StatefulSet.
 type StatefulSetSpec struct {
-	Replicas *int32                 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
-	Selector *api.LabelSelector     `json:"selector" protobuf:"bytes,2,opt,name=selector"`
-	Template corev1.PodTemplateSpec `json:"template" protobuf:"bytes,3,opt,name=template"`
-	// VolumeClaimTemplates (protobuf 4) waits for corev1.PersistentVolumeClaim.
+	Replicas                             *int32                                           `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
+	Selector                             *api.LabelSelector                               `json:"selector" protobuf:"bytes,2,opt,name=selector"`
+	Template                             corev1.PodTemplateSpec                           `json:"template" protobuf:"bytes,3,opt,name=template"`
+	VolumeClaimTemplates                 []corev1.PersistentVolumeClaim                   `json:"volumeClaimTemplates,omitempty" protobuf:"bytes,4,rep,name=volumeClaimTemplates"`
 	ServiceName                          string                                           `json:"serviceName" protobuf:"bytes,5,opt,name=serviceName"`
 	PodManagementPolicy                  PodManagementPolicyType                          `json:"podManagementPolicy,omitempty" protobuf:"bytes,6,opt,name=podManagementPolicy,casttype=PodManagementPolicyType"`
 	UpdateStrategy                       StatefulSetUpdateStrategy                        `json:"updateStrategy,omitempty" protobuf:"bytes,7,opt,name=updateStrategy"`

@@ -3,10 +3,14 @@ package v1
 import (
 	"fmt"
 	"reflect"
+	"slices"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/api/internal/apivalidation"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/api/validation"
 )
 
 // validateSelectorAndTemplate checks a workload's selector (required, valid, not
@@ -18,13 +22,13 @@ func validateSelectorAndTemplate(sel *api.LabelSelector, tmpl *corev1.PodTemplat
 	if sel == nil {
 		errs = append(errs, field.Required(selPath, ""))
 	} else {
-		errs = append(errs, validateLabelSelector(sel, selPath)...)
+		errs = append(errs, apivalidation.ValidateLabelSelector(sel, selPath)...)
 		if selectorEmpty(sel) {
-			errs = append(errs, field.Invalid(selPath, selectorString(sel), "empty selector is invalid for "+kind))
+			errs = append(errs, field.Invalid(selPath, labels.FormatLabelSelector(sel), "empty selector is invalid for "+kind))
 		}
 	}
 	tp := fldPath.Child("template")
-	if !selectorEmpty(sel) && !selectorMatches(sel, tmpl.Labels) {
+	if !selectorMatches(sel, tmpl.Labels) {
 		errs = append(errs, field.Invalid(tp.Child("metadata", "labels"), tmpl.Labels, "`selector` does not match template `labels`"))
 	}
 	errs = append(errs, corev1.ValidatePodTemplateSpec(tmpl, tp)...)
@@ -38,18 +42,33 @@ func validateSelectorAndTemplate(sel *api.LabelSelector, tmpl *corev1.PodTemplat
 	return errs
 }
 
+// selectorMatches reports whether set satisfies sel. A nil, empty or invalid
+// selector counts as matching: those are reported as selector errors.
+func selectorMatches(sel *api.LabelSelector, set map[string]string) bool {
+	if selectorEmpty(sel) {
+		return true
+	}
+	s, err := labels.FromLabelSelector(sel)
+	return err != nil || s.Matches(set)
+}
+
+// selectorEmpty reports whether sel selects everything (or is nil).
+func selectorEmpty(sel *api.LabelSelector) bool {
+	return sel == nil || len(sel.MatchLabels)+len(sel.MatchExpressions) == 0
+}
+
 func validateOptionalNonnegative(v *int32, p *field.Path) field.ErrorList {
 	if v == nil {
 		return nil
 	}
-	return validateNonnegative(int64(*v), p)
+	return apivalidation.ValidateNonnegativeField(int64(*v), p)
 }
 
 func immutableSelector(sel, old *api.LabelSelector) field.ErrorList {
 	if reflect.DeepEqual(normalizeSelector(sel), normalizeSelector(old)) {
 		return nil
 	}
-	return field.ErrorList{field.Invalid(field.NewPath("spec", "selector"), selectorString(sel), "field is immutable")}
+	return field.ErrorList{field.Invalid(field.NewPath("spec", "selector"), labels.FormatLabelSelector(sel), "field is immutable")}
 }
 
 func normalizeSelector(s *api.LabelSelector) *api.LabelSelector {
@@ -72,11 +91,11 @@ func ValidateDeployment(d *Deployment) field.ErrorList {
 	errs := validateOptionalNonnegative(s.Replicas, p.Child("replicas"))
 	errs = append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "deployment", p)...)
 	errs = append(errs, validateDeploymentStrategy(&s.Strategy, p.Child("strategy"))...)
-	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
+	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
 	errs = append(errs, validateOptionalNonnegative(s.RevisionHistoryLimit, p.Child("revisionHistoryLimit"))...)
 	if s.ProgressDeadlineSeconds != nil {
 		pp := p.Child("progressDeadlineSeconds")
-		errs = append(errs, validateNonnegative(int64(*s.ProgressDeadlineSeconds), pp)...)
+		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*s.ProgressDeadlineSeconds), pp)...)
 		if *s.ProgressDeadlineSeconds <= s.MinReadySeconds {
 			errs = append(errs, field.Invalid(pp, *s.ProgressDeadlineSeconds, "must be greater than minReadySeconds"))
 		}
@@ -103,12 +122,12 @@ func validateDeploymentStrategy(s *DeploymentStrategy, p *field.Path) field.Erro
 		}
 		rp := p.Child("rollingUpdate")
 		maxUnavailable, maxSurge := deref(s.RollingUpdate.MaxUnavailable), deref(s.RollingUpdate.MaxSurge)
-		errs = append(errs, validatePositiveIntOrPercent(maxUnavailable, rp.Child("maxUnavailable"))...)
-		errs = append(errs, validatePositiveIntOrPercent(maxSurge, rp.Child("maxSurge"))...)
-		if intOrPercentValue(maxUnavailable) == 0 && intOrPercentValue(maxSurge) == 0 {
+		errs = append(errs, apivalidation.ValidatePositiveIntOrPercent(maxUnavailable, rp.Child("maxUnavailable"))...)
+		errs = append(errs, apivalidation.ValidatePositiveIntOrPercent(maxSurge, rp.Child("maxSurge"))...)
+		if apivalidation.IntOrPercentValue(maxUnavailable) == 0 && apivalidation.IntOrPercentValue(maxSurge) == 0 {
 			errs = append(errs, field.Invalid(rp.Child("maxUnavailable"), maxUnavailable, "may not be 0 when `maxSurge` is 0"))
 		}
-		errs = append(errs, isNotMoreThan100Percent(maxUnavailable, rp.Child("maxUnavailable"))...)
+		errs = append(errs, apivalidation.IsNotMoreThan100Percent(maxUnavailable, rp.Child("maxUnavailable"))...)
 	default:
 		errs = append(errs, field.NotSupported(p.Child("type"), string(s.Type),
 			[]string{string(RecreateDeploymentStrategyType), string(RollingUpdateDeploymentStrategyType)}))
@@ -127,7 +146,7 @@ func deref(v *api.IntOrString) api.IntOrString {
 func ValidateReplicaSet(rs *ReplicaSet) field.ErrorList {
 	s, p := &rs.Spec, field.NewPath("spec")
 	errs := validateOptionalNonnegative(s.Replicas, p.Child("replicas"))
-	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
+	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
 	errs = append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "replicaset", p)...)
 	return errs
 }
@@ -163,11 +182,11 @@ func ValidateStatefulSet(ss *StatefulSet) field.ErrorList {
 			rp := up.Child("rollingUpdate")
 			errs = append(errs, validateOptionalNonnegative(ru.Partition, rp.Child("partition"))...)
 			if ru.MaxUnavailable != nil {
-				errs = append(errs, validatePositiveIntOrPercent(*ru.MaxUnavailable, rp.Child("maxUnavailable"))...)
-				if intOrPercentValue(*ru.MaxUnavailable) == 0 {
+				errs = append(errs, apivalidation.ValidatePositiveIntOrPercent(*ru.MaxUnavailable, rp.Child("maxUnavailable"))...)
+				if apivalidation.IntOrPercentValue(*ru.MaxUnavailable) == 0 {
 					errs = append(errs, field.Invalid(rp.Child("maxUnavailable"), *ru.MaxUnavailable, "cannot be 0"))
 				}
-				errs = append(errs, isNotMoreThan100Percent(*ru.MaxUnavailable, rp.Child("maxUnavailable"))...)
+				errs = append(errs, apivalidation.IsNotMoreThan100Percent(*ru.MaxUnavailable, rp.Child("maxUnavailable"))...)
 			}
 		}
 	default:
@@ -186,12 +205,40 @@ func ValidateStatefulSet(ss *StatefulSet) field.ErrorList {
 	}
 	errs = append(errs, validateOptionalNonnegative(s.Replicas, p.Child("replicas"))...)
 	if s.Ordinals != nil {
-		errs = append(errs, validateNonnegative(int64(s.Ordinals.Start), p.Child("ordinals", "start"))...)
+		errs = append(errs, apivalidation.ValidateNonnegativeField(int64(s.Ordinals.Start), p.Child("ordinals", "start"))...)
 	}
-	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
+	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
 	errs = append(errs, validateOptionalNonnegative(s.RevisionHistoryLimit, p.Child("revisionHistoryLimit"))...)
-	errs = append(errs, validateSelectorAndTemplate(s.Selector, &s.Template, "statefulset", p)...)
+	errs = append(errs, validateSelectorAndTemplate(s.Selector, withClaimVolumes(&s.Template, s.VolumeClaimTemplates), "statefulset", p)...)
 	return errs
+}
+
+// withClaimVolumes returns a copy of tmpl whose volumes include one
+// persistentVolumeClaim volume per claim template, as the StatefulSet controller
+// gives its pods, so that mounts of claim templates validate. A claim template
+// replaces a template volume of the same name (as in the controller); one whose
+// name is not a DNS-1123 label cannot be a volume and is left out, so mounts of
+// it are reported as not found.
+func withClaimVolumes(tmpl *corev1.PodTemplateSpec, claims []corev1.PersistentVolumeClaim) *corev1.PodTemplateSpec {
+	if len(claims) == 0 {
+		return tmpl
+	}
+	out := *tmpl
+	out.Spec.Volumes = slices.Clone(tmpl.Spec.Volumes)
+	for _, c := range claims {
+		if c.Name == "" || len(validation.IsDNS1123Label(c.Name)) > 0 {
+			continue
+		}
+		v := corev1.Volume{Name: c.Name, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: c.Name},
+		}}
+		if i := slices.IndexFunc(out.Spec.Volumes, func(v corev1.Volume) bool { return v.Name == c.Name }); i >= 0 {
+			out.Spec.Volumes[i] = v
+			continue
+		}
+		out.Spec.Volumes = append(out.Spec.Volumes, v)
+	}
+	return &out
 }
 
 // ValidateStatefulSetUpdate checks an update: only replicas, ordinals, template,
@@ -217,7 +264,7 @@ func ValidateStatefulSetUpdate(ss, old *StatefulSet) field.ErrorList {
 func ValidateDaemonSet(ds *DaemonSet) field.ErrorList {
 	s, p := &ds.Spec, field.NewPath("spec")
 	errs := validateSelectorAndTemplate(s.Selector, &s.Template, "daemonset", p)
-	errs = append(errs, validateNonnegative(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
+	errs = append(errs, apivalidation.ValidateNonnegativeField(int64(s.MinReadySeconds), p.Child("minReadySeconds"))...)
 	errs = append(errs, validateOptionalNonnegative(s.RevisionHistoryLimit, p.Child("revisionHistoryLimit"))...)
 	up := p.Child("updateStrategy")
 	switch s.UpdateStrategy.Type {
@@ -230,17 +277,17 @@ func ValidateDaemonSet(ds *DaemonSet) field.ErrorList {
 		}
 		rp := up.Child("rollingUpdate")
 		maxUnavailable, maxSurge := deref(ru.MaxUnavailable), deref(ru.MaxSurge)
-		errs = append(errs, validatePositiveIntOrPercent(maxUnavailable, rp.Child("maxUnavailable"))...)
-		errs = append(errs, validatePositiveIntOrPercent(maxSurge, rp.Child("maxSurge"))...)
-		mu, ms := intOrPercentValue(maxUnavailable), intOrPercentValue(maxSurge)
+		errs = append(errs, apivalidation.ValidatePositiveIntOrPercent(maxUnavailable, rp.Child("maxUnavailable"))...)
+		errs = append(errs, apivalidation.ValidatePositiveIntOrPercent(maxSurge, rp.Child("maxSurge"))...)
+		mu, ms := apivalidation.IntOrPercentValue(maxUnavailable), apivalidation.IntOrPercentValue(maxSurge)
 		switch {
 		case mu == 0 && ms == 0:
 			errs = append(errs, field.Required(rp.Child("maxUnavailable"), "cannot be 0 when maxSurge is 0"))
 		case mu != 0 && ms != 0:
 			errs = append(errs, field.Invalid(rp.Child("maxSurge"), maxSurge, "may not be set when maxUnavailable is non-zero"))
 		}
-		errs = append(errs, isNotMoreThan100Percent(maxUnavailable, rp.Child("maxUnavailable"))...)
-		errs = append(errs, isNotMoreThan100Percent(maxSurge, rp.Child("maxSurge"))...)
+		errs = append(errs, apivalidation.IsNotMoreThan100Percent(maxUnavailable, rp.Child("maxUnavailable"))...)
+		errs = append(errs, apivalidation.IsNotMoreThan100Percent(maxSurge, rp.Child("maxSurge"))...)
 	default:
 		errs = append(errs, field.NotSupported(up.Child("type"), string(s.UpdateStrategy.Type),
 			[]string{string(RollingUpdateDaemonSetStrategyType), string(OnDeleteDaemonSetStrategyType)}))
@@ -255,7 +302,7 @@ func ValidateDaemonSetUpdate(ds, old *DaemonSet) field.ErrorList {
 
 // ValidateControllerRevision checks a ControllerRevision: revision ≥ 0.
 func ValidateControllerRevision(cr *ControllerRevision) field.ErrorList {
-	return validateNonnegative(cr.Revision, field.NewPath("revision"))
+	return apivalidation.ValidateNonnegativeField(cr.Revision, field.NewPath("revision"))
 }
 
 // ValidateControllerRevisionUpdate checks an update: data is immutable.

@@ -17,7 +17,7 @@ func Resources() []*registry.Resource {
 		ListKind:     "LeaseList",
 		Singular:     "lease",
 		Namespaced:   true,
-		Strategy:     registry.Typed[Lease]{},
+		Strategy:     registry.Typed[Lease]{Validate: ValidateLease},
 		Type:         reflect.TypeFor[Lease](),
 		Printer:      leasePrinter(),
 	}}
@@ -43,4 +43,3 @@ func leasePrinter() *registry.Printer {
 		},
 	}
 }
-

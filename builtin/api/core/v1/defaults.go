@@ -258,8 +258,8 @@ func defaultVolume(v *Volume) {
 			}
 		}
 	}
-	if vs.Ephemeral != nil && vs.Ephemeral.VolumeClaimTemplate != nil && vs.Ephemeral.VolumeClaimTemplate.Spec.VolumeMode == nil {
-		vs.Ephemeral.VolumeClaimTemplate.Spec.VolumeMode = api.Ptr(PersistentVolumeFilesystem)
+	if vs.Ephemeral != nil && vs.Ephemeral.VolumeClaimTemplate != nil {
+		DefaultPersistentVolumeClaimSpec(&vs.Ephemeral.VolumeClaimTemplate.Spec)
 	}
 	if vs.Image != nil && vs.Image.PullPolicy == "" {
 		vs.Image.PullPolicy = pullPolicyFor(vs.Image.Reference)

@@ -1,5 +1,6 @@
 // Package v1 owns the built-in core/v1 kinds: Namespace, ConfigMap, Secret,
-// ServiceAccount, Event, Pod, PodTemplate, Node, Service, Endpoints and Binding.
+// ServiceAccount, Event, Pod, PodTemplate, PersistentVolumeClaim, Node, Service,
+// Endpoints and Binding.
 //
 // The Go types have the JSON names, omitempty and pointer choices, protobuf field
 // numbers and strategic-merge-patch tags of Kubernetes' k8s.io/api/core/v1, so

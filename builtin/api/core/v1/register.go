@@ -83,6 +83,16 @@ func Resources() []*registry.Resource {
 			Printer:        PodTemplatePrinter(),
 		},
 		{
+			GroupVersion: GroupVersion(), Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", ListKind: "PersistentVolumeClaimList", Singular: "persistentvolumeclaim",
+			ShortNames: []string{"pvc"}, Namespaced: true,
+			Strategy: registry.Typed[PersistentVolumeClaim]{Default: DefaultPersistentVolumeClaim, Validate: ValidatePersistentVolumeClaim,
+				ValidateUpdateFunc: ValidatePersistentVolumeClaimUpdate},
+			StatusSubresource: true,
+			NameValidation:    validation.NameIsDNSSubdomain,
+			Type:              reflect.TypeFor[PersistentVolumeClaim](),
+			Printer:           PersistentVolumeClaimPrinter(),
+		},
+		{
 			GroupVersion: GroupVersion(), Resource: "nodes", Kind: "Node", ListKind: "NodeList", Singular: "node",
 			ShortNames:        []string{"no"},
 			Strategy:          registry.Typed[Node]{Default: DefaultNode, Validate: ValidateNode, ValidateUpdateFunc: ValidateNodeUpdate},

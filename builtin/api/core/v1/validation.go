@@ -102,19 +102,6 @@ func isConfigMapKey(key string) []string {
 	return errs
 }
 
-func validateLabels(labels map[string]string, p *field.Path) field.ErrorList {
-	var errs field.ErrorList
-	for _, k := range sortedKeys(labels) {
-		for _, msg := range validation.IsQualifiedName(k) {
-			errs = append(errs, field.Invalid(p, k, msg))
-		}
-		for _, msg := range validation.IsValidLabelValue(labels[k]) {
-			errs = append(errs, field.Invalid(p, labels[k], msg))
-		}
-	}
-	return errs
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -137,7 +124,7 @@ func ValidatePodTemplate(t *PodTemplate) field.ErrorList {
 // ValidatePodTemplateSpec checks a pod template at path p (its labels and spec);
 // workload kinds call it for spec.template.
 func ValidatePodTemplateSpec(t *PodTemplateSpec, p *field.Path) field.ErrorList {
-	errs := validateLabels(t.Labels, p.Child("metadata", "labels"))
+	errs := validation.ValidateLabels(t.Labels, p.Child("metadata", "labels"))
 	return append(errs, ValidatePodSpec(&t.Spec, p.Child("spec"))...)
 }
 
@@ -172,8 +159,7 @@ func ValidatePodSpec(s *PodSpec, p *field.Path) field.ErrorList {
 	if s.ActiveDeadlineSeconds != nil && *s.ActiveDeadlineSeconds <= 0 {
 		errs = append(errs, field.Invalid(p.Child("activeDeadlineSeconds"), *s.ActiveDeadlineSeconds, "must be between 1 and 2147483647, inclusive"))
 	}
-	for k, v := range s.NodeSelector {
-		_ = v
+	for _, k := range sortedKeys(s.NodeSelector) {
 		for _, msg := range validation.IsQualifiedName(k) {
 			errs = append(errs, field.Invalid(p.Child("nodeSelector"), k, msg))
 		}
@@ -656,7 +642,7 @@ func ValidateService(s *Service) field.ErrorList {
 			}
 		}
 	}
-	errs = append(errs, validateLabels(spec.Selector, sp.Child("selector"))...)
+	errs = append(errs, validation.ValidateLabels(spec.Selector, sp.Child("selector"))...)
 	return errs
 }
 

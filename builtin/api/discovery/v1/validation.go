@@ -2,10 +2,10 @@ package v1
 
 import (
 	"net/netip"
-	"regexp"
 	"slices"
 
 	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/api/validation"
 )
 
 const (
@@ -14,12 +14,6 @@ const (
 	maxEndpoints = 1000
 	maxZoneHints = 8
 )
-
-var dns1123LabelRe = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-
-const dns1123LabelMsg = "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', " +
-	"and must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', " +
-	"regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"
 
 // ValidateEndpointSlice checks a slice (metadata excluded).
 func ValidateEndpointSlice(s *EndpointSlice) field.ErrorList {
@@ -48,11 +42,8 @@ func ValidateEndpointSliceUpdate(s, old *EndpointSlice) field.ErrorList {
 
 func validateDNS1123Label(v string, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
-	if len(v) > 63 {
-		errs = append(errs, field.Invalid(p, v, "must be no more than 63 bytes"))
-	}
-	if !dns1123LabelRe.MatchString(v) {
-		errs = append(errs, field.Invalid(p, v, dns1123LabelMsg))
+	for _, msg := range validation.IsDNS1123Label(v) {
+		errs = append(errs, field.Invalid(p, v, msg))
 	}
 	return errs
 }

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"github.com/converge-dev/converge/builtin/api/internal/apivalidation"
 	"github.com/converge-dev/converge/framework/api/field"
 )
 
@@ -17,15 +18,15 @@ func ValidatePodDisruptionBudgetSpec(spec *PodDisruptionBudgetSpec, fldPath *fie
 	}
 	if spec.MinAvailable != nil {
 		p := fldPath.Child("minAvailable")
-		errs = append(errs, validatePositiveIntOrPercent(*spec.MinAvailable, p)...)
-		errs = append(errs, isNotMoreThan100Percent(*spec.MinAvailable, p)...)
+		errs = append(errs, apivalidation.ValidatePositiveIntOrPercent(*spec.MinAvailable, p)...)
+		errs = append(errs, apivalidation.IsNotMoreThan100Percent(*spec.MinAvailable, p)...)
 	}
 	if spec.MaxUnavailable != nil {
 		p := fldPath.Child("maxUnavailable")
-		errs = append(errs, validatePositiveIntOrPercent(*spec.MaxUnavailable, p)...)
-		errs = append(errs, isNotMoreThan100Percent(*spec.MaxUnavailable, p)...)
+		errs = append(errs, apivalidation.ValidatePositiveIntOrPercent(*spec.MaxUnavailable, p)...)
+		errs = append(errs, apivalidation.IsNotMoreThan100Percent(*spec.MaxUnavailable, p)...)
 	}
-	errs = append(errs, validateLabelSelector(spec.Selector, fldPath.Child("selector"))...)
+	errs = append(errs, apivalidation.ValidateLabelSelector(spec.Selector, fldPath.Child("selector"))...)
 	if p := spec.UnhealthyPodEvictionPolicy; p != nil && *p != IfHealthyBudget && *p != AlwaysAllow {
 		errs = append(errs, field.NotSupported(fldPath.Child("unhealthyPodEvictionPolicy"), string(*p),
 			[]string{string(AlwaysAllow), string(IfHealthyBudget)}))

@@ -1,0 +1,110 @@
+package apiserver
+
+import (
+	"encoding/binary"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// OpenAPI v2, only as much as kubectl up to 1.27 needs. Those versions ask
+// /openapi/v2 (protobuf, a gnostic openapi_v2.Document) whether the server
+// supports the fieldValidation query parameter for a kind before `create -f`,
+// `apply`, `replace` and `edit`; a 404 there is fatal under --validate=strict.
+// The document lists, for every resource, the item path with a PATCH operation
+// carrying x-kubernetes-group-version-kind and a fieldValidation query parameter
+// (the same facts as the v3 stubs). It has no definitions, so kubectl computes
+// apply patches from its compiled-in types, as it does with the v3 stubs.
+
+// The protobuf document is sent as application/octet-stream: the media type
+// clients ask for ("application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
+// is not a valid Content-Type, and client-go rejects a response carrying it.
+const mediaOctetStream = "application/octet-stream"
+
+func (s *Server) serveOpenAPIV2(w http.ResponseWriter, r *http.Request) {
+	if strings.Trim(strings.TrimPrefix(r.URL.Path, "/openapi/v2"), "/") != "" {
+		writeError(w, notFoundPath(r.URL.Path))
+		return
+	}
+	if !strings.Contains(r.Header.Get("Accept"), "protobuf") {
+		writeJSON(w, http.StatusOK, openAPIV2JSON(s.opts.Registry.All(), s.opts.KubernetesVersion))
+		return
+	}
+	b := openAPIV2Proto(s.opts.Registry.All(), s.opts.KubernetesVersion)
+	w.Header().Set("Content-Type", mediaOctetStream)
+	w.Header().Set("Content-Length", fmt.Sprint(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// openAPIV2Item is one resource's item path and group/version/kind.
+type openAPIV2Item struct {
+	path, group, version, kind string
+}
+
+func openAPIV2Items(list []*registry.Resource) []openAPIV2Item {
+	var items []openAPIV2Item
+	for _, res := range list {
+		p := "/" + gvPath(res.GroupVersion) + "/"
+		if res.Namespaced {
+			p += "namespaces/{namespace}/"
+		}
+		p += res.Resource + "/{name}"
+		items = append(items, openAPIV2Item{path: p, group: res.GroupVersion.Group, version: res.GroupVersion.Version, kind: res.Kind})
+	}
+	slices.SortFunc(items, func(a, b openAPIV2Item) int { return strings.Compare(a.path, b.path) })
+	return slices.CompactFunc(items, func(a, b openAPIV2Item) bool { return a.path == b.path })
+}
+
+func openAPIV2JSON(list []*registry.Resource, version string) map[string]any {
+	paths := map[string]any{}
+	for _, it := range openAPIV2Items(list) {
+		paths[it.path] = map[string]any{"patch": map[string]any{
+			"x-kubernetes-group-version-kind": map[string]string{"group": it.group, "version": it.version, "kind": it.kind},
+			"parameters":                      []any{map[string]any{"name": "fieldValidation", "in": "query", "type": "string", "uniqueItems": true}},
+			"responses":                       map[string]any{"200": map[string]any{"description": "OK"}},
+		}}
+	}
+	return map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": version}, "paths": paths}
+}
+
+// openAPIV2Proto encodes the document as gnostic's openapi.v2.Document (field
+// numbers from gnostic's OpenAPIv2.proto).
+func openAPIV2Proto(list []*registry.Resource, version string) []byte {
+	var paths []byte
+	for _, it := range openAPIV2Items(list) {
+		gvk := fmt.Sprintf("group: %q\nkind: %q\nversion: %q\n", it.group, it.kind, it.version)
+		ext := pbBytes(nil, 2, pbString(nil, 2, gvk))                                    // Any{yaml=2}
+		namedExt := pbBytes(pbString(nil, 1, "x-kubernetes-group-version-kind"), 2, ext) // NamedAny{name=1,value=2}
+		query := pbString(pbString(pbString(nil, 2, "query"), 4, "fieldValidation"), 6, "string")
+		param := pbBytes(nil, 1, pbBytes(nil, 2, pbBytes(nil, 3, query))) // ParametersItem{parameter=1{non_body=2{query=3}}}
+		response := pbBytes(pbString(nil, 1, "200"), 2, pbBytes(nil, 1, pbString(nil, 1, "OK")))
+		op := pbBytes(nil, 8, param)                                           // Operation.parameters
+		op = pbBytes(op, 9, pbBytes(nil, 1, response))                         // Operation.responses{response_code=1}
+		op = pbBytes(op, 13, namedExt)                                         // Operation.vendor_extension
+		item := pbBytes(nil, 8, op)                                            // PathItem.patch
+		paths = pbBytes(paths, 2, pbBytes(pbString(nil, 1, it.path), 2, item)) // Paths.path{NamedPathItem}
+	}
+	doc := pbString(nil, 1, "2.0")
+	doc = pbBytes(doc, 2, pbString(pbString(nil, 1, "Kubernetes"), 2, version))
+	doc = pbBytes(doc, 8, paths)
+	return doc
+}
+
+// pbBytes appends a length-delimited field.
+func pbBytes(b []byte, field int, v []byte) []byte {
+	b = binary.AppendUvarint(b, uint64(field)<<3|2)
+	b = binary.AppendUvarint(b, uint64(len(v)))
+	return append(b, v...)
+}
+
+// pbString appends a string field (omitted when empty, as proto3 does).
+func pbString(b []byte, field int, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return pbBytes(b, field, []byte(v))
+}

@@ -1,0 +1,91 @@
+package rest
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+)
+
+// Config says how to reach and authenticate to an API server. The zero value of
+// every field except Host means its default.
+type Config struct {
+	// Host is the server's base URL (https://host:port or http://host:port); a bare
+	// host:port means https.
+	Host string
+	// BearerToken is sent as "Authorization: Bearer <token>".
+	BearerToken string
+	// BearerTokenFile holds a token; it is re-read when the file changes and wins
+	// over BearerToken.
+	BearerTokenFile string
+	// Username and Password enable basic authentication.
+	Username, Password string
+	// TLS configures server verification and client certificates.
+	TLS TLSConfig
+	// Timeout bounds each non-watch request attempt (0: no timeout beyond ctx).
+	Timeout time.Duration
+	// UserAgent is sent with every request (default "converge-client").
+	UserAgent string
+	// QPS enables client-side rate limiting when > 0: the sustained number of
+	// requests per second. Off by default.
+	QPS float32
+	// Burst is the token bucket size when QPS > 0 (default max(1, int(QPS))).
+	Burst int
+	// MaxTries bounds the attempts per request, first included (default 5).
+	MaxTries int
+}
+
+// TLSConfig configures TLS. File fields are paths; Data fields hold PEM bytes and
+// win over the corresponding file.
+type TLSConfig struct {
+	CAData   []byte
+	CAFile   string
+	CertData []byte
+	CertFile string
+	KeyData  []byte
+	KeyFile  string
+	// Insecure skips server certificate verification (tests only).
+	Insecure bool
+	// ServerName overrides the name checked in the server certificate.
+	ServerName string
+}
+
+// DefaultUserAgent is sent when Config.UserAgent is empty.
+const DefaultUserAgent = "converge-client"
+
+// validate checks the config and returns all problems at once.
+func (c *Config) validate() (*url.URL, error) {
+	var errs []error
+	if c.Host == "" {
+		return nil, errors.New("rest config: Host is empty; set the API server URL (e.g. https://127.0.0.1:6443)")
+	}
+	host := c.Host
+	u, err := url.Parse(host)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		u, err = url.Parse("https://" + host)
+		if err != nil || u.Host == "" {
+			return nil, fmt.Errorf("rest config: Host %q is not a URL (want https://host:port)", c.Host)
+		}
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		errs = append(errs, fmt.Errorf("rest config: Host %q: scheme must be http or https", c.Host))
+	}
+	if (c.TLS.CertFile != "" || len(c.TLS.CertData) > 0) != (c.TLS.KeyFile != "" || len(c.TLS.KeyData) > 0) {
+		errs = append(errs, errors.New("rest config: a client certificate needs both a certificate and a key"))
+	}
+	if c.QPS < 0 || c.Burst < 0 || c.MaxTries < 0 || c.Timeout < 0 {
+		errs = append(errs, errors.New("rest config: QPS, Burst, MaxTries and Timeout must not be negative"))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	u.Path = trimSlash(u.Path)
+	return u, nil
+}
+
+func trimSlash(s string) string {
+	for len(s) > 0 && s[len(s)-1] == '/' {
+		s = s[:len(s)-1]
+	}
+	return s
+}

@@ -1,0 +1,19 @@
+// Package rest is the HTTP layer of the Converge client: connection Config (server,
+// credentials, TLS, rate limits), an HTTP client built from it, and request
+// execution that turns every non-2xx answer into an *errors.StatusError.
+//
+// Contract:
+//   - Objects travel as JSON (Content-Type and Accept application/json).
+//   - A non-2xx response becomes *apierrors.StatusError: the server's Status body
+//     when there is one, otherwise a Status synthesised from the HTTP code with
+//     Kubernetes' reason (404 → NotFound, 409 → Conflict, ...).
+//   - Retries are bounded (MaxTries attempts, 5 by default): any request answered
+//     429 or 5xx with a Retry-After header is retried after that many seconds
+//     (capped at 10 s); idempotent requests (GET, HEAD) are also retried after
+//     connection errors, with exponential back-off. The context bounds all waits.
+//   - Client-side rate limiting (a token bucket) is active only if Config.QPS > 0.
+//   - A bearer token file is re-read whenever its modification time or size
+//     changes, so rotated service-account tokens are picked up.
+//
+// A Client is safe for concurrent use.
+package rest

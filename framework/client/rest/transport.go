@@ -1,0 +1,145 @@
+package rest
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+)
+
+// buildTLS turns TLSConfig into a *tls.Config (nil when nothing is configured).
+func buildTLS(c TLSConfig) (*tls.Config, error) {
+	cfg := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: c.Insecure, ServerName: c.ServerName} //nolint:gosec // Insecure is an explicit opt-in.
+	ca := c.CAData
+	if len(ca) == 0 && c.CAFile != "" {
+		b, err := os.ReadFile(c.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read CA file: %w", err)
+		}
+		ca = b
+	}
+	if len(ca) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(ca) {
+			return nil, errors.New("CA data holds no PEM certificate")
+		}
+		cfg.RootCAs = pool
+	}
+	cert, key := c.CertData, c.KeyData
+	var err error
+	if len(cert) == 0 && c.CertFile != "" {
+		if cert, err = os.ReadFile(c.CertFile); err != nil {
+			return nil, fmt.Errorf("read client certificate: %w", err)
+		}
+	}
+	if len(key) == 0 && c.KeyFile != "" {
+		if key, err = os.ReadFile(c.KeyFile); err != nil {
+			return nil, fmt.Errorf("read client key: %w", err)
+		}
+	}
+	if len(cert) > 0 {
+		pair, err := tls.X509KeyPair(cert, key)
+		if err != nil {
+			return nil, fmt.Errorf("load client certificate: %w", err)
+		}
+		cfg.Certificates = []tls.Certificate{pair}
+	}
+	return cfg, nil
+}
+
+// authTransport adds credentials and the user agent to every request.
+type authTransport struct {
+	base      http.RoundTripper
+	userAgent string
+	token     *tokenSource
+	user      string
+	password  string
+}
+
+func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", t.userAgent)
+	}
+	if req.Header.Get("Authorization") == "" {
+		switch {
+		case t.token != nil:
+			tok, err := t.token.Token()
+			if err != nil {
+				return nil, err
+			}
+			if tok != "" {
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
+		case t.user != "" || t.password != "":
+			req.SetBasicAuth(t.user, t.password)
+		}
+	}
+	return t.base.RoundTrip(req)
+}
+
+// tokenSource yields the bearer token, re-reading the file when it changes.
+type tokenSource struct {
+	static string
+	file   string
+
+	mu      sync.Mutex // guards the fields below
+	cached  string
+	modTime time.Time
+	size    int64
+	loaded  bool
+}
+
+// Token returns the current token.
+func (s *tokenSource) Token() (string, error) {
+	if s.file == "" {
+		return s.static, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fi, err := os.Stat(s.file)
+	if err != nil {
+		if s.loaded {
+			return s.cached, nil // keep the last good token while the file is being replaced
+		}
+		return "", fmt.Errorf("read bearer token file: %w", err)
+	}
+	if s.loaded && fi.ModTime().Equal(s.modTime) && fi.Size() == s.size {
+		return s.cached, nil
+	}
+	b, err := os.ReadFile(s.file)
+	if err != nil {
+		if s.loaded {
+			return s.cached, nil
+		}
+		return "", fmt.Errorf("read bearer token file: %w", err)
+	}
+	s.cached, s.modTime, s.size, s.loaded = strings.TrimSpace(string(b)), fi.ModTime(), fi.Size(), true
+	return s.cached, nil
+}
+
+// newHTTPClient builds the *http.Client for cfg. It has no overall timeout, so
+// that watches can stream; per-request timeouts are applied by Client.Do.
+func newHTTPClient(cfg *Config) (*http.Client, error) {
+	tlsCfg, err := buildTLS(cfg.TLS)
+	if err != nil {
+		return nil, fmt.Errorf("rest config: TLS: %w", err)
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.TLSClientConfig = tlsCfg
+	base.MaxIdleConnsPerHost = 25
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	at := &authTransport{base: base, userAgent: ua, user: cfg.Username, password: cfg.Password}
+	if cfg.BearerToken != "" || cfg.BearerTokenFile != "" {
+		at.token = &tokenSource{static: cfg.BearerToken, file: cfg.BearerTokenFile}
+	}
+	return &http.Client{Transport: at}, nil
+}

@@ -1,0 +1,437 @@
+package workqueue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// drain gets n items, marking each Done, and returns them in order.
+func drain[T comparable](t *testing.T, q *Typed[T], n int) []T {
+	t.Helper()
+	var got []T
+	for range n {
+		item, shutdown := q.Get()
+		if shutdown {
+			t.Fatalf("Get reported shutdown after %d items", len(got))
+		}
+		got = append(got, item)
+		q.Done(item)
+	}
+	return got
+}
+
+func TestFIFOAndDedup(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	defer q.ShutDown()
+	for _, k := range []string{"a", "b", "a", "c", "b", "a"} {
+		q.Add(k)
+	}
+	if got := q.Len(); got != 3 {
+		t.Fatalf("Len() = %d, want 3", got)
+	}
+	if diff := cmp.Diff([]string{"a", "b", "c"}, drain(t, q, 3)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	if got := q.Len(); got != 0 {
+		t.Errorf("Len() after drain = %d, want 0", got)
+	}
+}
+
+func TestDirtyWhileProcessing(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	defer q.ShutDown()
+	q.Add("a")
+	q.Add("b")
+	item, _ := q.Get()
+	if item != "a" {
+		t.Fatalf("Get() = %q, want a", item)
+	}
+	q.Add("a") // dirty while processing: not handed out yet
+	q.Add("a") // stingy
+	if got := q.Len(); got != 1 {
+		t.Fatalf("Len() while a processing = %d, want 1 (b only)", got)
+	}
+	q.Add("c")
+	q.Done("a") // re-queued behind c
+	if diff := cmp.Diff([]string{"b", "c", "a"}, drain(t, q, 3)); diff != "" {
+		t.Errorf("order (-want +got):\n%s", diff)
+	}
+	q.Done("never-got") // ignored
+	if got := q.Len(); got != 0 {
+		t.Errorf("Len() = %d, want 0", got)
+	}
+}
+
+// TestStress runs many producers and workers over few keys and checks the two
+// guarantees that matter to controllers: a key is never held by two workers at once,
+// and the last add of each key is followed by a Get that sees it.
+func TestStress(t *testing.T) {
+	t.Parallel()
+	const (
+		keys      = 16
+		producers = 8
+		workers   = 8
+		addsEach  = 5000
+	)
+	q := New(Options[int]{})
+	var (
+		inFlight [keys]atomic.Int32
+		version  [keys]atomic.Int64 // bumped before each Add
+		seen     [keys]atomic.Int64 // highest version a worker saw after Get
+		failures atomic.Int32
+		wg, pw   sync.WaitGroup
+	)
+	for range workers {
+		wg.Go(func() {
+			for {
+				k, shutdown := q.Get()
+				if shutdown {
+					return
+				}
+				if n := inFlight[k].Add(1); n != 1 {
+					failures.Add(1)
+				}
+				v := version[k].Load()
+				for {
+					s := seen[k].Load()
+					if v <= s || seen[k].CompareAndSwap(s, v) {
+						break
+					}
+				}
+				if k%3 == 0 {
+					time.Sleep(time.Microsecond) // some slow items
+				}
+				inFlight[k].Add(-1)
+				q.Done(k)
+			}
+		})
+	}
+	for p := range producers {
+		pw.Go(func() {
+			for i := range addsEach {
+				k := (p*7 + i) % keys
+				version[k].Add(1)
+				q.Add(k)
+			}
+		})
+	}
+	pw.Wait()
+	// Let the workers catch up, then stop them.
+	eventually(t, "queue to empty", func() bool {
+		for k := range keys {
+			if seen[k].Load() != version[k].Load() {
+				return false
+			}
+		}
+		return true
+	})
+	if err := q.ShutDownWithDrain(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if n := failures.Load(); n != 0 {
+		t.Errorf("a key was processed by two workers at once %d times", n)
+	}
+}
+
+func TestShutDownUnblocksGet(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	q.Add("a")
+	done := make(chan []string)
+	go func() {
+		var got []string
+		for {
+			item, shutdown := q.Get()
+			if shutdown {
+				done <- got
+				return
+			}
+			got = append(got, item)
+			q.Done(item)
+		}
+	}()
+	eventually(t, "a to be taken", func() bool { return q.Len() == 0 })
+	q.ShutDown()
+	q.ShutDown() // idempotent
+	if diff := cmp.Diff([]string{"a"}, <-done); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if !q.ShuttingDown() {
+		t.Error("ShuttingDown() = false after ShutDown")
+	}
+	q.Add("b")
+	if got := q.Len(); got != 0 {
+		t.Errorf("Len() after add during shutdown = %d, want 0", got)
+	}
+	if _, shutdown := q.Get(); !shutdown {
+		t.Error("Get() on a shut-down empty queue did not report shutdown")
+	}
+}
+
+func TestShutDownKeepsQueuedItems(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	q.Add("a")
+	q.Add("b")
+	q.ShutDown()
+	if diff := cmp.Diff([]string{"a", "b"}, drain(t, q, 2)); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if _, shutdown := q.Get(); !shutdown {
+		t.Error("Get() did not report shutdown")
+	}
+}
+
+func TestShutDownWithDrain(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	q.Add("a")
+	q.Add("b")
+	a, _ := q.Get()
+	b, _ := q.Get()
+	q.Add("a") // dirty while processing: re-queued by Done even during the drain
+
+	drained := make(chan error, 1)
+	go func() { drained <- q.ShutDownWithDrain(t.Context()) }()
+	eventually(t, "shutdown to start", q.ShuttingDown)
+
+	q.Done(a)
+	select {
+	case err := <-drained:
+		t.Fatalf("drain returned %v with b still processing", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	q.Done(b)
+	if err := <-drained; err != nil {
+		t.Fatalf("ShutDownWithDrain: %v", err)
+	}
+	// The re-queued a is still handed out, then the queue reports shutdown.
+	if diff := cmp.Diff([]string{"a"}, drain(t, q, 1)); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	if _, shutdown := q.Get(); !shutdown {
+		t.Error("Get() did not report shutdown")
+	}
+	if err := q.ShutDownWithDrain(t.Context()); err != nil {
+		t.Errorf("second ShutDownWithDrain on an idle queue: %v", err)
+	}
+}
+
+func TestShutDownWithDrainContext(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	q.Add("a")
+	a, _ := q.Get()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+	defer cancel()
+	if err := q.ShutDownWithDrain(ctx); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("ShutDownWithDrain = %v, want deadline exceeded", err)
+	}
+	q.Done(a)
+	if err := q.ShutDownWithDrain(t.Context()); err != nil {
+		t.Errorf("ShutDownWithDrain after Done: %v", err)
+	}
+}
+
+func TestAddAfter(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	q := New(Options[string]{Clock: clock})
+	defer q.ShutDown()
+	start := clock.Now()
+
+	q.AddAfter("c", 3*time.Second)
+	q.AddAfter("a", 1*time.Second)
+	q.AddAfter("b", 2*time.Second)
+	q.AddAfter("b", 5*time.Second)  // later: ignored, b stays at 2 s
+	q.AddAfter("d", 10*time.Second) // moved to 2 s below; after b, which came first
+	q.AddAfter("d", 2*time.Second)
+	q.AddAfter("now", 0) // immediate
+	if diff := cmp.Diff([]string{"now"}, drain(t, q, 1)); diff != "" {
+		t.Errorf("immediate (-want +got):\n%s", diff)
+	}
+
+	for _, step := range []struct {
+		at   time.Duration
+		want []string
+	}{
+		{1 * time.Second, []string{"a"}},
+		{2 * time.Second, []string{"b", "d"}},
+		{3 * time.Second, []string{"c"}},
+	} {
+		eventually(t, fmt.Sprintf("timer at %v", step.at), func() bool { return clock.hasTimerAt(start.Add(step.at)) })
+		clock.step(start.Add(step.at).Sub(clock.Now()))
+		eventually(t, fmt.Sprintf("items at %v", step.at), func() bool { return q.Len() == len(step.want) })
+		if diff := cmp.Diff(step.want, drain(t, q, len(step.want))); diff != "" {
+			t.Errorf("items at %v (-want +got):\n%s", step.at, diff)
+		}
+	}
+	clock.step(time.Hour)
+	time.Sleep(10 * time.Millisecond)
+	if got := q.Len(); got != 0 {
+		t.Errorf("Len() after all deadlines = %d, want 0 (each item once)", got)
+	}
+}
+
+func TestAddAfterEarlierWakesLoop(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	q := New(Options[string]{Clock: clock})
+	defer q.ShutDown()
+	start := clock.Now()
+	q.AddAfter("late", time.Hour)
+	eventually(t, "timer for late", func() bool { return clock.hasTimerAt(start.Add(time.Hour)) })
+	q.AddAfter("early", time.Second)
+	eventually(t, "timer for early", func() bool { return clock.hasTimerAt(start.Add(time.Second)) })
+	clock.step(time.Second)
+	if diff := cmp.Diff([]string{"early"}, drain(t, q, 1)); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
+
+func TestAddAfterShutDown(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	q.AddAfter("a", time.Hour)
+	q.ShutDown()
+	q.AddAfter("b", time.Hour) // ignored, starts nothing
+	if _, shutdown := q.Get(); !shutdown {
+		t.Error("Get() did not report shutdown")
+	}
+}
+
+func TestAddAfterRealClock(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	defer q.ShutDown()
+	start := time.Now()
+	q.AddAfter("a", 20*time.Millisecond)
+	item, _ := q.Get()
+	if item != "a" {
+		t.Fatalf("Get() = %q", item)
+	}
+	if waited := time.Since(start); waited < 20*time.Millisecond {
+		t.Errorf("a came after %v, want at least 20ms", waited)
+	}
+	q.Done(item)
+}
+
+func TestAddRateLimited(t *testing.T) {
+	t.Parallel()
+	clock := newFakeClock()
+	q := New(Options[string]{
+		Clock:       clock,
+		RateLimiter: NewItemExponentialFailureRateLimiter[string](time.Second, time.Minute),
+	})
+	defer q.ShutDown()
+	start := clock.Now()
+	q.AddRateLimited("a") // 1 s
+	q.AddRateLimited("a") // 2 s: the earlier deadline wins
+	if got := q.NumRequeues("a"); got != 2 {
+		t.Errorf("NumRequeues = %d, want 2", got)
+	}
+	eventually(t, "timer", func() bool { return clock.hasTimerAt(start.Add(time.Second)) })
+	clock.step(time.Second)
+	if diff := cmp.Diff([]string{"a"}, drain(t, q, 1)); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+	q.Forget("a")
+	if got := q.NumRequeues("a"); got != 0 {
+		t.Errorf("NumRequeues after Forget = %d, want 0", got)
+	}
+}
+
+// TestNoAllocs checks that a warmed queue does not allocate for Add, Get and Done,
+// with and without metrics.
+func TestNoAllocs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts Options[string]
+	}{
+		{"plain", Options[string]{}},
+		{"metrics", Options[string]{Name: "allocs", MetricsProvider: NewPrometheusMetrics(nil)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			q := New(tc.opts)
+			defer q.ShutDown()
+			keys := make([]string, 256)
+			for i := range keys {
+				keys[i] = fmt.Sprintf("ns/name-%d", i)
+			}
+			cycle := func() {
+				for _, k := range keys {
+					q.Add(k)
+				}
+				for range keys {
+					k, _ := q.Get()
+					q.Add(k) // dirty while processing
+					q.Done(k)
+				}
+				for range keys {
+					k, _ := q.Get()
+					q.Done(k)
+				}
+			}
+			cycle() // warm up
+			if allocs := testing.AllocsPerRun(100, cycle); allocs != 0 {
+				t.Errorf("allocations per %d items = %v, want 0", len(keys), allocs)
+			}
+		})
+	}
+}
+
+// TestIdleSlots checks that idle items keep their slot only up to maxIdle and that
+// items work the same whether their slot was kept or released.
+func TestIdleSlots(t *testing.T) {
+	t.Parallel()
+	q := New(Options[int]{})
+	defer q.ShutDown()
+	const n = 3 * maxIdle
+	for round := range 3 {
+		for i := range n {
+			q.Add(i)
+		}
+		got := drain(t, q, n)
+		for i, item := range got {
+			if item != i {
+				t.Fatalf("round %d: item %d = %d", round, i, item)
+			}
+		}
+		q.mu.Lock()
+		kept, slots := len(q.index), len(q.slots)
+		q.mu.Unlock()
+		if kept != maxIdle {
+			t.Errorf("round %d: %d items keep a slot, want %d", round, kept, maxIdle)
+		}
+		if slots != n {
+			t.Errorf("round %d: %d slots, want %d (reused, not grown)", round, slots, n)
+		}
+	}
+	// An item whose slot is kept behaves like a new one.
+	q.Add(n - 1)
+	item, _ := q.Get()
+	q.Add(n - 1) // dirty while processing
+	if q.Len() != 0 {
+		t.Fatal("dirty item queued while processing")
+	}
+	q.Done(item)
+	q.Done(item) // not processing: ignored
+	if diff := cmp.Diff([]int{n - 1}, drain(t, q, 1)); diff != "" {
+		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
