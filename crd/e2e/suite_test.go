@@ -81,7 +81,7 @@ var _ = Describe("CRD registry", Ordered, func() {
 				g.Expect(conditionStatus(o, "NamesAccepted")).To(Equal("True"))
 				g.Expect(conditionStatus(o, "Established")).To(Equal("True"))
 				g.Expect(api.NestedString(o, "status", "acceptedNames", "plural")).NotTo(BeEmpty())
-			}).WithTimeout(time.Second).WithPolling(20 * time.Millisecond).Should(Succeed(), name)
+			}).WithTimeout(time.Second).WithPolling(20*time.Millisecond).Should(Succeed(), name)
 			crds[api.NestedString(obj, "spec", "group")+"/"+api.NestedString(obj, "spec", "names", "kind")] = crdInfo{
 				group: api.NestedString(obj, "spec", "group"), plural: api.NestedString(obj, "spec", "names", "plural"),
 				kind: api.NestedString(obj, "spec", "names", "kind"), namespaced: api.NestedString(obj, "spec", "scope") == "Namespaced",

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs the side-by-side benchmarks and rewrites docs/PERFORMANCE.md.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=$(mktemp -d)
+run() { # name, dir, args...
+  local name=$1 dir=$2; shift 2
+  echo "== $name: (cd $dir && go test $*)" >&2
+  (cd "$dir" && go test "$@") | tee "$out/$name.txt" >&2
+}
+run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./builtin/controlplane/
+run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
+run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
+run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem ./workqueue/
+go run ./hack/benchreport -dir "$out" > docs/PERFORMANCE.md
+echo "wrote docs/PERFORMANCE.md" >&2
