@@ -27,16 +27,19 @@ func (d *delayState[T]) init() {
 // item waits, a later AddAfter with an earlier deadline moves it forward and one with
 // a later deadline is ignored: the earliest deadline wins. An item waiting here is not
 // dirty yet, so a plain Add is independent of it. Waiting items are dropped at
-// ShutDown.
+// ShutDown. Each call counts as a retry in the metrics, as in client-go.
 func (q *Typed[T]) AddAfter(item T, d time.Duration) {
-	if d <= 0 {
-		q.Add(item)
-		return
-	}
 	select {
 	case <-q.stop:
 		return
 	default:
+	}
+	if q.metrics != nil {
+		q.metrics.retry() // atomic in the Prometheus counter: no lock needed
+	}
+	if d <= 0 {
+		q.Add(item)
+		return
 	}
 	at := q.clock.Now().Add(d)
 	ds := &q.delay

@@ -23,7 +23,9 @@
 //     1000 s, and an overall 10 qps / 100 burst token bucket); Forget resets an item's
 //     backoff and NumRequeues reports it.
 //   - Cheap: a warmed queue does not allocate for Add, Get and Done; without a
-//     MetricsProvider it takes no timestamps. Goroutines: one per queue for the
+//     MetricsProvider it takes no timestamps. The last 1024 items to finish keep
+//     their bookkeeping entry, so keys that come back soon cost fewer map
+//     operations; older ones are released. Goroutines: one per queue for the
 //     metrics gauges (only with metrics) and one for delayed adds (from the first
 //     AddAfter); both end at ShutDown.
 //

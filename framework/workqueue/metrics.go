@@ -9,6 +9,7 @@ type MetricsProvider interface {
 }
 
 // QueueMetrics are the instruments of one queue. A nil field is not recorded.
+// Instruments must be safe for concurrent use, as Prometheus' are.
 type QueueMetrics struct {
 	// Depth is the number of dirty items: queued, or added again while processing.
 	Depth Gauge
@@ -18,7 +19,7 @@ type QueueMetrics struct {
 	QueueDuration Histogram
 	// WorkDuration observes seconds from an item's Get to its Done.
 	WorkDuration Histogram
-	// Retries counts AddRateLimited calls.
+	// Retries counts AddAfter calls, including those made by AddRateLimited.
 	Retries Counter
 	// UnfinishedWork is the sum of seconds that items being processed have been
 	// processing, updated every 500 ms.
@@ -46,8 +47,8 @@ func (noopMetric) Observe(float64) {}
 // unfinishedWorkPeriod is how often the unfinished-work gauges are refreshed.
 const unfinishedWorkPeriod = 500 * time.Millisecond
 
-// queueMetrics records a queue's metrics; its methods are called with Typed.mu held,
-// so its maps need no lock of their own. It exists only when metrics are enabled.
+// queueMetrics records a queue's metrics; its methods other than retry are called
+// with Typed.mu held, so its maps need no lock of their own. It exists only when metrics are enabled.
 type queueMetrics[T comparable] struct {
 	m     QueueMetrics
 	clock Clock

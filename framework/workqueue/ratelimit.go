@@ -18,12 +18,8 @@ type RateLimiter[T comparable] interface {
 	NumRequeues(item T) int
 }
 
-// AddRateLimited adds item after the delay its rate limiter returns (see AddAfter)
-// and counts a retry in the metrics.
+// AddRateLimited adds item after the delay its rate limiter returns (see AddAfter).
 func (q *Typed[T]) AddRateLimited(item T) {
-	if q.metrics != nil {
-		q.metrics.retry()
-	}
 	q.AddAfter(item, q.rateLimiter.When(item))
 }
 

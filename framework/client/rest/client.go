@@ -36,7 +36,7 @@ type Client struct {
 	timeout  time.Duration
 	limiter  *tokenBucket // nil: no client-side rate limiting
 	maxTries int
-	// sleep waits d or until ctx ends; replaced in tests.
+	// sleep waits d or until ctx ends.
 	sleep func(ctx context.Context, d time.Duration) error
 }
 

@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for the command's writes and the test's reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// startUp starts `converge up` in-process and waits for the ready line.
+func startUp(t *testing.T, dataDir string, port int) (stop func() (int, time.Duration), out *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	out = &syncBuffer{}
+	errOut := &syncBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- Execute(ctx, []string{"up", "--data-dir", dataDir, "--port", strconv.Itoa(port)}, out, errOut)
+	}()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(out.String(), "is ready at") {
+		select {
+		case code := <-done:
+			t.Fatalf("converge up exited early with %d:\n%s\n%s", code, out, errOut)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("converge up not ready after 20s:\n%s\n%s", out, errOut)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return func() (int, time.Duration) {
+		t0 := time.Now()
+		cancel()
+		select {
+		case code := <-done:
+			return code, time.Since(t0)
+		case <-time.After(15 * time.Second):
+			t.Fatal("converge up did not stop within 15s")
+			return -1, 0
+		}
+	}, out
+}
+
+func TestUpServesWritesKubeconfigAndStopsCleanly(t *testing.T) {
+	dataDir := t.TempDir()
+	port := freePort(t)
+	stop, out := startUp(t, dataDir, port)
+	kubeconfig := filepath.Join(dataDir, "kubeconfig")
+	if !strings.Contains(out.String(), "export KUBECONFIG="+kubeconfig) {
+		t.Errorf("output lacks the export line:\n%s", out)
+	}
+	for _, step := range []string{"store", "apiserver"} {
+		if !strings.Contains(out.String(), step) {
+			t.Errorf("output lacks the %q step:\n%s", step, out)
+		}
+	}
+	kc, err := os.ReadFile(kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	if !strings.Contains(string(kc), "server: "+url) {
+		t.Errorf("kubeconfig does not point at %s:\n%s", url, kc)
+	}
+	// Create an object, restart, and read it back.
+	resp, err := http.Post(url+"/api/v1/namespaces/default/configmaps", "application/json",
+		strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"survivor"},"data":{"a":"b"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d", resp.StatusCode)
+	}
+	code, took := stop()
+	if code != 0 {
+		t.Fatalf("exit code %d:\n%s", code, out)
+	}
+	if took > 5*time.Second {
+		t.Errorf("shutdown took %s, want a few seconds at most", took)
+	}
+	stop2, _ := startUp(t, dataDir, port)
+	defer stop2()
+	resp, err = http.Get(url + "/api/v1/namespaces/default/configmaps/survivor")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("after restart: %d", resp.StatusCode)
+	}
+}
+
+func TestUpRefusesABusyPort(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var out, errOut bytes.Buffer
+	code := Execute(t.Context(), []string{"up", "--data-dir", t.TempDir(), "--port", strconv.Itoa(l.Addr().(*net.TCPAddr).Port)}, &out, &errOut)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1", code)
+	}
+	if !strings.Contains(errOut.String(), "--port") {
+		t.Errorf("error does not say what to do:\n%s", errOut.String())
+	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	t.Parallel()
+	var out, errOut bytes.Buffer
+	if code := Execute(t.Context(), []string{"version", "-o", "json"}, &out, &errOut); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var v map[string]string
+	if err := json.Unmarshal(out.Bytes(), &v); err != nil || v["goVersion"] == "" {
+		t.Fatalf("bad JSON %q: %v", out.String(), err)
+	}
+	if code := Execute(t.Context(), []string{"version", "-o", "xml"}, &out, &errOut); code != 1 {
+		t.Fatalf("bad format accepted")
+	}
+}
