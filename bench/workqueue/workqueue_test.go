@@ -33,10 +33,10 @@ var peers = []peer{
 // keySpace is the number of distinct keys, like the objects of one controller.
 const keySpace = 1024
 
-func keys() []string {
-	ks := make([]string, keySpace)
+func keys(n int) []string {
+	ks := make([]string, n)
 	for i := range ks {
-		ks[i] = fmt.Sprintf("default/object-%04d", i)
+		ks[i] = fmt.Sprintf("default/object-%05d", i)
 	}
 	return ks
 }
@@ -46,19 +46,23 @@ func keys() []string {
 // by Get and marked Done.
 //
 //   - serial: one goroutine does Add, Get, Done in turn: the bare cost of a cycle.
+//   - serial64k: the same over 65536 keys, more than Converge keeps bookkeeping for
+//     between uses (1024), so every cycle inserts and deletes map entries.
 //   - pN: N producers and N consumers. Producer w owns the keys w, w+N, ... of the
 //     key space and adds one only when it is not outstanding (added and not yet
 //     Done; a consumer hands it back over a channel after Done), so every Add yields
 //     exactly one Get and Done; N consumers Get and Done until the queue is shut down
 //     and empty. b.N adds in total. The channel costs the same for both peers.
 func BenchmarkWorkqueue(b *testing.B) {
-	ks := keys()
-	for _, c := range []string{"serial", "p1", "p8"} {
+	ks, ks64k := keys(keySpace), keys(1<<16)
+	for _, c := range []string{"serial", "serial64k", "p1", "p8"} {
 		for _, p := range peers {
 			b.Run(p.name+"/"+c, func(b *testing.B) {
 				switch c {
 				case "serial":
 					serial(b, p.new(), ks)
+				case "serial64k":
+					serial(b, p.new(), ks64k)
 				case "p1":
 					producerConsumer(b, p.new(), ks, 1)
 				case "p8":
@@ -81,7 +85,7 @@ func serial(b *testing.B, q queue, ks []string) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := range b.N {
-		q.Add(ks[i&(keySpace-1)])
+		q.Add(ks[i&(len(ks)-1)])
 		k, _ := q.Get()
 		q.Done(k)
 	}

@@ -13,6 +13,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -159,5 +160,5 @@ func num(v float64) string {
 	if v < 0 {
 		return "–"
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64)
 }
