@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"runtime"
 	"sync"
 )
 
@@ -108,10 +109,11 @@ func (q *Typed[T]) Add(item T) {
 		if q.metrics != nil {
 			q.metrics.add(item, q.dirty)
 		}
-		if wasIdle { // otherwise processing: Done queues it again
-			q.push(id)
-		}
+		wake := wasIdle && q.push(id) // otherwise processing: Done queues it again
 		q.mu.Unlock()
+		if wake {
+			q.cond.Signal()
+		}
 		return
 	}
 	if n := len(q.free); n > 0 {
@@ -127,16 +129,20 @@ func (q *Typed[T]) Add(item T) {
 	if q.metrics != nil {
 		q.metrics.add(item, q.dirty)
 	}
-	q.push(id)
+	wake := q.push(id)
 	q.mu.Unlock()
-}
-
-// push queues slot id and wakes a waiting Get.
-func (q *Typed[T]) push(id int32) {
-	q.queue.push(id)
-	if q.waiters > 0 {
+	if wake {
 		q.cond.Signal()
 	}
+}
+
+// push queues slot id and reports whether a Get is waiting. The caller then signals
+// q.cond after unlocking q.mu, so that the woken Get does not block on the mutex
+// still held by the caller. No wake-up is lost: a waiting Get is registered with the
+// cond before it releases q.mu, so any waiter counted here receives the signal.
+func (q *Typed[T]) push(id int32) bool {
+	q.queue.push(id)
+	return q.waiters > 0
 }
 
 // Get blocks until an item is available and returns it; the caller owns the item
@@ -147,6 +153,13 @@ func (q *Typed[T]) push(id int32) {
 // with ShutDown (typically when its own context ends).
 func (q *Typed[T]) Get() (item T, shutdown bool) {
 	q.mu.Lock()
+	if q.queue.n == 0 && !q.shuttingDown {
+		// Yield once before parking: a producer about to add is cheaper to wait for
+		// than a sleep and a wake-up.
+		q.mu.Unlock()
+		runtime.Gosched()
+		q.mu.Lock()
+	}
 	for q.queue.n == 0 && !q.shuttingDown {
 		q.waiters++
 		q.cond.Wait()
@@ -181,9 +194,10 @@ func (q *Typed[T]) Done(item T) {
 	if q.metrics != nil {
 		q.metrics.done(item)
 	}
+	wake := false
 	if s := &q.slots[id]; s.state&stateDirty != 0 {
 		s.state = stateDirty
-		q.push(id)
+		wake = q.push(id)
 	} else {
 		s.state = 0
 		s.gen++
@@ -197,6 +211,9 @@ func (q *Typed[T]) Done(item T) {
 		q.drained = nil
 	}
 	q.mu.Unlock()
+	if wake {
+		q.cond.Signal()
+	}
 }
 
 // release frees the slot of an idle entry unless the entry is stale.

@@ -1,0 +1,20 @@
+package v1
+
+import "github.com/converge-dev/converge/framework/scheme"
+
+// AddToScheme registers every top-level kind of this package, and its list type,
+// in s under apps/v1.
+func AddToScheme(s *scheme.Scheme) error {
+	return s.AddKnownTypes(GroupVersion,
+		&Deployment{},
+		&DeploymentList{},
+		&ReplicaSet{},
+		&ReplicaSetList{},
+		&StatefulSet{},
+		&StatefulSetList{},
+		&DaemonSet{},
+		&DaemonSetList{},
+		&ControllerRevision{},
+		&ControllerRevisionList{},
+	)
+}
