@@ -2,7 +2,6 @@ package workqueue
 
 import (
 	"context"
-	"runtime"
 	"sync"
 )
 
@@ -153,13 +152,6 @@ func (q *Typed[T]) push(id int32) bool {
 // with ShutDown (typically when its own context ends).
 func (q *Typed[T]) Get() (item T, shutdown bool) {
 	q.mu.Lock()
-	if q.queue.n == 0 && !q.shuttingDown {
-		// Yield once before parking: a producer about to add is cheaper to wait for
-		// than a sleep and a wake-up.
-		q.mu.Unlock()
-		runtime.Gosched()
-		q.mu.Lock()
-	}
 	for q.queue.n == 0 && !q.shuttingDown {
 		q.waiters++
 		q.cond.Wait()

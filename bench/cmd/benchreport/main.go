@@ -2,9 +2,10 @@
 // Converge with its peers. It pairs every benchmark with a path segment "converge"
 // (for example BenchmarkWorkqueue/converge/p8) with the benchmarks that differ only in
 // that segment (BenchmarkWorkqueue/clientgo/p8) and prints, per pair, the median
-// ns/op, B/op and allocs/op of each side and the ratio peer ns/op ÷ converge ns/op:
-// above 1 means Converge is faster. Repeated runs (-count) are summarised by their
-// median.
+// ns/op (with the range over runs), B/op and allocs/op of each side and the ratio of
+// the medians, peer ns/op ÷ converge ns/op: above 1 means Converge is faster.
+// Repeated runs (-count, or several go test runs concatenated, which interleaves the
+// peers better on a shared machine) are summarised by their median.
 //
 //	go test -run '^$' -bench . -count 5 ./workqueue/ | go run ./cmd/benchreport
 package main
@@ -137,11 +138,19 @@ func write(w io.Writer, header []string, rows []row) {
 			ratio = fmt.Sprintf("%.2f×", pns/cns)
 		}
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %d/%d |\n",
-			r.name, r.peer, num(cns), num(pns), ratio,
+			r.name, r.peer, spread(r.converge.ns), spread(r.against.ns), ratio,
 			num(median(r.converge.bytes)), num(median(r.against.bytes)),
 			num(median(r.converge.allocs)), num(median(r.against.allocs)),
 			len(r.converge.ns), len(r.against.ns))
 	}
+}
+
+// spread formats the median of v and, for several runs, their range.
+func spread(v []float64) string {
+	if len(v) < 2 {
+		return num(median(v))
+	}
+	return fmt.Sprintf("%s (%s–%s)", num(median(v)), num(slices.Min(v)), num(slices.Max(v)))
 }
 
 // median returns the median of v, or -1 when v is empty.

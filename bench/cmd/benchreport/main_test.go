@@ -29,7 +29,7 @@ func TestReport(t *testing.T) {
 	}
 	var out strings.Builder
 	write(&out, header, rows)
-	want := "| BenchmarkWorkqueue/*/p1 | clientgo | 120 | 250 | 2.08× | 0 | 40 | 0 | 0 | 3/3 |"
+	want := "| BenchmarkWorkqueue/*/p1 | clientgo | 120 (100–500) | 250 (200–300) | 2.08× | 0 | 40 | 0 | 0 | 3/3 |"
 	if !strings.Contains(out.String(), want) {
 		t.Errorf("report lacks %q:\n%s", want, out.String())
 	}
