@@ -11,6 +11,7 @@ run() { # name, dir, args...
 run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./builtin/controlplane/
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
 run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
-run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem ./workqueue/
+run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem -benchtime 1s -count 5 ./workqueue/
+(cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"
 go run ./hack/benchreport -dir "$out" > docs/PERFORMANCE.md
 echo "wrote docs/PERFORMANCE.md" >&2

@@ -1,7 +1,8 @@
 // Package apiserver is Converge's generic Kubernetes-compatible REST server. It
 // serves whatever a registry.Registry holds: discovery (/api, /apis), CRUD, list and
-// watch, the three patch types, status and scale subresources, Table output and
-// OpenAPI v3, with errors as Kubernetes Status objects. It knows no concrete kind.
+// watch, the three patch types, status and scale subresources, Table output,
+// OpenAPI v3 and a minimal OpenAPI v2 (for kubectl 1.27), with errors as
+// Kubernetes Status objects. It knows no concrete kind.
 //
 // The write path is: decode (JSON, YAML or Kubernetes protobuf) → canonicalize and
 // default (Strategy) → validate (metadata generically, the rest by the Strategy) →

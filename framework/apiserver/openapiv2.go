@@ -77,7 +77,7 @@ func openAPIV2Proto(list []*registry.Resource, version string) []byte {
 	var paths []byte
 	for _, it := range openAPIV2Items(list) {
 		gvk := fmt.Sprintf("group: %q\nkind: %q\nversion: %q\n", it.group, it.kind, it.version)
-		ext := pbBytes(nil, 2, pbString(nil, 2, gvk))                                    // Any{yaml=2}
+		ext := pbString(nil, 2, gvk)                                                     // Any{yaml=2}
 		namedExt := pbBytes(pbString(nil, 1, "x-kubernetes-group-version-kind"), 2, ext) // NamedAny{name=1,value=2}
 		query := pbString(pbString(pbString(nil, 2, "query"), 4, "fieldValidation"), 6, "string")
 		param := pbBytes(nil, 1, pbBytes(nil, 2, pbBytes(nil, 3, query))) // ParametersItem{parameter=1{non_body=2{query=3}}}

@@ -97,11 +97,16 @@ var _ = Describe("kubectl 1.32 (dispatcher)", func() {
 		Expect(w.stderr.String()).To(BeEmpty())
 	})
 
-	It("keeps table rows of a plain get -w aligned", func(ctx SpecContext) {
+	It("prints server-side table rows for a plain get -w", func(ctx SpecContext) {
+		k.ok(ctx, "-n", ns, "create", "deployment", "first", "--image=nginx")
 		w := k.start(ctx, "-n", ns, "get", "deployments", "-w")
-		Eventually(w.stderr.String).WithContext(ctx).Should(ContainSubstring("No resources found"), "%s", w)
-		k.ok(ctx, "-n", ns, "create", "deployment", "wd", "--image=nginx")
-		Eventually(w.stdout.String).WithContext(ctx).Should(MatchRegexp(`(?m)^wd\s+0/1\s+0\s+0\s+\S+$`), "%s", w)
+		Eventually(w.stdout.String).WithContext(ctx).Should(MatchRegexp(`(?m)^first\s+0/1\s+0\s+0\s+\S+$`), "%s", w)
+		Expect(lines(w.stdout.String())[0]).To(MatchRegexp(`^NAME\s+READY\s+UP-TO-DATE\s+AVAILABLE\s+AGE$`))
+		k.ok(ctx, "-n", ns, "create", "deployment", "second", "--image=nginx")
+		Eventually(w.stdout.String).WithContext(ctx).Should(MatchRegexp(`(?m)^second\s+0/1\s+0\s+0\s+\S+$`), "%s", w)
+		k.ok(ctx, "-n", ns, "scale", "deployment", "second", "--replicas=3")
+		Eventually(w.stdout.String).WithContext(ctx).Should(MatchRegexp(`(?m)^second\s+0/3\s+0\s+0\s+\S+$`), "%s", w)
+		Expect(w.stderr.String()).To(BeEmpty())
 	})
 
 	It("blocks delete --wait until another client removes the finalizer", func(ctx SpecContext) {

@@ -44,7 +44,9 @@ var _ = Describe("conformance manifests", func() {
 			if len(want) == 0 {
 				continue
 			}
-			got := k.json(ctx, "get", "-f", writeFile(fmt.Sprintf("doc%d.yaml", i), doc))
+			asJSON, err := json.Marshal(want)
+			Expect(err).NotTo(HaveOccurred())
+			got := k.json(ctx, "get", "-f", writeFile(fmt.Sprintf("doc%d.json", i), string(asJSON)))
 			if problems := subset("", want, got); len(problems) > 0 {
 				Fail(fmt.Sprintf("%s document %d (%v %v) does not read back:\n  %s", name, i, want["kind"],
 					nested(want, "metadata", "name"), strings.Join(problems, "\n  ")))

@@ -86,6 +86,13 @@ func crudSpecs(kc func() *kubectl) {
 		Expect(nested(cm, "metadata", "labels", "tier")).To(Equal("x"))
 	})
 
+	It("rejects unknown fields with strict server-side validation", func(ctx SpecContext) {
+		f := writeFile("unknown.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: strict}\nbogus: 1\n")
+		r := k.fails(ctx, "-n", ns, "create", "-f", f)
+		Expect(r.stderr).To(ContainSubstring(`strict decoding error: unknown field "bogus"`), "%s", r)
+		k.fails(ctx, "-n", ns, "get", "configmap", "strict")
+	})
+
 	It("applies a Deployment three times: create, patch a field, drop a list element", func(ctx SpecContext) {
 		f := writeFile("deploy.yaml", deploymentManifest)
 		Expect(k.ok(ctx, "-n", ns, "apply", "-f", f)).To(ContainSubstring("deployment.apps/web created"))
@@ -161,7 +168,7 @@ func crudSpecs(kc func() *kubectl) {
 	It("labels, annotates and patches (json, merge, strategic)", func(ctx SpecContext) {
 		k.ok(ctx, "-n", ns, "create", "configmap", "p", "--from-literal=a=1")
 		Expect(k.ok(ctx, "-n", ns, "label", "configmap", "p", "color=blue")).To(ContainSubstring("configmap/p labeled"))
-		Expect(k.ok(ctx, "-n", ns, "annotate", "configmap", "p", "note=hello")).To(ContainSubstring("configmap/p annotated"))
+		Expect(k.ok(ctx, "-n", ns, "annotate", "configmap", "p", "note=hello")).To(ContainSubstring("configmap/p annotate"), "kubectl 1.27 prints \"annotate\"")
 		k.ok(ctx, "-n", ns, "patch", "configmap", "p", "--type=json", "-p", `[{"op":"add","path":"/data/b","value":"2"}]`)
 		k.ok(ctx, "-n", ns, "patch", "configmap", "p", "--type=merge", "-p", `{"data":{"a":null,"c":"3"}}`)
 		cm := k.json(ctx, "-n", ns, "get", "configmap", "p")

@@ -29,7 +29,15 @@ var suite *suiteEnv
 
 func TestKubectl(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "kubectl acceptance suite")
+	// Eventually with a SpecContext keeps its default timeout; specs that need
+	// longer say so.
+	EnforceDefaultTimeoutsWhenUsingContexts()
+	SetDefaultEventuallyTimeout(10 * time.Second)
+	suiteConfig, reporterConfig := GinkgoConfiguration()
+	if suiteConfig.Timeout > 3*time.Minute {
+		suiteConfig.Timeout = 3 * time.Minute
+	}
+	RunSpecs(t, "kubectl acceptance suite", suiteConfig, reporterConfig)
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {
