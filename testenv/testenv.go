@@ -18,6 +18,10 @@ type Options struct {
 	Logger logr.Logger
 	// KubernetesVersion reported by /version (default v1.32.0).
 	KubernetesVersion string
+	// Controllers selects built-in controllers to run (names from
+	// builtin/controllers, e.g. "garbagecollector", "namespace"; "*" for all).
+	// None run by default.
+	Controllers []string
 	// Dir is where data and the kubeconfig go; a new temporary directory by default,
 	// removed by Stop.
 	Dir string
@@ -49,7 +53,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 	}
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
-		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1,
+		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers,
 	})
 	if err != nil {
 		env.cleanup()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/storage"
 	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
 )
@@ -47,6 +48,9 @@ type Options struct {
 	KubernetesVersion string
 	// BookmarkInterval for watches (default 30 s).
 	BookmarkInterval time.Duration
+	// Controllers selects the built-in controllers to run: nil runs none (the API
+	// server alone, as testenv does by default), []string{"*"} runs all of them.
+	Controllers []string
 	// Progress is told when each start-up step finished and how long it took.
 	Progress func(step string, took time.Duration)
 }
@@ -80,6 +84,8 @@ type ControlPlane struct {
 	httpSrv  *http.Server
 	listener net.Listener
 	url      string
+
+	manager *manager.Manager
 
 	etcd   *etcdstore.Embedded
 	client *clientv3.Client
@@ -194,6 +200,11 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		}()
 	}
 	opts.Progress("apiserver", time.Since(t1))
+	if len(opts.Controllers) > 0 {
+		if err := cp.startControllers(runCtx); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -227,6 +238,9 @@ func (cp *ControlPlane) Storage() storage.Interface { return cp.store }
 
 // EtcdClient is the etcd client the control plane uses.
 func (cp *ControlPlane) EtcdClient() *clientv3.Client { return cp.client }
+
+// Manager is the controller manager, or nil when no controllers run.
+func (cp *ControlPlane) Manager() *manager.Manager { return cp.manager }
 
 // Err reports fatal errors of background parts.
 func (cp *ControlPlane) Err() <-chan error { return cp.errCh }
