@@ -11,11 +11,18 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// globalOptions are the flags every command shares.
+// globalOptions are the flags every command shares, and the process streams.
 type globalOptions struct {
-	verbosity int
-	stdout    io.Writer
-	stderr    io.Writer
+	verbosity  int
+	kubeconfig string
+	context    string
+	namespace  string
+
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// getenv reads the environment (os.Getenv outside tests).
+	getenv func(string) string
 }
 
 // logger builds the logr backend (slog text on stderr) at the chosen verbosity.
@@ -30,29 +37,64 @@ func (g *globalOptions) logger() logr.Logger {
 
 // NewRootCommand returns the converge command tree.
 func NewRootCommand(stdout, stderr io.Writer) *cobra.Command {
-	g := &globalOptions{stdout: stdout, stderr: stderr}
+	return newRoot(&globalOptions{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv})
+}
+
+func newRoot(g *globalOptions) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "converge",
 		Short: "Converge: a Kubernetes-compatible control plane and operator SDK",
 		Long: `Converge runs a Kubernetes-compatible control plane (API server on embedded etcd,
 controllers, scheduler and a local node agent) in one process, and helps you
-write operators for it. kubectl and client-go programs work against it unchanged.`,
+write operators for it. kubectl and client-go programs work against it unchanged,
+and converge itself covers the everyday kubectl commands.`,
+		Example: `  # Start a control plane, then use it from another terminal
+  converge up
+  export KUBECONFIG=~/.converge/kubeconfig
+
+  # Deploy manifests (CRDs are registered before their objects)
+  converge apply -f ./manifests -R
+  converge get deployments
+  converge wait --for=condition=Available deployment/web --timeout=60s`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetOut(stdout)
-	root.SetErr(stderr)
-	root.PersistentFlags().IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (0: info, 1: debug)")
-	root.AddCommand(newUpCommand(g), newVersionCommand(g))
+	root.SetOut(g.stdout)
+	root.SetErr(g.stderr)
+	root.SetIn(g.stdin)
+	pf := root.PersistentFlags()
+	pf.IntVarP(&g.verbosity, "v", "v", 0, "log verbosity (0: info, 1: debug)")
+	pf.StringVar(&g.kubeconfig, "kubeconfig", "", "path of the kubeconfig file (default: $KUBECONFIG, in-cluster, ~/.kube/config)")
+	pf.StringVar(&g.context, "context", "", "kubeconfig context to use (default: its current-context)")
+	pf.StringVarP(&g.namespace, "namespace", "n", "", "namespace of the request (default: the context's namespace, else \"default\")")
+	root.AddCommand(
+		newUpCommand(g),
+		newApplyCommand(g),
+		newGetCommand(g),
+		newDescribeCommand(g),
+		newDeleteCommand(g),
+		newLogsCommand(g),
+		newWaitCommand(g),
+		newStatusCommand(g),
+		newVersionCommand(g),
+		newCompletionCommand(g),
+	)
 	return root
 }
 
-// Execute runs the CLI with args and returns the process exit code.
+// Execute runs the CLI with args and returns the process exit code: 0 on
+// success, 1 on any error (printed to stderr).
 func Execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := NewRootCommand(stdout, stderr)
+	return execute(ctx, &globalOptions{stdin: os.Stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}, args)
+}
+
+func execute(ctx context.Context, g *globalOptions, args []string) int {
+	root := newRoot(g)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintf(stderr, "Error: %v\n", err)
+		if err != errSilent {
+			fmt.Fprintf(g.stderr, "Error: %v\n", err)
+		}
 		return 1
 	}
 	return 0

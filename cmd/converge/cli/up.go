@@ -64,7 +64,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
-		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log,
+		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: []string{"*"},
 		Progress: func(step string, took time.Duration) {
 			fmt.Fprintf(out, "  ✓ %-12s %s\n", step, took.Round(time.Millisecond))
 		},

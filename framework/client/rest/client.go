@@ -73,6 +73,9 @@ type Request struct {
 	Query       url.Values
 	Body        []byte
 	ContentType string // default application/json when Body is set
+	// Accept overrides the Accept header (default application/json), e.g. to ask
+	// for a meta.k8s.io Table.
+	Accept string
 }
 
 // Response is a successful (2xx) answer.
@@ -149,7 +152,11 @@ func (c *Client) do(ctx context.Context, r Request, withTimeout bool) (*http.Res
 			}
 			req.Header.Set("Content-Type", ct)
 		}
-		req.Header.Set("Accept", ContentTypeJSON)
+		accept := r.Accept
+		if accept == "" {
+			accept = ContentTypeJSON
+		}
+		req.Header.Set("Accept", accept)
 
 		resp, err := c.http.Do(req)
 		var wait time.Duration
