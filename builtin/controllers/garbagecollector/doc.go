@@ -1,0 +1,26 @@
+// Package garbagecollector is the built-in garbage collector: it deletes objects
+// whose owners are gone, following Kubernetes' ownerReferences semantics.
+//
+// It keeps a graph of every object of every resource the API server serves with
+// the list, watch and delete verbs (built-in kinds and custom resources alike),
+// discovered from /api and /apis and re-read periodically and whenever a
+// CustomResourceDefinition changes, so new resources join without a restart.
+// Each resource has its own metadata-only informer; the graph maps uids to
+// objects and owners to dependents.
+//
+// The reconciler is level-based over object uids:
+//   - Background: an object none of whose owners exists any more (checked with
+//     a live GET and a matching uid, never from the cache alone) is deleted with
+//     propagationPolicy Background. References to owners that are gone are
+//     removed from objects that still have a live owner (dangling references).
+//   - Foreground: an owner with deletionTimestamp and the foregroundDeletion
+//     finalizer has its dependents deleted; once no dependent with
+//     blockOwnerDeletion: true remains, the finalizer is removed.
+//   - Orphan: an owner with deletionTimestamp and the orphan finalizer has its
+//     ownerReference removed from every dependent, then the finalizer removed.
+//
+// An ownerReference of a namespaced object names an owner in the same namespace
+// or a cluster-scoped owner; one of a cluster-scoped object can only name a
+// cluster-scoped owner (a namespaced owner kind is reported with an
+// OwnerRefInvalidNamespace event and treated as absent).
+package garbagecollector
