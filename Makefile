@@ -12,7 +12,7 @@ build:
 	$(GO) build -o bin/converge ./cmd/converge
 
 ## test: everything CI runs (vet, gofmt, unit + behaviour suites, race on the framework, short fuzzing)
-test: vet fmt-check race unit fuzz
+test: vet fmt-check race unit compat fuzz
 
 vet:
 	$(GO) vet ./...
@@ -28,6 +28,10 @@ race:
 ## unit: every other package (built-ins, CRDs, CLI, testenv, kubectl end to end)
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/framework/')
+
+## compat: unmodified client-go and controller-runtime programs against Converge (the bench module)
+compat:
+	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./compat/...
 
 ## fuzz: each fuzz target briefly
 fuzz:

@@ -12,6 +12,8 @@ run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./builtin/contr
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
 run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
 run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem -benchtime 1s -count 5 ./workqueue/
+run informer bench -run '^$' -bench 'BenchmarkInformerSync' -count 2 ./informer/
 (cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"
+(cd bench && go run ./cmd/benchreport < "$out/informer.txt") > "$out/informer.md"
 go run ./hack/benchreport -dir "$out" > docs/PERFORMANCE.md
 echo "wrote docs/PERFORMANCE.md" >&2

@@ -100,14 +100,22 @@ func extractList[T api.Object](list any) ([]T, string, error) {
 			rv = lm.ResourceVersion
 		}
 	}
+	// Each item gets its own allocation: pointers into the list's backing array
+	// would keep the whole array (and its spare capacity) alive for as long as any
+	// one item stays cached. Short strings are interned while copying.
 	out := make([]T, 0, items.Len())
+	elem := items.Type().Elem()
 	for i := range items.Len() {
-		obj, ok := items.Index(i).Addr().Interface().(T)
+		p := reflect.New(elem)
+		p.Elem().Set(items.Index(i))
+		internStrings(p)
+		obj, ok := p.Interface().(T)
 		if !ok {
 			return nil, "", fmt.Errorf("cache: item of %T is not a %s", list,
 				strings.TrimPrefix(fmt.Sprintf("%T", *new(T)), "*"))
 		}
 		out = append(out, obj)
 	}
+	items.Set(reflect.MakeSlice(items.Type(), 0, 0))
 	return out, rv, nil
 }

@@ -5,7 +5,9 @@
 // ns/op (with the range over runs), B/op and allocs/op of each side and the ratio of
 // the medians, peer ns/op ÷ converge ns/op: above 1 means Converge is faster.
 // Repeated runs (-count, or several go test runs concatenated, which interleaves the
-// peers better on a shared machine) are summarised by their median.
+// peers better on a shared machine) are summarised by their median. Custom metrics
+// reported with b.ReportMetric (for example heap-MB) follow in a second table with
+// the ratio converge ÷ peer of their medians (below 1: Converge uses less).
 //
 //	go test -run '^$' -bench . -count 5 ./workqueue/ | go run ./cmd/benchreport
 package main
@@ -14,6 +16,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -38,6 +41,7 @@ func main() {
 // samples holds every run of one benchmark.
 type samples struct {
 	ns, bytes, allocs []float64
+	custom            map[string][]float64 // other units, by unit
 }
 
 // parse reads benchmark result lines, keyed by name without the -GOMAXPROCS suffix,
@@ -76,6 +80,11 @@ func parse(r io.Reader) (map[string]*samples, []string, error) {
 				s.bytes = append(s.bytes, v)
 			case "allocs/op":
 				s.allocs = append(s.allocs, v)
+			default:
+				if s.custom == nil {
+					s.custom = make(map[string][]float64)
+				}
+				s.custom[fields[i+1]] = append(s.custom[fields[i+1]], v)
 			}
 		}
 	}
@@ -142,6 +151,34 @@ func write(w io.Writer, header []string, rows []row) {
 			num(median(r.converge.bytes)), num(median(r.against.bytes)),
 			num(median(r.converge.allocs)), num(median(r.against.allocs)),
 			len(r.converge.ns), len(r.against.ns))
+	}
+	writeCustom(w, rows)
+}
+
+// writeCustom prints the custom metrics both sides of a pair report.
+func writeCustom(w io.Writer, rows []row) {
+	header := false
+	for _, r := range rows {
+		units := slices.Sorted(maps.Keys(r.converge.custom))
+		for _, u := range units {
+			pv, ok := r.against.custom[u]
+			if !ok {
+				continue
+			}
+			if !header {
+				fmt.Fprintln(w)
+				fmt.Fprintln(w, "| benchmark | peer | metric | converge | peer | converge ÷ peer | runs |")
+				fmt.Fprintln(w, "|---|---|---|---:|---:|---:|---:|")
+				header = true
+			}
+			cv := r.converge.custom[u]
+			ratio := "n/a"
+			if c, p := median(cv), median(pv); p > 0 {
+				ratio = fmt.Sprintf("%.2f×", c/p)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %d/%d |\n",
+				r.name, r.peer, u, spread(cv), spread(pv), ratio, len(cv), len(pv))
+		}
 	}
 }
 
