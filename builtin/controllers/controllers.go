@@ -4,6 +4,18 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/converge-dev/converge/builtin/controllers/cronjob"
+	"github.com/converge-dev/converge/builtin/controllers/daemonset"
+	"github.com/converge-dev/converge/builtin/controllers/deployment"
+	"github.com/converge-dev/converge/builtin/controllers/endpoints"
+	"github.com/converge-dev/converge/builtin/controllers/endpointslice"
+	"github.com/converge-dev/converge/builtin/controllers/garbagecollector"
+	"github.com/converge-dev/converge/builtin/controllers/job"
+	"github.com/converge-dev/converge/builtin/controllers/namespace"
+	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
+	"github.com/converge-dev/converge/builtin/controllers/replicaset"
+	"github.com/converge-dev/converge/builtin/controllers/serviceaccount"
+	"github.com/converge-dev/converge/builtin/controllers/statefulset"
 	"github.com/converge-dev/converge/framework/manager"
 )
 
@@ -18,6 +30,18 @@ type Controller struct {
 func All() []Controller {
 	return []Controller{
 		// Each controller package adds exactly one line here.
+		{Name: "endpointslice", Setup: endpointslice.Setup},
+		{Name: "endpoints", Setup: endpoints.Setup},
+		{Name: "nodelifecycle", Setup: nodelifecycle.Setup},
+		{Name: "garbagecollector", Setup: garbagecollector.Setup},
+		{Name: "namespace", Setup: namespace.Setup},
+		{Name: "serviceaccount", Setup: serviceaccount.Setup},
+		{Name: "job", Setup: job.Setup},
+		{Name: "cronjob", Setup: cronjob.Setup},
+		{Name: "daemonset", Setup: daemonset.Setup},
+		{Name: "statefulset", Setup: statefulset.Setup},
+		{Name: "replicaset", Setup: replicaset.Setup},
+		{Name: "deployment", Setup: deployment.Setup},
 	}
 }
 

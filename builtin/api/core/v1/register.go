@@ -73,6 +73,9 @@ func Resources() []*registry.Resource {
 			Type:              reflect.TypeFor[Pod](),
 			SelectableFields:  podFields,
 			Printer:           PodPrinter(),
+			Subresources: map[string]registry.Subresource{
+				"binding": bindingSubresource{}, "eviction": evictionSubresource{},
+			},
 		},
 		{
 			GroupVersion: GroupVersion(), Resource: "podtemplates", Kind: "PodTemplate", ListKind: "PodTemplateList", Singular: "podtemplate",

@@ -1,0 +1,123 @@
+package cronjob
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/record"
+)
+
+// ownedJobs keeps the Jobs whose controller is cj.
+func ownedJobs(cj *batchv1.CronJob, jobs []batchv1.Job) []batchv1.Job {
+	var out []batchv1.Job
+	for _, j := range jobs {
+		for _, ref := range j.OwnerReferences {
+			if ref.Controller != nil && *ref.Controller && ref.UID == cj.UID {
+				out = append(out, j)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// finishedType returns Complete or Failed for a finished Job, "" otherwise.
+func finishedType(j *batchv1.Job) batchv1.JobConditionType {
+	for _, c := range j.Status.Conditions {
+		if (c.Type == batchv1.JobComplete || c.Type == batchv1.JobFailed) && c.Status == corev1.ConditionTrue {
+			return c.Type
+		}
+	}
+	return ""
+}
+
+func jobRef(j *batchv1.Job) corev1.ObjectReference {
+	return corev1.ObjectReference{Kind: "Job", APIVersion: batchv1.GroupVersion.String(),
+		Namespace: j.Namespace, Name: j.Name, UID: j.UID, ResourceVersion: j.ResourceVersion}
+}
+
+// syncActive makes status.active list exactly the unfinished owned Jobs and
+// moves lastSuccessfulTime forward.
+func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs []batchv1.Job) {
+	byUID := map[string]*batchv1.Job{}
+	for i := range jobs {
+		byUID[jobs[i].UID] = &jobs[i]
+	}
+	var active []corev1.ObjectReference
+	for _, ref := range cj.Status.Active {
+		j, ok := byUID[ref.UID]
+		if !ok {
+			continue // deleted
+		}
+		if t := finishedType(j); t != "" {
+			r.event(ctx, cj, record.Normal, "SawCompletedJob", fmt.Sprintf("Saw completed job: %s, condition: %s", j.Name, t))
+			continue
+		}
+		active = append(active, ref)
+	}
+	for i := range jobs {
+		j := &jobs[i]
+		if finishedType(j) == "" && j.DeletionTimestamp == nil &&
+			!slices.ContainsFunc(active, func(ref corev1.ObjectReference) bool { return ref.UID == j.UID }) {
+			active = append(active, jobRef(j))
+		}
+		if finishedType(j) == batchv1.JobComplete && j.Status.CompletionTime != nil &&
+			(cj.Status.LastSuccessfulTime == nil || j.Status.CompletionTime.After(cj.Status.LastSuccessfulTime.Time)) {
+			cj.Status.LastSuccessfulTime = api.NewTimePtr(j.Status.CompletionTime.Time)
+		}
+	}
+	cj.Status.Active = active
+}
+
+// cleanupHistory deletes the oldest finished Jobs beyond the history limits
+// and returns the Jobs left.
+func (r *reconciler) cleanupHistory(ctx context.Context, cj *batchv1.CronJob, jobs []batchv1.Job) ([]batchv1.Job, error) {
+	limits := map[batchv1.JobConditionType]*int32{
+		batchv1.JobComplete: cj.Spec.SuccessfulJobsHistoryLimit,
+		batchv1.JobFailed:   cj.Spec.FailedJobsHistoryLimit,
+	}
+	drop := map[string]bool{}
+	for typ, limit := range limits {
+		if limit == nil {
+			continue
+		}
+		var finished []batchv1.Job
+		for _, j := range jobs {
+			if finishedType(&j) == typ && j.DeletionTimestamp == nil {
+				finished = append(finished, j)
+			}
+		}
+		if len(finished) <= int(*limit) {
+			continue
+		}
+		slices.SortFunc(finished, func(a, b batchv1.Job) int { return startTime(&a).Compare(startTime(&b).Time) })
+		for _, j := range finished[:len(finished)-int(*limit)] {
+			if err := r.deleteJob(ctx, &j); err != nil {
+				r.event(ctx, cj, record.Warning, "FailedDelete", fmt.Sprintf("Deleted job: %v", err))
+				return nil, fmt.Errorf("delete old job %s: %w", j.Name, err)
+			}
+			r.event(ctx, cj, record.Normal, "SuccessfulDelete", "Deleted job "+j.Name)
+			drop[j.UID] = true
+		}
+	}
+	return slices.DeleteFunc(jobs, func(j batchv1.Job) bool { return drop[j.UID] }), nil
+}
+
+// startTime orders Jobs for history cleanup: status.startTime, else creation.
+func startTime(j *batchv1.Job) api.Time {
+	if j.Status.StartTime != nil {
+		return *j.Status.StartTime
+	}
+	return j.CreationTimestamp
+}
+
+func statusEqual(a, b batchv1.CronJobStatus) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}

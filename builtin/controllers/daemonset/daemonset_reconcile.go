@@ -1,0 +1,256 @@
+package daemonset
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"time"
+
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/reconcile"
+	"github.com/converge-dev/converge/framework/record"
+)
+
+// reconciler reconciles one DaemonSet. Its dependencies are functions so unit
+// tests stub them.
+type reconciler struct {
+	now            func() time.Time
+	getDaemonSet   func(ctx context.Context, key client.ObjectKey) (*appsv1.DaemonSet, error)
+	listNodes      func(ctx context.Context) ([]corev1.Node, error)
+	listPods       func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
+	listRevisions  func(ctx context.Context, ns string) ([]appsv1.ControllerRevision, error)
+	createRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
+	updateRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
+	deleteRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
+	createPod      func(ctx context.Context, p *corev1.Pod) error
+	deletePod      func(ctx context.Context, p *corev1.Pod) error
+	updateStatus   func(ctx context.Context, ds *appsv1.DaemonSet) error
+	event          func(ctx context.Context, obj api.Object, typ, reason, msg string)
+}
+
+var _ reconcile.Reconciler = (*reconciler)(nil)
+
+// nodeState is one node as seen for a DaemonSet.
+type nodeState struct {
+	node                      *corev1.Node
+	shouldRun, shouldContinue bool
+	pods                      []corev1.Pod // live daemon pods for the node, oldest first
+}
+
+// plan is what one reconcile decided to do.
+type plan struct {
+	create []string // node names
+	delete []corev1.Pod
+}
+
+// Reconcile drives one DaemonSet; see the package documentation.
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	ds, err := r.getDaemonSet(ctx, req.ObjectKey)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("get daemonset %s: %w", req.ObjectKey, err)
+	}
+	if ds.DeletionTimestamp != nil {
+		return reconcile.Result{}, nil
+	}
+	sel, err := labels.FromLabelSelector(ds.Spec.Selector)
+	if err != nil {
+		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("daemonset %s selector: %w", req.ObjectKey, err))
+	}
+	nodes, err := r.listNodes(ctx)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("list nodes: %w", err)
+	}
+	allPods, err := r.listPods(ctx, ds.Namespace, sel)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("list pods of daemonset %s: %w", req.ObjectKey, err)
+	}
+	allCRs, err := r.listRevisions(ctx, ds.Namespace)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("list revisions of daemonset %s: %w", req.ObjectKey, err)
+	}
+	crs := ownedRevisions(ds, allCRs)
+	oldStatus := ds.Status
+	hash, err := r.ensureRevision(ctx, ds, crs)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	var pods []corev1.Pod
+	for _, p := range allPods {
+		if isControlledBy(p.OwnerReferences, ds.UID) {
+			pods = append(pods, p)
+		}
+	}
+	now := r.now()
+	states, orphans, failed := r.observe(ds, nodes, pods)
+	for _, p := range failed {
+		r.event(ctx, ds, record.Warning, "FailedDaemonPod",
+			fmt.Sprintf("Found failed daemon pod %s/%s on node %s, will try to kill it", p.Namespace, p.Name, targetNode(&p)))
+	}
+
+	p := plan{delete: append(orphans, failed...)}
+	for _, st := range states {
+		switch {
+		case !st.shouldContinue:
+			p.delete = append(p.delete, st.pods...)
+		case st.shouldRun && len(st.pods) == 0:
+			p.create = append(p.create, st.node.Name)
+		case len(st.pods) > 1 && !surging(st, hash):
+			// Duplicates: keep the oldest.
+			p.delete = append(p.delete, st.pods[1:]...)
+		}
+	}
+	requeue := r.rollingUpdate(ds, states, hash, now, &p)
+
+	collisions := ds.Status.CollisionCount
+	ds.Status = computeStatus(ds, states, hash, now)
+	ds.Status.CollisionCount, ds.Status.Conditions = collisions, oldStatus.Conditions
+	if err := r.execute(ctx, ds, hash, p); err != nil {
+		return reconcile.Result{}, err
+	}
+	if err := r.cleanupRevisions(ctx, ds, crs, pods, hash); err != nil {
+		return reconcile.Result{}, err
+	}
+	if !jsonValueEqual(oldStatus, ds.Status) {
+		if err := r.updateStatus(ctx, ds); err != nil {
+			return reconcile.Result{}, fmt.Errorf("update status of daemonset %s: %w", req.ObjectKey, err)
+		}
+	}
+	return reconcile.Result{RequeueAfter: requeue}, nil
+}
+
+// observe groups the DaemonSet's live pods by node and evaluates every node.
+// It returns the nodes, the pods of nodes that do not exist, and failed pods.
+func (r *reconciler) observe(ds *appsv1.DaemonSet, nodes []corev1.Node, pods []corev1.Pod) ([]*nodeState, []corev1.Pod, []corev1.Pod) {
+	tmpl := ds.Spec.Template.Spec
+	tmpl.Tolerations = slices.Clone(tmpl.Tolerations)
+	daemonTolerations(&tmpl)
+	byNode := map[string]*nodeState{}
+	states := make([]*nodeState, 0, len(nodes))
+	for i := range nodes {
+		st := &nodeState{node: &nodes[i]}
+		st.shouldRun, st.shouldContinue = nodePlacement(&tmpl, &nodes[i])
+		byNode[nodes[i].Name] = st
+		states = append(states, st)
+	}
+	var orphans, failed []corev1.Pod
+	for _, p := range pods {
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		st, ok := byNode[targetNode(&p)]
+		switch {
+		case !ok:
+			orphans = append(orphans, p)
+		case p.Status.Phase == corev1.PodFailed:
+			failed = append(failed, p)
+		default:
+			st.pods = append(st.pods, p)
+		}
+	}
+	for _, st := range states {
+		slices.SortStableFunc(st.pods, func(a, b corev1.Pod) int {
+			return a.CreationTimestamp.Compare(b.CreationTimestamp.Time)
+		})
+	}
+	slices.SortFunc(states, func(a, b *nodeState) int { return cmp.Compare(a.node.Name, b.node.Name) })
+	return states, orphans, failed
+}
+
+// surging reports whether a node's two pods are an old one and its surge
+// replacement.
+func surging(st *nodeState, hash string) bool {
+	if len(st.pods) != 2 {
+		return false
+	}
+	return (podHash(&st.pods[0]) == hash) != (podHash(&st.pods[1]) == hash)
+}
+
+// execute applies the plan.
+func (r *reconciler) execute(ctx context.Context, ds *appsv1.DaemonSet, hash string, p plan) error {
+	seen := map[string]bool{}
+	for i := range p.delete {
+		pod := &p.delete[i]
+		if seen[pod.UID] {
+			continue
+		}
+		seen[pod.UID] = true
+		if err := r.deletePod(ctx, pod); err != nil {
+			r.event(ctx, ds, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting pod %s: %v", pod.Name, err))
+			return fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		}
+		r.event(ctx, ds, record.Normal, "SuccessfulDelete", "Deleted pod: "+pod.Name)
+	}
+	for _, node := range p.create {
+		pod, err := newPod(ds, node, hash)
+		if err != nil {
+			return err
+		}
+		if err := r.createPod(ctx, pod); err != nil {
+			r.event(ctx, ds, record.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err))
+			return fmt.Errorf("create pod for node %s: %w", node, err)
+		}
+		r.event(ctx, ds, record.Normal, "SuccessfulCreate", "Created pod: "+pod.Name)
+	}
+	return nil
+}
+
+// newPod builds the daemon pod for node.
+func newPod(ds *appsv1.DaemonSet, node, hash string) (*corev1.Pod, error) {
+	var spec corev1.PodSpec
+	b, err := json.Marshal(ds.Spec.Template.Spec)
+	if err == nil {
+		err = json.Unmarshal(b, &spec)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("copy template of daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
+	}
+	daemonTolerations(&spec)
+	pinToNode(&spec, node)
+	lbls := maps.Clone(ds.Spec.Template.Labels)
+	if lbls == nil {
+		lbls = map[string]string{}
+	}
+	lbls[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
+	return &corev1.Pod{
+		ObjectMeta: api.ObjectMeta{
+			GenerateName: ds.Name + "-", Namespace: ds.Namespace,
+			Labels: lbls, Annotations: maps.Clone(ds.Spec.Template.Annotations),
+			OwnerReferences: []api.OwnerReference{controllerRef(ds)},
+		},
+		Spec: spec,
+	}, nil
+}
+
+func controllerRef(ds *appsv1.DaemonSet) api.OwnerReference {
+	return api.OwnerReference{APIVersion: appsv1.GroupVersion.String(), Kind: "DaemonSet", Name: ds.Name, UID: ds.UID,
+		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
+}
+
+func isControlledBy(refs []api.OwnerReference, uid string) bool {
+	for _, ref := range refs {
+		if ref.Controller != nil && *ref.Controller && ref.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+func podHash(p *corev1.Pod) string { return p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] }
+
+func jsonValueEqual(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}

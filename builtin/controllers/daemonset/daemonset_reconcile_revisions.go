@@ -1,0 +1,159 @@
+package daemonset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strconv"
+
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+)
+
+const defaultRevisionHistoryLimit = 10
+
+// hashAlphabet avoids vowels and look-alikes, like Kubernetes' safe encoding.
+const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+// templateHash hashes a pod template (and the collision count) into a short
+// label-safe string.
+func templateHash(t *corev1.PodTemplateSpec, collisions *int32) (string, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return "", fmt.Errorf("encode template: %w", err)
+	}
+	h := fnv.New32a()
+	h.Write(b)
+	if collisions != nil {
+		h.Write([]byte(strconv.Itoa(int(*collisions))))
+	}
+	digits := strconv.FormatUint(uint64(h.Sum32()), 10)
+	out := make([]byte, len(digits))
+	for i := range digits {
+		out[i] = hashAlphabet[int(digits[i])%len(hashAlphabet)]
+	}
+	return string(out), nil
+}
+
+// revisionData is what a DaemonSet revision stores: the template as a patch.
+func revisionData(ds *appsv1.DaemonSet) ([]byte, error) {
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": ds.Spec.Template}})
+}
+
+// ownedRevisions keeps the revisions controlled by ds.
+func ownedRevisions(ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) []appsv1.ControllerRevision {
+	var out []appsv1.ControllerRevision
+	for _, cr := range crs {
+		if isControlledBy(cr.OwnerReferences, ds.UID) {
+			out = append(out, cr)
+		}
+	}
+	return out
+}
+
+// ensureRevision makes the ControllerRevision of the current template exist
+// with the highest revision number and returns its hash.
+func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) (string, error) {
+	data, err := revisionData(ds)
+	if err != nil {
+		return "", err
+	}
+	var maxRev int64
+	for _, cr := range crs {
+		maxRev = max(maxRev, cr.Revision)
+	}
+	for attempt := 0; attempt < 5; attempt++ {
+		hash, err := templateHash(&ds.Spec.Template, ds.Status.CollisionCount)
+		if err != nil {
+			return "", err
+		}
+		name := ds.Name + "-" + hash
+		if i := slices.IndexFunc(crs, func(cr appsv1.ControllerRevision) bool { return cr.Name == name }); i >= 0 {
+			cr := crs[i]
+			if !jsonEqual(cr.Data.Raw, data) {
+				ds.Status.CollisionCount = api.Ptr(ptrValue(ds.Status.CollisionCount) + 1)
+				continue
+			}
+			if cr.Revision < maxRev {
+				// Rolled back to an older template: it becomes the newest.
+				cr.Revision = maxRev + 1
+				if err := r.updateRevision(ctx, &cr); err != nil {
+					return "", fmt.Errorf("update revision %s: %w", name, err)
+				}
+			}
+			return hash, nil
+		}
+		lbls := maps.Clone(ds.Spec.Template.Labels)
+		if lbls == nil {
+			lbls = map[string]string{}
+		}
+		lbls[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
+		cr := &appsv1.ControllerRevision{
+			ObjectMeta: api.ObjectMeta{Name: name, Namespace: ds.Namespace, Labels: lbls,
+				OwnerReferences: []api.OwnerReference{controllerRef(ds)}},
+			Data:     api.RawExtension{Raw: data},
+			Revision: maxRev + 1,
+		}
+		if err := r.createRevision(ctx, cr); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				// Not ours (or not seen yet): try the next hash.
+				ds.Status.CollisionCount = api.Ptr(ptrValue(ds.Status.CollisionCount) + 1)
+				continue
+			}
+			return "", fmt.Errorf("create revision %s: %w", name, err)
+		}
+		return hash, nil
+	}
+	return "", fmt.Errorf("daemonset %s/%s: too many revision hash collisions", ds.Namespace, ds.Name)
+}
+
+// cleanupRevisions deletes the oldest revisions beyond revisionHistoryLimit
+// that no pod uses and that are not the current one.
+func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision, pods []corev1.Pod, current string) error {
+	limit := defaultRevisionHistoryLimit
+	if ds.Spec.RevisionHistoryLimit != nil {
+		limit = int(*ds.Spec.RevisionHistoryLimit)
+	}
+	inUse := map[string]bool{current: true}
+	for _, p := range pods {
+		inUse[p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]] = true
+	}
+	var old []appsv1.ControllerRevision
+	for _, cr := range crs {
+		if !inUse[cr.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]] && cr.Name != ds.Name+"-"+current {
+			old = append(old, cr)
+		}
+	}
+	if len(old) <= limit {
+		return nil
+	}
+	slices.SortFunc(old, func(a, b appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
+	for _, cr := range old[:len(old)-limit] {
+		if err := r.deleteRevision(ctx, &cr); err != nil {
+			return fmt.Errorf("delete revision %s: %w", cr.Name, err)
+		}
+	}
+	return nil
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}
+
+func ptrValue(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}

@@ -1,0 +1,159 @@
+package daemonset_test
+
+import (
+	"fmt"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+var _ = Describe("DaemonSet", func() {
+	It("runs one pod per eligible node by nodeSelector, affinity and taints", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		n := func(s string) string { return ns + "-" + s }
+		createNode(ctx, n("a"), map[string]string{"role": "edge", "cores": "8"})
+		createNode(ctx, n("b"), map[string]string{"role": "edge", "cores": "2"})
+		createNode(ctx, n("c"), map[string]string{"role": "core", "cores": "8"})
+		createNode(ctx, n("d"), map[string]string{"role": "edge", "cores": "16"},
+			corev1.Taint{Key: "dedicated", Value: "db", Effect: corev1.TaintEffectNoSchedule})
+		// Default daemon tolerations cover the node lifecycle taints.
+		createNode(ctx, n("e"), map[string]string{"role": "edge", "cores": "16"},
+			corev1.Taint{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoExecute},
+			corev1.Taint{Key: "node.kubernetes.io/unschedulable", Effect: corev1.TaintEffectNoSchedule})
+
+		ds := newDaemonSet(ns, "agent", func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Spec.NodeSelector = map[string]string{"role": "edge"}
+			ds.Spec.Template.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{
+				RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+					MatchExpressions: []corev1.NodeSelectorRequirement{{Key: "cores", Operator: corev1.NodeSelectorOpGt, Values: []string{"4"}}},
+				}}},
+			}}
+		})
+		Expect(c.Create(ctx, ds)).To(Succeed())
+		Eventually(func() []string { return podNodes(ctx, ds) }).Should(ConsistOf(n("a"), n("e")))
+		p := pods(ctx, ds)[0]
+		Expect(p.Labels).To(HaveKey(appsv1.DefaultDaemonSetUniqueLabelKey))
+		Expect(p.Spec.NodeName).To(BeEmpty())
+		Expect(p.Spec.Tolerations).To(ContainElements(
+			corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
+			corev1.Toleration{Key: "node.kubernetes.io/disk-pressure", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}))
+
+		bindAndReady(ctx, ds)
+		Eventually(func() appsv1.DaemonSetStatus { return getDS(ctx, ds).Status }).Should(And(
+			HaveField("DesiredNumberScheduled", int32(2)), HaveField("CurrentNumberScheduled", int32(2)),
+			HaveField("NumberReady", int32(2)), HaveField("NumberAvailable", int32(2)),
+			HaveField("UpdatedNumberScheduled", int32(2)), HaveField("NumberMisscheduled", int32(0)),
+			HaveField("ObservedGeneration", getDS(ctx, ds).Generation)))
+		Eventually(func() []string { return events(ctx, ds) }).Should(ContainElement(HavePrefix("Normal/SuccessfulCreate: Created pod: agent-")))
+
+		// A node that stops matching loses its pod; a tolerated NoSchedule
+		// taint does not matter, an untolerated NoExecute one does.
+		node := &corev1.Node{}
+		Expect(c.Get(ctx, client.ObjectKey{Name: n("a")}, node)).To(Succeed())
+		node.Labels["role"] = "core"
+		Expect(c.Update(ctx, node)).To(Succeed())
+		Eventually(func() []string { return podNodes(ctx, ds) }).Should(ConsistOf(n("e")))
+		Expect(c.Get(ctx, client.ObjectKey{Name: n("e")}, node)).To(Succeed())
+		node.Spec.Taints = append(node.Spec.Taints, corev1.Taint{Key: "evict", Effect: corev1.TaintEffectNoExecute})
+		Expect(c.Update(ctx, node)).To(Succeed())
+		Eventually(func() []corev1.Pod { return pods(ctx, ds) }).Should(BeEmpty())
+		// New nodes get a pod.
+		createNode(ctx, n("f"), map[string]string{"role": "edge", "cores": "32"})
+		Eventually(func() []string { return podNodes(ctx, ds) }).Should(ConsistOf(n("f")))
+	})
+
+	It("rolls out a new template within maxUnavailable and records ControllerRevisions", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		for i := range 3 {
+			createNode(ctx, fmt.Sprintf("%s-n%d", ns, i), nil)
+		}
+		ds := newDaemonSet(ns, "roll", nil)
+		Expect(c.Create(ctx, ds)).To(Succeed())
+		Eventually(func() int { return len(pods(ctx, ds)) }).Should(Equal(3))
+		bindAndReady(ctx, ds)
+		Eventually(func() int32 { return getDS(ctx, ds).Status.NumberAvailable }).Should(Equal(int32(3)))
+		oldHash := pods(ctx, ds)[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
+
+		cur := getDS(ctx, ds)
+		cur.Spec.Template.Spec.Containers[0].Image = "agent:2"
+		Expect(c.Update(ctx, cur)).To(Succeed())
+
+		// maxUnavailable 1 (default): never more than one node without an
+		// available pod; simulate the scheduler and agent until done.
+		Eventually(func() int32 {
+			ready := 0
+			for _, p := range pods(ctx, ds) {
+				if p.Status.Phase == corev1.PodRunning {
+					ready++
+				}
+			}
+			Expect(ready).To(BeNumerically(">=", 2), "at most one node may lack an available pod")
+			bindAndReady(ctx, ds)
+			st := getDS(ctx, ds).Status
+			if st.NumberAvailable != 3 || st.ObservedGeneration != cur.Generation {
+				return 0
+			}
+			return st.UpdatedNumberScheduled
+		}).Should(Equal(int32(3)))
+		for _, p := range pods(ctx, ds) {
+			Expect(p.Spec.Containers[0].Image).To(Equal("agent:2"))
+		}
+		crs := &appsv1.ControllerRevisionList{}
+		Expect(c.List(ctx, crs, client.InNamespace(ns))).To(Succeed())
+		Expect(crs.Items).To(HaveLen(2))
+		revs := map[string]int64{}
+		for _, cr := range crs.Items {
+			revs[cr.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]] = cr.Revision
+		}
+		Expect(revs).To(HaveKeyWithValue(oldHash, int64(1)))
+		Expect(revs).To(HaveLen(2))
+	})
+
+	It("surges new pods next to old ones with maxSurge and only updates deleted pods with OnDelete", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		createNode(ctx, ns+"-n0", nil)
+		ds := newDaemonSet(ns, "surge", func(ds *appsv1.DaemonSet) {
+			ds.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.RollingUpdateDaemonSetStrategyType,
+				RollingUpdate: &appsv1.RollingUpdateDaemonSet{MaxSurge: api.Ptr(api.FromInt(1)), MaxUnavailable: api.Ptr(api.FromInt(0))}}
+		})
+		Expect(c.Create(ctx, ds)).To(Succeed())
+		Eventually(func() int { return len(pods(ctx, ds)) }).Should(Equal(1))
+		bindAndReady(ctx, ds)
+		Eventually(func() int32 { return getDS(ctx, ds).Status.NumberAvailable }).Should(Equal(int32(1)))
+
+		cur := getDS(ctx, ds)
+		cur.Spec.Template.Spec.Containers[0].Image = "agent:2"
+		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() int { return len(pods(ctx, ds)) }).Should(Equal(2)) // old and new side by side
+		bindAndReady(ctx, ds)
+		Eventually(func() []string {
+			var images []string
+			for _, p := range pods(ctx, ds) {
+				images = append(images, p.Spec.Containers[0].Image)
+			}
+			return images
+		}).Should(ConsistOf("agent:2"))
+
+		// OnDelete: a template change alone replaces nothing.
+		cur = getDS(ctx, ds)
+		cur.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+		cur.Spec.Template.Spec.Containers[0].Image = "agent:3"
+		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() int64 { return getDS(ctx, ds).Status.ObservedGeneration }).Should(Equal(getDS(ctx, ds).Generation))
+		Consistently(func() string { return pods(ctx, ds)[0].Spec.Containers[0].Image }, "300ms").Should(Equal("agent:2"))
+		p := pods(ctx, ds)[0]
+		Expect(c.Delete(ctx, &p)).To(Succeed())
+		Eventually(func() []string {
+			var images []string
+			for _, p := range pods(ctx, ds) {
+				images = append(images, p.Spec.Containers[0].Image)
+			}
+			return images
+		}).Should(ConsistOf("agent:3"))
+	})
+})

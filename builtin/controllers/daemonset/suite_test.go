@@ -1,0 +1,135 @@
+package daemonset_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/testenv"
+)
+
+func TestDaemonSet(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "daemonset controller")
+}
+
+var (
+	env *testenv.Environment
+	c   *client.Client
+	nsN atomic.Int32
+)
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	SetDefaultEventuallyTimeout(10 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	var err error
+	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"daemonset"}})
+	Expect(err).NotTo(HaveOccurred())
+	sch, err := all.NewScheme()
+	Expect(err).NotTo(HaveOccurred())
+	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+// namespace creates a fresh namespace; the returned prefix keeps the spec's
+// node names apart from other specs' (nodes are cluster-wide).
+func namespace(ctx context.Context) string {
+	name := fmt.Sprintf("ds-%d", nsN.Add(1))
+	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
+	return name
+}
+
+func createNode(ctx context.Context, name string, lbls map[string]string, taints ...corev1.Taint) *corev1.Node {
+	n := &corev1.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: lbls}, Spec: corev1.NodeSpec{Taints: taints}}
+	Expect(c.Create(ctx, n)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, n))).To(Succeed()) })
+	return n
+}
+
+func newDaemonSet(ns, name string, mutate func(*appsv1.DaemonSet)) *appsv1.DaemonSet {
+	ds := &appsv1.DaemonSet{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.DaemonSetSpec{
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "agent", Image: "agent:1"}}},
+			},
+		},
+	}
+	if mutate != nil {
+		mutate(ds)
+	}
+	return ds
+}
+
+func getDS(ctx context.Context, ds *appsv1.DaemonSet) *appsv1.DaemonSet {
+	out := &appsv1.DaemonSet{}
+	Expect(c.Get(ctx, client.ObjectKeyFromObject(ds), out)).To(Succeed())
+	return out
+}
+
+// pods lists the DaemonSet's pods that are not being deleted.
+func pods(ctx context.Context, ds *appsv1.DaemonSet) []corev1.Pod {
+	l := &corev1.PodList{}
+	Expect(c.List(ctx, l, client.InNamespace(ds.Namespace), client.MatchingLabels{"app": ds.Name})).To(Succeed())
+	var out []corev1.Pod
+	for _, p := range l.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// podNodes maps each pod to the node its affinity pins it to.
+func podNodes(ctx context.Context, ds *appsv1.DaemonSet) []string {
+	var out []string
+	for _, p := range pods(ctx, ds) {
+		terms := p.Spec.Affinity.NodeAffinity.RequiredDuringSchedulingIgnoredDuringExecution.NodeSelectorTerms
+		out = append(out, terms[0].MatchFields[0].Values[0])
+	}
+	return out
+}
+
+// bindAndReady simulates the scheduler and node agent: every pod is reported
+// running and ready. (It does not bind: the API server has no pods/binding
+// handler yet, and spec.nodeName cannot be set by an update; the controller
+// places pods by their node affinity anyway.)
+func bindAndReady(ctx context.Context, ds *appsv1.DaemonSet) {
+	for _, p := range pods(ctx, ds) {
+		if p.Status.Phase != corev1.PodRunning {
+			p.Status.Phase = corev1.PodRunning
+			p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: api.Now()}}
+			Expect(c.Status().Update(ctx, &p)).To(Succeed())
+		}
+	}
+}
+
+func events(ctx context.Context, obj api.Object) []string {
+	l := &corev1.EventList{}
+	Expect(c.List(ctx, l, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+	var out []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.UID == obj.GetUID() {
+			out = append(out, e.Type+"/"+e.Reason+": "+e.Message)
+		}
+	}
+	return out
+}

@@ -1,0 +1,109 @@
+package job
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/builder"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/manager"
+)
+
+// ControllerName is the controller's name (also the event source component).
+const ControllerName = "job-controller"
+
+// Default backoff between pod recreations after failures, like Kubernetes.
+const (
+	DefaultBackoffBase = 10 * time.Second
+	DefaultBackoffMax  = 6 * time.Minute
+)
+
+// Options configure the controller. The zero value means defaults.
+type Options struct {
+	// BackoffBase is the delay before recreating a pod after the first
+	// failure; it doubles with every further consecutive failure
+	// (default DefaultBackoffBase).
+	BackoffBase time.Duration
+	// BackoffMax caps the delay (default DefaultBackoffMax).
+	BackoffMax time.Duration
+	// Now returns the current time (default time.Now).
+	Now func() time.Time
+	// MaxConcurrentReconciles is the number of workers (default 2).
+	MaxConcurrentReconciles int
+}
+
+func (o Options) complete() Options {
+	if o.BackoffBase <= 0 {
+		o.BackoffBase = DefaultBackoffBase
+	}
+	if o.BackoffMax <= 0 {
+		o.BackoffMax = DefaultBackoffMax
+	}
+	if o.BackoffMax < o.BackoffBase {
+		o.BackoffMax = o.BackoffBase
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 2
+	}
+	return o
+}
+
+// Setup adds the Job controller with default options to mgr.
+func Setup(mgr *manager.Manager) error { return New(mgr, Options{}) }
+
+// New adds the Job controller with opts to mgr.
+func New(mgr *manager.Manager, opts Options) error {
+	opts = opts.complete()
+	c := mgr.Client()
+	rec := mgr.EventRecorder(ControllerName)
+	r := &reconciler{
+		now:         opts.Now,
+		backoffBase: opts.BackoffBase,
+		backoffMax:  opts.BackoffMax,
+		getJob: func(ctx context.Context, key client.ObjectKey) (*batchv1.Job, error) {
+			j := &batchv1.Job{}
+			if err := c.Get(ctx, key, j); err != nil {
+				return nil, err
+			}
+			return j, nil
+		},
+		listPods: func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error) {
+			l := &corev1.PodList{}
+			if err := c.List(ctx, l, client.InNamespace(ns), client.MatchingLabelSelector{Selector: sel}); err != nil {
+				return nil, err
+			}
+			return l.Items, nil
+		},
+		createPod: func(ctx context.Context, p *corev1.Pod) error { return c.Create(ctx, p) },
+		deletePod: func(ctx context.Context, p *corev1.Pod) error {
+			return client.IgnoreNotFound(c.Delete(ctx, p))
+		},
+		updateStatus: func(ctx context.Context, j *batchv1.Job) error { return c.Status().Update(ctx, j) },
+		deleteJob: func(ctx context.Context, j *batchv1.Job) error {
+			return client.IgnoreNotFound(c.Delete(ctx, j, client.PropagationPolicy(api.DeletePropagationBackground),
+				client.Preconditions{UID: &j.UID}))
+		},
+		event: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
+			rec.Event(ctx, obj, typ, reason, msg)
+		},
+	}
+	err := builder.ControllerManagedBy(mgr).
+		Named("job").
+		For(builder.Kind[*batchv1.Job]()).
+		Owns(builder.Kind[*corev1.Pod]()).
+		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Logger: mgr.Logger()}).
+		Complete(r)
+	if err != nil {
+		return fmt.Errorf("build job controller: %w", err)
+	}
+	return nil
+}

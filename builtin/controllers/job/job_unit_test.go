@@ -1,0 +1,134 @@
+package job
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/reconcile"
+)
+
+func TestIndexSet(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"", ""}, {"0", "0"}, {"0,1,2", "0-2"}, {"3,1,5-6,2", "1-3,5-6"}, {"1-3,9", "1-3"}, {"x,4", "4"},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			t.Parallel()
+			if got := parseIndexSet(tc.in, 8).String(); got != tc.want {
+				t.Errorf("parseIndexSet(%q).String() = %q, want %q", tc.in, got, tc.want)
+			}
+		})
+	}
+}
+
+func TestBackoffDelay(t *testing.T) {
+	t.Parallel()
+	base, maxD := 10*time.Second, 6*time.Minute
+	got := []time.Duration{}
+	for n := range 8 {
+		got = append(got, backoffDelay(n, base, maxD))
+	}
+	want := []time.Duration{0, 10 * time.Second, 20 * time.Second, 40 * time.Second, 80 * time.Second,
+		160 * time.Second, 320 * time.Second, 6 * time.Minute}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("backoffDelay (-want +got):\n%s", d)
+	}
+}
+
+func TestMatchPodFailurePolicy(t *testing.T) {
+	t.Parallel()
+	pfp := &batchv1.PodFailurePolicy{Rules: []batchv1.PodFailurePolicyRule{
+		{Action: batchv1.PodFailurePolicyActionIgnore, OnPodConditions: []batchv1.PodFailurePolicyOnPodConditionsPattern{
+			{Type: "DisruptionTarget", Status: corev1.ConditionTrue}}},
+		{Action: batchv1.PodFailurePolicyActionFailJob, OnExitCodes: &batchv1.PodFailurePolicyOnExitCodesRequirement{
+			Operator: batchv1.PodFailurePolicyOnExitCodesOpNotIn, Values: []int32{1, 2}}},
+	}}
+	pod := func(code int32, conds ...corev1.PodConditionType) *corev1.Pod {
+		p := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: "p", Namespace: "ns"}}
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "c",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code}}}}
+		for _, c := range conds {
+			p.Status.Conditions = append(p.Status.Conditions, corev1.PodCondition{Type: c, Status: corev1.ConditionTrue})
+		}
+		return p
+	}
+	for name, tc := range map[string]struct {
+		pod  *corev1.Pod
+		want batchv1.PodFailurePolicyAction
+	}{
+		"disruption ignored":   {pod(5, "DisruptionTarget"), batchv1.PodFailurePolicyActionIgnore},
+		"exit 5 fails the job": {pod(5), batchv1.PodFailurePolicyActionFailJob},
+		"exit 1 counts":        {pod(1), ""},
+		"exit 0 never matches": {pod(0), ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if got, _ := matchPodFailurePolicy(pfp, tc.pod); got != tc.want {
+				t.Errorf("action = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// fakeJobAPI records what the reconciler does, with stubbed functions.
+type fakeJobAPI struct {
+	job     *batchv1.Job
+	pods    []corev1.Pod
+	created int
+}
+
+func (f *fakeJobAPI) reconciler(now func() time.Time) *reconciler {
+	return &reconciler{
+		now: now, backoffBase: 10 * time.Second, backoffMax: 6 * time.Minute,
+		getJob: func(context.Context, client.ObjectKey) (*batchv1.Job, error) { return f.job, nil },
+		listPods: func(context.Context, string, labels.Selector) ([]corev1.Pod, error) {
+			return f.pods, nil
+		},
+		createPod:    func(context.Context, *corev1.Pod) error { f.created++; return nil },
+		deletePod:    func(context.Context, *corev1.Pod) error { return nil },
+		updateStatus: func(context.Context, *batchv1.Job) error { return nil },
+		deleteJob:    func(context.Context, *batchv1.Job) error { return nil },
+		event:        func(context.Context, api.Object, string, string, string) {},
+	}
+}
+
+func TestReconcileWaitsForBackoff(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	job := &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: "j", Namespace: "ns", UID: "u"},
+		Spec: batchv1.JobSpec{Parallelism: api.Ptr[int32](1), Completions: api.Ptr[int32](1), BackoffLimit: api.Ptr[int32](6),
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
+		Status: batchv1.JobStatus{StartTime: api.NewTimePtr(t0)}}
+	failed := func(name string, at time.Time) corev1.Pod {
+		return corev1.Pod{ObjectMeta: api.ObjectMeta{Name: name, Namespace: "ns",
+			OwnerReferences: []api.OwnerReference{{UID: "u", Controller: api.Ptr(true)}}},
+			Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{Name: "c",
+				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, FinishedAt: api.NewTime(at)}}}}}}
+	}
+	f := &fakeJobAPI{job: job, pods: []corev1.Pod{failed("a", t0), failed("b", t0.Add(time.Second))}}
+	// Two consecutive failures: 20 s after the last one.
+	now := t0.Add(5 * time.Second)
+	r := f.reconciler(func() time.Time { return now })
+	res, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "j"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.created != 0 || res.RequeueAfter != 16*time.Second {
+		t.Fatalf("created %d, requeue %v; want 0 and 16s", f.created, res.RequeueAfter)
+	}
+	now = t0.Add(21 * time.Second)
+	if _, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "j"}}); err != nil {
+		t.Fatal(err)
+	}
+	if f.created != 1 {
+		t.Fatalf("created %d pods after the backoff, want 1", f.created)
+	}
+}

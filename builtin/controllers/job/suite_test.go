@@ -1,0 +1,172 @@
+package job_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/job"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/manager"
+	"github.com/converge-dev/converge/testenv"
+)
+
+func TestJob(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "job controller")
+}
+
+var (
+	env  *testenv.Environment
+	c    *client.Client
+	stop context.CancelFunc
+	done chan error
+	nsN  atomic.Int32
+)
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	SetDefaultEventuallyTimeout(10 * time.Second)
+	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	var err error
+	env, err = testenv.Start(ctx, testenv.Options{})
+	Expect(err).NotTo(HaveOccurred())
+	sch, err := all.NewScheme()
+	Expect(err).NotTo(HaveOccurred())
+	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
+	Expect(err).NotTo(HaveOccurred())
+
+	// The controller runs in its own manager so the suite can shorten the
+	// backoff between pod recreations.
+	mgr, err := manager.New(&client.Config{Host: env.URL}, manager.Options{Scheme: sch, GracefulShutdownTimeout: 10 * time.Second})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(job.New(mgr, job.Options{BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond})).To(Succeed())
+	var mctx context.Context
+	mctx, stop = context.WithCancel(context.WithoutCancel(ctx))
+	done = make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+})
+
+var _ = AfterSuite(func() {
+	if stop != nil {
+		stop()
+		Eventually(done, 15*time.Second).Should(Receive(BeNil()))
+	}
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+func namespace(ctx context.Context) string {
+	name := fmt.Sprintf("job-%d", nsN.Add(1))
+	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
+	return name
+}
+
+func newJob(ns, name string, mutate func(*batchv1.Job)) *batchv1.Job {
+	j := &batchv1.Job{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns},
+		Spec: batchv1.JobSpec{
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name}},
+				Spec: corev1.PodSpec{
+					RestartPolicy: corev1.RestartPolicyNever,
+					Containers:    []corev1.Container{{Name: "main", Image: "busybox"}},
+				},
+			},
+		},
+	}
+	if mutate != nil {
+		mutate(j)
+	}
+	return j
+}
+
+func getJob(ctx context.Context, j *batchv1.Job) *batchv1.Job {
+	out := &batchv1.Job{}
+	Expect(c.Get(ctx, client.ObjectKeyFromObject(j), out)).To(Succeed())
+	return out
+}
+
+// pods lists the job's pods.
+func pods(ctx context.Context, j *batchv1.Job) []corev1.Pod {
+	l := &corev1.PodList{}
+	Expect(c.List(ctx, l, client.InNamespace(j.Namespace), client.MatchingLabels{batchv1.JobNameLabel: j.Name})).To(Succeed())
+	return l.Items
+}
+
+// livePods lists the job's pods that are not terminal.
+func livePods(ctx context.Context, j *batchv1.Job) []corev1.Pod {
+	var out []corev1.Pod
+	for _, p := range pods(ctx, j) {
+		if p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// finishPod simulates the node agent: the pod runs on a node and its main
+// container exits with code.
+func finishPod(ctx context.Context, p corev1.Pod, code int32) {
+	phase := corev1.PodSucceeded
+	if code != 0 {
+		phase = corev1.PodFailed
+	}
+	now := api.Now()
+	p.Status.Phase = phase
+	p.Status.ContainerStatuses = []corev1.ContainerStatus{{
+		Name: "main", Image: "busybox",
+		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, FinishedAt: now}},
+	}}
+	Expect(c.Status().Update(ctx, &p)).To(Succeed())
+}
+
+func runPod(ctx context.Context, p corev1.Pod, ready bool) {
+	status := corev1.ConditionFalse
+	if ready {
+		status = corev1.ConditionTrue
+	}
+	p.Status.Phase = corev1.PodRunning
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
+	Expect(c.Status().Update(ctx, &p)).To(Succeed())
+}
+
+func condition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
+	for i := range j.Status.Conditions {
+		if j.Status.Conditions[i].Type == t {
+			return &j.Status.Conditions[i]
+		}
+	}
+	return nil
+}
+
+// hasCondition matches a Job with condition t True and the given reason
+// ("" = any).
+func hasCondition(ctx context.Context, j *batchv1.Job, t batchv1.JobConditionType, reason string) func() bool {
+	return func() bool {
+		cond := condition(getJob(ctx, j), t)
+		return cond != nil && cond.Status == corev1.ConditionTrue && (reason == "" || cond.Reason == reason)
+	}
+}
+
+// events returns "Type/Reason: message" of the events about obj.
+func events(ctx context.Context, obj api.Object) []string {
+	l := &corev1.EventList{}
+	Expect(c.List(ctx, l, client.InNamespace(obj.GetNamespace()))).To(Succeed())
+	var out []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.UID == obj.GetUID() {
+			out = append(out, e.Type+"/"+e.Reason+": "+e.Message)
+		}
+	}
+	return out
+}

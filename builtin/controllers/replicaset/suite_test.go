@@ -1,0 +1,134 @@
+package replicaset_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/testenv"
+)
+
+func TestReplicaSet(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "replicaset controller")
+}
+
+var (
+	env *testenv.Environment
+	c   *client.Client
+	nsN atomic.Int32
+)
+
+var _ = BeforeSuite(func(ctx SpecContext) {
+	var err error
+	env, err = testenv.Start(context.WithoutCancel(ctx), testenv.Options{Controllers: []string{"replicaset"}})
+	Expect(err).NotTo(HaveOccurred())
+	sch, err := all.NewScheme()
+	Expect(err).NotTo(HaveOccurred())
+	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
+	Expect(err).NotTo(HaveOccurred())
+})
+
+var _ = AfterSuite(func() {
+	if env != nil {
+		Expect(env.Stop()).To(Succeed())
+	}
+})
+
+func init() {
+	SetDefaultEventuallyTimeout(10 * time.Second)
+	SetDefaultEventuallyPollingInterval(30 * time.Millisecond)
+}
+
+func namespace(ctx context.Context) string {
+	name := fmt.Sprintf("rs-%d", nsN.Add(1))
+	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
+	return name
+}
+
+func newRS(ns, name string, replicas int32) *appsv1.ReplicaSet {
+	return &appsv1.ReplicaSet{
+		ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns},
+		Spec: appsv1.ReplicaSetSpec{
+			Replicas: api.Ptr(replicas),
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"app": name}},
+			Template: corev1.PodTemplateSpec{
+				ObjectMeta: api.ObjectMeta{Labels: map[string]string{"app": name, "tier": "web"}, Annotations: map[string]string{"a": "b"}},
+				Spec:       corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "busybox"}}},
+			},
+		},
+	}
+}
+
+// pods lists the active pods of ns with label app=name.
+func pods(ctx context.Context, ns, app string) []corev1.Pod {
+	var l corev1.PodList
+	Expect(c.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{"app": app})).To(Succeed())
+	var out []corev1.Pod
+	for _, p := range l.Items {
+		if p.DeletionTimestamp == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// setPodState simulates a node agent: it binds the pod to a node (when node is
+// set) and reports phase and readiness (ready since readyAt).
+func setPodState(ctx context.Context, p *corev1.Pod, node string, phase corev1.PodPhase, ready bool, readyAt time.Time) {
+	GinkgoHelper()
+	if node != "" && p.Spec.NodeName == "" {
+		b := &corev1.Binding{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
+			Target: corev1.ObjectReference{Kind: "Node", Name: node}}
+		Expect(c.Create(ctx, b)).To(Succeed())
+		p.Spec.NodeName = node
+	}
+	st := corev1.ConditionFalse
+	if ready {
+		st = corev1.ConditionTrue
+	}
+	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
+	p.Status.Phase = phase
+	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st, LastTransitionTime: api.NewTime(readyAt.UTC().Truncate(time.Second))}}
+	Expect(c.Status().Patch(ctx, p, client.MergeFrom(orig))).To(Succeed())
+}
+
+func markReady(ctx context.Context, p *corev1.Pod) {
+	GinkgoHelper()
+	setPodState(ctx, p, "node-1", corev1.PodRunning, true, time.Now())
+}
+
+func getRS(ctx context.Context, ns, name string) *appsv1.ReplicaSet {
+	GinkgoHelper()
+	rs := &appsv1.ReplicaSet{}
+	Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, rs)).To(Succeed())
+	return rs
+}
+
+func scale(ctx context.Context, ns, name string, n int32) {
+	GinkgoHelper()
+	rs := &appsv1.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: name, Namespace: ns}}
+	Expect(c.Patch(ctx, rs, client.RawPatch(client.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, n))))).To(Succeed())
+}
+
+func eventReasons(ctx context.Context, ns, name string) []string {
+	var l corev1.EventList
+	Expect(c.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
+	var out []string
+	for _, e := range l.Items {
+		if e.InvolvedObject.Kind == "ReplicaSet" && e.InvolvedObject.Name == name {
+			out = append(out, e.Reason)
+		}
+	}
+	return out
+}

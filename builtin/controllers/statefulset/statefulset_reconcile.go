@@ -1,0 +1,349 @@
+package statefulset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/reconcile"
+	"github.com/converge-dev/converge/framework/record"
+)
+
+// reconciler reconciles one StatefulSet. Its dependencies are functions so
+// unit tests stub them.
+type reconciler struct {
+	now            func() time.Time
+	getStatefulSet func(ctx context.Context, key client.ObjectKey) (*appsv1.StatefulSet, error)
+	listPods       func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
+	listRevisions  func(ctx context.Context, ns string) ([]appsv1.ControllerRevision, error)
+	createRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
+	updateRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
+	deleteRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
+	getClaim       func(ctx context.Context, key client.ObjectKey) (*corev1.PersistentVolumeClaim, error)
+	createClaim    func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
+	deleteClaim    func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
+	createPod      func(ctx context.Context, p *corev1.Pod) error
+	deletePod      func(ctx context.Context, p *corev1.Pod) error
+	updateStatus   func(ctx context.Context, s *appsv1.StatefulSet) error
+	event          func(ctx context.Context, obj api.Object, typ, reason, msg string)
+}
+
+var _ reconcile.Reconciler = (*reconciler)(nil)
+
+// Reconcile takes the next steps for one StatefulSet; see the package
+// documentation.
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	s, err := r.getStatefulSet(ctx, req.ObjectKey)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, fmt.Errorf("get statefulset %s: %w", req.ObjectKey, err)
+	}
+	if s.DeletionTimestamp != nil {
+		return reconcile.Result{}, nil
+	}
+	sel, err := labels.FromLabelSelector(s.Spec.Selector)
+	if err != nil {
+		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("statefulset %s selector: %w", req.ObjectKey, err))
+	}
+	allPods, err := r.listPods(ctx, s.Namespace, sel)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("list pods of statefulset %s: %w", req.ObjectKey, err)
+	}
+	allCRs, err := r.listRevisions(ctx, s.Namespace)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("list revisions of statefulset %s: %w", req.ObjectKey, err)
+	}
+	var crs []appsv1.ControllerRevision
+	for _, cr := range allCRs {
+		if isControlledBy(cr.OwnerReferences, s.UID) {
+			crs = append(crs, cr)
+		}
+	}
+	var pods []corev1.Pod
+	for _, p := range allPods {
+		if isControlledBy(p.OwnerReferences, s.UID) {
+			pods = append(pods, p)
+		}
+	}
+	oldStatus := s.Status
+	updateRev, err := r.ensureRevision(ctx, s, crs)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	currentRev := s.Status.CurrentRevision
+	if currentRev == "" || !slices.ContainsFunc(crs, func(cr appsv1.ControllerRevision) bool { return cr.Name == currentRev }) {
+		currentRev = updateRev
+	}
+	templates := map[string]corev1.PodTemplateSpec{updateRev: s.Spec.Template}
+	for i := range crs {
+		if crs[i].Name == currentRev && currentRev != updateRev {
+			t, err := revisionTemplate(&crs[i])
+			if err != nil {
+				return reconcile.Result{}, err
+			}
+			templates[currentRev] = t
+		}
+	}
+
+	now := r.now()
+	requeue, err := r.sync(ctx, s, pods, currentRev, updateRev, templates, now)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+
+	// Status from the pods as listed (every pod change reconciles again).
+	st := computeStatus(s, pods, currentRev, updateRev, now)
+	st.CollisionCount, st.Conditions = s.Status.CollisionCount, oldStatus.Conditions
+	s.Status = st
+	if err := r.cleanupRevisions(ctx, s, crs, pods); err != nil {
+		return reconcile.Result{}, err
+	}
+	if !jsonValueEqual(oldStatus, s.Status) {
+		if err := r.updateStatus(ctx, s); err != nil {
+			return reconcile.Result{}, fmt.Errorf("update status of statefulset %s: %w", req.ObjectKey, err)
+		}
+	}
+	return reconcile.Result{RequeueAfter: requeue}, nil
+}
+
+// sync creates, deletes and updates pods: at most one step at a time for
+// OrderedReady.
+func (r *reconciler) sync(ctx context.Context, s *appsv1.StatefulSet, pods []corev1.Pod, currentRev, updateRev string,
+	templates map[string]corev1.PodTemplateSpec, now time.Time) (time.Duration, error) {
+	start := 0
+	if s.Spec.Ordinals != nil {
+		start = int(s.Spec.Ordinals.Start)
+	}
+	replicas := 1
+	if s.Spec.Replicas != nil {
+		replicas = int(*s.Spec.Replicas)
+	}
+	parallel := s.Spec.PodManagementPolicy == appsv1.ParallelPodManagement
+	byOrdinal := map[int]*corev1.Pod{}
+	var condemned []*corev1.Pod
+	for i := range pods {
+		ord, ok := ordinalOf(s, &pods[i])
+		if !ok {
+			continue
+		}
+		if ord >= start && ord < start+replicas {
+			byOrdinal[ord] = &pods[i]
+		} else {
+			condemned = append(condemned, &pods[i])
+		}
+	}
+	slices.SortFunc(condemned, func(a, b *corev1.Pod) int {
+		oa, _ := ordinalOf(s, a)
+		ob, _ := ordinalOf(s, b)
+		return ob - oa
+	})
+
+	// Replicas in ascending order.
+	for ord := start; ord < start+replicas; ord++ {
+		pod := byOrdinal[ord]
+		switch {
+		case pod == nil:
+			rev := revisionFor(s, ord, start, currentRev, updateRev)
+			if err := r.createOrdinal(ctx, s, ord, rev, templates[rev]); err != nil {
+				return 0, err
+			}
+			if !parallel {
+				return 0, nil
+			}
+		case pod.DeletionTimestamp != nil:
+			if !parallel {
+				return 0, nil // wait until it is gone
+			}
+		case pod.Status.Phase == corev1.PodFailed:
+			if err := r.removePod(ctx, s, pod); err != nil {
+				return 0, err
+			}
+			if !parallel {
+				return 0, nil
+			}
+		case !parallel && !runningAndReady(pod):
+			return 0, nil // OrderedReady: wait for this one
+		}
+	}
+
+	// Scale down, highest ordinal first.
+	for _, pod := range condemned {
+		if pod.DeletionTimestamp == nil {
+			if err := r.removePod(ctx, s, pod); err != nil {
+				return 0, err
+			}
+			if err := r.removeScaledClaims(ctx, s, pod); err != nil {
+				return 0, err
+			}
+		}
+		if !parallel {
+			return 0, nil
+		}
+	}
+	if len(condemned) > 0 {
+		return 0, nil
+	}
+
+	// Rolling update from the highest ordinal down to the partition, one
+	// pod at a time, only while every replica is running and ready.
+	if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		return 0, nil
+	}
+	var requeue time.Duration
+	for ord := start; ord < start+replicas; ord++ {
+		pod := byOrdinal[ord]
+		if pod == nil || pod.DeletionTimestamp != nil || !runningAndReady(pod) {
+			return 0, nil
+		}
+		if ok, wait := isAvailable(pod, s.Spec.MinReadySeconds, now); !ok {
+			requeue = max(requeue, wait)
+		}
+	}
+	if requeue > 0 {
+		return requeue, nil
+	}
+	partition := 0
+	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
+		partition = int(*ru.Partition)
+	}
+	for ord := start + replicas - 1; ord >= start+partition; ord-- {
+		pod := byOrdinal[ord]
+		if pod.Labels[appsv1.StatefulSetRevisionLabel] != updateRev {
+			return 0, r.removePod(ctx, s, pod)
+		}
+	}
+	return 0, nil
+}
+
+// revisionFor says which revision a (re)created pod gets: below the
+// partition the current one, else the update one.
+func revisionFor(s *appsv1.StatefulSet, ord, start int, currentRev, updateRev string) string {
+	if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
+		return updateRev
+	}
+	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil && ord < start+int(*ru.Partition) {
+		return currentRev
+	}
+	return updateRev
+}
+
+func (r *reconciler) removePod(ctx context.Context, s *appsv1.StatefulSet, pod *corev1.Pod) error {
+	if err := r.deletePod(ctx, pod); err != nil {
+		r.event(ctx, s, record.Warning, "FailedDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s failed error: %v", pod.Name, s.Name, err))
+		return fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
+	}
+	r.event(ctx, s, record.Normal, "SuccessfulDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, s.Name))
+	return nil
+}
+
+// ordinalOf parses "<set>-<ordinal>".
+func ordinalOf(s *appsv1.StatefulSet, p *corev1.Pod) (int, bool) {
+	rest, ok := strings.CutPrefix(p.Name, s.Name+"-")
+	if !ok {
+		return 0, false
+	}
+	ord, err := strconv.Atoi(rest)
+	if err != nil || ord < 0 || strconv.Itoa(ord) != rest {
+		return 0, false
+	}
+	return ord, true
+}
+
+func runningAndReady(p *corev1.Pod) bool {
+	return p.Status.Phase == corev1.PodRunning && isReady(p)
+}
+
+func isReady(p *corev1.Pod) bool {
+	for _, c := range p.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// isAvailable reports whether p is ready for minReadySeconds, and otherwise
+// how long until it would be (0 when not ready).
+func isAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) (bool, time.Duration) {
+	for _, c := range p.Status.Conditions {
+		if c.Type != corev1.PodReady {
+			continue
+		}
+		if c.Status != corev1.ConditionTrue {
+			return false, 0
+		}
+		at := c.LastTransitionTime.Add(time.Duration(minReadySeconds) * time.Second)
+		if minReadySeconds == 0 || !now.Before(at) {
+			return true, 0
+		}
+		return false, at.Sub(now)
+	}
+	return false, 0
+}
+
+func computeStatus(s *appsv1.StatefulSet, pods []corev1.Pod, currentRev, updateRev string, now time.Time) appsv1.StatefulSetStatus {
+	st := appsv1.StatefulSetStatus{ObservedGeneration: s.Generation, CurrentRevision: currentRev, UpdateRevision: updateRev}
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		if _, ok := ordinalOf(s, p); !ok {
+			continue
+		}
+		st.Replicas++
+		if runningAndReady(p) {
+			st.ReadyReplicas++
+			if ok, _ := isAvailable(p, s.Spec.MinReadySeconds, now); ok {
+				st.AvailableReplicas++
+			}
+		}
+		if p.Labels[appsv1.StatefulSetRevisionLabel] == currentRev {
+			st.CurrentReplicas++
+		}
+		if p.Labels[appsv1.StatefulSetRevisionLabel] == updateRev {
+			st.UpdatedReplicas++
+		}
+	}
+	replicas := int32(1)
+	if s.Spec.Replicas != nil {
+		replicas = *s.Spec.Replicas
+	}
+	// The update is complete: the update revision becomes current.
+	if st.UpdatedReplicas == replicas && st.ReadyReplicas == replicas && st.Replicas == replicas {
+		st.CurrentRevision, st.CurrentReplicas = updateRev, st.UpdatedReplicas
+	}
+	return st
+}
+
+func controllerRef(s *appsv1.StatefulSet) api.OwnerReference {
+	return api.OwnerReference{APIVersion: appsv1.GroupVersion.String(), Kind: "StatefulSet", Name: s.Name, UID: s.UID,
+		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
+}
+
+func isControlledBy(refs []api.OwnerReference, uid string) bool {
+	for _, ref := range refs {
+		if ref.Controller != nil && *ref.Controller && ref.UID == uid {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonValueEqual(a, b any) bool {
+	ja, err1 := json.Marshal(a)
+	jb, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}

@@ -1,0 +1,158 @@
+package statefulset
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"maps"
+	"slices"
+	"strconv"
+
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+)
+
+// hashAlphabet avoids vowels and look-alikes, like Kubernetes' safe encoding.
+const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
+
+func templateHash(t *corev1.PodTemplateSpec, collisions *int32) (string, error) {
+	b, err := json.Marshal(t)
+	if err != nil {
+		return "", fmt.Errorf("encode template: %w", err)
+	}
+	h := fnv.New32a()
+	h.Write(b)
+	if collisions != nil {
+		h.Write([]byte(strconv.Itoa(int(*collisions))))
+	}
+	digits := strconv.FormatUint(uint64(h.Sum32()), 10)
+	out := make([]byte, len(digits))
+	for i := range digits {
+		out[i] = hashAlphabet[int(digits[i])%len(hashAlphabet)]
+	}
+	return string(out), nil
+}
+
+// revisionPatch is what a StatefulSet revision stores.
+type revisionPatch struct {
+	Spec struct {
+		Template corev1.PodTemplateSpec `json:"template"`
+	} `json:"spec"`
+}
+
+func revisionData(t corev1.PodTemplateSpec) ([]byte, error) {
+	var p revisionPatch
+	p.Spec.Template = t
+	return json.Marshal(p)
+}
+
+// revisionTemplate reads the template a revision stores.
+func revisionTemplate(cr *appsv1.ControllerRevision) (corev1.PodTemplateSpec, error) {
+	var p revisionPatch
+	if err := json.Unmarshal(cr.Data.Raw, &p); err != nil {
+		return corev1.PodTemplateSpec{}, fmt.Errorf("decode revision %s: %w", cr.Name, err)
+	}
+	return p.Spec.Template, nil
+}
+
+// ensureRevision makes the revision of the current template exist with the
+// highest number and returns its name (the update revision).
+func (r *reconciler) ensureRevision(ctx context.Context, s *appsv1.StatefulSet, crs []appsv1.ControllerRevision) (string, error) {
+	data, err := revisionData(s.Spec.Template)
+	if err != nil {
+		return "", err
+	}
+	var maxRev int64
+	for _, cr := range crs {
+		maxRev = max(maxRev, cr.Revision)
+	}
+	for range 5 {
+		hash, err := templateHash(&s.Spec.Template, s.Status.CollisionCount)
+		if err != nil {
+			return "", err
+		}
+		name := s.Name + "-" + hash
+		if i := slices.IndexFunc(crs, func(cr appsv1.ControllerRevision) bool { return cr.Name == name }); i >= 0 {
+			cr := crs[i]
+			if !jsonEqual(cr.Data.Raw, data) {
+				s.Status.CollisionCount = api.Ptr(ptrValue(s.Status.CollisionCount) + 1)
+				continue
+			}
+			if cr.Revision < maxRev {
+				cr.Revision = maxRev + 1
+				if err := r.updateRevision(ctx, &cr); err != nil {
+					return "", fmt.Errorf("update revision %s: %w", name, err)
+				}
+			}
+			return name, nil
+		}
+		lbls := maps.Clone(s.Spec.Template.Labels)
+		if lbls == nil {
+			lbls = map[string]string{}
+		}
+		lbls[appsv1.StatefulSetRevisionLabel] = name
+		cr := &appsv1.ControllerRevision{
+			ObjectMeta: api.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: lbls,
+				OwnerReferences: []api.OwnerReference{controllerRef(s)}},
+			Data: api.RawExtension{Raw: data}, Revision: maxRev + 1,
+		}
+		if err := r.createRevision(ctx, cr); err != nil {
+			if apierrors.IsAlreadyExists(err) {
+				s.Status.CollisionCount = api.Ptr(ptrValue(s.Status.CollisionCount) + 1)
+				continue
+			}
+			return "", fmt.Errorf("create revision %s: %w", name, err)
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("statefulset %s/%s: too many revision hash collisions", s.Namespace, s.Name)
+}
+
+// cleanupRevisions deletes the oldest unused revisions beyond
+// revisionHistoryLimit.
+func (r *reconciler) cleanupRevisions(ctx context.Context, s *appsv1.StatefulSet, crs []appsv1.ControllerRevision, pods []corev1.Pod) error {
+	limit := 10
+	if s.Spec.RevisionHistoryLimit != nil {
+		limit = int(*s.Spec.RevisionHistoryLimit)
+	}
+	inUse := map[string]bool{s.Status.CurrentRevision: true, s.Status.UpdateRevision: true}
+	for _, p := range pods {
+		inUse[p.Labels[appsv1.StatefulSetRevisionLabel]] = true
+	}
+	var old []appsv1.ControllerRevision
+	for _, cr := range crs {
+		if !inUse[cr.Name] {
+			old = append(old, cr)
+		}
+	}
+	if len(old) <= limit {
+		return nil
+	}
+	slices.SortFunc(old, func(a, b appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
+	for _, cr := range old[:len(old)-limit] {
+		if err := r.deleteRevision(ctx, &cr); err != nil {
+			return fmt.Errorf("delete revision %s: %w", cr.Name, err)
+		}
+	}
+	return nil
+}
+
+func jsonEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	ja, _ := json.Marshal(x)
+	jb, _ := json.Marshal(y)
+	return string(ja) == string(jb)
+}
+
+func ptrValue(p *int32) int32 {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
