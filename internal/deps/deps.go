@@ -14,6 +14,7 @@ import (
 	_ "go.etcd.io/etcd/client/v3"
 	_ "go.etcd.io/etcd/server/v3/embed"
 	_ "go.uber.org/goleak"
+ _ "github.com/containerd/containerd/v2/client"
 	_ "sigs.k8s.io/yaml"
 )
 
