@@ -19,7 +19,8 @@ import (
 const notCheckedMessage = "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation"
 
 // CustomResources builds one registry entry per served version of c. All share
-// the storage prefix /registry/<group>/<plural>/.
+// the storage prefix /registry/<group>/<plural>/; objects are stored in the CRD's
+// storage version and converted to the version of each request.
 func CustomResources(c *crdapi.CustomResourceDefinition) ([]*registry.Resource, error) {
 	var out []*registry.Resource
 	for i := range c.Spec.Versions {
@@ -48,6 +49,7 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 		ShortNames: n.ShortNames, Categories: n.Categories,
 		Namespaced: c.Spec.Scope == "Namespaced",
 		Strategy:   st, Generation: true, RequireResourceVersion: true,
+		StorageVersion: c.StorageVersion(), Convert: convertNone,
 	}
 	if r.ListKind == "" {
 		r.ListKind = n.Kind + "List"
@@ -111,6 +113,14 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 		}
 	}
 	return r, nil
+}
+
+// convertNone converts a custom resource between versions the way the None
+// conversion strategy does: only apiVersion changes. Webhook conversion is not
+// served yet and converts the same way (the CRD says so in a condition).
+func convertNone(obj map[string]any, to api.GroupVersion) (map[string]any, error) {
+	obj["apiVersion"] = to.String()
+	return obj, nil
 }
 
 func splitPath(p string) []string {

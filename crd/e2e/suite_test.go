@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"path/filepath"
@@ -323,6 +324,101 @@ var _ = Describe("CRD registry", Ordered, func() {
 		}).WithTimeout(time.Second).Should(Succeed())
 	})
 
+	It("stores CRs in the storage version and serves every served version", func(ctx SpecContext) {
+		const (
+			group   = "gateway.networking.k8s.io"
+			v1      = group + "/v1"      // served, not stored
+			v1beta1 = group + "/v1beta1" // served, storage version
+		)
+		coll := func(version string) string {
+			return "/apis/" + group + "/" + version + "/namespaces/default/referencegrants"
+		}
+		key := func(name string) string { return "/registry/" + group + "/referencegrants/default/" + name }
+		storedAPIVersion := func(name string) string {
+			kv, err := env.ControlPlane.Storage().Get(ctx, key(name))
+			Expect(err).NotTo(HaveOccurred())
+			m, err := api.DecodeMap(kv.Value)
+			Expect(err).NotTo(HaveOccurred())
+			return api.NestedString(m, "apiVersion")
+		}
+		get := func(version, name string) map[string]any {
+			r, err := cl.do(ctx, http.MethodGet, coll(version)+"/"+name, nil, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.code).To(Equal(http.StatusOK), r.raw)
+			return r.obj
+		}
+
+		// Created through v1beta1 (the storage version) and through v1.
+		grant := readDoc("crs/referencegrants/reference-grant.yaml")
+		grant["apiVersion"] = v1beta1
+		api.SetNestedField(grant, "grant-beta", "metadata", "name")
+		r, err := cl.do(ctx, http.MethodPost, coll("v1beta1"), grant, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusCreated), r.raw)
+		Expect(r.obj["apiVersion"]).To(Equal(v1beta1))
+		grant = readDoc("crs/referencegrants/reference-grant.yaml")
+		api.SetNestedField(grant, "grant-v1", "metadata", "name")
+		r, err = cl.do(ctx, http.MethodPost, coll("v1"), grant, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusCreated), r.raw)
+		Expect(r.obj["apiVersion"]).To(Equal(v1), "the response is in the request's version")
+		Expect(storedAPIVersion("grant-beta")).To(Equal(v1beta1))
+		Expect(storedAPIVersion("grant-v1")).To(Equal(v1beta1), "stored in the storage version")
+		Expect(api.NestedSlice(getCRD(ctx, "referencegrants."+group), "status", "storedVersions")).To(Equal([]any{"v1beta1"}))
+
+		// Reads through either version.
+		for _, name := range []string{"grant-beta", "grant-v1"} {
+			Expect(get("v1", name)["apiVersion"]).To(Equal(v1))
+			Expect(get("v1beta1", name)["apiVersion"]).To(Equal(v1beta1))
+		}
+		var listRV string
+		for version, av := range map[string]string{"v1": v1, "v1beta1": v1beta1} {
+			for _, rv := range []string{"", "0"} { // from storage and from the watch cache
+				r, err := cl.do(ctx, http.MethodGet, coll(version)+"?resourceVersion="+rv, nil, nil)
+				Expect(err).NotTo(HaveOccurred())
+				Expect(r.code).To(Equal(http.StatusOK), r.raw)
+				Expect(r.obj["apiVersion"]).To(Equal(av))
+				items := api.NestedSlice(r.obj, "items")
+				Expect(len(items)).To(BeNumerically(">=", 2))
+				for _, it := range items {
+					Expect(it.(map[string]any)["apiVersion"]).To(Equal(av), "list through %s (rv=%q)", version, rv)
+				}
+				listRV = api.NestedString(r.obj, "metadata", "resourceVersion")
+			}
+		}
+		r, err = cl.do(ctx, http.MethodGet, coll("v1"), nil, map[string]string{"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusOK), r.raw)
+		Expect(r.raw).To(ContainSubstring(`"apiVersion":"meta.k8s.io/v1"`))
+
+		// A watch through the non-storage version sees v1 objects; a patch through
+		// v1 of an object stored as v1beta1 works and keeps the storage version.
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		events := watchLines(wctx, coll("v1")+"?watch=1&resourceVersion="+listRV)
+		r, err = cl.do(ctx, http.MethodPatch, coll("v1")+"/grant-beta", []byte(`{"metadata":{"labels":{"patched":"v1"}}}`),
+			map[string]string{"Content-Type": "application/merge-patch+json"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusOK), r.raw)
+		Expect(r.obj["apiVersion"]).To(Equal(v1))
+		Expect(storedAPIVersion("grant-beta")).To(Equal(v1beta1))
+		grant = readDoc("crs/referencegrants/reference-grant.yaml")
+		grant["apiVersion"] = v1beta1
+		api.SetNestedField(grant, "grant-watched", "metadata", "name")
+		r, err = cl.do(ctx, http.MethodPost, coll("v1beta1"), grant, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusCreated), r.raw)
+		var got []string
+		for len(got) < 2 {
+			var ev map[string]any
+			Eventually(events).WithTimeout(5 * time.Second).Should(Receive(&ev))
+			obj := ev["object"].(map[string]any)
+			Expect(obj["apiVersion"]).To(Equal(v1), "watch event %v", ev)
+			got = append(got, ev["type"].(string)+" "+api.NestedString(obj, "metadata", "name"))
+		}
+		Expect(got).To(Equal([]string{"MODIFIED grant-beta", "ADDED grant-watched"}))
+	})
+
 	It("deletes the CRs and the resource when the CRD is deleted", func(ctx SpecContext) {
 		name := "shirts.stable.example.com"
 		r, err := cl.do(ctx, http.MethodDelete, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"+name, nil, nil)
@@ -341,6 +437,34 @@ var _ = Describe("CRD registry", Ordered, func() {
 		Expect(n).To(BeZero())
 	})
 })
+
+// watchLines streams the watch at path and sends each event until ctx ends.
+func watchLines(ctx context.Context, path string) <-chan map[string]any {
+	out := make(chan map[string]any, 16)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, cl.base+path, nil)
+	Expect(err).NotTo(HaveOccurred())
+	resp, err := http.DefaultClient.Do(req)
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.StatusCode).To(Equal(http.StatusOK))
+	go func() {
+		defer GinkgoRecover()
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			ev, err := api.DecodeMap(sc.Bytes())
+			if err != nil {
+				return
+			}
+			select {
+			case out <- ev:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}
 
 func from0(o map[string]any) map[string]any {
 	return api.NestedSlice(o, "spec", "from")[0].(map[string]any)

@@ -16,6 +16,7 @@ import (
 var storedPrefix = []byte(`{"metadata":{`)
 
 // encodeStored renders obj for storage: metadata first, resourceVersion removed.
+// obj is restored before it returns.
 func encodeStored(obj map[string]any) ([]byte, error) {
 	meta, _ := obj["metadata"].(map[string]any)
 	if len(meta) == 0 {
@@ -28,6 +29,35 @@ func encodeStored(obj map[string]any) ([]byte, error) {
 			meta["resourceVersion"] = rv
 		}
 	}()
+	if _, ok := obj[""]; ok || len(meta) == 0 {
+		return encodeStoredSlow(obj, meta)
+	}
+	// One Marshal: under a key that sorts before every other non-empty key,
+	// metadata comes first; the key is then renamed in the output.
+	delete(obj, "metadata")
+	obj[firstKey] = meta
+	b, err := json.Marshal(obj)
+	delete(obj, firstKey)
+	obj["metadata"] = meta
+	if err != nil {
+		return nil, fmt.Errorf("encode object: %w", err)
+	}
+	if !bytes.HasPrefix(b, firstKeyJSON) {
+		return nil, fmt.Errorf("encode object: unexpected encoding")
+	}
+	start := len(firstKeyJSON) - len(storedPrefix)
+	copy(b[start:], storedPrefix)
+	return b[start:], nil
+}
+
+const firstKey = "\x00metadata"
+
+// firstKeyJSON is how firstKey and the start of metadata encode; storedPrefix
+// replaces it.
+var firstKeyJSON = []byte(`{"\u0000metadata":{`)
+
+// encodeStoredSlow is encodeStored for objects the fast path cannot order.
+func encodeStoredSlow(obj, meta map[string]any) ([]byte, error) {
 	mb, err := json.Marshal(meta)
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)

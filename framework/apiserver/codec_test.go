@@ -84,3 +84,35 @@ func assertSameJSON(t *testing.T, got []byte, want string) {
 		t.Errorf("JSON mismatch (-want +got):\n%s\ngot: %s", d, got)
 	}
 }
+
+func TestEncodeStoredMatchesTwoPassEncoding(t *testing.T) {
+	t.Parallel()
+	for _, obj := range []map[string]any{
+		{"apiVersion": "v1", "kind": "ConfigMap", "metadata": map[string]any{"name": "a", "labels": map[string]any{"x": "<&>"}},
+			"data": map[string]any{"b": "2", "a": "1"}, "Zeta": 1.5, "_x": []any{int64(1), "s", nil}},
+		{"metadata": map[string]any{"name": "only"}},
+		{"": "empty key", "metadata": map[string]any{"name": "a"}},
+		{"metadata": map[string]any{"name": "a", "resourceVersion": "3"}, "spec": map[string]any{"\x00": true}},
+	} {
+		want, err := encodeStoredSlow(obj, obj["metadata"].(map[string]any))
+		if err != nil {
+			t.Fatal(err)
+		}
+		hadRV := obj["metadata"].(map[string]any)["resourceVersion"]
+		if hadRV != nil {
+			delete(obj["metadata"].(map[string]any), "resourceVersion")
+			want, _ = encodeStoredSlow(obj, obj["metadata"].(map[string]any))
+			obj["metadata"].(map[string]any)["resourceVersion"] = hadRV
+		}
+		got, err := encodeStored(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("encodeStored = %s\nwant          %s", got, want)
+		}
+		if _, ok := obj["metadata"]; !ok || obj[firstKey] != nil {
+			t.Errorf("encodeStored left obj changed: %v", obj)
+		}
+	}
+}

@@ -12,7 +12,13 @@
 // neither bumps the resourceVersion nor emits a watch event.
 //
 // Reads go through a per-resource watch cache (one storage watch per resource,
-// each event serialized once for every watcher; see watchcache.go). Objects are
-// stored as JSON with metadata first and without resourceVersion; the
-// resourceVersion is the key's mod revision and is spliced in when read.
+// each event serialized once for every watcher of a version; see watchcache.go).
+// Watchers read the cache's event ring directly, each with its own cursor, and are
+// woken by a broadcast; one that falls a ring's length behind is closed and its
+// client resumes or relists. Objects are stored as JSON with metadata first and
+// without resourceVersion; the resourceVersion is the key's mod revision and is
+// spliced in when read.
+//
+// A resource with several versions (registry.Resource.Convert) is stored in its
+// storage version; every read converts to the request's version (convert.go).
 package apiserver

@@ -27,7 +27,6 @@ func (s *Server) serveGet(q *request) error {
 	if err != nil {
 		return internalError("get %s: %v", q.ri.name, err)
 	}
-	data := withResourceVersion(kv.Value, kv.ModRevision)
 	if acceptsTable(q.r) {
 		o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, q.res.SelectableFields)
 		if err != nil {
@@ -40,6 +39,18 @@ func (s *Server) serveGet(q *request) error {
 		t["metadata"] = map[string]any{"resourceVersion": strconv.FormatInt(kv.ModRevision, 10)}
 		writeJSON(q.w, http.StatusOK, t)
 		return nil
+	}
+	data := withResourceVersion(kv.Value, kv.ModRevision)
+	if v := viewOf(q.res); v.convert != nil {
+		m, err := decodeStored(kv.Value, kv.ModRevision)
+		if err != nil {
+			return internalError("%v", err)
+		}
+		if av, _ := m["apiVersion"].(string); av != v.version {
+			if data, err = v.render(data); err != nil {
+				return internalError("%v", err)
+			}
+		}
 	}
 	writeRawJSON(q.w, http.StatusOK, data)
 	return nil
@@ -188,15 +199,21 @@ func (s *Server) serveList(q *request) error {
 		writeJSON(q.w, http.StatusOK, t)
 		return nil
 	}
-	writeList(q, objs, listRV, next, remaining)
-	return nil
+	return writeList(q, objs, listRV, next, remaining)
 }
 
 // writeList renders a list by concatenating each object's cached JSON.
-func writeList(q *request, objs []*cachedObject, rv int64, next string, remaining *int64) {
+func writeList(q *request, objs []*cachedObject, rv int64, next string, remaining *int64) error {
+	v := viewOf(q.res)
+	items := make([][]byte, len(objs))
 	size := 128
-	for _, o := range objs {
-		size += len(o.data) + 1
+	for i, o := range objs {
+		data, err := o.dataFor(v)
+		if err != nil {
+			return internalError("%v", err)
+		}
+		items[i] = data
+		size += len(data) + 1
 	}
 	b := make([]byte, 0, size)
 	b = append(b, `{"kind":`...)
@@ -215,14 +232,15 @@ func writeList(q *request, objs []*cachedObject, rv int64, next string, remainin
 		b = strconv.AppendInt(b, *remaining, 10)
 	}
 	b = append(b, `},"items":[`...)
-	for i, o := range objs {
+	for i, data := range items {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, o.data...)
+		b = append(b, data...)
 	}
 	b = append(b, "]}"...)
 	writeRawJSON(q.w, http.StatusOK, b)
+	return nil
 }
 
 // listStorage reads a consistent page from storage at revision at (0: latest),
@@ -281,181 +299,13 @@ func (s *Server) listStorage(q *request, f objectFilter, at int64, start string,
 	}
 }
 
-func (s *Server) serveWatch(q *request) error {
-	if isTrue(q.query.Get("sendInitialEvents")) {
-		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
-			field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")})
-	}
-	if q.query.Get("resourceVersionMatch") != "" {
-		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
-			field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")})
-	}
-	rv, err := parseRV(q.query.Get("resourceVersion"))
+// objectMap decodes a cached object's JSON in v's version.
+func objectMap(o *cachedObject, v view) (map[string]any, error) {
+	data, err := o.dataFor(v)
 	if err != nil {
-		return apierrors.NewBadRequest(err.Error())
+		return nil, err
 	}
-	f, err := s.filterFor(q)
-	if err != nil {
-		return err
-	}
-	// A watch on one object by name (kubectl get -w NAME) filters by name too.
-	if q.ri.name != "" {
-		name := q.ri.name
-		inner := f.match
-		f.match = func(l, fl map[string]string) bool {
-			return fl["metadata.name"] == name && (inner == nil || inner(l, fl))
-		}
-	}
-	timeout := time.Duration(0)
-	if ts := q.query.Get("timeoutSeconds"); ts != "" {
-		n, err := strconv.ParseInt(ts, 10, 64)
-		if err != nil || n < 0 {
-			return apierrors.NewBadRequest("invalid timeoutSeconds: " + ts)
-		}
-		timeout = time.Duration(n) * time.Second
-	} else if t := q.query.Get("timeout"); t != "" {
-		if d, err := time.ParseDuration(t); err == nil {
-			timeout = d
-		}
-	}
-	wc, err := s.cacheFor(q.ctx(), q.res)
-	if err != nil {
-		return internalError("watch cache: %v", err)
-	}
-	bookmarks := isTrue(q.query.Get("allowWatchBookmarks"))
-	w, initial, err := wc.watch(rv, f, s.opts.WatchBuffer, bookmarks)
-	if err != nil {
-		var tooOld errTooOld
-		if errors.As(err, &tooOld) {
-			return apierrors.NewResourceExpired(tooOld.Error())
-		}
-		return internalError("watch: %v", err)
-	}
-	defer wc.forget(w)
-	s.streamWatch(q, wc, w, initial, f, timeout)
-	return nil
-}
-
-// streamWatch writes the watch stream until the client leaves, the timeout passes,
-// the watcher is dropped, or the server stops.
-func (s *Server) streamWatch(q *request, wc *watchCache, w *cacheWatcher, initial []*cacheEvent, f objectFilter, timeout time.Duration) {
-	asTable := acceptsTable(q.r)
-	flusher, _ := q.w.(http.Flusher)
-	q.w.Header().Set("Content-Type", mediaJSON)
-	q.w.Header().Set("Transfer-Encoding", "chunked")
-	q.w.WriteHeader(http.StatusOK)
-	if flusher != nil {
-		flusher.Flush()
-	}
-	ctx := q.ctx()
-	var timeoutC <-chan time.Time
-	if timeout > 0 {
-		t := time.NewTimer(timeout)
-		defer t.Stop()
-		timeoutC = t.C
-	}
-	var bookmarkC <-chan time.Time
-	if w.bookmarks {
-		t := time.NewTicker(s.opts.BookmarkInterval)
-		defer t.Stop()
-		bookmarkC = t.C
-	}
-	firstTable := true
-	lastRV := w.startRV
-	send := func(ev *cacheEvent, typ string) bool {
-		var frame []byte
-		if asTable {
-			frame = s.tableFrame(q, ev.obj, typ, firstTable)
-			firstTable = false
-		} else {
-			frame = ev.frame(typ)
-		}
-		if _, err := q.w.Write(frame); err != nil {
-			return false
-		}
-		if ev.rv > lastRV {
-			lastRV = ev.rv
-		}
-		return true
-	}
-	for _, ev := range initial {
-		typ := ev.typ
-		if ev.prev != nil || ev.typ != api.EventAdded {
-			typ = resolveType(f, ev)
-		}
-		if typ == "" {
-			continue
-		}
-		if !send(ev, typ) {
-			return
-		}
-	}
-	if flusher != nil {
-		flusher.Flush()
-	}
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timeoutC:
-			return
-		case <-w.done:
-			// Drain what was queued before the watcher was dropped.
-			for {
-				select {
-				case ev := <-w.ch:
-					if typ := w.resolve(ev); typ != "" && !send(ev, typ) {
-						return
-					}
-				default:
-					if flusher != nil {
-						flusher.Flush()
-					}
-					return
-				}
-			}
-		case <-bookmarkC:
-			rv := max(wc.currentRV(), lastRV)
-			if len(w.ch) > 0 {
-				continue
-			}
-			b := fmt.Appendf(nil, `{"type":"BOOKMARK","object":{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"%d","creationTimestamp":null}}}`+"\n",
-				q.res.Kind, q.res.GroupVersion.String(), rv)
-			if _, err := q.w.Write(b); err != nil {
-				return
-			}
-			if flusher != nil {
-				flusher.Flush()
-			}
-		case ev := <-w.ch:
-			typ := w.resolve(ev)
-			if typ == "" {
-				continue
-			}
-			if !send(ev, typ) {
-				return
-			}
-			// Batch whatever else is queued before flushing.
-			for more := true; more; {
-				select {
-				case ev := <-w.ch:
-					if typ := w.resolve(ev); typ != "" && !send(ev, typ) {
-						return
-					}
-				default:
-					more = false
-				}
-			}
-			if flusher != nil {
-				flusher.Flush()
-			}
-		}
-	}
-}
-
-// objectMap decodes a cached object's JSON.
-func objectMap(o *cachedObject) (map[string]any, error) {
-	return api.DecodeMap(o.data)
+	return api.DecodeMap(data)
 }
 
 var _ = context.Background

@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,6 +73,14 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
+	if n := r.ContentLength; n > 0 && n <= s.opts.MaxRequestBytes {
+		// The common case: read exactly the announced length into one buffer.
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r.Body, b); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("read request body: %v", err))
+		}
+		return b, nil
+	}
 	limited := io.LimitReader(r.Body, s.opts.MaxRequestBytes+1)
 	b, err := io.ReadAll(limited)
 	if err != nil {
@@ -98,7 +107,7 @@ func contentType(r *http.Request) string {
 
 // decodeJSONOrYAML decodes a JSON or YAML body into a map.
 func decodeJSONOrYAML(body []byte, media string) (map[string]any, error) {
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, apierrors.NewBadRequest("the request body is empty; expected an object")
 	}
 	data := body

@@ -34,11 +34,9 @@ type Options struct {
 	// BookmarkInterval is how often watches that allow bookmarks get one (default 30 s).
 	BookmarkInterval time.Duration
 	// WatchCacheCapacity is the number of events each resource's cache retains
-	// (default 4096).
+	// (default 4096). Watchers read this ring directly; one that falls more than
+	// this many events behind is closed (its client resumes or relists).
 	WatchCacheCapacity int
-	// WatchBuffer is the number of events a watcher may fall behind before it is
-	// closed (default 1024).
-	WatchBuffer int
 	// Ready reports extra readiness (for /readyz); nil means always ready.
 	Ready func() error
 }
@@ -62,9 +60,6 @@ func (o *Options) complete() error {
 	}
 	if o.WatchCacheCapacity == 0 {
 		o.WatchCacheCapacity = 4096
-	}
-	if o.WatchBuffer == 0 {
-		o.WatchBuffer = 1024
 	}
 	return errors.Join(errs...)
 }
@@ -161,6 +156,7 @@ func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fiel
 	}
 	meta, _ := m["metadata"].(map[string]any)
 	o := &cachedObject{key: key, rv: rv, data: withResourceVersion(value, rv)}
+	o.apiVersion, _ = m["apiVersion"].(string)
 	o.name, _ = meta["name"].(string)
 	o.namespace, _ = meta["namespace"].(string)
 	o.labels = api.NestedStringMap(m, "metadata", "labels")

@@ -89,7 +89,7 @@ func (s *Server) serveScale(q *request) error {
 		if err != nil {
 			return internalError("%v", err)
 		}
-		obj, err := decodeStored(kv.Value, kv.ModRevision)
+		obj, err := decodeFor(q, kv.Value, kv.ModRevision)
 		if err != nil {
 			return internalError("%v", err)
 		}
@@ -186,7 +186,7 @@ func (p *parent) Get(ctx context.Context) (map[string]any, error) {
 	if err != nil {
 		return nil, internalError("%v", err)
 	}
-	return decodeStored(kv.Value, kv.ModRevision)
+	return decodeFor(p.q, kv.Value, kv.ModRevision)
 }
 
 func (p *parent) Update(ctx context.Context, mutate func(obj map[string]any) error) (map[string]any, error) {

@@ -28,7 +28,7 @@ func (s *Server) printer(q *request) *registry.Printer {
 }
 
 func (s *Server) tableRow(q *request, p *registry.Printer, o *cachedObject, now time.Time) (map[string]any, error) {
-	obj, err := objectMap(o)
+	obj, err := objectMap(o, viewOf(q.res))
 	if err != nil {
 		return nil, internalError("%v", err)
 	}

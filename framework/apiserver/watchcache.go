@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -17,29 +19,46 @@ import (
 )
 
 // cachedObject is one object as the watch cache holds it. It is immutable once
-// built: data is the JSON served to clients (resourceVersion included), computed
-// once and shared by every list and watch.
+// built except for the lazily rendered forms below: data is the stored JSON with
+// resourceVersion spliced in, served unchanged to every request whose version is
+// the stored one; other versions and watch frames are rendered at most once per
+// version and shared by every list and watch.
 type cachedObject struct {
-	key       string
-	namespace string
-	name      string
-	rv        int64
-	data      []byte
-	labels    map[string]string
-	fields    map[string]string
-	deleting  bool // metadata.deletionTimestamp is set
+	key        string
+	namespace  string
+	name       string
+	apiVersion string // as stored
+	rv         int64
+	data       []byte
+	labels     map[string]string
+	fields     map[string]string
+	deleting   bool // metadata.deletionTimestamp is set
+
+	frameOnce [3]sync.Once // frames of data, by eventIndex
+	frames    [3][]byte
+
+	convMu sync.Mutex
+	conv   map[convKey]convResult // other versions: data (typ "") and frames
 }
 
-// cacheEvent is one change, with the frames for each watch event type rendered
-// lazily and at most once.
+type convKey struct {
+	version string // group/version
+	typ     string // "" for the object, else the watch event type
+}
+
+type convResult struct {
+	data []byte
+	err  error
+}
+
+// cacheEvent is one change of the watch cache. seq numbers the events of a cache
+// consecutively; rv is the storage revision of the change.
 type cacheEvent struct {
+	seq  int64
 	typ  string
 	obj  *cachedObject // the new state; for DELETED the last state at the deletion revision
 	prev *cachedObject // the previous state for MODIFIED and DELETED
 	rv   int64
-
-	once   [3]sync.Once
-	frames [3][]byte
 }
 
 var eventTypes = [3]string{api.EventAdded, api.EventModified, api.EventDeleted}
@@ -54,13 +73,56 @@ func eventIndex(typ string) int {
 	return 2
 }
 
-// frame returns `{"type":T,"object":...}\n` for the given type, rendered once.
-func (e *cacheEvent) frame(typ string) []byte {
-	i := eventIndex(typ)
-	e.once[i].Do(func() {
-		e.frames[i] = renderFrame(eventTypes[i], e.obj.data)
-	})
-	return e.frames[i]
+// frame returns `{"type":T,"object":...}\n` for the object as v sees it, rendered
+// once per event type and version.
+func (o *cachedObject) frame(typ string, v view) ([]byte, error) {
+	if v.identity(o) {
+		i := eventIndex(typ)
+		o.frameOnce[i].Do(func() { o.frames[i] = renderFrame(eventTypes[i], o.data) })
+		return o.frames[i], nil
+	}
+	return o.converted(v, typ)
+}
+
+// dataFor returns the object's JSON as v sees it.
+func (o *cachedObject) dataFor(v view) ([]byte, error) {
+	if v.identity(o) {
+		return o.data, nil
+	}
+	return o.converted(v, "")
+}
+
+// converted renders the object in v's version (as a frame of type typ when typ is
+// set), once per version and type.
+func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
+	k := convKey{version: v.version, typ: typ}
+	o.convMu.Lock()
+	defer o.convMu.Unlock()
+	if r, ok := o.conv[k]; ok {
+		return r.data, r.err
+	}
+	var r convResult
+	if typ != "" {
+		if d, ok := o.conv[convKey{version: v.version}]; ok && d.err == nil {
+			r.data = renderFrame(eventTypes[eventIndex(typ)], d.data)
+		} else {
+			r.data, r.err = v.render(o.data)
+			if r.err == nil {
+				if o.conv == nil {
+					o.conv = map[convKey]convResult{}
+				}
+				o.conv[convKey{version: v.version}] = convResult{data: r.data}
+				r.data = renderFrame(eventTypes[eventIndex(typ)], r.data)
+			}
+		}
+	} else {
+		r.data, r.err = v.render(o.data)
+	}
+	if o.conv == nil {
+		o.conv = map[convKey]convResult{}
+	}
+	o.conv[k] = r
+	return r.data, r.err
 }
 
 func renderFrame(typ string, data []byte) []byte {
@@ -89,9 +151,19 @@ func (f objectFilter) matches(o *cachedObject) bool {
 	return f.match == nil || f.match(o.labels, o.fields)
 }
 
-// watchCache keeps the current objects of one resource and a ring of recent events,
-// fed by a single storage watch. Lock order: mu only; never call out while holding it
-// except non-blocking channel sends.
+// watchCache keeps the current objects of one resource and a ring of recent
+// events, fed by a single storage watch.
+//
+// Delivery: the cache appends each event to the ring and publishes it by advancing
+// head; after each batch of events it closes the wake channel (and installs a new
+// one). Watchers never receive per-event sends: each keeps a cursor into the ring,
+// waits on the wake channel, and consumes everything past its cursor in one batch.
+// A watcher whose cursor falls out of the ring (it is more than the ring's capacity
+// behind) is terminated; its client resumes or relists.
+//
+// Concurrency: ring slots, head and wake are read without the lock (slots hold
+// events tagged with their seq, so a reader detects an overwritten slot); they are
+// written only with mu held. Lock order: mu only; never block while holding it.
 type watchCache struct {
 	store   storage.Interface
 	prefix  string
@@ -99,17 +171,18 @@ type watchCache struct {
 	log     logr.Logger
 	ringCap int
 
+	ring []atomic.Pointer[cacheEvent]  // event seq s lives in ring[s%ringCap]
+	head atomic.Int64                  // seq of the next event; [head-ringLen, head) are retained
+	wake atomic.Pointer[chan struct{}] // closed and replaced after events are published or on relist
+
 	mu          sync.RWMutex
 	objects     map[string]*cachedObject
 	rv          int64
 	historyFrom int64 // the ring holds every event with rv > historyFrom
-	ring        []*cacheEvent
-	ringStart   int
 	ringLen     int
-	watchers    map[*cacheWatcher]struct{}
+	watchers    map[*cacheWatcher]struct{} // to terminate on relist and stop
 	ready       bool
 	readyCh     chan struct{}
-	rvCh        chan struct{} // closed and replaced whenever rv advances
 	stopped     bool
 }
 
@@ -118,11 +191,25 @@ func newWatchCache(store storage.Interface, prefix string, capacity int, log log
 	if capacity <= 0 {
 		capacity = 4096
 	}
-	return &watchCache{
+	c := &watchCache{
 		store: store, prefix: prefix, decode: decode, log: log, ringCap: capacity,
 		objects: map[string]*cachedObject{}, watchers: map[*cacheWatcher]struct{}{},
-		ring: make([]*cacheEvent, capacity), readyCh: make(chan struct{}), rvCh: make(chan struct{}),
+		ring: make([]atomic.Pointer[cacheEvent], capacity), readyCh: make(chan struct{}),
 	}
+	ch := make(chan struct{})
+	c.wake.Store(&ch)
+	return c
+}
+
+// wakeChan returns the channel closed when events after the current head are
+// published (or the cache relists). Load it before reading head.
+func (c *watchCache) wakeChan() <-chan struct{} { return *c.wake.Load() }
+
+// broadcast wakes every waiter. Called with mu held.
+func (c *watchCache) broadcast() {
+	ch := make(chan struct{})
+	old := c.wake.Swap(&ch)
+	close(*old)
 }
 
 // run lists, then watches, until ctx ends; it relists after a broken watch.
@@ -168,16 +255,17 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	c.objects = objs
 	c.rv = res.Revision
 	c.historyFrom = res.Revision
-	c.ringStart, c.ringLen = 0, 0
-	clear(c.ring)
+	c.ringLen = 0
+	for i := range c.ring {
+		c.ring[i].Store(nil)
+	}
 	// Watchers could have missed events: end them so their clients resume.
 	for w := range c.watchers {
 		w.terminate()
 		delete(c.watchers, w)
 	}
 	c.ready = true
-	close(c.rvCh)
-	c.rvCh = make(chan struct{})
+	c.broadcast()
 	c.mu.Unlock()
 	if !wasReady {
 		close(c.readyCh)
@@ -185,26 +273,63 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	return res.Revision, nil
 }
 
+// maxBatch bounds the events applied before waiters are woken.
+const maxBatch = 256
+
 func (c *watchCache) follow(ctx context.Context, fromRev int64) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for ev := range c.store.Watch(wctx, c.prefix, fromRev) {
-		if ev.Err != nil {
-			return ev.Err
+	events := c.store.Watch(wctx, c.prefix, fromRev)
+	for {
+		ev, ok := <-events
+		// Apply what is already queued, then wake the watchers once.
+		published := false
+		for n := 0; ; n++ {
+			if !ok {
+				c.publish(published)
+				return errors.New("watch closed")
+			}
+			if ev.Err != nil {
+				c.publish(published)
+				return ev.Err
+			}
+			published = c.apply(ev) || published
+			more := false
+			if n < maxBatch {
+				select {
+				case ev, ok = <-events:
+					more = true
+				default:
+				}
+			}
+			if !more {
+				break
+			}
 		}
-		c.apply(ev)
+		c.publish(published)
 	}
-	return errors.New("watch closed")
 }
 
-func (c *watchCache) apply(ev storage.Event) {
+// publish wakes the waiters when events were appended.
+func (c *watchCache) publish(appended bool) {
+	if !appended {
+		return
+	}
+	c.mu.Lock()
+	c.broadcast()
+	c.mu.Unlock()
+}
+
+// apply turns one storage event into a cache event and appends it; it reports
+// whether it appended. Waiters are woken by publish.
+func (c *watchCache) apply(ev storage.Event) bool {
 	var ce *cacheEvent
 	switch ev.Type {
 	case storage.EventPut:
 		obj, err := c.decode(ev.KV.Key, ev.KV.Value, ev.KV.ModRevision)
 		if err != nil {
 			c.log.Error(err, "Skipping undecodable object", "key", ev.KV.Key)
-			return
+			return false
 		}
 		c.mu.RLock()
 		prev := c.objects[ev.KV.Key]
@@ -225,23 +350,24 @@ func (c *watchCache) apply(ev storage.Event) {
 			}
 		}
 		if last == nil && prev != nil {
-			o := *prev
-			o.rv = ev.KV.ModRevision
-			o.data = withResourceVersion(stripRV(prev.data), ev.KV.ModRevision)
-			last = &o
+			last = &cachedObject{
+				key: prev.key, namespace: prev.namespace, name: prev.name, apiVersion: prev.apiVersion,
+				rv: ev.KV.ModRevision, data: withResourceVersion(stripRV(prev.data), ev.KV.ModRevision),
+				labels: prev.labels, fields: prev.fields, deleting: prev.deleting,
+			}
 		}
 		if last == nil {
-			return
+			return false
 		}
 		ce = &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: ev.KV.ModRevision}
 	default:
-		return
+		return false
 	}
 
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if ce.rv <= c.rv {
-		return
+		return false
 	}
 	if ce.typ == api.EventDeleted {
 		delete(c.objects, ev.KV.Key)
@@ -250,22 +376,17 @@ func (c *watchCache) apply(ev storage.Event) {
 	}
 	c.rv = ce.rv
 	// Append to the ring, evicting the oldest event when full.
+	seq := c.head.Load()
+	slot := &c.ring[seq%int64(c.ringCap)]
 	if c.ringLen == c.ringCap {
-		oldest := c.ring[c.ringStart]
-		c.historyFrom = oldest.rv
-		c.ring[c.ringStart] = nil
-		c.ringStart = (c.ringStart + 1) % c.ringCap
-		c.ringLen--
+		c.historyFrom = slot.Load().rv
+	} else {
+		c.ringLen++
 	}
-	c.ring[(c.ringStart+c.ringLen)%c.ringCap] = ce
-	c.ringLen++
-	for w := range c.watchers {
-		if !w.send(ce) {
-			delete(c.watchers, w)
-		}
-	}
-	close(c.rvCh)
-	c.rvCh = make(chan struct{})
+	ce.seq = seq
+	slot.Store(ce)
+	c.head.Store(seq + 1)
+	return true
 }
 
 // stripRV undoes withResourceVersion for data built by it.
@@ -309,10 +430,8 @@ func (c *watchCache) waitForRV(ctx context.Context, rv int64, timeout time.Durat
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	for {
-		c.mu.RLock()
-		cur, ch := c.rv, c.rvCh
-		c.mu.RUnlock()
-		if cur >= rv {
+		ch := c.wakeChan()
+		if c.currentRV() >= rv {
 			return true
 		}
 		select {
@@ -361,10 +480,14 @@ func (e errTooOld) Error() string {
 	return "too old resource version: " + strconv.FormatInt(e.requested, 10) + " (" + strconv.FormatInt(e.oldest, 10) + ")"
 }
 
+// errFellBehind ends a watcher whose cursor fell out of the ring.
+var errFellBehind = errors.New("watcher fell behind the watch cache")
+
 // watch registers a watcher. With fromRV == 0 the current matching objects are
-// returned as initial ADDED events; otherwise the retained events after fromRV are
-// replayed (errTooOld when history does not reach back that far).
-func (c *watchCache) watch(fromRV int64, f objectFilter, bufSize int, bookmarks bool) (*cacheWatcher, []*cacheEvent, error) {
+// returned as initial ADDED events and the watcher consumes what follows;
+// otherwise the watcher's cursor is placed on the first retained event after
+// fromRV, so it replays them (errTooOld when history does not reach back that far).
+func (c *watchCache) watch(fromRV int64, f objectFilter) (*cacheWatcher, []*cacheEvent, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopped {
@@ -372,6 +495,8 @@ func (c *watchCache) watch(fromRV int64, f objectFilter, bufSize int, bookmarks 
 	}
 	var initial []*cacheEvent
 	startRV := fromRV
+	head := c.head.Load()
+	cursor := head
 	if fromRV == 0 {
 		objs := make([]*cachedObject, 0, len(c.objects))
 		for _, o := range c.objects {
@@ -380,24 +505,28 @@ func (c *watchCache) watch(fromRV int64, f objectFilter, bufSize int, bookmarks 
 			}
 		}
 		slices.SortFunc(objs, func(a, b *cachedObject) int { return strings.Compare(a.key, b.key) })
-		for _, o := range objs {
-			initial = append(initial, &cacheEvent{typ: api.EventAdded, obj: o, rv: o.rv})
+		initial = make([]*cacheEvent, len(objs))
+		for i, o := range objs {
+			initial[i] = &cacheEvent{typ: api.EventAdded, obj: o, rv: o.rv}
 		}
 		startRV = c.rv
 	} else {
 		if fromRV < c.historyFrom {
 			return nil, nil, errTooOld{fromRV, c.historyFrom}
 		}
-		for i := 0; i < c.ringLen; i++ {
-			ev := c.ring[(c.ringStart+i)%c.ringCap]
-			if ev.rv > fromRV {
-				initial = append(initial, ev)
-			}
-		}
+		// The first retained event with rv > fromRV (rvs increase along the ring).
+		tail := head - int64(c.ringLen)
+		cursor = tail + int64(sort.Search(c.ringLen, func(i int) bool {
+			return c.ring[(tail+int64(i))%int64(c.ringCap)].Load().rv > fromRV
+		}))
 	}
 	w := &cacheWatcher{
-		filter: f, startRV: startRV, bookmarks: bookmarks,
-		ch: make(chan *cacheEvent, bufSize), done: make(chan struct{}),
+		c: c, filter: f, startRV: startRV, lastRV: startRV,
+		cursor: cursor, slot: int(cursor % int64(c.ringCap)), done: make(chan struct{}),
+	}
+	if fromRV != 0 && cursor == head {
+		// Nothing to replay: the watcher has seen everything up to the cache's revision.
+		w.lastRV = max(fromRV, c.rv)
 	}
 	c.watchers[w] = struct{}{}
 	return w, initial, nil
@@ -411,43 +540,63 @@ func (c *watchCache) forget(w *cacheWatcher) {
 	w.terminate()
 }
 
-// cacheWatcher receives events for one client watch.
+// cacheWatcher is one client watch: a filter and a cursor into the cache's ring.
+// consume and the cursor belong to the goroutine serving the watch; terminate may
+// be called from anywhere.
 type cacheWatcher struct {
-	filter    objectFilter
-	startRV   int64
-	bookmarks bool
-	ch        chan *cacheEvent
-	done      chan struct{}
-	closeOnce sync.Once
-}
+	c       *watchCache
+	filter  objectFilter
+	startRV int64 // events at or before it are not delivered
+	cursor  int64 // seq of the next event to consume
+	slot    int   // cursor % ringCap
+	lastRV  int64 // the watcher has seen every event up to this revision
+	done    chan struct{}
 
-// send queues ev if it concerns the watcher; a full buffer terminates the watcher
-// (its client relists or resumes) instead of slowing the cache. Called with the
-// cache lock held.
-func (w *cacheWatcher) send(ev *cacheEvent) bool {
-	if ev.rv <= w.startRV {
-		return true
-	}
-	if !w.filter.matches(ev.obj) && !w.filter.matches(ev.prev) {
-		return true
-	}
-	select {
-	case w.ch <- ev:
-		return true
-	default:
-		w.terminate()
-		return false
-	}
+	closeOnce sync.Once
 }
 
 func (w *cacheWatcher) terminate() { w.closeOnce.Do(func() { close(w.done) }) }
 
-// resolve returns the event type this watcher should see for ev given its filter
-// (selector transitions become ADDED or DELETED), or "" to skip.
-func (w *cacheWatcher) resolve(ev *cacheEvent) string {
-	return resolveType(w.filter, ev)
+// consume reads every event published past the cursor, in order, and calls emit
+// for each one the watcher should see, with the type it should see it as
+// (selector transitions become ADDED or DELETED). It stops at emit's first error.
+// When the cursor fell out of the ring it terminates the watcher and returns
+// errFellBehind. n counts the emitted events.
+func (w *cacheWatcher) consume(emit func(ev *cacheEvent, typ string) error) (n int, err error) {
+	c := w.c
+	head := c.head.Load()
+	if head-w.cursor > int64(c.ringCap) {
+		w.terminate()
+		return 0, errFellBehind
+	}
+	for w.cursor < head {
+		ev := c.ring[w.slot].Load()
+		if ev == nil || ev.seq != w.cursor {
+			w.terminate()
+			return n, errFellBehind
+		}
+		w.cursor++
+		if w.slot++; w.slot == c.ringCap {
+			w.slot = 0
+		}
+		if ev.rv <= w.startRV {
+			continue
+		}
+		w.lastRV = ev.rv
+		typ := resolveType(w.filter, ev)
+		if typ == "" {
+			continue
+		}
+		if err := emit(ev, typ); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
+// resolveType returns the event type a watcher with filter f should see for ev
+// (selector transitions become ADDED or DELETED), or "" to skip.
 func resolveType(f objectFilter, ev *cacheEvent) string {
 	switch ev.typ {
 	case api.EventAdded:

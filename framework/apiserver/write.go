@@ -79,9 +79,26 @@ func metaOf(obj map[string]any) map[string]any {
 
 // canonicalize runs the strategy and applies the fieldValidation directive.
 func (s *Server) canonicalize(q *request, obj map[string]any, name string) (map[string]any, error) {
-	out, unknown, errs := q.res.Strategy.Canonicalize(obj)
+	out, _, err := s.canonicalizeTyped(q, obj, name, false)
+	return out, err
+}
+
+// canonicalizeTyped is canonicalize that also returns the strategy's typed value
+// when asked for and the strategy is a registry.TypedStrategy.
+func (s *Server) canonicalizeTyped(q *request, obj map[string]any, name string, typed bool) (map[string]any, registry.Decoded, error) {
+	var (
+		out     map[string]any
+		dec     registry.Decoded
+		unknown []string
+		errs    field.ErrorList
+	)
+	if ts, ok := q.res.Strategy.(registry.TypedStrategy); ok && typed {
+		out, dec, unknown, errs = ts.CanonicalizeTyped(obj)
+	} else {
+		out, unknown, errs = q.res.Strategy.Canonicalize(obj)
+	}
 	if len(errs) > 0 {
-		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
+		return nil, dec, apierrors.NewInvalid(q.groupKind(), name, errs)
 	}
 	if len(unknown) > 0 {
 		switch q.query.Get("fieldValidation") {
@@ -90,7 +107,7 @@ func (s *Server) canonicalize(q *request, obj map[string]any, name string) (map[
 			for i, u := range unknown {
 				msgs[i] = fmt.Sprintf("unknown field %q", u)
 			}
-			return nil, apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+			return nil, dec, apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
 		case "Ignore":
 		default:
 			for _, u := range unknown {
@@ -98,21 +115,25 @@ func (s *Server) canonicalize(q *request, obj map[string]any, name string) (map[
 			}
 		}
 	}
-	return out, nil
+	return out, dec, nil
 }
 
-// validateMeta validates metadata generically, plus the update rules when old is set.
-func validateMeta(q *request, obj, old map[string]any) field.ErrorList {
-	meta, err := api.MetaFromMap(obj)
-	if err != nil {
-		return field.ErrorList{field.Invalid(field.NewPath("metadata"), "", err.Error())}
+// validateMeta validates metadata generically, plus the update rules when old is
+// set. meta is obj's metadata when the caller has it decoded already, else nil.
+func validateMeta(q *request, obj, old map[string]any, meta *api.ObjectMeta) field.ErrorList {
+	if meta == nil {
+		m, err := api.MetaFromMap(obj)
+		if err != nil {
+			return field.ErrorList{field.Invalid(field.NewPath("metadata"), "", err.Error())}
+		}
+		meta = &m
 	}
 	var nameFn validation.NameFunc = q.res.NameValidation
-	errs := validation.ValidateObjectMeta(&meta, q.res.Namespaced, nameFn, field.NewPath("metadata"))
+	errs := validation.ValidateObjectMeta(meta, q.res.Namespaced, nameFn, field.NewPath("metadata"))
 	if old != nil {
 		oldMeta, err := api.MetaFromMap(old)
 		if err == nil {
-			errs = append(errs, validation.ValidateObjectMetaUpdate(&meta, &oldMeta, field.NewPath("metadata"))...)
+			errs = append(errs, validation.ValidateObjectMetaUpdate(meta, &oldMeta, field.NewPath("metadata"))...)
 		}
 	}
 	return errs
@@ -146,12 +167,13 @@ func (s *Server) serveCreate(q *request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(q.w, http.StatusCreated, out)
+	writeRawJSON(q.w, http.StatusCreated, out)
 	return nil
 }
 
-// create runs the create path for obj and returns the stored object.
-func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (map[string]any, error) {
+// create runs the create path for obj and returns the response body: the stored
+// object, with its resourceVersion, in the request's version.
+func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]byte, error) {
 	meta := metaOf(obj)
 	if ns, _ := meta["namespace"].(string); q.res.Namespaced {
 		if ns != "" && ns != q.ri.namespace {
@@ -169,11 +191,8 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (ma
 		name = generateName(gn)
 		meta["name"] = name
 	}
-	obj, err := s.canonicalize(q, obj, name)
-	if err != nil {
-		return nil, err
-	}
-	meta = metaOf(obj)
+	// Server-owned metadata is set before the strategy runs, so the object it
+	// canonicalizes (and may keep decoded for validation) is the one stored.
 	meta["uid"] = uuid.NewString()
 	meta["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
 	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"} {
@@ -182,11 +201,22 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (ma
 	if q.res.Generation {
 		meta["generation"] = int64(1)
 	}
-	if p, ok := q.res.Strategy.(registry.Preparer); ok {
+	p, prepares := q.res.Strategy.(registry.Preparer)
+	obj, dec, err := s.canonicalizeTyped(q, obj, name, !prepares)
+	if err != nil {
+		return nil, err
+	}
+	if prepares {
 		p.PrepareForCreate(obj)
 	}
-	errs := validateMeta(q, obj, nil)
-	errs = append(errs, q.res.Strategy.ValidateCreate(ctx, obj)...)
+	var errs field.ErrorList
+	if ts, ok := q.res.Strategy.(registry.TypedStrategy); ok && dec.Value != nil {
+		errs = validateMeta(q, obj, nil, dec.Meta)
+		errs = append(errs, ts.ValidateCreateTyped(ctx, obj, dec)...)
+	} else {
+		errs = validateMeta(q, obj, nil, nil)
+		errs = append(errs, q.res.Strategy.ValidateCreate(ctx, obj)...)
+	}
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
 	}
@@ -195,12 +225,20 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (ma
 			return nil, err
 		}
 	}
-	data, err := encodeStored(obj)
+	if q.dryRun() {
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return nil, internalError("%v", err)
+		}
+		return b, nil
+	}
+	stored, err := toStorage(q.res, obj)
 	if err != nil {
 		return nil, internalError("%v", err)
 	}
-	if q.dryRun() {
-		return obj, nil
+	data, err := encodeStored(stored)
+	if err != nil {
+		return nil, internalError("%v", err)
 	}
 	rev, err := s.opts.Storage.Create(ctx, storageKey(q.res, q.ri.namespace, name), data)
 	if err != nil {
@@ -209,8 +247,13 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (ma
 		}
 		return nil, internalError("create %s: %v", name, err)
 	}
-	meta["resourceVersion"] = strconv.FormatInt(rev, 10)
-	return obj, nil
+	out := withResourceVersion(data, rev)
+	if v := viewOf(q.res); v.convert != nil && api.NestedString(stored, "apiVersion") != v.version {
+		if out, err = v.render(out); err != nil {
+			return nil, internalError("%v", err)
+		}
+	}
+	return out, nil
 }
 
 // checkNamespace refuses creates in missing or terminating namespaces. It reads
@@ -275,7 +318,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, 
 		if err != nil {
 			return nil, internalError("read %s: %v", name, err)
 		}
-		cur, err := decodeStored(kv.Value, kv.ModRevision)
+		cur, err := decodeFor(q, kv.Value, kv.ModRevision)
 		if err != nil {
 			return nil, internalError("%v", err)
 		}
@@ -287,7 +330,13 @@ func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, 
 		if err != nil {
 			return nil, err
 		}
-		data, err := encodeStored(obj)
+		stored := obj
+		if q.res.Convert != nil {
+			if stored, err = toStorage(q.res, api.DeepCopyJSON(obj)); err != nil {
+				return nil, internalError("%v", err)
+			}
+		}
+		data, err := encodeStored(stored)
 		if err != nil {
 			return nil, internalError("%v", err)
 		}
@@ -397,7 +446,7 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 	if p, ok := q.res.Strategy.(registry.Preparer); ok {
 		p.PrepareForUpdate(out, old)
 	}
-	errs := validateMeta(q, out, old)
+	errs := validateMeta(q, out, old, nil)
 	errs = append(errs, q.res.Strategy.ValidateUpdate(ctx, out, old)...)
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
@@ -532,6 +581,9 @@ func (s *Server) serveDelete(q *request) error {
 		return err
 	}
 	if !deleted {
+		if out, err = viewOf(q.res).object(out); err != nil {
+			return internalError("%v", err)
+		}
 		writeJSON(q.w, http.StatusOK, out)
 		return nil
 	}
@@ -676,6 +728,9 @@ func (s *Server) serveDeleteCollection(q *request) error {
 				continue
 			}
 			return err
+		}
+		if out, err = viewOf(q.res).object(out); err != nil {
+			return internalError("%v", err)
 		}
 		deleted = append(deleted, out)
 	}

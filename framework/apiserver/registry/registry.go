@@ -56,6 +56,26 @@ type Resource struct {
 	DeprecationWarning string
 	// Subresources are extra handlers ("log", "binding", "eviction", ...).
 	Subresources map[string]Subresource
+
+	// StorageVersion is the version objects are stored in when Convert is set
+	// (empty means GroupVersion.Version). All versions of a resource share one
+	// storage prefix.
+	StorageVersion string
+	// Convert converts obj, in any version of the resource, to version to; it must
+	// set apiVersion. The server converts written objects to the storage version
+	// before storing them and stored objects to the request's version on every read
+	// (get, list, watch, Table, the read of an update or patch). It is called on a
+	// copy the server owns, so it may modify obj and return it. Nil means objects are
+	// stored and served as written (a single version).
+	Convert func(obj map[string]any, to api.GroupVersion) (map[string]any, error)
+}
+
+// StorageGroupVersion is the group and version objects are stored in.
+func (r *Resource) StorageGroupVersion() api.GroupVersion {
+	if r.Convert == nil || r.StorageVersion == "" {
+		return r.GroupVersion
+	}
+	return api.GroupVersion{Group: r.GroupVersion.Group, Version: r.StorageVersion}
 }
 
 // GroupVersionResource of the resource.
@@ -142,6 +162,29 @@ type Strategy interface {
 	ValidateCreate(ctx context.Context, obj map[string]any) field.ErrorList
 	// ValidateUpdate checks an update of old to obj.
 	ValidateUpdate(ctx context.Context, obj, old map[string]any) field.ErrorList
+}
+
+// TypedStrategy is an optional Strategy extension for strategies that decode the
+// object into a typed value while canonicalizing it. On create the server passes
+// that value back to ValidateCreateTyped, so the object is decoded once per
+// request; it does so only when nothing changed the object in between (no
+// Preparer), and calls ValidateCreate otherwise.
+type TypedStrategy interface {
+	// CanonicalizeTyped is Canonicalize that also returns the value out was
+	// encoded from.
+	CanonicalizeTyped(obj map[string]any) (out map[string]any, typed Decoded, unknown []string, errs field.ErrorList)
+	// ValidateCreateTyped is ValidateCreate of out, given the value
+	// CanonicalizeTyped returned with it.
+	ValidateCreateTyped(ctx context.Context, out map[string]any, typed Decoded) field.ErrorList
+}
+
+// Decoded is the typed value a TypedStrategy decoded an object into.
+type Decoded struct {
+	// Value is opaque to the server.
+	Value any
+	// Meta is the value's metadata, which the server validates; nil when the
+	// strategy cannot tell (the server then decodes metadata from the map).
+	Meta *api.ObjectMeta
 }
 
 // Preparer is an optional Strategy extension that resets fields on create and update

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/field"
@@ -25,28 +26,60 @@ type Typed[T any] struct {
 	ValidateUpdateFunc func(obj, old *T) field.ErrorList
 }
 
-var _ Strategy = Typed[struct{}]{}
+var (
+	_ Strategy      = Typed[struct{}]{}
+	_ TypedStrategy = Typed[struct{}]{}
+)
 
 // Canonicalize implements Strategy.
 func (s Typed[T]) Canonicalize(obj map[string]any) (map[string]any, []string, field.ErrorList) {
-	var zero T
-	unknown := UnknownFields(obj, reflect.TypeOf(zero))
+	out, _, unknown, errs := s.CanonicalizeTyped(obj)
+	return out, unknown, errs
+}
+
+// CanonicalizeTyped implements TypedStrategy: the Decoded value is the *T that
+// out was encoded from.
+func (s Typed[T]) CanonicalizeTyped(obj map[string]any) (map[string]any, Decoded, []string, field.ErrorList) {
+	unknown := UnknownFields(obj, reflect.TypeFor[T]())
 	raw, err := json.Marshal(obj)
 	if err != nil {
-		return nil, nil, field.ErrorList{field.InternalError(nil, err)}
+		return nil, Decoded{}, nil, field.ErrorList{field.InternalError(nil, err)}
 	}
-	var t T
-	if err := json.Unmarshal(raw, &t); err != nil {
-		return nil, unknown, field.ErrorList{decodeError(err)}
+	t := new(T)
+	if err := json.Unmarshal(raw, t); err != nil {
+		return nil, Decoded{}, unknown, field.ErrorList{decodeError(err)}
 	}
 	if s.Default != nil {
-		s.Default(&t)
+		s.Default(t)
 	}
-	out, err := ToMap(&t)
+	out, err := ToMap(t)
 	if err != nil {
-		return nil, nil, field.ErrorList{field.InternalError(nil, err)}
+		return nil, Decoded{}, nil, field.ErrorList{field.InternalError(nil, err)}
 	}
-	return out, unknown, nil
+	return out, Decoded{Value: t, Meta: objectMetaOf(t)}, unknown, nil
+}
+
+// ValidateCreateTyped implements TypedStrategy.
+func (s Typed[T]) ValidateCreateTyped(ctx context.Context, obj map[string]any, d Decoded) field.ErrorList {
+	t, ok := d.Value.(*T)
+	if !ok {
+		return s.ValidateCreate(ctx, obj)
+	}
+	if s.Validate == nil {
+		return nil
+	}
+	return s.Validate(t)
+}
+
+// objectMetaOf returns the metadata of *T: its api.ObjectMeta field with the JSON
+// name "metadata", or nil.
+func objectMetaOf[T any](t *T) *api.ObjectMeta {
+	idx := infoOf(reflect.TypeFor[T]()).metaIndex
+	if idx == nil {
+		return nil
+	}
+	m, _ := reflect.ValueOf(t).Elem().FieldByIndex(idx).Addr().Interface().(*api.ObjectMeta)
+	return m
 }
 
 func decodeError(err error) *field.Error {
@@ -141,30 +174,71 @@ func UnknownFields(obj map[string]any, t reflect.Type) []string {
 	return out
 }
 
+// typeInfo is what walkUnknown and objectMetaOf need of a type, computed once.
+type typeInfo struct {
+	elem      reflect.Type            // t without pointers
+	opaque    bool                    // decoded by its own UnmarshalJSON, or any value
+	fields    map[string]reflect.Type // JSON field names of a struct
+	metaIndex []int                   // index of the api.ObjectMeta "metadata" field
+}
+
+var typeInfos sync.Map // reflect.Type → *typeInfo
+
+func infoOf(t reflect.Type) *typeInfo {
+	if v, ok := typeInfos.Load(t); ok {
+		return v.(*typeInfo)
+	}
+	e := t
+	for e.Kind() == reflect.Pointer {
+		e = e.Elem()
+	}
+	ti := &typeInfo{elem: e}
+	ti.opaque = e == rawMessageType || e.Kind() == reflect.Interface || reflect.PointerTo(e).Implements(jsonUnmarshaler)
+	if e.Kind() == reflect.Struct && !ti.opaque {
+		ti.fields = jsonFields(e)
+		for i := 0; i < e.NumField(); i++ {
+			f := e.Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if f.Type == objectMetaType && name == "metadata" {
+				ti.metaIndex = f.Index
+				break
+			}
+		}
+	}
+	v, _ := typeInfos.LoadOrStore(t, ti)
+	return v.(*typeInfo)
+}
+
+var objectMetaType = reflect.TypeFor[api.ObjectMeta]()
+
 func walkUnknown(v any, t reflect.Type, path string, out *[]string) {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	if t == rawMessageType || t.Kind() == reflect.Interface {
+	ti := infoOf(t)
+	if ti.opaque {
 		return
 	}
-	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
-		return
-	}
-	switch t.Kind() {
+	switch ti.elem.Kind() {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
 			return
 		}
-		fields := jsonFields(t)
+		if len(m) == 1 {
+			for k, e := range m {
+				if ft, ok := ti.fields[k]; ok {
+					walkUnknown(e, ft, join(path, k), out)
+				} else {
+					*out = append(*out, join(path, k))
+				}
+			}
+			return
+		}
 		keys := make([]string, 0, len(m))
 		for k := range m {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
 		for _, k := range keys {
-			ft, ok := fields[k]
+			ft, ok := ti.fields[k]
 			if !ok {
 				*out = append(*out, join(path, k))
 				continue
@@ -177,15 +251,19 @@ func walkUnknown(v any, t reflect.Type, path string, out *[]string) {
 			return
 		}
 		for i, e := range s {
-			walkUnknown(e, t.Elem(), path+"["+strconv.Itoa(i)+"]", out)
+			walkUnknown(e, ti.elem.Elem(), path+"["+strconv.Itoa(i)+"]", out)
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
 			return
 		}
+		et := ti.elem.Elem()
+		if et.Kind() == reflect.String {
+			return // map[string]string: nothing below can be unknown
+		}
 		for k, e := range m {
-			walkUnknown(e, t.Elem(), join(path, k), out)
+			walkUnknown(e, et, join(path, k), out)
 		}
 	}
 }
