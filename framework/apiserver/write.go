@@ -347,7 +347,7 @@ func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, 
 			return obj, nil
 		}
 		meta := metaOf(obj)
-		if meta["deletionTimestamp"] != nil && len(api.NestedSlice(obj, "metadata", "finalizers")) == 0 {
+		if meta["deletionTimestamp"] != nil && len(api.NestedSlice(obj, "metadata", "finalizers")) == 0 && !pendingDeletion(q, obj) {
 			_, rev, err := s.opts.Storage.Delete(ctx, key, kv.ModRevision)
 			if errors.Is(err, storage.ErrConflict) {
 				continue
@@ -443,11 +443,17 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		}
 		metaOf(out)["generation"] = gen
 	}
-	if p, ok := q.res.Strategy.(registry.Preparer); ok {
-		p.PrepareForUpdate(out, old)
-	}
 	errs := validateMeta(q, out, old, nil)
-	errs = append(errs, q.res.Strategy.ValidateUpdate(ctx, out, old)...)
+	if mode == updateStatusAndSpec {
+		// Server-internal writers (bindings, finalize) may change fields users may
+		// not; the result must still be a valid object.
+		errs = append(errs, q.res.Strategy.ValidateCreate(ctx, out)...)
+	} else {
+		if p, ok := q.res.Strategy.(registry.Preparer); ok {
+			p.PrepareForUpdate(out, old)
+		}
+		errs = append(errs, q.res.Strategy.ValidateUpdate(ctx, out, old)...)
+	}
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
 	}
@@ -640,7 +646,7 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 		if foreground && !slices.Contains(want, api.FinalizerDeleteDependents) {
 			want = append(slices.Clone(want), api.FinalizerDeleteDependents)
 		}
-		if len(want) > 0 {
+		if len(want) > 0 || pendingDeletion(q, cur) {
 			if meta["deletionTimestamp"] != nil && len(want) == len(finalizers) {
 				return cur, false, nil
 			}
@@ -650,11 +656,16 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 				nm["deletionTimestamp"] = time.Now().UTC().Format(time.RFC3339)
 				nm["deletionGracePeriodSeconds"] = int64(0)
 			}
-			fs := make([]any, len(want))
-			for i, f := range want {
-				fs[i] = f
+			if len(want) > 0 {
+				fs := make([]any, len(want))
+				for i, f := range want {
+					fs[i] = f
+				}
+				nm["finalizers"] = fs
 			}
-			nm["finalizers"] = fs
+			if d := q.res.Deletion; d != nil && d.Prepare != nil {
+				d.Prepare(next)
+			}
 			data, err := encodeStored(next)
 			if err != nil {
 				return nil, false, internalError("%v", err)
@@ -689,6 +700,13 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 		return cur, true, nil
 	}
 	return nil, false, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+}
+
+// pendingDeletion reports kind-specific finalizers that keep obj (namespaces'
+// spec.finalizers).
+func pendingDeletion(q *request, obj map[string]any) bool {
+	d := q.res.Deletion
+	return d != nil && d.Pending != nil && d.Pending(obj)
 }
 
 func stringSlice(v []any) []string {

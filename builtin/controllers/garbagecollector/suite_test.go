@@ -32,7 +32,7 @@ var (
 
 var _ = BeforeSuite(func(ctx SpecContext) {
 	var err error
-	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"garbagecollector"}})
+	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"garbagecollector", "namespace"}})
 	Expect(err).NotTo(HaveOccurred())
 	sch, err := all.NewScheme()
 	Expect(err).NotTo(HaveOccurred())

@@ -16,10 +16,6 @@ import (
 // Name is the controller's name.
 const Name = "namespace"
 
-// BridgeFinalizer stands in metadata.finalizers for the spec finalizer
-// "kubernetes" until the API server honours spec.finalizers (see doc.go).
-const BridgeFinalizer = "converge.dev/namespace-lifecycle"
-
 // Setup adds the namespace lifecycle controller to mgr.
 func Setup(mgr *manager.Manager) error {
 	c := mgr.Client()
@@ -32,7 +28,6 @@ func Setup(mgr *manager.Manager) error {
 			}
 			return ns, nil
 		},
-		update:       func(ctx context.Context, ns *corev1.Namespace) error { return c.Update(ctx, ns) },
 		updateStatus: func(ctx context.Context, ns *corev1.Namespace) error { return c.Status().Update(ctx, ns) },
 		finalize: func(ctx context.Context, ns *corev1.Namespace) error {
 			return c.SubResource("finalize").Update(ctx, ns, ns)

@@ -9,7 +9,6 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
-	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
 
@@ -17,7 +16,6 @@ import (
 // stub them.
 type reconciler struct {
 	get          func(ctx context.Context, name string) (*corev1.Namespace, error)
-	update       func(ctx context.Context, ns *corev1.Namespace) error
 	updateStatus func(ctx context.Context, ns *corev1.Namespace) error
 	// finalize PUTs namespaces/NAME/finalize.
 	finalize func(ctx context.Context, ns *corev1.Namespace) error
@@ -33,8 +31,7 @@ type reconciler struct {
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
 
-// Reconcile keeps an active namespace deletable (the bridge finalizer) and
-// empties and finalizes a terminating one.
+// Reconcile empties and finalizes a terminating namespace.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ns, err := r.get(ctx, req.Name)
 	if apierrors.IsNotFound(err) {
@@ -44,7 +41,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, fmt.Errorf("get namespace %s: %w", req.Name, err)
 	}
 	if ns.DeletionTimestamp == nil {
-		return reconcile.Result{}, r.ensureBridgeFinalizer(ctx, ns)
+		return reconcile.Result{}, nil
 	}
 	if err := r.setTerminating(ctx, ns); err != nil {
 		return reconcile.Result{}, err
@@ -59,21 +56,6 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	return reconcile.Result{}, r.finalizeNamespace(ctx, ns)
 }
 
-// ensureBridgeFinalizer adds BridgeFinalizer to an active namespace whose
-// spec.finalizers holds "kubernetes", so that its deletion is graceful.
-func (r *reconciler) ensureBridgeFinalizer(ctx context.Context, ns *corev1.Namespace) error {
-	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) || !controllerutil.AddFinalizer(ns, BridgeFinalizer) {
-		return nil
-	}
-	if err := r.update(ctx, ns); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("add finalizer to namespace %s: %w", ns.Name, err)
-	}
-	return nil
-}
-
 // setTerminating sets status.phase Terminating.
 func (r *reconciler) setTerminating(ctx context.Context, ns *corev1.Namespace) error {
 	if ns.Status.Phase == corev1.NamespaceTerminating {
@@ -86,38 +68,21 @@ func (r *reconciler) setTerminating(ctx context.Context, ns *corev1.Namespace) e
 	return nil
 }
 
-// finalizeNamespace removes "kubernetes" from spec.finalizers — through the
-// finalize subresource when served, else with a plain update — and the bridge
-// finalizer, after which the API server deletes the namespace.
+// finalizeNamespace removes "kubernetes" from spec.finalizers through the
+// finalize subresource, after which the API server deletes the namespace (once
+// metadata.finalizers is empty too).
 func (r *reconciler) finalizeNamespace(ctx context.Context, ns *corev1.Namespace) error {
-	write := false
-	if slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
-		ns.Spec.Finalizers = slices.DeleteFunc(slices.Clone(ns.Spec.Finalizers),
-			func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
-		err := r.finalize(ctx, ns)
-		switch {
-		case err == nil:
-		case apierrors.IsNotFound(err) || apierrors.IsMethodNotSupported(err):
-			// The API server does not serve namespaces/NAME/finalize (or the
-			// namespace is gone): write spec.finalizers with a plain update.
-			write = true
-		default:
-			r.event(ctx, ns, "Warning", "FailedFinalize", fmt.Sprintf("Failed to finalize the namespace: %v", err))
-			return fmt.Errorf("finalize namespace %s: %w", ns.Name, err)
-		}
-	}
-	if controllerutil.RemoveFinalizer(ns, BridgeFinalizer) {
-		write = true
-	}
-	if !write {
+	if !slices.Contains(ns.Spec.Finalizers, corev1.FinalizerKubernetes) {
 		return nil
 	}
-	if err := r.update(ctx, ns); err != nil {
+	ns.Spec.Finalizers = slices.DeleteFunc(slices.Clone(ns.Spec.Finalizers),
+		func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
+	if err := r.finalize(ctx, ns); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if !apierrors.IsConflict(err) {
-			r.event(ctx, ns, "Warning", "FailedFinalize", fmt.Sprintf("Failed to remove the namespace's finalizers: %v", err))
+			r.event(ctx, ns, "Warning", "FailedFinalize", fmt.Sprintf("Failed to finalize the namespace: %v", err))
 		}
 		return fmt.Errorf("finalize namespace %s: %w", ns.Name, err)
 	}

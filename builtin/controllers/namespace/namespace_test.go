@@ -5,20 +5,19 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/controllers/namespace"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 )
 
 const holdFinalizer = "test.converge.dev/hold"
 
-// deletableNamespace creates a namespace and waits for the controller's bridge
-// finalizer, without which the API server deletes a namespace at once.
+// deletableNamespace creates a namespace; the API server gives it the
+// "kubernetes" spec finalizer, which makes its deletion graceful.
 func deletableNamespace(ctx SpecContext) *corev1.Namespace {
 	ns := &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: newNamespace(ctx)}}
 	Eventually(func(g Gomega) {
 		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(ns), ns)).To(Succeed())
-		g.Expect(ns.Finalizers).To(ContainElement(namespace.BridgeFinalizer))
+		g.Expect(ns.Spec.Finalizers).To(ContainElement(corev1.FinalizerKubernetes))
 	}).Should(Succeed())
 	return ns
 }

@@ -54,6 +54,8 @@ type Resource struct {
 	Schema map[string]any
 	// DeprecationWarning is sent as a Warning header when set.
 	DeprecationWarning string
+	// Deletion customises graceful deletion; nil means plain finalizer semantics.
+	Deletion *Deletion
 	// Subresources are extra handlers ("log", "binding", "eviction", ...).
 	Subresources map[string]Subresource
 
@@ -95,6 +97,17 @@ func (r *Resource) ServedVerbs() []string {
 		return StandardVerbs
 	}
 	return r.Verbs
+}
+
+// Deletion customises how a resource is deleted, for kinds whose deletion waits
+// on more than metadata.finalizers (namespaces wait on spec.finalizers).
+type Deletion struct {
+	// Pending reports whether obj holds finalizers of its own kind that keep it
+	// after a DELETE: it is marked (deletionTimestamp) and removed only once
+	// Pending is false and metadata.finalizers is empty.
+	Pending func(obj map[string]any) bool
+	// Prepare updates an object being marked for deletion (e.g. phase Terminating).
+	Prepare func(obj map[string]any)
 }
 
 // Scale locates the fields of the scale subresource (JSON paths as field lists).

@@ -329,9 +329,6 @@ func DefaultNamespace(n *Namespace) {
 		}
 		n.Labels[LabelMetadataName] = n.Name
 	}
-	if len(n.Spec.Finalizers) == 0 {
-		n.Spec.Finalizers = []FinalizerName{FinalizerKubernetes}
-	}
 	if n.Status.Phase == "" {
 		n.Status.Phase = NamespaceActive
 	}

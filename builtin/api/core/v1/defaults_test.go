@@ -83,8 +83,13 @@ func TestDefaultService(t *testing.T) {
 func TestDefaultNamespaceAndSecret(t *testing.T) {
 	n := &Namespace{ObjectMeta: api.ObjectMeta{Name: "dev"}}
 	DefaultNamespace(n)
-	if n.Labels[LabelMetadataName] != "dev" || n.Status.Phase != NamespaceActive || !cmp.Equal(n.Spec.Finalizers, []FinalizerName{"kubernetes"}) {
+	if n.Labels[LabelMetadataName] != "dev" || n.Status.Phase != NamespaceActive || len(n.Spec.Finalizers) != 0 {
 		t.Errorf("namespace: %+v", n)
+	}
+	obj := map[string]any{"spec": map[string]any{"finalizers": []any{"example.com/x"}}}
+	namespaceStrategy{}.PrepareForCreate(obj)
+	if got := stringsOf(api.NestedSlice(obj, "spec", "finalizers")); !cmp.Equal(got, []string{"example.com/x", "kubernetes"}) {
+		t.Errorf("finalizers on create: %v", got)
 	}
 	s := &Secret{Data: map[string][]byte{"a": []byte("1"), "b": []byte("2")}, StringData: map[string]string{"b": "3"}}
 	DefaultSecret(s)

@@ -19,8 +19,10 @@ func Resources() []*registry.Resource {
 		{
 			GroupVersion: GroupVersion(), Resource: "namespaces", Kind: "Namespace", ListKind: "NamespaceList", Singular: "namespace",
 			ShortNames:        []string{"ns"},
-			Strategy:          registry.Typed[Namespace]{Default: DefaultNamespace, Validate: ValidateNamespace},
+			Strategy:          namespaceStrategy{registry.Typed[Namespace]{Default: DefaultNamespace, Validate: ValidateNamespace}},
 			StatusSubresource: true,
+			Deletion:          namespaceDeletion(),
+			Subresources:      map[string]registry.Subresource{"finalize": finalizeSubresource{}},
 			NameValidation:    validation.NameIsDNSLabel,
 			Type:              reflect.TypeFor[Namespace](),
 			SelectableFields: func(obj map[string]any) map[string]string {

@@ -1,6 +1,7 @@
 package v1
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"reflect"
@@ -120,4 +121,15 @@ func writeSuccess(w http.ResponseWriter, code int) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":` + fmt.Sprint(code) + "}\n"))
+}
+
+func writeObject(w http.ResponseWriter, obj map[string]any) error {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return apierrors.NewInternalError(err)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+	return nil
 }
