@@ -3,7 +3,7 @@ GO ?= go
 FUZZTIME ?= 5s
 PKG := github.com/converge-dev/converge
 
-.PHONY: all build test vet fmt-check unit race fuzz bench e2e clean
+.PHONY: all build test deps compat vet fmt-check unit race fuzz bench e2e clean
 
 all: build
 
@@ -12,7 +12,11 @@ build:
 	$(GO) build -o bin/converge ./cmd/converge
 
 ## test: everything CI runs (vet, gofmt, unit + behaviour suites, race on the framework, short fuzzing)
-test: vet fmt-check race unit compat fuzz
+test: deps vet fmt-check race unit compat fuzz
+
+## deps: what the tests need that a fresh machine lacks (containerd and runc from Debian)
+deps:
+	./hack/ci-deps.sh
 
 vet:
 	$(GO) vet ./...
