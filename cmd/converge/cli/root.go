@@ -78,6 +78,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newStatusCommand(g),
 		newVersionCommand(g),
 		newCompletionCommand(g),
+		newImageCommand(g),
 	)
 	return root
 }

@@ -1,0 +1,128 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/converge-dev/converge/builtin/node/image"
+	"github.com/converge-dev/converge/builtin/node/runtime/containerd/daemon"
+)
+
+type imageOptions struct {
+	address   string
+	namespace string
+}
+
+func (o *imageOptions) flags(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&o.address, "address", daemon.Address(filepath.Join(defaultDataDir(), "containerd")),
+		"containerd socket (default: the one `converge up --runtime containerd` starts in its data dir)")
+	cmd.Flags().StringVar(&o.namespace, "namespace", image.DefaultNamespace, "containerd namespace receiving the image")
+}
+
+func newImageCommand(g *globalOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "image",
+		Short: "Build and import container images for the containerd runtime (no registry needed)",
+		Example: `  converge image build --binary ./hello --name hello --import
+  converge image import hello.tar`,
+	}
+	cmd.AddCommand(newImageImportCommand(g), newImageBuildCommand(g))
+	return cmd
+}
+
+func newImageImportCommand(g *globalOptions) *cobra.Command {
+	o := &imageOptions{}
+	cmd := &cobra.Command{
+		Use:   "import FILE",
+		Short: "Import an OCI or `docker save` image archive into containerd",
+		Example: `  converge image import hello.tar
+  converge image import hello.tar --address /run/containerd/containerd.sock`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			names, err := image.ImportFile(cmd.Context(), image.ImportFileOptions{Address: o.address, Namespace: o.namespace, Path: args[0]})
+			if err != nil {
+				return err
+			}
+			for _, n := range names {
+				fmt.Fprintf(g.stdout, "Imported %s\n", n)
+			}
+			return nil
+		},
+	}
+	o.flags(cmd)
+	return cmd
+}
+
+func newImageBuildCommand(g *globalOptions) *cobra.Command {
+	o := &imageOptions{}
+	var binary, name, inPath, out string
+	var doImport bool
+	cmd := &cobra.Command{
+		Use:   "build --binary PATH --name NAME",
+		Short: "Pack a static binary into an OCI image archive (and optionally import it)",
+		Example: `  CGO_ENABLED=0 go build -o hello ./cmd/hello
+  converge image build --binary hello --name hello -o hello.tar
+  converge image build --binary hello --name example.com/demo/hello:v1 --import`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if binary == "" || name == "" {
+				return fmt.Errorf("--binary and --name are required (e.g. --binary ./hello --name hello)")
+			}
+			var buf bytes.Buffer
+			res, err := image.Build(cmd.Context(), image.BuildOptions{Binary: binary, Name: name, Path: inPath, Out: &buf})
+			if err != nil {
+				return err
+			}
+			file := out
+			if file == "" && !doImport {
+				base := path.Base(res.Name)
+				if i := strings.LastIndex(base, ":"); i > 0 {
+					base = base[:i]
+				}
+				file = base + ".tar"
+			}
+			if file != "" {
+				if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
+					return fmt.Errorf("write %s: %w", file, err)
+				}
+				fmt.Fprintf(g.stdout, "Built %s %s -> %s\n", res.Name, res.Manifest.Digest, file)
+			} else {
+				fmt.Fprintf(g.stdout, "Built %s %s\n", res.Name, res.Manifest.Digest)
+			}
+			if !doImport {
+				return nil
+			}
+			tmp, err := os.CreateTemp("", "converge-image-*.tar")
+			if err != nil {
+				return err
+			}
+			defer os.Remove(tmp.Name())
+			if _, err := tmp.Write(buf.Bytes()); err != nil {
+				tmp.Close()
+				return err
+			}
+			tmp.Close()
+			names, err := image.ImportFile(cmd.Context(), image.ImportFileOptions{Address: o.address, Namespace: o.namespace, Path: tmp.Name()})
+			if err != nil {
+				return err
+			}
+			for _, n := range names {
+				fmt.Fprintf(g.stdout, "Imported %s\n", n)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&binary, "binary", "", "a statically linked Linux executable (CGO_ENABLED=0 go build)")
+	cmd.Flags().StringVar(&name, "name", "", "image reference, e.g. hello or example.com/demo/hello:v1")
+	cmd.Flags().StringVar(&inPath, "path", "", "where the binary lands in the image (default /bin/<binary name>)")
+	cmd.Flags().StringVarP(&out, "output", "o", "", "archive file to write (default <name>.tar unless --import)")
+	cmd.Flags().BoolVar(&doImport, "import", false, "import the image into containerd")
+	o.flags(cmd)
+	return cmd
+}
