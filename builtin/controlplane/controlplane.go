@@ -22,6 +22,7 @@ import (
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/storage"
 	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
+	"github.com/converge-dev/converge/operators/loader"
 )
 
 // Options configure a control plane. The zero value of every field means its
@@ -51,6 +52,11 @@ type Options struct {
 	// Controllers selects the built-in controllers to run: nil runs none (the API
 	// server alone, as testenv does by default), []string{"*"} runs all of them.
 	Controllers []string
+	// Operators are operator plugins (.so) to load; every *.so in OperatorDir is
+	// loaded too.
+	Operators []string
+	// OperatorDir holds operator plugins (default DataDir/operators).
+	OperatorDir string
 	// Progress is told when each start-up step finished and how long it took.
 	Progress func(step string, took time.Duration)
 }
@@ -85,7 +91,8 @@ type ControlPlane struct {
 	listener net.Listener
 	url      string
 
-	manager *manager.Manager
+	manager   *manager.Manager
+	operators []loader.Report
 
 	etcd   *etcdstore.Embedded
 	client *clientv3.Client
@@ -200,8 +207,8 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		}()
 	}
 	opts.Progress("apiserver", time.Since(t1))
-	if len(opts.Controllers) > 0 {
-		if err := cp.startControllers(runCtx); err != nil {
+	if cp.wantsManager() {
+		if err := cp.startManager(runCtx); err != nil {
 			return err
 		}
 	}

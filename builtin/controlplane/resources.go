@@ -10,6 +10,7 @@ import (
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 )
 
 // BuiltinResources returns every built-in resource the API server serves.
@@ -18,6 +19,7 @@ func BuiltinResources() []*registry.Resource {
 	for _, group := range [][]*registry.Resource{
 		corev1.Resources(), appsv1.Resources(), batchv1.Resources(), coordinationv1.Resources(), discoveryv1.Resources(),
 		eventsv1.Resources(), policyv1.Resources(),
+		schedulingv1.Resources(),
 	} {
 		out = append(out, group...)
 	}

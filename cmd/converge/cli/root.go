@@ -79,6 +79,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newVersionCommand(g),
 		newCompletionCommand(g),
 		newImageCommand(g),
+		newOperatorCommand(g),
 	)
 	return root
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/converge-dev/converge/operators/loader"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -31,6 +32,7 @@ type statusReport struct {
 	Version    string            `json:"version,omitempty"`
 	DataDir    string            `json:"dataDir,omitempty"`
 	Endpoints  map[string]string `json:"endpoints"`
+	Operators  []loader.Report   `json:"operators,omitempty"`
 }
 
 func newStatusCommand(g *globalOptions) *cobra.Command {
@@ -95,6 +97,16 @@ func runStatus(ctx context.Context, g *globalOptions, output string) error {
 			}
 		}
 	}
+	if r.Live {
+		if reports, err := loader.ReadReports(ctx, s.client); err == nil {
+			r.Operators = reports
+			for _, op := range reports {
+				if op.Error != "" {
+					r.Problems = append(r.Problems, "operator "+op.Name+": "+op.Error)
+				}
+			}
+		}
+	}
 	if output == "json" {
 		if err := printers.JSON(g.stdout, r); err != nil {
 			return err
@@ -135,6 +147,9 @@ func printStatus(g *globalOptions, r statusReport) {
 	}
 	if r.DataDir != "" {
 		fmt.Fprintf(tw, "Data dir:\t%s\n", r.DataDir)
+	}
+	for _, op := range r.Operators {
+		fmt.Fprintf(tw, "Operator %s:\t%s %s\n", op.Name, op.State, op.Error)
 	}
 	fmt.Fprintf(tw, "Endpoints:\tapi %s\n", r.Endpoints["api"])
 	fmt.Fprintf(tw, "\tlivez %s\n", r.Endpoints["livez"])

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"time"
@@ -18,6 +19,7 @@ type upOptions struct {
 	etcdCAFile   string
 	etcdCertFile string
 	etcdKeyFile  string
+	operators    []string
 }
 
 func newUpCommand(g *globalOptions) *cobra.Command {
@@ -49,6 +51,7 @@ Data survives restarts.`,
 	f.StringVar(&o.etcdCAFile, "etcd-cafile", "", "CA file to verify the external etcd members")
 	f.StringVar(&o.etcdCertFile, "etcd-certfile", "", "client certificate for the external etcd")
 	f.StringVar(&o.etcdKeyFile, "etcd-keyfile", "", "client key for the external etcd")
+	f.StringArrayVar(&o.operators, "operator", nil, "operator plugin (.so) to load (repeatable); every *.so in <data-dir>/operators is loaded too")
 	return cmd
 }
 
@@ -64,7 +67,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
-		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: []string{"*"},
+		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: []string{"*"}, Operators: o.operators,
 		Progress: func(step string, took time.Duration) {
 			fmt.Fprintf(out, "  ✓ %-12s %s\n", step, took.Round(time.Millisecond))
 		},
@@ -84,6 +87,13 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		return err
 	}
 	fmt.Fprintf(out, "\nexport KUBECONFIG=%s\n", kubeconfig)
+	for _, r := range cp.Operators() {
+		mark := "✓"
+		if r.Error != "" {
+			mark = "✗"
+		}
+		fmt.Fprintf(out, "  %s operator %s (%s) %s\n", mark, cmp.Or(r.Name, "?"), r.Path, r.Error)
+	}
 	fmt.Fprintf(out, "Converge is ready at %s (started in %s). Press Ctrl-C to stop.\n", cp.URL(), time.Since(start).Round(time.Millisecond))
 	select {
 	case <-ctx.Done():
