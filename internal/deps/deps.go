@@ -2,6 +2,7 @@ package main
 
 import (
 	_ "cel.dev/cel-go/cel"
+	_ "github.com/containerd/containerd/v2/client"
 	_ "github.com/go-logr/logr"
 	_ "github.com/go-logr/logr/funcr"
 	_ "github.com/google/go-cmp/cmp"
@@ -14,7 +15,6 @@ import (
 	_ "go.etcd.io/etcd/client/v3"
 	_ "go.etcd.io/etcd/server/v3/embed"
 	_ "go.uber.org/goleak"
- _ "github.com/containerd/containerd/v2/client"
 	_ "sigs.k8s.io/yaml"
 )
 
