@@ -22,6 +22,8 @@ type Options struct {
 	// builtin/controllers, e.g. "garbagecollector", "namespace"; "*" for all).
 	// None run by default.
 	Controllers []string
+	// Scheduler runs the scheduler in the environment.
+	Scheduler bool
 	// Dir is where data and the kubeconfig go; a new temporary directory by default,
 	// removed by Stop.
 	Dir string
@@ -53,7 +55,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 	}
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
-		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers,
+		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers, Scheduler: opts.Scheduler,
 	})
 	if err != nil {
 		env.cleanup()

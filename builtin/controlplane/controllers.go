@@ -10,6 +10,7 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/controllers"
+	"github.com/converge-dev/converge/builtin/scheduler"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/operators/loader"
@@ -25,7 +26,7 @@ func (cp *ControlPlane) operatorDir() string {
 
 // wantsManager reports whether any controller or operator is to run.
 func (cp *ControlPlane) wantsManager() bool {
-	if len(cp.opts.Controllers) > 0 || len(cp.opts.Operators) > 0 {
+	if len(cp.opts.Controllers) > 0 || len(cp.opts.Operators) > 0 || cp.opts.Scheduler {
 		return true
 	}
 	if d := cp.operatorDir(); d != "" {
@@ -62,6 +63,17 @@ func (cp *ControlPlane) startManager(ctx context.Context) error {
 		cp.opts.Progress("controllers", time.Since(t0))
 	}
 	cp.manager = mgr
+	if cp.opts.Scheduler {
+		t1 := time.Now()
+		sched, err := scheduler.NewFromManager(ctx, mgr, scheduler.Options{ConfigFile: cp.opts.SchedulerConfig, Logger: cp.log.WithName("scheduler")})
+		if err != nil {
+			return fmt.Errorf("create scheduler: %w", err)
+		}
+		if err := mgr.Add(sched); err != nil {
+			return fmt.Errorf("add scheduler: %w", err)
+		}
+		cp.opts.Progress("scheduler", time.Since(t1))
+	}
 	if dir := cp.operatorDir(); len(cp.opts.Operators) > 0 || dir != "" {
 		t1 := time.Now()
 		if dir != "" {

@@ -52,6 +52,10 @@ type Options struct {
 	// Controllers selects the built-in controllers to run: nil runs none (the API
 	// server alone, as testenv does by default), []string{"*"} runs all of them.
 	Controllers []string
+	// Scheduler runs the scheduler (default profile, or SchedulerConfig).
+	Scheduler bool
+	// SchedulerConfig is a scheduler configuration file (profiles, plugins).
+	SchedulerConfig string
 	// Operators are operator plugins (.so) to load; every *.so in OperatorDir is
 	// loaded too.
 	Operators []string

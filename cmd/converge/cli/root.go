@@ -80,6 +80,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newCompletionCommand(g),
 		newImageCommand(g),
 		newOperatorCommand(g),
+		newSchedulerCommand(g),
 	)
 	return root
 }

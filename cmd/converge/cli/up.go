@@ -20,6 +20,8 @@ type upOptions struct {
 	etcdCertFile string
 	etcdKeyFile  string
 	operators    []string
+	noScheduler  bool
+	schedConfig  string
 }
 
 func newUpCommand(g *globalOptions) *cobra.Command {
@@ -51,6 +53,8 @@ Data survives restarts.`,
 	f.StringVar(&o.etcdCAFile, "etcd-cafile", "", "CA file to verify the external etcd members")
 	f.StringVar(&o.etcdCertFile, "etcd-certfile", "", "client certificate for the external etcd")
 	f.StringVar(&o.etcdKeyFile, "etcd-keyfile", "", "client key for the external etcd")
+	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
+	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
 	f.StringArrayVar(&o.operators, "operator", nil, "operator plugin (.so) to load (repeatable); every *.so in <data-dir>/operators is loaded too")
 	return cmd
 }
@@ -68,6 +72,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: []string{"*"}, Operators: o.operators,
+		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig,
 		Progress: func(step string, took time.Duration) {
 			fmt.Fprintf(out, "  ✓ %-12s %s\n", step, took.Round(time.Millisecond))
 		},

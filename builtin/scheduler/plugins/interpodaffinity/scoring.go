@@ -1,0 +1,158 @@
+package interpodaffinity
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/scheduler/framework"
+)
+
+const preScoreStateKey framework.StateKey = "PreScore" + Name
+
+// scoreMap is a score per topology key and value.
+type scoreMap map[string]map[string]int64
+
+func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, multiplier int32) {
+	if !term.Matches(pod, nsLabels) {
+		return
+	}
+	v, ok := node.Labels[term.TopologyKey]
+	if !ok {
+		return
+	}
+	if m[term.TopologyKey] == nil {
+		m[term.TopologyKey] = map[string]int64{}
+	}
+	m[term.TopologyKey][v] += int64(weight * multiplier)
+}
+
+func (m scoreMap) processTerms(terms []framework.WeightedAffinityTerm, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, multiplier int32) {
+	for i := range terms {
+		m.processTerm(&terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, node, multiplier)
+	}
+}
+
+// preScoreState is the per-domain score PreScore computes.
+type preScoreState struct {
+	topologyScore scoreMap
+}
+
+// Clone implements framework.StateData; the state is read-only after PreScore.
+func (s *preScoreState) Clone() framework.StateData { return s }
+
+// processExistingPod adds the contribution of one existing pod on node.
+func (pl *InterPodAffinity) processExistingPod(m scoreMap, in *framework.PodInfo, inNSLabels map[string]string, existing *framework.PodInfo, node *corev1.Node) {
+	if len(node.Labels) == 0 {
+		return
+	}
+	exLabels := pl.nsLabels(existing.Pod.Namespace)
+	// The incoming pod's preferred terms matching the existing pod.
+	m.processTerms(in.PreferredAffinityTerms, existing.Pod, exLabels, node, 1)
+	m.processTerms(in.PreferredAntiAffinityTerms, existing.Pod, exLabels, node, -1)
+	// The existing pod's terms matching the incoming pod.
+	if pl.args.HardPodAffinityWeight > 0 {
+		for i := range existing.RequiredAffinityTerms {
+			m.processTerm(&existing.RequiredAffinityTerms[i], pl.args.HardPodAffinityWeight, in.Pod, inNSLabels, node, 1)
+		}
+	}
+	m.processTerms(existing.PreferredAffinityTerms, in.Pod, inNSLabels, node, 1)
+	m.processTerms(existing.PreferredAntiAffinityTerms, in.Pod, inNSLabels, node, -1)
+}
+
+// PreScore builds the per-domain scores; Skip when nothing contributes.
+func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) *framework.Status {
+	if len(nodes) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	in, err := framework.NewPodInfo(pod)
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("parse pod: %w", err))
+	}
+	hasConstraints := len(in.PreferredAffinityTerms)+len(in.PreferredAntiAffinityTerms) > 0
+	if pl.args.IgnorePreferredTermsOfExistingPods && !hasConstraints {
+		return framework.NewStatus(framework.Skip)
+	}
+	// Unless the pod has preferred terms, only pods with affinity terms matter.
+	list := pl.nodesWithAffinityPods
+	if hasConstraints {
+		list = pl.allNodes
+	}
+	all, err := list()
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	m := scoreMap{}
+	inNSLabels := pl.nsLabels(pod.Namespace)
+	for _, n := range all {
+		node := n.Node()
+		if node == nil {
+			continue
+		}
+		pods := n.PodsWithAffinity
+		if hasConstraints {
+			pods = n.Pods
+		}
+		for _, existing := range pods {
+			pl.processExistingPod(m, in, inNSLabels, existing, node)
+		}
+	}
+	if len(m) == 0 {
+		return framework.NewStatus(framework.Skip)
+	}
+	state.Write(preScoreStateKey, &preScoreState{topologyScore: m})
+	return nil
+}
+
+// Score sums the scores of the node's domains.
+func (pl *InterPodAffinity) Score(_ context.Context, state *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+	node := nodeInfo.Node()
+	if node == nil {
+		return 0, framework.AsStatus(errNodeNotFound)
+	}
+	s, err := framework.ReadState[*preScoreState](state, preScoreStateKey)
+	if err != nil {
+		return 0, framework.AsStatus(err)
+	}
+	var score int64
+	for key, values := range s.topologyScore {
+		if v, ok := node.Labels[key]; ok {
+			score += values[v]
+		}
+	}
+	return score, nil
+}
+
+// ScoreExtensions returns the plugin, which normalises its scores.
+func (pl *InterPodAffinity) ScoreExtensions() framework.ScoreExtensions { return pl }
+
+// NormalizeScore scales scores linearly so the lowest gets 0 and the highest
+// MaxNodeScore (all 0 when they are equal).
+func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
+	s, err := framework.ReadState[*preScoreState](state, preScoreStateKey)
+	if err != nil {
+		return framework.AsStatus(err)
+	}
+	if len(s.topologyScore) == 0 {
+		return nil
+	}
+	normalize(scores)
+	return nil
+}
+
+func normalize(scores framework.NodeScoreList) {
+	var lo int64 = math.MaxInt64
+	var hi int64 = math.MinInt64
+	for _, s := range scores {
+		lo, hi = min(lo, s.Score), max(hi, s.Score)
+	}
+	diff := hi - lo
+	for i := range scores {
+		f := float64(0)
+		if diff > 0 {
+			f = float64(framework.MaxNodeScore) * float64(scores[i].Score-lo) / float64(diff)
+		}
+		scores[i].Score = int64(f)
+	}
+}

@@ -1,0 +1,303 @@
+package noderesourcesfit
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/scheduler/framework"
+)
+
+// Name is the plugin name.
+const Name = "NodeResourcesFit"
+
+// ErrReasonTooManyPods is Kubernetes' reason when the pod count is reached.
+const ErrReasonTooManyPods = "Too many pods"
+
+const (
+	preFilterKey framework.StateKey = "PreFilter" + Name
+	preScoreKey  framework.StateKey = "PreScore" + Name
+)
+
+type preFilterState struct{ framework.Resource }
+
+func (s *preFilterState) Clone() framework.StateData { return s }
+
+type preScoreState struct {
+	requested []int64 // per configured resource
+}
+
+func (s *preScoreState) Clone() framework.StateData { return s }
+
+// Fit implements PreFilter, Filter, PreScore and Score.
+type Fit struct {
+	args     Args
+	ignored  map[string]struct{}
+	resource []ResourceSpec
+	scorer   func(requested, allocatable []int64) int64
+}
+
+var (
+	_ framework.PreFilterPlugin   = (*Fit)(nil)
+	_ framework.FilterPlugin      = (*Fit)(nil)
+	_ framework.PreScorePlugin    = (*Fit)(nil)
+	_ framework.ScorePlugin       = (*Fit)(nil)
+	_ framework.EnqueueExtensions = (*Fit)(nil)
+)
+
+// New is the plugin factory; args are Args (or their JSON).
+func New(_ context.Context, args any, _ framework.Handle) (framework.Plugin, error) {
+	var a Args
+	if err := framework.DecodeArgs(args, &a); err != nil {
+		return nil, fmt.Errorf("%s args: %w", Name, err)
+	}
+	return NewWithArgs(a)
+}
+
+// NewWithArgs builds the plugin from typed args.
+func NewWithArgs(a Args) (*Fit, error) {
+	if a.ScoringStrategy != nil {
+		s := *a.ScoringStrategy
+		a.ScoringStrategy = &s
+	}
+	a.complete()
+	if err := a.validate(); err != nil {
+		return nil, fmt.Errorf("%s args: %w", Name, err)
+	}
+	f := &Fit{args: a, ignored: map[string]struct{}{}, resource: a.ScoringStrategy.Resources}
+	for _, r := range a.IgnoredResources {
+		f.ignored[r] = struct{}{}
+	}
+	weights := make([]int64, len(f.resource))
+	for i, r := range f.resource {
+		weights[i] = r.Weight
+	}
+	switch a.ScoringStrategy.Type {
+	case LeastAllocated:
+		f.scorer = weighted(weights, leastRequestedScore)
+	case MostAllocated:
+		f.scorer = weighted(weights, mostRequestedScore)
+	case RequestedToCapacityRatio:
+		f.scorer = weighted(weights, shapeScorer(a.ScoringStrategy.RequestedToCapacityRatio.Shape))
+	}
+	return f, nil
+}
+
+// Name implements framework.Plugin.
+func (*Fit) Name() string { return Name }
+
+// PreFilter implements framework.PreFilterPlugin.
+func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	state.Write(preFilterKey, &preFilterState{*framework.ComputePodRequests(pod, false)})
+	return nil, nil
+}
+
+// PreFilterExtensions implements framework.PreFilterPlugin.
+func (*Fit) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+// InsufficientResource describes one missing resource.
+type InsufficientResource struct {
+	ResourceName string
+	Reason       string
+	Requested    int64
+	Used         int64
+	Capacity     int64
+	// Unresolvable: the pod alone asks for more than the node's allocatable, so
+	// no preemption can help.
+	Unresolvable bool
+}
+
+// Filter implements framework.FilterPlugin.
+func (f *Fit) Filter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
+	s, err := framework.ReadState[*preFilterState](state, preFilterKey)
+	if err != nil {
+		s = &preFilterState{*framework.ComputePodRequests(pod, false)}
+	}
+	insufficient := Fits(&s.Resource, ni, f.isIgnored)
+	if len(insufficient) == 0 {
+		return nil
+	}
+	reasons := make([]string, len(insufficient))
+	code := framework.UnschedulableAndUnresolvable
+	for i, r := range insufficient {
+		reasons[i] = r.Reason
+		if !r.Unresolvable {
+			code = framework.Unschedulable
+		}
+	}
+	return framework.NewStatus(code, reasons...)
+}
+
+func (f *Fit) isIgnored(name string) bool {
+	if _, ok := f.ignored[name]; ok {
+		return true
+	}
+	for _, g := range f.args.IgnoredResourceGroups {
+		if prefix, _, ok := strings.Cut(name, "/"); ok && prefix == g {
+			return true
+		}
+	}
+	return false
+}
+
+// Fits returns the resources the node lacks for podRequest, in Kubernetes'
+// order (pods, cpu, memory, ephemeral-storage, extended resources).
+// ignored extended resources are skipped (nil: none).
+func Fits(podRequest *framework.Resource, ni *framework.NodeInfo, ignored func(string) bool) []InsufficientResource {
+	var out []InsufficientResource
+	alloc, used := ni.Allocatable, ni.Requested
+	if allowed := alloc.AllowedPodNumber; int64(len(ni.Pods))+1 > allowed {
+		out = append(out, InsufficientResource{ResourceName: "pods", Reason: ErrReasonTooManyPods, Requested: 1, Used: int64(len(ni.Pods)), Capacity: allowed, Unresolvable: allowed < 1})
+	}
+	if podRequest.MilliCPU == 0 && podRequest.Memory == 0 && podRequest.EphemeralStorage == 0 && len(podRequest.ScalarResources) == 0 {
+		return out
+	}
+	check := func(name string, req, a, u int64) {
+		if req > 0 && a < req+u {
+			out = append(out, InsufficientResource{ResourceName: name, Reason: "Insufficient " + name, Requested: req, Used: u, Capacity: a, Unresolvable: req > a})
+		}
+	}
+	check("cpu", podRequest.MilliCPU, alloc.MilliCPU, used.MilliCPU)
+	check("memory", podRequest.Memory, alloc.Memory, used.Memory)
+	check("ephemeral-storage", podRequest.EphemeralStorage, alloc.EphemeralStorage, used.EphemeralStorage)
+	if len(podRequest.ScalarResources) == 0 {
+		return out
+	}
+	for _, name := range slices.Sorted(maps.Keys(podRequest.ScalarResources)) {
+		if ignored != nil && ignored(name) {
+			continue
+		}
+		check(name, podRequest.ScalarResources[name], alloc.ScalarResources[name], used.ScalarResources[name])
+	}
+	return out
+}
+
+// PreScore implements framework.PreScorePlugin: it records the pod's
+// requests for the scored resources (non-zero defaults for cpu/memory).
+func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+	nz := framework.ComputePodRequests(pod, true)
+	plain := framework.ComputePodRequests(pod, false)
+	s := &preScoreState{requested: make([]int64, len(f.resource))}
+	for i, r := range f.resource {
+		if r.Name == "cpu" || r.Name == "memory" {
+			s.requested[i] = nz.Get(r.Name)
+		} else {
+			s.requested[i] = plain.Get(r.Name)
+		}
+	}
+	state.Write(preScoreKey, s)
+	return nil
+}
+
+// Score implements framework.ScorePlugin.
+func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := framework.ReadState[*preScoreState](state, preScoreKey)
+	if err != nil {
+		if st := f.PreScore(context.Background(), state, pod, nil); st != nil {
+			return 0, st
+		}
+		s, _ = framework.ReadState[*preScoreState](state, preScoreKey)
+	}
+	return Score(f.resource, s.requested, ni, f.scorer), nil
+}
+
+// Score computes the node's score for a pod requesting podRequested[i] of
+// resources[i], with the strategy's scorer.
+func Score(resources []ResourceSpec, podRequested []int64, ni *framework.NodeInfo, scorer func(requested, allocatable []int64) int64) int64 {
+	// Small fixed buffers avoid two allocations per node and pod.
+	var reqBuf, allocBuf [8]int64
+	requested, allocatable := reqBuf[:0], allocBuf[:0]
+	if len(resources) > len(reqBuf) {
+		requested, allocatable = make([]int64, 0, len(resources)), make([]int64, 0, len(resources))
+	}
+	requested, allocatable = requested[:len(resources)], allocatable[:len(resources)]
+	for i, r := range resources {
+		allocatable[i] = ni.Allocatable.Get(r.Name)
+		var used int64
+		if r.Name == "cpu" || r.Name == "memory" {
+			used = ni.NonZeroRequested.Get(r.Name)
+		} else {
+			if podRequested[i] == 0 {
+				// Extended resources the pod does not request do not count.
+				allocatable[i] = 0
+			}
+			used = ni.Requested.Get(r.Name)
+		}
+		requested[i] = used + podRequested[i]
+	}
+	return scorer(requested, allocatable)
+}
+
+// ScoreExtensions implements framework.ScorePlugin.
+func (*Fit) ScoreExtensions() framework.ScoreExtensions { return nil }
+
+// EventsToRegister implements framework.EnqueueExtensions.
+func (*Fit) EventsToRegister() []framework.ClusterEventWithHint {
+	return []framework.ClusterEventWithHint{
+		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete | framework.UpdatePodScaleDown}},
+		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}},
+	}
+}
+
+// weighted combines per-resource scores by weight; resources with zero
+// allocatable are left out.
+func weighted(weights []int64, one func(requested, capacity int64) int64) func(requested, allocatable []int64) int64 {
+	return func(requested, allocatable []int64) int64 {
+		var score, sum int64
+		for i := range requested {
+			if allocatable[i] == 0 {
+				continue
+			}
+			score += one(requested[i], allocatable[i]) * weights[i]
+			sum += weights[i]
+		}
+		if sum == 0 {
+			return 0
+		}
+		return score / sum
+	}
+}
+
+func leastRequestedScore(requested, capacity int64) int64 {
+	if requested > capacity {
+		return 0
+	}
+	return (capacity - requested) * framework.MaxNodeScore / capacity
+}
+
+func mostRequestedScore(requested, capacity int64) int64 {
+	if requested > capacity {
+		requested = capacity
+	}
+	return requested * framework.MaxNodeScore / capacity
+}
+
+// shapeScorer returns the RequestedToCapacityRatio function: utilisation in
+// percent mapped through the piecewise-linear shape, scaled to [0, 100].
+func shapeScorer(shape []UtilizationShapePoint) func(requested, capacity int64) int64 {
+	type point struct{ u, s int64 }
+	pts := make([]point, len(shape))
+	for i, p := range shape {
+		pts[i] = point{int64(p.Utilization), int64(p.Score) * (framework.MaxNodeScore / MaxCustomPriorityScore)}
+	}
+	f := func(u int64) int64 {
+		if u <= pts[0].u {
+			return pts[0].s
+		}
+		for i := 1; i < len(pts); i++ {
+			if u <= pts[i].u {
+				return pts[i-1].s + (pts[i].s-pts[i-1].s)*(u-pts[i-1].u)/(pts[i].u-pts[i-1].u)
+			}
+		}
+		return pts[len(pts)-1].s
+	}
+	return func(requested, capacity int64) int64 {
+		if capacity == 0 || requested > capacity {
+			return f(100)
+		}
+		return f(requested * 100 / capacity)
+	}
+}

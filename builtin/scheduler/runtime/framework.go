@@ -1,0 +1,694 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/scheduler/config"
+	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/framework/cache"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+// Options are the dependencies of a Framework; nil values are allowed in
+// tests (Client, Informers, Recorder), the others get defaults.
+type Options struct {
+	Client       *client.Client
+	Informers    *cache.SharedInformers
+	Recorder     framework.EventRecorder
+	Parallelizer framework.Parallelizer
+	Nominator    framework.PodNominator
+	// Snapshot is the lister plugins see; the scheduler updates it in place
+	// before each cycle.
+	Snapshot framework.SharedLister
+	// DefaultPlugins replaces config.DefaultMultiPoint (tests).
+	DefaultPlugins []config.Plugin
+}
+
+// Framework runs one profile.
+type Framework struct {
+	opts       Options
+	name       string
+	percentage *int32
+
+	plugins    map[string]framework.Plugin
+	preEnqueue []framework.PreEnqueuePlugin
+	preFilter  []framework.PreFilterPlugin
+	filter     []framework.FilterPlugin
+	postFilter []framework.PostFilterPlugin
+	preScore   []framework.PreScorePlugin
+	score      []framework.ScorePlugin
+	weights    map[string]int64
+	reserve    []framework.ReservePlugin
+	permit     []framework.PermitPlugin
+	preBind    []framework.PreBindPlugin
+	bind       []framework.BindPlugin
+	postBind   []framework.PostBindPlugin
+
+	waitingMu sync.Mutex
+	waiting   map[string]*waitingPod
+}
+
+var _ framework.Handle = (*Framework)(nil)
+
+type noopNominator struct{}
+
+func (noopNominator) AddNominatedPod(*framework.PodInfo, *framework.NominatingInfo) {}
+func (noopNominator) DeleteNominatedPodIfExists(*corev1.Pod)                        {}
+func (noopNominator) NominatedPodsForNode(string) []*framework.PodInfo              { return nil }
+
+// New instantiates the profile's plugins.
+func New(ctx context.Context, registry framework.Registry, profile *config.Profile, opts Options) (*Framework, error) {
+	if opts.Parallelizer == nil {
+		opts.Parallelizer = framework.NewParallelizer(0)
+	}
+	if opts.Nominator == nil {
+		opts.Nominator = noopNominator{}
+	}
+	defaults := opts.DefaultPlugins
+	if defaults == nil {
+		defaults = config.DefaultMultiPoint()
+	}
+	f := &Framework{
+		opts: opts, name: profile.SchedulerName, percentage: profile.PercentageOfNodesToScore,
+		plugins: map[string]framework.Plugin{}, weights: map[string]int64{}, waiting: map[string]*waitingPod{},
+	}
+	// Candidates: registered defaults plus every explicitly enabled plugin.
+	var candidates []string
+	for _, p := range defaults {
+		if _, ok := registry[p.Name]; ok {
+			candidates = append(candidates, p.Name)
+		}
+	}
+	explicit := map[string]bool{}
+	if ps := profile.Plugins; ps != nil {
+		for _, set := range []config.PluginSet{ps.MultiPoint, ps.PreEnqueue, ps.PreFilter, ps.Filter, ps.PostFilter, ps.PreScore, ps.Score, ps.Reserve, ps.Permit, ps.PreBind, ps.Bind, ps.PostBind} {
+			for _, p := range set.Enabled {
+				explicit[p.Name] = true
+				if !slices.Contains(candidates, p.Name) {
+					candidates = append(candidates, p.Name)
+				}
+			}
+		}
+	}
+	var errs []error
+	for _, name := range candidates {
+		factory, ok := registry[name]
+		if !ok {
+			errs = append(errs, fmt.Errorf("profile %q: plugin %q not registered", f.name, name))
+			continue
+		}
+		var args any
+		if raw := profile.Args(name); raw != nil {
+			args = []byte(raw)
+		}
+		p, err := factory(ctx, args, f)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("profile %q: initialize plugin %q: %w", f.name, name, err))
+			continue
+		}
+		f.plugins[name] = p
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	resolve := func(ep config.ExtensionPoint, implements func(framework.Plugin) bool) []config.Plugin {
+		out := profile.Resolve(ep, defaults, func(name string) bool {
+			p, ok := f.plugins[name]
+			return ok && implements(p)
+		})
+		var kept []config.Plugin
+		for _, pl := range out {
+			p, ok := f.plugins[pl.Name]
+			if !ok || !implements(p) {
+				errs = append(errs, fmt.Errorf("profile %q: plugin %q does not extend %s", f.name, pl.Name, ep))
+				continue
+			}
+			kept = append(kept, pl)
+		}
+		return kept
+	}
+	is := func(fn func(framework.Plugin) bool) func(framework.Plugin) bool { return fn }
+	for _, pl := range resolve(config.PreEnqueue, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreEnqueuePlugin); return ok })) {
+		f.preEnqueue = append(f.preEnqueue, f.plugins[pl.Name].(framework.PreEnqueuePlugin))
+	}
+	for _, pl := range resolve(config.PreFilter, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreFilterPlugin); return ok })) {
+		f.preFilter = append(f.preFilter, f.plugins[pl.Name].(framework.PreFilterPlugin))
+	}
+	for _, pl := range resolve(config.Filter, is(func(p framework.Plugin) bool { _, ok := p.(framework.FilterPlugin); return ok })) {
+		f.filter = append(f.filter, f.plugins[pl.Name].(framework.FilterPlugin))
+	}
+	for _, pl := range resolve(config.PostFilter, is(func(p framework.Plugin) bool { _, ok := p.(framework.PostFilterPlugin); return ok })) {
+		f.postFilter = append(f.postFilter, f.plugins[pl.Name].(framework.PostFilterPlugin))
+	}
+	for _, pl := range resolve(config.PreScore, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreScorePlugin); return ok })) {
+		f.preScore = append(f.preScore, f.plugins[pl.Name].(framework.PreScorePlugin))
+	}
+	for _, pl := range resolve(config.Score, is(func(p framework.Plugin) bool { _, ok := p.(framework.ScorePlugin); return ok })) {
+		f.score = append(f.score, f.plugins[pl.Name].(framework.ScorePlugin))
+		w := int64(pl.Weight)
+		if w == 0 {
+			w = 1
+		}
+		if w < 0 || w > 100 {
+			errs = append(errs, fmt.Errorf("profile %q: score plugin %q weight %d not in [1, 100]", f.name, pl.Name, w))
+		}
+		f.weights[pl.Name] = w
+	}
+	for _, pl := range resolve(config.Reserve, is(func(p framework.Plugin) bool { _, ok := p.(framework.ReservePlugin); return ok })) {
+		f.reserve = append(f.reserve, f.plugins[pl.Name].(framework.ReservePlugin))
+	}
+	for _, pl := range resolve(config.Permit, is(func(p framework.Plugin) bool { _, ok := p.(framework.PermitPlugin); return ok })) {
+		f.permit = append(f.permit, f.plugins[pl.Name].(framework.PermitPlugin))
+	}
+	for _, pl := range resolve(config.PreBind, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreBindPlugin); return ok })) {
+		f.preBind = append(f.preBind, f.plugins[pl.Name].(framework.PreBindPlugin))
+	}
+	for _, pl := range resolve(config.Bind, is(func(p framework.Plugin) bool { _, ok := p.(framework.BindPlugin); return ok })) {
+		f.bind = append(f.bind, f.plugins[pl.Name].(framework.BindPlugin))
+	}
+	for _, pl := range resolve(config.PostBind, is(func(p framework.Plugin) bool { _, ok := p.(framework.PostBindPlugin); return ok })) {
+		f.postBind = append(f.postBind, f.plugins[pl.Name].(framework.PostBindPlugin))
+	}
+	if len(f.bind) == 0 {
+		errs = append(errs, fmt.Errorf("profile %q: at least one bind plugin is needed", f.name))
+	}
+	_ = explicit
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ProfileName implements framework.Handle.
+func (f *Framework) ProfileName() string { return f.name }
+
+// PercentageOfNodesToScore returns the profile's setting (nil: adaptive).
+func (f *Framework) PercentageOfNodesToScore() *int32 { return f.percentage }
+
+// SnapshotSharedLister implements framework.Handle.
+func (f *Framework) SnapshotSharedLister() framework.SharedLister { return f.opts.Snapshot }
+
+// Client implements framework.Handle.
+func (f *Framework) Client() *client.Client { return f.opts.Client }
+
+// Informers implements framework.Handle.
+func (f *Framework) Informers() *cache.SharedInformers { return f.opts.Informers }
+
+// EventRecorder implements framework.Handle.
+func (f *Framework) EventRecorder() framework.EventRecorder { return f.opts.Recorder }
+
+// Parallelizer implements framework.Handle.
+func (f *Framework) Parallelizer() framework.Parallelizer { return f.opts.Parallelizer }
+
+// AddNominatedPod implements framework.PodNominator.
+func (f *Framework) AddNominatedPod(pi *framework.PodInfo, info *framework.NominatingInfo) {
+	f.opts.Nominator.AddNominatedPod(pi, info)
+}
+
+// DeleteNominatedPodIfExists implements framework.PodNominator.
+func (f *Framework) DeleteNominatedPodIfExists(pod *corev1.Pod) {
+	f.opts.Nominator.DeleteNominatedPodIfExists(pod)
+}
+
+// NominatedPodsForNode implements framework.PodNominator.
+func (f *Framework) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
+	return f.opts.Nominator.NominatedPodsForNode(nodeName)
+}
+
+// Plugins returns the instantiated plugins by name.
+func (f *Framework) Plugins() map[string]framework.Plugin { return f.plugins }
+
+// HasPostFilterPlugins reports whether PostFilter plugins are configured.
+func (f *Framework) HasPostFilterPlugins() bool { return len(f.postFilter) > 0 }
+
+// EventsToRegister returns the events registered by each plugin that
+// implements framework.EnqueueExtensions.
+func (f *Framework) EventsToRegister() map[string][]framework.ClusterEventWithHint {
+	out := map[string][]framework.ClusterEventWithHint{}
+	for name, p := range f.plugins {
+		if ee, ok := p.(framework.EnqueueExtensions); ok {
+			out[name] = ee.EventsToRegister()
+		}
+	}
+	return out
+}
+
+// RunPreEnqueuePlugins runs PreEnqueue; the first rejection is returned with
+// its plugin recorded.
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *corev1.Pod) *framework.Status {
+	for _, p := range f.preEnqueue {
+		if s := p.PreEnqueue(ctx, pod); !s.IsSuccess() {
+			if s.Code() != framework.Error {
+				s = framework.NewStatus(framework.UnschedulableAndUnresolvable, s.Reasons()...)
+			}
+			return s.WithPlugin(p.Name())
+		}
+	}
+	return nil
+}
+
+// RunPreFilterPlugins runs PreFilter. It returns the merged node narrowing,
+// the status (rejections carry the plugin) and records skipped plugins in state.
+func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	var result *framework.PreFilterResult
+	skip := map[string]struct{}{}
+	for _, p := range f.preFilter {
+		r, s := p.PreFilter(ctx, state, pod, nodes)
+		if s.IsSkip() {
+			skip[p.Name()] = struct{}{}
+			continue
+		}
+		if !s.IsSuccess() {
+			s.WithPlugin(p.Name())
+			if s.IsRejected() {
+				return nil, s
+			}
+			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+		}
+		if !r.AllNodes() {
+			result = result.Merge(r)
+			if len(result.NodeNames) == 0 {
+				return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) ["+p.Name()+"] simultaneously").WithPlugin(p.Name())
+			}
+		}
+	}
+	state.SetSkipFilter(skip)
+	return result, nil
+}
+
+// RunPreFilterExtensionAddPod implements framework.PluginsRunner.
+func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	for _, p := range f.preFilter {
+		if state.SkipFilter(p.Name()) {
+			continue
+		}
+		if ext := p.PreFilterExtensions(); ext != nil {
+			if s := ext.AddPod(ctx, state, podToSchedule, podInfoToAdd, nodeInfo); !s.IsSuccess() {
+				return framework.AsStatus(fmt.Errorf("running AddPod on PreFilter plugin %q: %w", p.Name(), s.AsError()))
+			}
+		}
+	}
+	return nil
+}
+
+// RunPreFilterExtensionRemovePod implements framework.PluginsRunner.
+func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+	for _, p := range f.preFilter {
+		if state.SkipFilter(p.Name()) {
+			continue
+		}
+		if ext := p.PreFilterExtensions(); ext != nil {
+			if s := ext.RemovePod(ctx, state, podToSchedule, podInfoToRemove, nodeInfo); !s.IsSuccess() {
+				return framework.AsStatus(fmt.Errorf("running RemovePod on PreFilter plugin %q: %w", p.Name(), s.AsError()))
+			}
+		}
+	}
+	return nil
+}
+
+// RunFilterPlugins implements framework.PluginsRunner.
+func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	for _, p := range f.filter {
+		if state.SkipFilter(p.Name()) {
+			continue
+		}
+		if s := p.Filter(ctx, state, pod, nodeInfo); !s.IsSuccess() {
+			if !s.IsRejected() {
+				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", p.Name(), s.AsError()))
+			}
+			return s.WithPlugin(p.Name())
+		}
+	}
+	return nil
+}
+
+// RunFilterPluginsWithNominatedPods implements framework.PluginsRunner: the
+// node must fit with the nominated pods of equal or higher priority added
+// (pass 1) and without them (pass 2), as in kube-scheduler.
+func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	var s *framework.Status
+	podsAdded := false
+	for i := 0; i < 2; i++ {
+		stateToUse, infoToUse := state, nodeInfo
+		if i == 0 {
+			var err error
+			podsAdded, stateToUse, infoToUse, err = f.addNominatedPods(ctx, pod, state, nodeInfo)
+			if err != nil {
+				return framework.AsStatus(err)
+			}
+		} else if !podsAdded || !s.IsSuccess() {
+			break
+		}
+		s = f.RunFilterPlugins(ctx, stateToUse, pod, infoToUse)
+		if !s.IsSuccess() && !s.IsRejected() {
+			return s
+		}
+	}
+	return s
+}
+
+func (f *Framework) addNominatedPods(ctx context.Context, pod *corev1.Pod, state *framework.CycleState, nodeInfo *framework.NodeInfo) (bool, *framework.CycleState, *framework.NodeInfo, error) {
+	if nodeInfo.Node() == nil {
+		return false, state, nodeInfo, nil
+	}
+	nominated := f.NominatedPodsForNode(nodeInfo.Node().Name)
+	if len(nominated) == 0 {
+		return false, state, nodeInfo, nil
+	}
+	infoOut := nodeInfo.Snapshot()
+	stateOut := state.Clone()
+	added := false
+	for _, pi := range nominated {
+		if prio(pi.Pod) >= prio(pod) && pi.Pod.UID != pod.UID {
+			infoOut.AddPodInfo(pi)
+			if s := f.RunPreFilterExtensionAddPod(ctx, stateOut, pod, pi, infoOut); !s.IsSuccess() {
+				return false, state, nodeInfo, s.AsError()
+			}
+			added = true
+		}
+	}
+	return added, stateOut, infoOut, nil
+}
+
+func prio(p *corev1.Pod) int32 {
+	if p.Spec.Priority != nil {
+		return *p.Spec.Priority
+	}
+	return 0
+}
+
+// RunPostFilterPlugins runs PostFilter until one succeeds; otherwise it
+// returns the joined rejection messages.
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, m framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
+	var result *framework.PostFilterResult
+	var reasons []string
+	var rejectorPlugin string
+	for _, p := range f.postFilter {
+		r, s := p.PostFilter(ctx, state, pod, m)
+		if s.IsSuccess() {
+			return r, s
+		}
+		if s.Code() == framework.UnschedulableAndUnresolvable {
+			return r, s.WithPlugin(p.Name())
+		}
+		if !s.IsRejected() {
+			return nil, framework.AsStatus(s.AsError()).WithPlugin(p.Name())
+		}
+		if r != nil && r.Mode() != framework.ModeNoop {
+			result = r
+		}
+		reasons = append(reasons, s.Reasons()...)
+		if rejectorPlugin == "" {
+			rejectorPlugin = p.Name()
+		}
+	}
+	return result, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejectorPlugin)
+}
+
+// RunPreScorePlugins runs PreScore and records skipped plugins in state.
+func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) *framework.Status {
+	skip := map[string]struct{}{}
+	for _, p := range f.preScore {
+		s := p.PreScore(ctx, state, pod, nodes)
+		if s.IsSkip() {
+			skip[p.Name()] = struct{}{}
+			continue
+		}
+		if !s.IsSuccess() {
+			return framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+		}
+	}
+	state.SetSkipScore(skip)
+	return nil
+}
+
+// RunScorePlugins scores every node with every non-skipped Score plugin in
+// parallel, normalises and weights the scores, and returns the totals in the
+// order of nodes.
+func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) ([]int64, *framework.Status) {
+	var plugins []framework.ScorePlugin
+	for _, p := range f.score {
+		if !state.SkipScore(p.Name()) {
+			plugins = append(plugins, p)
+		}
+	}
+	totals := make([]int64, len(nodes))
+	if len(plugins) == 0 {
+		return totals, nil
+	}
+	scores := make([]framework.NodeScoreList, len(plugins))
+	for i := range scores {
+		scores[i] = make(framework.NodeScoreList, len(nodes))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var errMu sync.Mutex
+	var firstErr *framework.Status
+	f.opts.Parallelizer.Until(ctx, len(nodes), func(ctx context.Context, n int) {
+		for i, p := range plugins {
+			s, st := p.Score(ctx, state, pod, nodes[n])
+			if !st.IsSuccess() {
+				errMu.Lock()
+				if firstErr == nil {
+					firstErr = framework.AsStatus(fmt.Errorf("running Score plugin %q: %w", p.Name(), st.AsError())).WithPlugin(p.Name())
+				}
+				errMu.Unlock()
+				cancel()
+				return
+			}
+			scores[i][n] = framework.NodeScore{Name: nodes[n].Node().Name, Score: s}
+		}
+	}, "Score")
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	for i, p := range plugins {
+		if ext := p.ScoreExtensions(); ext != nil {
+			if s := ext.NormalizeScore(ctx, state, pod, scores[i]); !s.IsSuccess() {
+				return nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+			}
+		}
+		w := f.weights[p.Name()]
+		for n := range scores[i] {
+			s := scores[i][n].Score
+			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
+				return nil, framework.AsStatus(fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing", p.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
+			}
+			totals[n] += s * w
+		}
+	}
+	return totals, nil
+}
+
+// RunReservePluginsReserve runs Reserve; on failure the caller must run
+// RunReservePluginsUnreserve.
+func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+	for _, p := range f.reserve {
+		if s := p.Reserve(ctx, state, pod, nodeName); !s.IsSuccess() {
+			if s.IsRejected() {
+				return s.WithPlugin(p.Name())
+			}
+			return framework.AsStatus(fmt.Errorf("running Reserve plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+		}
+	}
+	return nil
+}
+
+// RunReservePluginsUnreserve runs Unreserve in reverse order.
+func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) {
+	for i := len(f.reserve) - 1; i >= 0; i-- {
+		f.reserve[i].Unreserve(ctx, state, pod, nodeName)
+	}
+}
+
+// RunPermitPlugins runs Permit. A Wait from any plugin (and no rejection)
+// registers a waiting pod and returns Wait; WaitOnPermit then blocks.
+func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+	timeouts := map[string]time.Duration{}
+	for _, p := range f.permit {
+		s, timeout := p.Permit(ctx, state, pod, nodeName)
+		if s.IsSuccess() {
+			continue
+		}
+		if s.IsWait() {
+			timeouts[p.Name()] = min(timeout, 15*time.Minute)
+			continue
+		}
+		if s.IsRejected() {
+			return s.WithPlugin(p.Name())
+		}
+		return framework.AsStatus(fmt.Errorf("running Permit plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+	}
+	if len(timeouts) > 0 {
+		wp := newWaitingPod(pod, timeouts)
+		f.waitingMu.Lock()
+		f.waiting[pod.UID] = wp
+		f.waitingMu.Unlock()
+		return framework.NewStatus(framework.Wait)
+	}
+	return nil
+}
+
+// WaitOnPermit blocks until a waiting pod is allowed or rejected.
+func (f *Framework) WaitOnPermit(ctx context.Context, pod *corev1.Pod) *framework.Status {
+	f.waitingMu.Lock()
+	wp := f.waiting[pod.UID]
+	f.waitingMu.Unlock()
+	if wp == nil {
+		return nil
+	}
+	defer func() {
+		f.waitingMu.Lock()
+		delete(f.waiting, pod.UID)
+		f.waitingMu.Unlock()
+	}()
+	select {
+	case s := <-wp.done:
+		return s
+	case <-ctx.Done():
+		return framework.AsStatus(ctx.Err())
+	}
+}
+
+// GetWaitingPod implements framework.Handle.
+func (f *Framework) GetWaitingPod(uid string) framework.WaitingPod {
+	f.waitingMu.Lock()
+	defer f.waitingMu.Unlock()
+	if wp, ok := f.waiting[uid]; ok {
+		return wp
+	}
+	return nil
+}
+
+// IterateOverWaitingPods implements framework.Handle.
+func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) {
+	f.waitingMu.Lock()
+	pods := make([]*waitingPod, 0, len(f.waiting))
+	for _, wp := range f.waiting {
+		pods = append(pods, wp)
+	}
+	f.waitingMu.Unlock()
+	for _, wp := range pods {
+		fn(wp)
+	}
+}
+
+// RejectWaitingPod implements framework.Handle.
+func (f *Framework) RejectWaitingPod(uid string) bool {
+	f.waitingMu.Lock()
+	wp := f.waiting[uid]
+	f.waitingMu.Unlock()
+	if wp == nil {
+		return false
+	}
+	wp.Reject("", "removed")
+	return true
+}
+
+// RunPreBindPlugins runs PreBind.
+func (f *Framework) RunPreBindPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+	for _, p := range f.preBind {
+		if s := p.PreBind(ctx, state, pod, nodeName); !s.IsSuccess() {
+			if s.IsRejected() {
+				return s.WithPlugin(p.Name())
+			}
+			return framework.AsStatus(fmt.Errorf("running PreBind plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+		}
+	}
+	return nil
+}
+
+// RunBindPlugins runs Bind until a plugin does not Skip.
+func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+	for _, p := range f.bind {
+		s := p.Bind(ctx, state, pod, nodeName)
+		if s.IsSkip() {
+			continue
+		}
+		if !s.IsSuccess() {
+			if s.IsRejected() {
+				return s.WithPlugin(p.Name())
+			}
+			return framework.AsStatus(fmt.Errorf("running Bind plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+		}
+		return nil
+	}
+	return framework.NewStatus(framework.Skip)
+}
+
+// RunPostBindPlugins runs PostBind.
+func (f *Framework) RunPostBindPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) {
+	for _, p := range f.postBind {
+		p.PostBind(ctx, state, pod, nodeName)
+	}
+}
+
+// waitingPod implements framework.WaitingPod.
+type waitingPod struct {
+	pod     *corev1.Pod
+	mu      sync.Mutex
+	pending map[string]*time.Timer
+	done    chan *framework.Status
+}
+
+func newWaitingPod(pod *corev1.Pod, timeouts map[string]time.Duration) *waitingPod {
+	wp := &waitingPod{pod: pod, pending: map[string]*time.Timer{}, done: make(chan *framework.Status, 1)}
+	wp.mu.Lock()
+	defer wp.mu.Unlock()
+	for name, d := range timeouts {
+		wp.pending[name] = time.AfterFunc(d, func() {
+			wp.Reject(name, "rejected due to timeout after waiting "+d.String()+" at plugin "+name)
+		})
+	}
+	return wp
+}
+
+// GetPod implements framework.WaitingPod.
+func (w *waitingPod) GetPod() *corev1.Pod { return w.pod }
+
+// GetPendingPlugins implements framework.WaitingPod.
+func (w *waitingPod) GetPendingPlugins() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.pending))
+	for n := range w.pending {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Allow implements framework.WaitingPod.
+func (w *waitingPod) Allow(plugin string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if t, ok := w.pending[plugin]; ok {
+		t.Stop()
+		delete(w.pending, plugin)
+	}
+	if len(w.pending) == 0 {
+		select {
+		case w.done <- nil:
+		default:
+		}
+	}
+}
+
+// Reject implements framework.WaitingPod.
+func (w *waitingPod) Reject(plugin, msg string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, t := range w.pending {
+		t.Stop()
+	}
+	select {
+	case w.done <- framework.NewStatus(framework.Unschedulable, msg).WithPlugin(plugin):
+	default:
+	}
+}

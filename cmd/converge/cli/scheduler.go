@@ -1,0 +1,53 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	"github.com/converge-dev/converge/builtin/scheduler"
+	"github.com/converge-dev/converge/framework/client/kubeconfig"
+	"github.com/converge-dev/converge/framework/manager"
+)
+
+func newSchedulerCommand(g *globalOptions) *cobra.Command {
+	var configFile, leaseID string
+	var leaderElect bool
+	cmd := &cobra.Command{
+		Use:   "scheduler",
+		Short: "Run the scheduler as its own process against an API server (leader-elected)",
+		Example: `  converge scheduler --kubeconfig ~/.converge/kubeconfig
+  converge scheduler --config scheduler.yaml --leader-elect=false`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env := kubeconfig.DefaultEnvironment()
+			env.Getenv = g.getenv
+			cfg, _, err := env.Load(g.kubeconfig, g.context)
+			if err != nil {
+				return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG", err)
+			}
+			sch, err := all.NewScheme()
+			if err != nil {
+				return err
+			}
+			mgr, err := manager.New(cfg, manager.Options{Scheme: sch, Logger: g.logger().WithName("scheduler"),
+				LeaderElection: leaderElect, LeaderElectionID: leaseID, LeaderElectionNamespace: "kube-system"})
+			if err != nil {
+				return err
+			}
+			s, err := scheduler.NewFromManager(cmd.Context(), mgr, scheduler.Options{ConfigFile: configFile})
+			if err != nil {
+				return err
+			}
+			if err := mgr.Add(s); err != nil {
+				return err
+			}
+			return mgr.Start(cmd.Context())
+		},
+	}
+	cmd.Flags().StringVar(&configFile, "config", "", "scheduler configuration file (profiles with schedulerName, plugins, pluginConfig)")
+	cmd.Flags().BoolVar(&leaderElect, "leader-elect", true, "hold a Lease so that only one replica schedules")
+	cmd.Flags().StringVar(&leaseID, "leader-elect-id", "kube-scheduler", "name of the Lease in kube-system")
+	return cmd
+}
