@@ -3,8 +3,10 @@ package controlplane
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -230,6 +232,19 @@ func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 		h.ServeHTTP(rec, req)
 		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
 			return fmt.Errorf("create namespace %s: %d %s", ns, rec.Code, rec.Body.String())
+		}
+	}
+	for _, pc := range schedulingv1.SystemPriorityClasses() {
+		body, err := json.Marshal(pc)
+		if err != nil {
+			return fmt.Errorf("encode priority class %s: %w", pc.Name, err)
+		}
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/apis/scheduling.k8s.io/v1/priorityclasses", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
+			return fmt.Errorf("create priority class %s: %d %s", pc.Name, rec.Code, rec.Body.String())
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/framework/scheme"
 )
 
@@ -27,6 +28,7 @@ var adders = []func(*scheme.Scheme) error{
 	discoveryv1.AddToScheme,
 	eventsv1.AddToScheme,
 	policyv1.AddToScheme,
+	schedulingv1.AddToScheme,
 }
 
 // AddToScheme registers every built-in kind and list kind in s. It calls every

@@ -13,6 +13,7 @@ import (
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/scheme"
@@ -37,6 +38,7 @@ func TestResourcesAreRegistered(t *testing.T) {
 		{"discovery.k8s.io/v1", discoveryv1.Resources()},
 		{"events.k8s.io/v1", eventsv1.Resources()},
 		{"policy/v1", policyv1.Resources()},
+		{"scheduling.k8s.io/v1", schedulingv1.Resources()},
 	} {
 		if len(tc.resources) == 0 {
 			t.Errorf("%s: Resources() is empty", tc.pkg)

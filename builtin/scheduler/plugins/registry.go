@@ -4,6 +4,7 @@ import (
 	"github.com/converge-dev/converge/builtin/scheduler/framework"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/balancedallocation"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/defaultbinder"
+	"github.com/converge-dev/converge/builtin/scheduler/plugins/defaultpreemption"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/imagelocality"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/interpodaffinity"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/nodeaffinity"
@@ -31,5 +32,6 @@ func NewInTreeRegistry() framework.Registry {
 		defaultbinder.Name:      defaultbinder.New,
 		podtopologyspread.Name:  podtopologyspread.New,
 		interpodaffinity.Name:   interpodaffinity.New,
+		defaultpreemption.Name:  defaultpreemption.New,
 	}
 }
