@@ -11,7 +11,6 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/controllers"
 	"github.com/converge-dev/converge/builtin/scheduler"
-	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/operators/loader"
 )
@@ -46,7 +45,11 @@ func (cp *ControlPlane) startManager(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("build scheme: %w", err)
 	}
-	mgr, err := manager.New(&client.Config{Host: cp.url, UserAgent: "converge-controller-manager"}, manager.Options{
+	cfg, err := cp.ClientConfig("system:kube-controller-manager")
+	if err != nil {
+		return err
+	}
+	mgr, err := manager.New(cfg, manager.Options{
 		Scheme: sch, Logger: cp.log.WithName("controller-manager"),
 	})
 	if err != nil {

@@ -3,10 +3,18 @@ package controlplane
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	"github.com/converge-dev/converge/builtin/security"
+	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/client/rest"
+	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -58,6 +66,16 @@ type Options struct {
 	Scheduler bool
 	// SchedulerConfig is a scheduler configuration file (profiles, plugins).
 	SchedulerConfig string
+	// Secure serves HTTPS only, with client certificates and tokens, RBAC,
+	// admission webhooks and (when AuditLogPath is set) an audit log; the CA, the
+	// serving and admin certificates live in DataDir/pki.
+	Secure bool
+	// ExtraSANs are added to the serving certificate.
+	ExtraSANs []string
+	// TokenFile, AuditLogPath and AuditPolicyFile configure authentication and audit.
+	TokenFile, AuditLogPath, AuditPolicyFile string
+	// MaxMutatingInFlight and MaxReadOnlyInFlight limit concurrent requests (429).
+	MaxMutatingInFlight, MaxReadOnlyInFlight int
 	// Operators are operator plugins (.so) to load; every *.so in OperatorDir is
 	// loaded too.
 	Operators []string
@@ -97,6 +115,8 @@ type ControlPlane struct {
 	listener net.Listener
 	url      string
 
+	pki       *pki.PKI
+	security  *security.Security
 	manager   *manager.Manager
 	operators []loader.Report
 
@@ -163,33 +183,59 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	opts.Progress("store", time.Since(t0))
 
 	t1 := time.Now()
+	secOpts, err := cp.setupSecurity()
+	if err != nil {
+		return err
+	}
 	cp.registry = registry.New()
 	for _, r := range BuiltinResources() {
+		if r.Resource == "serviceaccounts" && r.GroupVersion.Group == "" && cp.security != nil {
+			subs := maps.Clone(r.Subresources)
+			if subs == nil {
+				subs = map[string]registry.Subresource{}
+			}
+			subs["token"] = cp.security.TokenRequest()
+			r.Subresources = subs
+		}
 		cp.registry.Add(r)
 	}
 	srv, err := apiserver.New(apiserver.Options{
 		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
 		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
+		Security: secOpts,
 	})
 	if err != nil {
 		return err
 	}
 	srv.Start(runCtx)
 	cp.server = srv
+	if cp.security != nil {
+		cp.security.Attach(srv)
+	}
 	cp.startCRDs(runCtx)
-	if err := cp.bootstrap(ctx); err != nil {
+	if err := cp.bootstrap(filters.WithUser(ctx, rbac.BootstrapUser)); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port)))
 	if err != nil {
 		return fmt.Errorf("listen on %s:%d: %w", opts.BindAddress, opts.Port, err)
 	}
+	scheme := "http"
+	if cp.pki != nil {
+		ln = tls.NewListener(ln, cp.pki.ServerTLSConfig())
+		scheme = "https"
+		cp.wg.Add(1)
+		go func() {
+			defer cp.wg.Done()
+			cp.pki.RunRotation(runCtx, time.Hour, func(err error) { cp.log.Error(err, "Certificate rotation failed") })
+		}()
+	}
 	cp.listener = ln
 	host := opts.BindAddress
 	if host == "0.0.0.0" || host == "::" || host == "" {
 		host = "127.0.0.1"
 	}
-	cp.url = "http://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+	cp.url = scheme + "://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 	cp.httpSrv = &http.Server{
 		Handler:           srv.Handler(),
 		ReadHeaderTimeout: 30 * time.Second,
@@ -221,7 +267,8 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	return nil
 }
 
-// bootstrap creates the namespaces every cluster has.
+// bootstrap creates the namespaces, priority classes and (when secure) the
+// default RBAC roles every cluster has.
 func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 	h := cp.server.Handler()
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
@@ -246,6 +293,9 @@ func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
 			return fmt.Errorf("create priority class %s: %d %s", pc.Name, rec.Code, rec.Body.String())
 		}
+	}
+	if cp.security != nil {
+		return cp.security.Bootstrap(ctx, h)
 	}
 	return nil
 }
@@ -276,6 +326,11 @@ func (cp *ControlPlane) Close() error {
 	cp.closeOnce.Do(func() {
 		cp.cancel()
 		var errs []error
+		defer func() {
+			if cp.security != nil {
+				_ = cp.security.Close()
+			}
+		}()
 		if cp.httpSrv != nil {
 			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 			if err := cp.httpSrv.Shutdown(sctx); err != nil {
@@ -298,9 +353,26 @@ func (cp *ControlPlane) Close() error {
 	return cp.closeErr
 }
 
-// WriteKubeconfig writes a kubeconfig for this control plane to path.
+// WriteKubeconfig writes a kubeconfig for this control plane to path (with the
+// CA and the admin client certificate when secure).
 func (cp *ControlPlane) WriteKubeconfig(path string) error {
+	if cp.pki != nil {
+		return cp.pki.WriteAdminKubeconfig(path, cp.url, "converge")
+	}
 	return WriteKubeconfig(path, cp.url, "converge")
+}
+
+// ClientConfig is a client configuration with full rights on this control plane.
+func (cp *ControlPlane) ClientConfig(user string) (*client.Config, error) {
+	cfg := &client.Config{Host: cp.url, UserAgent: user}
+	if cp.pki != nil {
+		cert, key, err := cp.pki.IssueClientCert(user, []string{filters.GroupMasters}, 0)
+		if err != nil {
+			return nil, fmt.Errorf("issue client certificate for %s: %w", user, err)
+		}
+		cfg.TLS = rest.TLSConfig{CAData: cp.pki.CAPEM(), CertData: cert, KeyData: key}
+	}
+	return cfg, nil
 }
 
 // WriteKubeconfig writes a kubeconfig pointing at server, with one context named name.

@@ -1,6 +1,9 @@
 package controlplane
 
 import (
+	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
+	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
+	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
@@ -19,7 +22,7 @@ func BuiltinResources() []*registry.Resource {
 	for _, group := range [][]*registry.Resource{
 		corev1.Resources(), appsv1.Resources(), batchv1.Resources(), coordinationv1.Resources(), discoveryv1.Resources(),
 		eventsv1.Resources(), policyv1.Resources(),
-		schedulingv1.Resources(),
+		schedulingv1.Resources(), rbacv1.Resources(), authorizationv1.Resources(), admissionregistrationv1.Resources(),
 	} {
 		out = append(out, group...)
 	}

@@ -6,9 +6,10 @@
 //
 // The write path is: decode (JSON, YAML or Kubernetes protobuf) → canonicalize and
 // default (Strategy) → validate (metadata generically, the rest by the Strategy) →
-// prepare (uid, timestamps, generation, status/spec split) → one storage
-// transaction conditioned on the object's mod revision. A failed request changes
-// nothing; a write whose stored bytes would not change commits nothing, so it
+// prepare (uid, timestamps, generation, status/spec split) → admit (strategies
+// that reserve things outside the object, registry.Admitter) → one storage
+// transaction conditioned on the object's mod revision; registry.DeleteHook hears
+// of deletions. A failed request changes nothing; a write whose stored bytes would not change commits nothing, so it
 // neither bumps the resourceVersion nor emits a watch event.
 //
 // Reads go through a per-resource watch cache (one storage watch per resource,

@@ -39,6 +39,9 @@ type Options struct {
 	WatchCacheCapacity int
 	// Ready reports extra readiness (for /readyz); nil means always ready.
 	Ready func() error
+	// Security enables authentication, authorization, audit, in-flight limits
+	// and admission (security.go); the zero value enables none of them.
+	Security Security
 }
 
 func (o *Options) complete() error {
@@ -79,6 +82,8 @@ type Server struct {
 	discoveryCache map[string][]byte
 	openAPIHashes  map[string]string
 	discoveryVer   int64
+
+	handler http.Handler // serveHTTP behind the Security filters
 }
 
 type cacheHandle struct {
@@ -92,6 +97,7 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
+	s.handler = s.securedHandler(http.HandlerFunc(s.serveHTTP))
 	opts.Registry.OnChange(s.registryChanged)
 	return s, nil
 }
@@ -197,7 +203,7 @@ func storageKey(r *registry.Resource, namespace, name string) string {
 
 // Handler returns the HTTP handler of the API.
 func (s *Server) Handler() http.Handler {
-	return http.HandlerFunc(s.serveHTTP)
+	return s.handler
 }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {

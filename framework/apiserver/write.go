@@ -206,6 +206,9 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 	if err != nil {
 		return nil, err
 	}
+	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
+		return nil, err
+	}
 	if prepares {
 		p.PrepareForCreate(obj)
 	}
@@ -220,11 +223,20 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
 	}
+	if err := s.validateCreate(ctx, q, name, obj); err != nil {
+		return nil, err
+	}
 	if q.res.Namespaced {
 		if err := s.checkNamespace(ctx, q, name); err != nil {
 			return nil, err
 		}
 	}
+	adm, err := admitCreate(ctx, q, obj)
+	if err != nil {
+		return nil, err
+	}
+	committed := false
+	defer func() { adm.end(ctx, committed) }()
 	if q.dryRun() {
 		b, err := json.Marshal(obj)
 		if err != nil {
@@ -247,6 +259,7 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 		}
 		return nil, internalError("create %s: %v", name, err)
 	}
+	committed = true
 	out := withResourceVersion(data, rev)
 	if v := viewOf(q.res); v.convert != nil && api.NestedString(stored, "apiVersion") != v.version {
 		if out, err = v.render(out); err != nil {
@@ -330,51 +343,129 @@ func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, 
 		if err != nil {
 			return nil, err
 		}
-		stored := obj
-		if q.res.Convert != nil {
-			if stored, err = toStorage(q.res, api.DeepCopyJSON(obj)); err != nil {
-				return nil, internalError("%v", err)
-			}
-		}
-		data, err := encodeStored(stored)
+		adm, err := admitUpdate(ctx, q, obj, cur)
 		if err != nil {
-			return nil, internalError("%v", err)
+			return nil, err
 		}
-		if bytes.Equal(data, kv.Value) {
-			return cur, nil
-		}
-		if q.dryRun() {
-			return obj, nil
-		}
-		meta := metaOf(obj)
-		if meta["deletionTimestamp"] != nil && len(api.NestedSlice(obj, "metadata", "finalizers")) == 0 && !pendingDeletion(q, obj) {
-			_, rev, err := s.opts.Storage.Delete(ctx, key, kv.ModRevision)
-			if errors.Is(err, storage.ErrConflict) {
-				continue
-			}
-			if errors.Is(err, storage.ErrNotFound) {
-				return nil, q.notFound(name)
-			}
-			if err != nil {
-				return nil, internalError("delete %s: %v", name, err)
-			}
-			meta["resourceVersion"] = strconv.FormatInt(rev, 10)
-			return obj, nil
-		}
-		rev, err := s.opts.Storage.Update(ctx, key, data, kv.ModRevision)
-		if errors.Is(err, storage.ErrConflict) {
+		out, res, err := s.storeUpdate(ctx, q, key, name, kv, cur, obj)
+		adm.end(ctx, res == updateStored || res == updateDeleted)
+		if res == updateRetry {
 			continue
 		}
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil, q.notFound(name)
-		}
-		if err != nil {
-			return nil, internalError("update %s: %v", name, err)
-		}
-		meta["resourceVersion"] = strconv.FormatInt(rev, 10)
-		return obj, nil
+		return out, err
 	}
 	return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+}
+
+// updateResult says how storeUpdate ended.
+type updateResult int
+
+const (
+	updateFailed    updateResult = iota // nothing stored; err says why
+	updateUnchanged                     // nothing to store (same bytes, or dry run)
+	updateRetry                         // the object changed since it was read
+	updateStored                        // the new state is stored
+	updateDeleted                       // the update removed the last finalizer: the object is gone
+)
+
+// storeUpdate stores obj, the next state of the object read as kv (cur),
+// conditioned on kv's revision, or deletes it when it is marked for deletion
+// and nothing holds it any more.
+func (s *Server) storeUpdate(ctx context.Context, q *request, key, name string, kv storage.KeyValue, cur, obj map[string]any) (map[string]any, updateResult, error) {
+	stored := obj
+	if q.res.Convert != nil {
+		var err error
+		if stored, err = toStorage(q.res, api.DeepCopyJSON(obj)); err != nil {
+			return nil, updateFailed, internalError("%v", err)
+		}
+	}
+	data, err := encodeStored(stored)
+	if err != nil {
+		return nil, updateFailed, internalError("%v", err)
+	}
+	if bytes.Equal(data, kv.Value) {
+		return cur, updateUnchanged, nil
+	}
+	if q.dryRun() {
+		return obj, updateUnchanged, nil
+	}
+	meta := metaOf(obj)
+	if meta["deletionTimestamp"] != nil && len(api.NestedSlice(obj, "metadata", "finalizers")) == 0 && !pendingDeletion(q, obj) {
+		_, rev, err := s.opts.Storage.Delete(ctx, key, kv.ModRevision)
+		if errors.Is(err, storage.ErrConflict) {
+			return nil, updateRetry, nil
+		}
+		if errors.Is(err, storage.ErrNotFound) {
+			return nil, updateFailed, q.notFound(name)
+		}
+		if err != nil {
+			return nil, updateFailed, internalError("delete %s: %v", name, err)
+		}
+		meta["resourceVersion"] = strconv.FormatInt(rev, 10)
+		s.deleted(ctx, q, stored)
+		return obj, updateDeleted, nil
+	}
+	rev, err := s.opts.Storage.Update(ctx, key, data, kv.ModRevision)
+	if errors.Is(err, storage.ErrConflict) {
+		return nil, updateRetry, nil
+	}
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, updateFailed, q.notFound(name)
+	}
+	if err != nil {
+		return nil, updateFailed, internalError("update %s: %v", name, err)
+	}
+	meta["resourceVersion"] = strconv.FormatInt(rev, 10)
+	return obj, updateStored, nil
+}
+
+// admission is a registry.Admission the server ends; the zero value does nothing.
+type admission registry.Admission
+
+// admitCreate runs the strategy's registry.Admitter, if any, on a new object.
+func admitCreate(ctx context.Context, q *request, obj map[string]any) (admission, error) {
+	a, ok := q.res.Strategy.(registry.Admitter)
+	if !ok {
+		return admission{}, nil
+	}
+	adm, err := a.AdmitCreate(ctx, obj)
+	return admission(adm), admitError(err)
+}
+
+// admitUpdate runs the strategy's registry.Admitter, if any, on an update.
+func admitUpdate(ctx context.Context, q *request, obj, old map[string]any) (admission, error) {
+	a, ok := q.res.Strategy.(registry.Admitter)
+	if !ok {
+		return admission{}, nil
+	}
+	adm, err := a.AdmitUpdate(ctx, obj, old)
+	return admission(adm), admitError(err)
+}
+
+func admitError(err error) error {
+	var se *apierrors.StatusError
+	if err == nil || errors.As(err, &se) {
+		return err
+	}
+	return internalError("%v", err)
+}
+
+// end runs Commit when the write was stored and Abort when it was not.
+func (a admission) end(ctx context.Context, stored bool) {
+	f := a.Abort
+	if stored {
+		f = a.Commit
+	}
+	if f != nil {
+		f(context.WithoutCancel(ctx))
+	}
+}
+
+// deleted tells the strategy's registry.DeleteHook, if any, that obj is gone.
+func (s *Server) deleted(ctx context.Context, q *request, obj map[string]any) {
+	if h, ok := q.res.Strategy.(registry.DeleteHook); ok {
+		h.Deleted(context.WithoutCancel(ctx), obj)
+	}
 }
 
 // prepareUpdate turns a proposed object into the one to store: subresource split,
@@ -433,6 +524,9 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 	if err != nil {
 		return nil, err
 	}
+	if out, err = s.mutateUpdate(ctx, q, name, out, old); err != nil {
+		return nil, err
+	}
 	if q.res.Generation {
 		gen, _ := api.NestedInt64(old, "metadata", "generation")
 		if specChanged(out, old) {
@@ -456,6 +550,9 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 	}
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
+	}
+	if err := s.validateUpdate(ctx, q, name, out, old); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
@@ -635,6 +732,9 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 					"the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%d). The object might have been modified", *pc.ResourceVersion, kv.ModRevision).Error())
 			}
 		}
+		if err := s.admitDeletion(ctx, q, name, cur); err != nil {
+			return nil, false, err
+		}
 		finalizers := stringSlice(api.NestedSlice(cur, "metadata", "finalizers"))
 		want := finalizers
 		orphan := (opts.OrphanDependents != nil && *opts.OrphanDependents) ||
@@ -697,6 +797,7 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 			return nil, false, internalError("delete %s: %v", name, err)
 		}
 		meta["resourceVersion"] = strconv.FormatInt(rev, 10)
+		s.deleted(ctx, q, cur)
 		return cur, true, nil
 	}
 	return nil, false, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)

@@ -5,6 +5,10 @@ package all
 
 import (
 	"errors"
+	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
+	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
+	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
+	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	autoscalingv1 "github.com/converge-dev/converge/builtin/api/autoscaling/v1"
@@ -29,6 +33,10 @@ var adders = []func(*scheme.Scheme) error{
 	eventsv1.AddToScheme,
 	policyv1.AddToScheme,
 	schedulingv1.AddToScheme,
+	rbacv1.AddToScheme,
+	authorizationv1.AddToScheme,
+	authenticationv1.AddToScheme,
+	admissionregistrationv1.AddToScheme,
 }
 
 // AddToScheme registers every built-in kind and list kind in s. It calls every

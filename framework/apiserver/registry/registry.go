@@ -207,6 +207,39 @@ type Preparer interface {
 	PrepareForUpdate(obj, old map[string]any)
 }
 
+// Admitter is an optional Strategy extension for kinds whose writes reserve
+// something outside the object itself (a Service's cluster IPs and node ports).
+// The server calls it on create and update once the object is canonical,
+// prepared and valid, right before storing it; an update retried after a
+// conflict is admitted again. It may set fields of obj (the values it
+// allocated). An error fails the request: API errors are returned as they are,
+// others as 500. Dry runs are admitted too and then aborted, so their response
+// shows the values a real write would get.
+type Admitter interface {
+	AdmitCreate(ctx context.Context, obj map[string]any) (Admission, error)
+	AdmitUpdate(ctx context.Context, obj, old map[string]any) (Admission, error)
+}
+
+// Admission learns how an admitted write ended: Commit runs after the object
+// was stored (or, for an update that removed the last finalizer, deleted),
+// Abort when nothing was stored (storage error, conflict retry, dry run, no
+// change). Exactly one of them runs, if set, with a context that is not
+// cancelled when the client goes away.
+type Admission struct {
+	Commit func(ctx context.Context)
+	Abort  func(ctx context.Context)
+}
+
+// DeleteHook is an optional Strategy extension told when an object left
+// storage: after a DELETE (or delete collection) removed it, or after the
+// update that removed its last finalizer. obj is its last state, in the
+// storage version. The hook
+// cannot fail the request; whatever it misses (a crash between the delete and
+// the hook) is the strategy's to repair.
+type DeleteHook interface {
+	Deleted(ctx context.Context, obj map[string]any)
+}
+
 // Registry is the set of served resources.
 type Registry struct {
 	mu        sync.RWMutex

@@ -1,0 +1,154 @@
+package rbac
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+
+	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+)
+
+// Aggregation labels of the default roles.
+const (
+	AggregateToAdmin = "rbac.authorization.k8s.io/aggregate-to-admin"
+	AggregateToEdit  = "rbac.authorization.k8s.io/aggregate-to-edit"
+	AggregateToView  = "rbac.authorization.k8s.io/aggregate-to-view"
+)
+
+func rule(verbs []string, groups []string, resources ...string) rbacv1.PolicyRule {
+	return rbacv1.PolicyRule{Verbs: verbs, APIGroups: groups, Resources: resources}
+}
+
+var (
+	readVerbs  = []string{"get", "list", "watch"}
+	writeVerbs = []string{"create", "delete", "deletecollection", "patch", "update"}
+)
+
+func bootstrapMeta(name string, labels map[string]string) api.ObjectMeta {
+	l := map[string]string{"kubernetes.io/bootstrapping": "rbac-defaults"}
+	for k, v := range labels {
+		l[k] = v
+	}
+	return api.ObjectMeta{Name: name, Labels: l, Annotations: map[string]string{"rbac.authorization.kubernetes.io/autoupdate": "true"}}
+}
+
+func aggregated(label string) *rbacv1.AggregationRule {
+	return &rbacv1.AggregationRule{ClusterRoleSelectors: []api.LabelSelector{{MatchLabels: map[string]string{label: "true"}}}}
+}
+
+// ClusterRoles returns the default ClusterRoles: cluster-admin, admin, edit and
+// view (aggregated from the system:aggregate-to-* roles by label, as in
+// Kubernetes), system:discovery, system:basic-user and system:public-info-viewer.
+func ClusterRoles() []rbacv1.ClusterRole {
+	core, apps, batch := []string{""}, []string{"apps"}, []string{"batch"}
+	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRole"}
+	return []rbacv1.ClusterRole{
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("cluster-admin", nil), Rules: []rbacv1.PolicyRule{
+			rule([]string{"*"}, []string{"*"}, "*"),
+			{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
+		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("admin", nil), AggregationRule: aggregated(AggregateToAdmin)},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("edit", map[string]string{AggregateToAdmin: "true"}), AggregationRule: aggregated(AggregateToEdit)},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("view", map[string]string{AggregateToEdit: "true"}), AggregationRule: aggregated(AggregateToView)},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:aggregate-to-admin", map[string]string{AggregateToAdmin: "true"}), Rules: []rbacv1.PolicyRule{
+			rule(append(append([]string{}, readVerbs...), writeVerbs...), []string{rbacv1.GroupName}, "roles", "rolebindings"),
+			rule([]string{"create"}, []string{"authorization.k8s.io"}, "localsubjectaccessreviews"),
+		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:aggregate-to-edit", map[string]string{AggregateToEdit: "true"}), Rules: []rbacv1.PolicyRule{
+			rule(writeVerbs, core, "pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "pods/eviction"),
+			rule(append(append([]string{}, readVerbs...), writeVerbs...), core, "configmaps", "events", "persistentvolumeclaims", "replicationcontrollers",
+				"replicationcontrollers/scale", "secrets", "serviceaccounts", "services", "services/proxy", "endpoints"),
+			rule([]string{"create"}, core, "serviceaccounts/token"),
+			rule(writeVerbs, apps, "daemonsets", "deployments", "deployments/rollback", "deployments/scale", "replicasets", "replicasets/scale", "statefulsets", "statefulsets/scale"),
+			rule(writeVerbs, []string{"autoscaling"}, "horizontalpodautoscalers"),
+			rule(writeVerbs, batch, "cronjobs", "jobs"),
+			rule(writeVerbs, []string{"policy"}, "poddisruptionbudgets"),
+			rule(writeVerbs, []string{"networking.k8s.io"}, "ingresses", "networkpolicies"),
+			rule(append(append([]string{}, readVerbs...), writeVerbs...), []string{"coordination.k8s.io"}, "leases"),
+			rule(append(append([]string{}, readVerbs...), writeVerbs...), []string{"discovery.k8s.io"}, "endpointslices"),
+		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:aggregate-to-view", map[string]string{AggregateToView: "true"}), Rules: []rbacv1.PolicyRule{
+			rule(readVerbs, core, "pods", "pods/log", "pods/status", "configmaps", "endpoints", "persistentvolumeclaims", "persistentvolumeclaims/status",
+				"replicationcontrollers", "replicationcontrollers/scale", "replicationcontrollers/status", "serviceaccounts", "services", "services/status",
+				"bindings", "events", "limitranges", "resourcequotas", "resourcequotas/status", "namespaces", "namespaces/status"),
+			rule(readVerbs, apps, "controllerrevisions", "daemonsets", "daemonsets/status", "deployments", "deployments/scale", "deployments/status",
+				"replicasets", "replicasets/scale", "replicasets/status", "statefulsets", "statefulsets/scale", "statefulsets/status"),
+			rule(readVerbs, []string{"autoscaling"}, "horizontalpodautoscalers", "horizontalpodautoscalers/status"),
+			rule(readVerbs, batch, "cronjobs", "cronjobs/status", "jobs", "jobs/status"),
+			rule(readVerbs, []string{"policy"}, "poddisruptionbudgets", "poddisruptionbudgets/status"),
+			rule(readVerbs, []string{"discovery.k8s.io"}, "endpointslices"),
+			rule(readVerbs, []string{"events.k8s.io"}, "events"),
+		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:discovery", nil), Rules: []rbacv1.PolicyRule{
+			{Verbs: []string{"get"}, NonResourceURLs: []string{"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"}},
+		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:basic-user", nil), Rules: []rbacv1.PolicyRule{
+			rule([]string{"create"}, []string{"authorization.k8s.io"}, "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
+			rule([]string{"create"}, []string{"authentication.k8s.io"}, "selfsubjectreviews"),
+		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:public-info-viewer", nil), Rules: []rbacv1.PolicyRule{
+			{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}},
+		}},
+	}
+}
+
+// ClusterRoleBindings returns the default bindings: cluster-admin to
+// system:masters, system:discovery and system:basic-user to
+// system:authenticated, system:public-info-viewer to everyone.
+func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
+	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRoleBinding"}
+	bind := func(name string, groups ...string) rbacv1.ClusterRoleBinding {
+		b := rbacv1.ClusterRoleBinding{TypeMeta: tm, ObjectMeta: bootstrapMeta(name, nil),
+			RoleRef: rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: name}}
+		for _, g := range groups {
+			b.Subjects = append(b.Subjects, rbacv1.Subject{Kind: rbacv1.GroupKind, APIGroup: rbacv1.GroupName, Name: g})
+		}
+		return b
+	}
+	return []rbacv1.ClusterRoleBinding{
+		bind("cluster-admin", filters.GroupMasters),
+		bind("system:discovery", filters.GroupAuthenticated),
+		bind("system:basic-user", filters.GroupAuthenticated),
+		bind("system:public-info-viewer", filters.GroupAuthenticated, filters.GroupUnauthenticated),
+	}
+}
+
+// BootstrapUser is the identity Bootstrap writes as.
+var BootstrapUser = &filters.User{Name: "system:apiserver", Groups: []string{filters.GroupMasters}}
+
+// Bootstrap creates the default ClusterRoles and ClusterRoleBindings that do not
+// exist yet through h (the API server's handler), as BootstrapUser. Existing
+// objects are left alone.
+func Bootstrap(ctx context.Context, h http.Handler) error {
+	ctx = filters.WithUser(ctx, BootstrapUser)
+	post := func(path string, obj any, name string) error {
+		b, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		req := httptest.NewRequestWithContext(ctx, http.MethodPost, path, bytes.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
+			return fmt.Errorf("create %s: %d %s", name, rec.Code, rec.Body.String())
+		}
+		return nil
+	}
+	for _, r := range ClusterRoles() {
+		if err := post("/apis/rbac.authorization.k8s.io/v1/clusterroles", r, "clusterrole "+r.Name); err != nil {
+			return err
+		}
+	}
+	for _, b := range ClusterRoleBindings() {
+		if err := post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings", b, "clusterrolebinding "+b.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,259 @@
+package security
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync/atomic"
+
+	"github.com/go-logr/logr"
+
+	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
+	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/builtin/security/serviceaccount"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver"
+	"github.com/converge-dev/converge/framework/apiserver/admission"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// Options configure New. The zero value of each optional field means its default.
+type Options struct {
+	// PKI supplies the client-certificate roots; nil disables x509 authentication.
+	PKI *pki.PKI
+	// TokenFile is a static token file (token,user,uid,"group1,group2").
+	TokenFile string
+	// Tokens authenticate bearer tokens after the token file (ServiceAccount
+	// tokens, ...).
+	Tokens []filters.TokenAuthenticator
+	// ServiceAccountIssuer is the iss of ServiceAccount tokens (default
+	// serviceaccount.DefaultIssuer); tokens are signed with the PKI's sa.key.
+	ServiceAccountIssuer string
+	// AuditLogPath enables the audit log ("-" for stdout).
+	AuditLogPath string
+	// AuditPolicyFile selects levels (default: everything at Metadata).
+	AuditPolicyFile string
+	// AuditMaxBytes and AuditMaxBackups rotate the audit log (defaults 100 MiB, 5).
+	AuditMaxBytes   int64
+	AuditMaxBackups int
+	// MaxMutatingInFlight and MaxReadOnlyInFlight enable 429 limits.
+	MaxMutatingInFlight, MaxReadOnlyInFlight int
+	// AlwaysAllow turns authorization off (authentication still applies).
+	AlwaysAllow bool
+	Logger      logr.Logger
+}
+
+// Security is the assembled configuration.
+type Security struct {
+	opts       Options
+	lister     atomic.Pointer[rbac.Lister]
+	rbac       *rbac.Authorizer
+	authorizer filters.Authorizer
+	chain      *admission.Chain
+	filters    filters.Options
+	audit      *filters.AuditLog
+	signer     *serviceaccount.Signer
+}
+
+// New builds the authenticators, authorizer, admission chain and filters.
+func New(opts Options) (*Security, error) {
+	s := &Security{opts: opts}
+	var errs []error
+	var auths []filters.Authenticator
+	if opts.PKI != nil {
+		auths = append(auths, filters.X509{Roots: opts.PKI.CAPool()})
+	}
+	tokens := append([]filters.TokenAuthenticator(nil), opts.Tokens...)
+	if opts.PKI != nil {
+		s.signer = &serviceaccount.Signer{Key: opts.PKI.ServiceAccountKey(), Issuer: opts.ServiceAccountIssuer}
+		var issuers []string
+		if opts.ServiceAccountIssuer != "" {
+			issuers = []string{opts.ServiceAccountIssuer}
+		}
+		tokens = append(tokens, &serviceaccount.Authenticator{
+			Keys: []*ecdsa.PublicKey{&opts.PKI.ServiceAccountKey().PublicKey}, Issuers: issuers, Lookup: s.serviceAccountUID,
+		})
+	}
+	if opts.TokenFile != "" {
+		st, err := filters.LoadTokenFile(opts.TokenFile)
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			tokens = append([]filters.TokenAuthenticator{st}, tokens...)
+		}
+	}
+	if len(tokens) > 0 {
+		auths = append(auths, filters.BearerToken(tokens...))
+	}
+	s.rbac = rbac.NewAuthorizer(s.list)
+	s.authorizer = filters.UnionAuthorizer(filters.Privileged, s.rbac)
+	if opts.AlwaysAllow {
+		s.authorizer = filters.AlwaysAllow
+	}
+	s.filters = filters.Options{
+		Authenticator: filters.Union(auths...),
+		Authentication: filters.AuthenticationOptions{OnFailure: func(r *http.Request, err error) {
+			if err != nil {
+				opts.Logger.V(1).Info("Authentication failed", "path", r.URL.Path, "error", err.Error())
+			}
+		}},
+		Authorizer:  s.authorizer,
+		MaxInFlight: filters.MaxInFlightOptions{Mutating: opts.MaxMutatingInFlight, ReadOnly: opts.MaxReadOnlyInFlight},
+		Inner:       func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac) },
+	}
+	if opts.AuditLogPath != "" {
+		s.audit = &filters.AuditLog{Path: opts.AuditLogPath, MaxBytes: opts.AuditMaxBytes, MaxBackups: opts.AuditMaxBackups}
+		s.filters.Audit = filters.AuditOptions{Sink: s.audit, OnError: func(err error) { opts.Logger.Error(err, "Audit write failed") }}
+		if opts.AuditPolicyFile != "" {
+			p, err := filters.LoadAuditPolicy(opts.AuditPolicyFile)
+			if err != nil {
+				errs = append(errs, err)
+			}
+			s.filters.Audit.Policy = p
+		}
+	}
+	warn := func(ctx context.Context, text string) {
+		opts.Logger.V(1).Info("Admission webhook warning", "warning", text)
+	}
+	s.chain = &admission.Chain{
+		Mutators: []admission.Mutator{&admission.Webhooks{Mutating: true, Hooks: s.mutatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn}},
+		Validators: []admission.Validator{
+			rbac.EscalationCheck(s.rbac, s.authorizer),
+			&admission.Webhooks{Hooks: s.validatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn},
+		},
+	}
+	return s, errors.Join(errs...)
+}
+
+// APIServer is the value for apiserver.Options.Security.
+func (s *Security) APIServer() apiserver.Security {
+	return apiserver.Security{Filters: s.filters, Admission: s.chain}
+}
+
+// TokenRequest is the serviceaccounts/token subresource (nil without a PKI):
+// add it to the core/v1 serviceaccounts resource's Subresources.
+func (s *Security) TokenRequest() registry.Subresource {
+	if s.signer == nil {
+		return nil
+	}
+	return &serviceaccount.TokenRequest{Signer: s.signer}
+}
+
+func (s *Security) serviceAccountUID(ctx context.Context, namespace, name string) (string, error) {
+	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: "serviceaccounts"}, namespace)
+	if err != nil {
+		return "", err
+	}
+	for _, b := range items {
+		var sa struct{ Metadata api.ObjectMeta }
+		if json.Unmarshal(b, &sa) == nil && sa.Metadata.Name == name {
+			return sa.Metadata.UID, nil
+		}
+	}
+	return "", errors.New("not found")
+}
+
+// Authorizer is the full authorizer (system:masters, then RBAC).
+func (s *Security) Authorizer() filters.Authorizer { return s.authorizer }
+
+// RBAC is the RBAC authorizer.
+func (s *Security) RBAC() *rbac.Authorizer { return s.rbac }
+
+// Attach binds the authorizer and webhooks to srv's watch caches. Requests that
+// need policy before Attach fail with an evaluation error.
+func (s *Security) Attach(srv *apiserver.Server) {
+	l := rbac.Lister(srv.CachedObjects)
+	s.lister.Store(&l)
+}
+
+// ReviewsOnly is the apiserver.Security of a server without authentication
+// or authorization that still serves the authorization.k8s.io reviews (every
+// answer is "allowed"), so that registering those resources never stores review
+// objects and `kubectl auth can-i` answers yes.
+func ReviewsOnly() apiserver.Security {
+	return apiserver.Security{Filters: filters.Options{
+		Inner: func(h http.Handler) http.Handler { return Reviews(h, filters.AlwaysAllow, nil) },
+	}}
+}
+
+// Bootstrap creates the default roles and bindings through h.
+func (s *Security) Bootstrap(ctx context.Context, h http.Handler) error {
+	return rbac.Bootstrap(ctx, h)
+}
+
+// Close closes the audit log.
+func (s *Security) Close() error {
+	if s.audit != nil {
+		return s.audit.Close()
+	}
+	return nil
+}
+
+func (s *Security) list(ctx context.Context, gvr api.GroupVersionResource, namespace string) ([][]byte, int64, error) {
+	l := s.lister.Load()
+	if l == nil {
+		return nil, 0, errors.New("security: not attached to an API server")
+	}
+	return (*l)(ctx, gvr, namespace)
+}
+
+func (s *Security) namespaceLabels(ctx context.Context, namespace string) (map[string]string, error) {
+	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "")
+	if err != nil {
+		return nil, err
+	}
+	for _, b := range items {
+		var ns struct{ Metadata api.ObjectMeta }
+		if json.Unmarshal(b, &ns) == nil && ns.Metadata.Name == namespace {
+			return ns.Metadata.Labels, nil
+		}
+	}
+	return nil, fmt.Errorf("namespace %q not found", namespace)
+}
+
+func decodeAll[T any](items [][]byte) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, b := range items {
+		var t T
+		if err := json.Unmarshal(b, &t); err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (s *Security) validatingHooks(ctx context.Context) ([]admission.Hook, error) {
+	items, _, err := s.list(ctx, admissionregistrationv1.GroupVersion.WithResource("validatingwebhookconfigurations"), "")
+	if errors.Is(err, apiserver.ErrNotServed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cs, err := decodeAll[admissionregistrationv1.ValidatingWebhookConfiguration](items)
+	if err != nil {
+		return nil, err
+	}
+	return admissionregistrationv1.ValidatingHooks(cs), nil
+}
+
+func (s *Security) mutatingHooks(ctx context.Context) ([]admission.Hook, error) {
+	items, _, err := s.list(ctx, admissionregistrationv1.GroupVersion.WithResource("mutatingwebhookconfigurations"), "")
+	if errors.Is(err, apiserver.ErrNotServed) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	cs, err := decodeAll[admissionregistrationv1.MutatingWebhookConfiguration](items)
+	if err != nil {
+		return nil, err
+	}
+	return admissionregistrationv1.MutatingHooks(cs), nil
+}

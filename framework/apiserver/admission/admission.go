@@ -1,0 +1,100 @@
+package admission
+
+import (
+	"context"
+	"errors"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+)
+
+// Operation is what a request does to an object.
+type Operation string
+
+// Operations, as AdmissionReview names them.
+const (
+	Create  Operation = "CREATE"
+	Update  Operation = "UPDATE"
+	Delete  Operation = "DELETE"
+	Connect Operation = "CONNECT"
+)
+
+// Attributes describe one request under admission.
+type Attributes struct {
+	Operation   Operation
+	Kind        api.GroupVersionKind
+	Resource    api.GroupVersionResource
+	Subresource string
+	Namespace   string
+	Name        string
+	// Object is the new object (nil for delete). Mutating plugins change it in
+	// place or replace it.
+	Object map[string]any
+	// OldObject is the stored object (update and delete).
+	OldObject map[string]any
+	// Namespaced is whether the resource is namespaced.
+	Namespaced bool
+	DryRun     bool
+	// User made the request (nil for unauthenticated in-process callers).
+	User *filters.User
+}
+
+// Mutator may change a.Object.
+type Mutator interface {
+	Admit(ctx context.Context, a *Attributes) error
+}
+
+// Validator accepts or refuses a request; it must not change it.
+type Validator interface {
+	Validate(ctx context.Context, a *Attributes) error
+}
+
+// MutatorFunc adapts a function to Mutator.
+type MutatorFunc func(ctx context.Context, a *Attributes) error
+
+// Admit implements Mutator.
+func (f MutatorFunc) Admit(ctx context.Context, a *Attributes) error { return f(ctx, a) }
+
+// ValidatorFunc adapts a function to Validator.
+type ValidatorFunc func(ctx context.Context, a *Attributes) error
+
+// Validate implements Validator.
+func (f ValidatorFunc) Validate(ctx context.Context, a *Attributes) error { return f(ctx, a) }
+
+var (
+	_ Mutator   = MutatorFunc(nil)
+	_ Validator = ValidatorFunc(nil)
+)
+
+// Chain runs Mutators in order, then Validators in order. The zero value admits
+// everything.
+type Chain struct {
+	Mutators   []Mutator
+	Validators []Validator
+}
+
+// Admit runs every mutator; the first error stops the chain.
+func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
+	for _, m := range c.Mutators {
+		if err := m.Admit(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate runs every validator and returns the first error.
+func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
+	for _, v := range c.Validators {
+		if err := v.Validate(ctx, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Empty reports whether the chain has no plugins.
+func (c *Chain) Empty() bool { return c == nil || (len(c.Mutators) == 0 && len(c.Validators) == 0) }
+
+// ErrDenied is wrapped by refusals that carry no API error of their own.
+var ErrDenied = errors.New("admission: denied")

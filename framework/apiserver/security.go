@@ -1,0 +1,131 @@
+package apiserver
+
+import (
+	"context"
+	"net/http"
+	"runtime"
+
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	admissionchain "github.com/converge-dev/converge/framework/apiserver/admission"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// Security configures the opt-in request filters (authentication,
+// authorization, audit, max in flight) and the admission chain. The zero value
+// changes nothing: no filters, every request allowed, no admission plugins.
+type Security struct {
+	// Filters run in front of routing (see package filters for the order).
+	Filters filters.Options
+	// Admission runs on create, update, patch and delete (including
+	// subresources); nil means none.
+	Admission *admissionchain.Chain
+}
+
+// securedHandler wraps the server's routing with the configured filters, with
+// its own panic recovery so a panicking filter answers 500 like the handler does.
+func (s *Server) securedHandler(h http.Handler) http.Handler {
+	if !s.opts.Security.Filters.Enabled() {
+		return h
+	}
+	chained := filters.Chain(h, s.opts.Security.Filters)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if rec := recover(); rec != nil {
+				if rec == http.ErrAbortHandler {
+					panic(rec)
+				}
+				buf := make([]byte, 8<<10)
+				buf = buf[:runtime.Stack(buf, false)]
+				s.log.Error(nil, "Panic in request filters", "method", r.Method, "path", r.URL.Path, "panic", rec, "stack", string(buf))
+				writeError(w, internalError("panic: %v", rec))
+			}
+		}()
+		chained.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) admissionEnabled() bool { return !s.opts.Security.Admission.Empty() }
+
+func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissionchain.Operation, name string, obj, old map[string]any) *admissionchain.Attributes {
+	a := &admissionchain.Attributes{
+		Operation: op, Kind: q.res.GroupVersionKind(), Resource: q.res.GroupVersionResource(),
+		Subresource: q.ri.subresource, Namespace: q.ri.namespace, Name: name,
+		Object: obj, OldObject: old, Namespaced: q.res.Namespaced, DryRun: q.dryRun(),
+	}
+	if !q.res.Namespaced {
+		a.Namespace = ""
+	}
+	if u, ok := filters.UserFrom(ctx); ok {
+		a.User = u
+	}
+	return a
+}
+
+// admissionError keeps API errors and turns anything else into 403.
+func admissionError(q *request, name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := err.(*apierrors.StatusError); ok {
+		return err
+	}
+	return apierrors.NewForbidden(q.groupResource(), name, err)
+}
+
+// mutateCreate runs the mutating plugins on a canonical new object and, when
+// there are any, canonicalizes their result again.
+func (s *Server) mutateCreate(ctx context.Context, q *request, name string, obj map[string]any, dec registry.Decoded, typed bool) (map[string]any, registry.Decoded, error) {
+	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
+		return obj, dec, nil
+	}
+	a := s.admissionAttributes(ctx, q, admissionchain.Create, name, obj, nil)
+	if err := s.opts.Security.Admission.Admit(ctx, a); err != nil {
+		return nil, dec, admissionError(q, name, err)
+	}
+	return s.canonicalizeTyped(q, a.Object, name, typed)
+}
+
+// mutateUpdate runs the mutating plugins on a canonical updated object.
+func (s *Server) mutateUpdate(ctx context.Context, q *request, name string, obj, old map[string]any) (map[string]any, error) {
+	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
+		return obj, nil
+	}
+	a := s.admissionAttributes(ctx, q, admissionchain.Update, name, obj, old)
+	if err := s.opts.Security.Admission.Admit(ctx, a); err != nil {
+		return nil, admissionError(q, name, err)
+	}
+	return s.canonicalize(q, a.Object, name)
+}
+
+// validateAdmission runs the validating plugins on a validated object.
+func (s *Server) validateAdmission(ctx context.Context, q *request, op admissionchain.Operation, name string, obj, old map[string]any) error {
+	if !s.admissionEnabled() {
+		return nil
+	}
+	a := s.admissionAttributes(ctx, q, op, name, obj, old)
+	return admissionError(q, name, s.opts.Security.Admission.Validate(ctx, a))
+}
+
+// admitDeletion runs the whole chain for a delete of cur.
+func (s *Server) admitDeletion(ctx context.Context, q *request, name string, cur map[string]any) error {
+	if !s.admissionEnabled() {
+		return nil
+	}
+	a := s.admissionAttributes(ctx, q, admissionchain.Delete, name, nil, api.DeepCopyJSON(cur))
+	if err := s.opts.Security.Admission.Admit(ctx, a); err != nil {
+		return admissionError(q, name, err)
+	}
+	return admissionError(q, name, s.opts.Security.Admission.Validate(ctx, a))
+}
+
+// validateCreate runs the validating plugins on a new, valid object.
+func (s *Server) validateCreate(ctx context.Context, q *request, name string, obj map[string]any) error {
+	return s.validateAdmission(ctx, q, admissionchain.Create, name, obj, nil)
+}
+
+// validateUpdate runs the validating plugins on a valid update of old to obj.
+func (s *Server) validateUpdate(ctx context.Context, q *request, name string, obj, old map[string]any) error {
+	return s.validateAdmission(ctx, q, admissionchain.Update, name, obj, old)
+}
