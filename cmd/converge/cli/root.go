@@ -81,6 +81,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newImageCommand(g),
 		newOperatorCommand(g),
 		newSchedulerCommand(g),
+		newEtcdCommand(g),
 	)
 	return root
 }

@@ -2,6 +2,7 @@ package kubeconfig
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -35,6 +36,61 @@ type Cluster struct {
 	InsecureSkipTLSVerify    bool   `json:"insecure-skip-tls-verify,omitempty"`
 	CertificateAuthority     string `json:"certificate-authority,omitempty"`
 	CertificateAuthorityData string `json:"certificate-authority-data,omitempty"`
+	// Extensions are kubeconfig's named extensions; kubectl keeps and ignores
+	// them. Converge reads ServersExtension.
+	Extensions []NamedExtension `json:"extensions,omitempty"`
+}
+
+// NamedExtension is one entry of a cluster's extensions.
+type NamedExtension struct {
+	Name      string          `json:"name"`
+	Extension json.RawMessage `json:"extension"`
+}
+
+// ServersExtension names the cluster extension that lists more API servers of
+// the cluster, tried after server when it fails (rest.Config.Hosts):
+//
+//	clusters:
+//	- name: prod
+//	  cluster:
+//	    server: https://10.0.0.1:6443
+//	    extensions:
+//	    - name: servers.converge.dev
+//	      extension:
+//	        apiVersion: converge.dev/v1
+//	        kind: Servers
+//	        servers: [https://10.0.0.2:6443, https://10.0.0.3:6443]
+//
+// A kubeconfig has one server per cluster; kubectl and client-go use server and
+// ignore the extension, so the file stays valid for them.
+const ServersExtension = "servers.converge.dev"
+
+// Servers is the content of the ServersExtension extension.
+type Servers struct {
+	APIVersion string   `json:"apiVersion,omitempty"`
+	Kind       string   `json:"kind,omitempty"`
+	Servers    []string `json:"servers"`
+}
+
+// NewServersExtension returns the ServersExtension entry listing servers.
+func NewServersExtension(servers []string) NamedExtension {
+	b, _ := json.Marshal(Servers{APIVersion: "converge.dev/v1", Kind: "Servers", Servers: servers})
+	return NamedExtension{Name: ServersExtension, Extension: b}
+}
+
+// moreServers returns the servers listed by the cluster's ServersExtension.
+func (c Cluster) moreServers() ([]string, error) {
+	for _, e := range c.Extensions {
+		if e.Name != ServersExtension {
+			continue
+		}
+		var s Servers
+		if err := json.Unmarshal(e.Extension, &s); err != nil {
+			return nil, fmt.Errorf("extension %s: %w", ServersExtension, err)
+		}
+		return s.Servers, nil
+	}
+	return nil, nil
 }
 
 // NamedUser is one entry of users.
@@ -165,7 +221,11 @@ func (f *File) ClientConfig(context string) (*rest.Config, string, error) {
 	if cl.Server == "" {
 		return nil, "", fmt.Errorf("cluster %q has no server; set clusters[].cluster.server", ctx.Cluster)
 	}
-	cfg := &rest.Config{Host: cl.Server}
+	more, err := cl.moreServers()
+	if err != nil {
+		return nil, "", fmt.Errorf("cluster %q: %w", ctx.Cluster, err)
+	}
+	cfg := &rest.Config{Host: cl.Server, Hosts: more}
 	cfg.TLS.ServerName = cl.TLSServerName
 	cfg.TLS.Insecure = cl.InsecureSkipTLSVerify
 	cfg.TLS.CAFile = cl.CertificateAuthority

@@ -193,3 +193,40 @@ func TestEnvironment(t *testing.T) {
 		}
 	})
 }
+
+func TestLoadKubeconfigServersExtension(t *testing.T) {
+	t.Parallel()
+	path := write(t, filepath.Join(t.TempDir(), "config"), `apiVersion: v1
+kind: Config
+current-context: ha
+clusters:
+- name: ha
+  cluster:
+    server: https://10.0.0.1:6443
+    extensions:
+    - name: other.example.com
+      extension: {foo: bar}
+    - name: servers.converge.dev
+      extension:
+        apiVersion: converge.dev/v1
+        kind: Servers
+        servers: [https://10.0.0.2:6443, https://10.0.0.3:6443]
+contexts:
+- name: ha
+  context: {cluster: ha}
+`)
+	cfg, _, err := kubeconfig.LoadKubeconfig(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Host != "https://10.0.0.1:6443" {
+		t.Errorf("Host = %s", cfg.Host)
+	}
+	if diff := cmp.Diff([]string{"https://10.0.0.2:6443", "https://10.0.0.3:6443"}, cfg.Hosts); diff != "" {
+		t.Errorf("Hosts (-want +got):\n%s", diff)
+	}
+	ext := kubeconfig.NewServersExtension([]string{"https://a:1"})
+	if ext.Name != kubeconfig.ServersExtension || !strings.Contains(string(ext.Extension), `"servers":["https://a:1"]`) {
+		t.Errorf("NewServersExtension = %s %s", ext.Name, ext.Extension)
+	}
+}

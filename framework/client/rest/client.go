@@ -7,10 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -29,9 +31,14 @@ const (
 	maxErrorBody    = 1 << 20
 )
 
-// Client performs HTTP requests against one API server. Build it with NewClient.
+// Client performs HTTP requests against an API server, failing over between the
+// servers of its Config. Build it with NewClient.
 type Client struct {
-	base     *url.URL
+	bases []*url.URL
+	// current indexes bases: the server requests go to. It moves to the next
+	// server when one fails (compare-and-swap, so concurrent failures of the same
+	// server move it once) and stays there while that one answers.
+	current  atomic.Int32
 	http     *http.Client
 	timeout  time.Duration
 	limiter  *tokenBucket // nil: no client-side rate limiting
@@ -45,7 +52,7 @@ func NewClient(cfg *Config) (*Client, error) {
 	if cfg == nil {
 		return nil, errors.New("rest: config is nil")
 	}
-	u, err := cfg.validate()
+	bases, err := cfg.validate()
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +60,7 @@ func NewClient(cfg *Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{base: u, http: hc, timeout: cfg.Timeout, maxTries: cfg.MaxTries, sleep: sleepCtx}
+	c := &Client{bases: bases, http: hc, timeout: cfg.Timeout, maxTries: cfg.MaxTries, sleep: sleepCtx}
 	if c.maxTries == 0 {
 		c.maxTries = defaultMaxTries
 	}
@@ -63,8 +70,24 @@ func NewClient(cfg *Config) (*Client, error) {
 	return c, nil
 }
 
-// Host returns the server's base URL.
-func (c *Client) Host() string { return c.base.String() }
+// Host returns the base URL of the server requests currently go to.
+func (c *Client) Host() string { return c.bases[c.current.Load()].String() }
+
+// Hosts returns the base URLs of all servers in failover order.
+func (c *Client) Hosts() []string {
+	out := make([]string, len(c.bases))
+	for i, b := range c.bases {
+		out[i] = b.String()
+	}
+	return out
+}
+
+// failover moves the client off server from (if it is still the current one).
+func (c *Client) failover(from int32) {
+	if len(c.bases) > 1 {
+		c.current.CompareAndSwap(from, (from+1)%int32(len(c.bases)))
+	}
+}
 
 // Request is one API call. Path is absolute ("/api/v1/namespaces/default/pods").
 type Request struct {
@@ -111,11 +134,23 @@ func (c *Client) Stream(ctx context.Context, r Request) (io.ReadCloser, error) {
 	return resp.Body, nil
 }
 
-func (c *Client) url(r Request) string {
-	u := *c.base
-	u.Path = c.base.Path + r.Path
+func (c *Client) url(base *url.URL, r Request) string {
+	u := *base
+	u.Path = base.Path + r.Path
 	u.RawQuery = r.Query.Encode()
 	return u.String()
+}
+
+// notSent reports whether err shows that the request never left the client: the
+// connection could not be established (refused, unreachable, DNS), so even a
+// non-idempotent request can safely go to another server.
+func notSent(err error) bool {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return true
+	}
+	var dns *net.DNSError
+	return errors.As(err, &dns)
 }
 
 func idempotent(method string) bool {
@@ -125,9 +160,15 @@ func idempotent(method string) bool {
 // do runs the retry loop. On success it returns the response with an unread body
 // and the cancel function of the attempt's timeout (a no-op when there is none).
 func (c *Client) do(ctx context.Context, r Request, withTimeout bool) (*http.Response, context.CancelFunc, error) {
-	target := c.url(r)
+	multi := len(c.bases) > 1
+	maxTries := c.maxTries
+	if multi {
+		maxTries = max(maxTries, len(c.bases)+1)
+	}
 	var lastErr error
 	for attempt := 1; ; attempt++ {
+		idx := c.current.Load()
+		target := c.url(c.bases[idx], r)
 		if c.limiter != nil {
 			if err := c.limiter.Wait(ctx); err != nil {
 				return nil, nil, fmt.Errorf("%s %s: rate limiter: %w", r.Method, r.Path, err)
@@ -163,11 +204,12 @@ func (c *Client) do(ctx context.Context, r Request, withTimeout bool) (*http.Res
 		switch {
 		case err != nil:
 			cancel()
-			if ctx.Err() != nil || !idempotent(r.Method) {
+			if ctx.Err() != nil || !(idempotent(r.Method) || multi && notSent(err)) {
 				return nil, nil, err // *url.Error names method and URL
 			}
 			lastErr = err
-			wait = baseBackoff << (attempt - 1)
+			c.failover(idx)
+			wait = c.backoff(attempt)
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
 			return resp, cancel, nil
 		default:
@@ -176,18 +218,47 @@ func (c *Client) do(ctx context.Context, r Request, withTimeout bool) (*http.Res
 			cancel()
 			lastErr = ErrorFromResponse(r.Method, resp.StatusCode, resp.Header, body)
 			ra, ok := retryAfter(resp)
+			if multi && resp.StatusCode == http.StatusServiceUnavailable {
+				// This server cannot serve now: the next one may. Idempotent
+				// requests go there; others only when Retry-After says so.
+				c.failover(idx)
+				if ok || idempotent(r.Method) {
+					switch b := c.backoff(attempt); {
+					case b == 0: // the next server has not been tried yet
+						ra = 0
+					case !ok:
+						ra = b
+					}
+					ok = true
+				}
+			}
 			if !ok {
 				return nil, nil, lastErr
 			}
 			wait = ra
 		}
-		if attempt >= c.maxTries {
+		if attempt >= maxTries {
 			return nil, nil, lastErr
 		}
 		if err := c.sleep(ctx, wait); err != nil {
 			return nil, nil, fmt.Errorf("%s %s: waiting to retry: %w (last error: %w)", r.Method, r.Path, err, lastErr)
 		}
 	}
+}
+
+// backoff is the wait before attempt+1 after a connection failure. With one
+// server it doubles from baseBackoff; with several, the next server is tried at
+// once while some server has not been tried in this round, and the wait doubles
+// per round.
+func (c *Client) backoff(attempt int) time.Duration {
+	n := len(c.bases)
+	if n == 1 {
+		return baseBackoff << (attempt - 1)
+	}
+	if attempt%n != 0 {
+		return 0
+	}
+	return baseBackoff << (attempt/n - 1)
 }
 
 // retryAfter reports whether resp may be retried and after how long: 429 and 5xx

@@ -4,15 +4,21 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"time"
 )
 
 // Config says how to reach and authenticate to an API server. The zero value of
-// every field except Host means its default.
+// every field except Host (or Hosts) means its default.
 type Config struct {
 	// Host is the server's base URL (https://host:port or http://host:port); a bare
 	// host:port means https.
 	Host string
+	// Hosts are more servers of the same cluster (API server replicas), tried in
+	// order after Host when a server cannot be reached or answers 503; see the
+	// package doc for the failover rules. Host may be empty when Hosts is not;
+	// duplicates are ignored.
+	Hosts []string
 	// BearerToken is sent as "Authorization: Bearer <token>".
 	BearerToken string
 	// BearerTokenFile holds a token; it is re-read when the file changes and wins
@@ -53,22 +59,40 @@ type TLSConfig struct {
 // DefaultUserAgent is sent when Config.UserAgent is empty.
 const DefaultUserAgent = "converge-client"
 
-// validate checks the config and returns all problems at once.
-func (c *Config) validate() (*url.URL, error) {
-	var errs []error
-	if c.Host == "" {
-		return nil, errors.New("rest config: Host is empty; set the API server URL (e.g. https://127.0.0.1:6443)")
-	}
-	host := c.Host
-	u, err := url.Parse(host)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		u, err = url.Parse("https://" + host)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("rest config: Host %q is not a URL (want https://host:port)", c.Host)
+// servers returns Host followed by Hosts, without empty entries and duplicates.
+func (c *Config) servers() []string {
+	var out []string
+	for _, h := range append([]string{c.Host}, c.Hosts...) {
+		if h != "" && !slices.Contains(out, h) {
+			out = append(out, h)
 		}
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		errs = append(errs, fmt.Errorf("rest config: Host %q: scheme must be http or https", c.Host))
+	return out
+}
+
+// validate checks the config and returns all problems at once, and the base URL
+// of every server (Host first, then Hosts).
+func (c *Config) validate() ([]*url.URL, error) {
+	var errs []error
+	hosts := c.servers()
+	if len(hosts) == 0 {
+		return nil, errors.New("rest config: Host is empty; set the API server URL (e.g. https://127.0.0.1:6443)")
+	}
+	var bases []*url.URL
+	for _, host := range hosts {
+		u, err := url.Parse(host)
+		if err != nil || u.Scheme == "" || u.Host == "" {
+			u, err = url.Parse("https://" + host)
+			if err != nil || u.Host == "" {
+				errs = append(errs, fmt.Errorf("rest config: Host %q is not a URL (want https://host:port)", host))
+				continue
+			}
+		}
+		if u.Scheme != "http" && u.Scheme != "https" {
+			errs = append(errs, fmt.Errorf("rest config: Host %q: scheme must be http or https", host))
+		}
+		u.Path = trimSlash(u.Path)
+		bases = append(bases, u)
 	}
 	if (c.TLS.CertFile != "" || len(c.TLS.CertData) > 0) != (c.TLS.KeyFile != "" || len(c.TLS.KeyData) > 0) {
 		errs = append(errs, errors.New("rest config: a client certificate needs both a certificate and a key"))
@@ -79,8 +103,7 @@ func (c *Config) validate() (*url.URL, error) {
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	u.Path = trimSlash(u.Path)
-	return u, nil
+	return bases, nil
 }
 
 func trimSlash(s string) string {

@@ -11,6 +11,17 @@
 //     429 or 5xx with a Retry-After header is retried after that many seconds
 //     (capped at 10 s); idempotent requests (GET, HEAD) are also retried after
 //     connection errors, with exponential back-off. The context bounds all waits.
+//   - Failover: Config.Hosts adds servers of the same cluster after Config.Host.
+//     Requests go to the current server, which stays the same while it answers
+//     (sticky). A connection error or a 503 moves the client to the next server
+//     (once, even when many requests fail together) and the request is retried
+//     there: idempotent requests (GET, HEAD, OPTIONS) always, others only when
+//     the connection could not be established (refused, unreachable: the request
+//     was never sent) or the 503 carried Retry-After. A request that may have
+//     reached a server (a reset or timeout after sending) is never re-sent unless
+//     idempotent, so a create is never applied twice. Untried servers are tried
+//     at once; after a full round the waits back off exponentially. Attempts are
+//     bounded by max(MaxTries, servers+1). With one server nothing changes.
 //   - Client-side rate limiting (a token bucket) is active only if Config.QPS > 0.
 //   - A bearer token file is re-read whenever its modification time or size
 //     changes, so rotated service-account tokens are picked up.

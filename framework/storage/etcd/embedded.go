@@ -94,11 +94,14 @@ func (o EmbeddedOptions) validate() error {
 	return errors.Join(errs...)
 }
 
-// Embedded is a running single-member etcd server plus a client connected to it.
+// Embedded is a running etcd server (a single-member one from StartEmbedded, or
+// one member of a cluster from StartMember) plus a client connected to it.
 type Embedded struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client
 	endpoints []string
+	name      string
+	peerURL   string
 	// closing silences etcd's logging of its own shutdown ("mux: server
 	// closed", "use of closed network connection") once Close starts.
 	closing *atomic.Bool
@@ -170,26 +173,9 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 	cfg.LogLevel = opts.LogLevel
 	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(lg)
 
-	etcd, err := embed.StartEtcd(cfg)
+	etcd, err := startAndWait(ctx, cfg, opts.StartTimeout, closing)
 	if err != nil {
 		return nil, err
-	}
-	timer := time.NewTimer(opts.StartTimeout)
-	defer timer.Stop()
-	select {
-	case <-etcd.Server.ReadyNotify():
-	case err := <-etcd.Err():
-		etcd.Close()
-		return nil, fmt.Errorf("wait for readiness: %w", err)
-	case <-ctx.Done():
-		closing.Store(true)
-		etcd.Server.Stop()
-		etcd.Close()
-		return nil, fmt.Errorf("wait for readiness: %w", ctx.Err())
-	case <-timer.C:
-		etcd.Server.Stop()
-		etcd.Close()
-		return nil, fmt.Errorf("not ready after %s", opts.StartTimeout)
 	}
 
 	endpoints := []string{clientURL.String()}
@@ -203,7 +189,7 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 		etcd.Close()
 		return nil, fmt.Errorf("connect client to %s: %w", clientURL.String(), err)
 	}
-	return &Embedded{etcd: etcd, client: client, endpoints: endpoints, closing: closing}, nil
+	return &Embedded{etcd: etcd, client: client, endpoints: endpoints, closing: closing, name: opts.Name, peerURL: peerURL.String()}, nil
 }
 
 // Client returns the client connected to the server; Close closes it.
