@@ -42,16 +42,25 @@ type ContainerSpec struct {
 	PodUID, PodNamespace, PodName, Name string
 	// Image is the container image reference (recorded by the process runtime).
 	Image string
-	// Args is the full argv (entrypoint included); empty means the image's default
+	// Args is the full argv (entrypoint included) when the pod sets command:
+	// command then args, $(VAR)-expanded. Empty means the image's entrypoint
 	// (containerd) or ErrInvalidSpec (process).
 	Args []string
+	// ImageArgs, used only when Args is empty, are the pod's args
+	// ($(VAR)-expanded): they replace the image's Cmd after its Entrypoint, as
+	// Kubernetes does when a container sets args but not command. Empty means
+	// the image's Cmd.
+	ImageArgs []string
 	// Env holds KEY=VALUE pairs.
 	Env []string
 	// WorkingDir is the working directory ("" = runtime default).
 	WorkingDir string
 	Mounts     []Mount
 	// LogPath is the file the runtime appends stdout and stderr to, one line per
-	// write in the CRI log format: "<RFC3339Nano> stdout|stderr F <line>".
+	// write in the CRI log format: "<RFC3339Nano> stdout|stderr F <line>" (lines
+	// over 16 KiB split into "P" parts). It must be opened with O_APPEND: the
+	// agent rotates it by copying then truncating. The runtime creates the file
+	// when missing and never removes it.
 	LogPath string
 	// PodIP is the pod's IP (the process runtime binds nothing itself; it is
 	// exported as POD_IP by the agent).

@@ -20,7 +20,6 @@ import (
 // match its content (truncated or damaged file).
 var ErrSnapshotCorrupt = errors.New("etcd: snapshot is corrupt")
 
-
 // SnapshotInfo describes a saved snapshot.
 type SnapshotInfo struct {
 	// Path is the snapshot file.
