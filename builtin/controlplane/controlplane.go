@@ -11,6 +11,7 @@ import (
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
@@ -76,6 +77,14 @@ type Options struct {
 	TokenFile, AuditLogPath, AuditPolicyFile string
 	// MaxMutatingInFlight and MaxReadOnlyInFlight limit concurrent requests (429).
 	MaxMutatingInFlight, MaxReadOnlyInFlight int
+	// ServiceCIDR is the IPv4 range Service cluster IPs come from (default
+	// 127.96.0.0/12: loopback, so the node agents' service proxy can listen on them).
+	ServiceCIDR string
+	// NodePortRange is the Service node port range (default 30000-32767).
+	NodePortRange string
+	// ServiceRepairInterval is how often leaked or missing Service IP and node
+	// port reservations are repaired (default 3 min).
+	ServiceRepairInterval time.Duration
 	// Operators are operator plugins (.so) to load; every *.so in OperatorDir is
 	// loaded too.
 	Operators []string
@@ -187,8 +196,24 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err != nil {
 		return err
 	}
+	alloc, err := servicenet.New(cp.store, servicenet.Options{
+		ServiceCIDR: opts.ServiceCIDR, NodePortRange: opts.NodePortRange, Logger: cp.log.WithName("servicenet"),
+	})
+	if err != nil {
+		return err
+	}
+	resources, err := servedResources(cp.store, alloc)
+	if err != nil {
+		return err
+	}
+	cp.withAdmission(resources)
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		_ = servicenet.NewRepairer(alloc, opts.ServiceRepairInterval).Start(runCtx)
+	}()
 	cp.registry = registry.New()
-	for _, r := range BuiltinResources() {
+	for _, r := range resources {
 		if r.Resource == "serviceaccounts" && r.GroupVersion.Group == "" && cp.security != nil {
 			subs := maps.Clone(r.Subresources)
 			if subs == nil {

@@ -1,10 +1,15 @@
 package controlplane
 
 import (
+	"fmt"
 	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
+	"github.com/converge-dev/converge/builtin/podlog"
+	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/storage"
+	"maps"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
@@ -27,4 +32,28 @@ func BuiltinResources() []*registry.Resource {
 		out = append(out, group...)
 	}
 	return out
+}
+
+// servedResources is BuiltinResources with the parts that need the store:
+// Service cluster IP and node port allocation (alloc) and pods/log.
+func servedResources(store storage.Interface, alloc *servicenet.Allocator) ([]*registry.Resource, error) {
+	logs, err := podlog.New(podlog.Options{NodeAddress: podlog.NodeAddressFromStore(store)})
+	if err != nil {
+		return nil, fmt.Errorf("pods/log: %w", err)
+	}
+	out := BuiltinResources()
+	for _, r := range out {
+		switch r.GroupVersionResource() {
+		case corev1.GroupVersion().WithResource("services"):
+			servicenet.WrapServiceResource(r, alloc)
+		case corev1.GroupVersion().WithResource("pods"):
+			subs := maps.Clone(r.Subresources)
+			if subs == nil {
+				subs = map[string]registry.Subresource{}
+			}
+			subs["log"] = logs
+			r.Subresources = subs
+		}
+	}
+	return out, nil
 }

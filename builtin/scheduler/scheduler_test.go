@@ -7,7 +7,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -143,8 +145,14 @@ var _ = Describe("Scheduler", func() {
 	It("schedules higher priority pods first", func(ctx SpecContext) {
 		ns := namespace(ctx)
 		// Room for one pod; create both before the node exists.
-		low := createPod(ctx, ns, "low", requests("3", ""), func(p *corev1.Pod) { p.Spec.Priority = api.Ptr(int32(1)) })
-		high := createPod(ctx, ns, "high", requests("3", ""), func(p *corev1.Pod) { p.Spec.Priority = api.Ptr(int32(100)) })
+		for name, v := range map[string]int32{"sched-low": 1, "sched-high": 100} {
+			pc := &schedulingv1.PriorityClass{ObjectMeta: api.ObjectMeta{Name: name}, Value: v}
+			if err := c.Create(ctx, pc); err != nil && !apierrors.IsAlreadyExists(err) {
+				Expect(err).NotTo(HaveOccurred())
+			}
+		}
+		low := createPod(ctx, ns, "low", requests("3", ""), func(p *corev1.Pod) { p.Spec.PriorityClassName = "sched-low" })
+		high := createPod(ctx, ns, "high", requests("3", ""), func(p *corev1.Pod) { p.Spec.PriorityClassName = "sched-high" })
 		Eventually(scheduledCondition(ctx, low)).ShouldNot(BeNil())
 		Eventually(scheduledCondition(ctx, high)).ShouldNot(BeNil())
 		createNode(ctx, "pr-a", "4", "8Gi")

@@ -80,8 +80,11 @@ var _ = Describe("DaemonSet", func() {
 		oldHash := pods(ctx, ds)[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
 
 		cur := getDS(ctx, ds)
-		cur.Spec.Template.Spec.Containers[0].Image = "agent:2"
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() error {
+			cur = getDS(ctx, ds)
+			cur.Spec.Template.Spec.Containers[0].Image = "agent:2"
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
 
 		// maxUnavailable 1 (default): never more than one node without an
 		// available pod; simulate the scheduler and agent until done.
@@ -127,8 +130,11 @@ var _ = Describe("DaemonSet", func() {
 		Eventually(func() int32 { return getDS(ctx, ds).Status.NumberAvailable }).Should(Equal(int32(1)))
 
 		cur := getDS(ctx, ds)
-		cur.Spec.Template.Spec.Containers[0].Image = "agent:2"
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() error {
+			cur = getDS(ctx, ds)
+			cur.Spec.Template.Spec.Containers[0].Image = "agent:2"
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
 		Eventually(func() int { return len(pods(ctx, ds)) }).Should(Equal(2)) // old and new side by side
 		bindAndReady(ctx, ds)
 		Eventually(func() []string {
@@ -140,10 +146,12 @@ var _ = Describe("DaemonSet", func() {
 		}).Should(ConsistOf("agent:2"))
 
 		// OnDelete: a template change alone replaces nothing.
-		cur = getDS(ctx, ds)
-		cur.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
-		cur.Spec.Template.Spec.Containers[0].Image = "agent:3"
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() error {
+			cur = getDS(ctx, ds)
+			cur.Spec.UpdateStrategy = appsv1.DaemonSetUpdateStrategy{Type: appsv1.OnDeleteDaemonSetStrategyType}
+			cur.Spec.Template.Spec.Containers[0].Image = "agent:3"
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
 		Eventually(func() int64 { return getDS(ctx, ds).Status.ObservedGeneration }).Should(Equal(getDS(ctx, ds).Generation))
 		Consistently(func() string { return pods(ctx, ds)[0].Spec.Containers[0].Image }, "300ms").Should(Equal("agent:2"))
 		p := pods(ctx, ds)[0]

@@ -180,8 +180,11 @@ var _ = Describe("Deployment controller", func() {
 		tmpl := rev1.Spec.Template
 		delete(tmpl.Labels, "pod-template-hash")
 		cur := getDeployment(ctx, ns, "undo")
-		cur.Spec.Template = tmpl
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() error {
+			cur = getDeployment(ctx, ns, "undo")
+			cur.Spec.Template = tmpl
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
 
 		Eventually(func(g Gomega) {
 			revs := rsByRevision(ctx, ns)

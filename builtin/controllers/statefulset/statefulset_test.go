@@ -48,8 +48,11 @@ var _ = Describe("StatefulSet", func() {
 		Eventually(func() []string { return events(ctx, s) }).Should(ContainElement("Normal/SuccessfulCreate: create Pod web-0 in StatefulSet web successful"))
 
 		cur := getSet(ctx, s)
-		cur.Spec.Replicas = api.Ptr[int32](1)
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() error {
+			cur = getSet(ctx, s)
+			cur.Spec.Replicas = api.Ptr[int32](1)
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
 		Eventually(func() []string { return podNames(ctx, s) }).Should(Equal([]string{"web-0"}))
 		Eventually(func() []string { return events(ctx, s) }).Should(ContainElements(
 			"Normal/SuccessfulDelete: delete Pod web-2 in StatefulSet web successful",
@@ -84,8 +87,11 @@ var _ = Describe("StatefulSet", func() {
 		oldRev := getSet(ctx, s).Status.UpdateRevision
 
 		cur := getSet(ctx, s)
-		cur.Spec.Template.Spec.Containers[0].Image = "db:2"
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() error {
+			cur = getSet(ctx, s)
+			cur.Spec.Template.Spec.Containers[0].Image = "db:2"
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
 		image := func(name string) string {
 			p, ok := podMap(ctx, s)[name]
 			if !ok {
@@ -113,9 +119,11 @@ var _ = Describe("StatefulSet", func() {
 		Expect(c.Delete(ctx, &p)).To(Succeed())
 		Eventually(func() string { return image("roll-0") }).Should(Equal("db:1"))
 		makeReady(ctx, s, "roll-0")
-		cur = getSet(ctx, s)
-		cur.Spec.UpdateStrategy.RollingUpdate.Partition = api.Ptr[int32](0)
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		Eventually(func() error {
+			cur = getSet(ctx, s)
+			cur.Spec.UpdateStrategy.RollingUpdate.Partition = api.Ptr[int32](0)
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
 		Eventually(func() string { return image("roll-0") }).Should(Equal("db:2"))
 		makeReady(ctx, s, "roll-0")
 		Eventually(func() bool {

@@ -27,8 +27,9 @@ const (
 
 // DefaultPod applies the defaults the API server gives a new or updated Pod: the
 // PodSpec defaults, requests copied from limits, enableServiceLinks, host ports for
-// host-network pods, priority and preemptionPolicy (Priority admission) and the
-// not-ready/unreachable tolerations (DefaultTolerationSeconds admission).
+// host-network pods and the not-ready/unreachable tolerations
+// (DefaultTolerationSeconds admission). Priority and preemptionPolicy come from
+// the Priority admission step (PriorityClasses), not from defaulting.
 func DefaultPod(p *Pod) {
 	DefaultPodSpec(&p.Spec)
 	for _, cs := range [][]Container{p.Spec.Containers, p.Spec.InitContainers} {
@@ -60,12 +61,6 @@ func DefaultPod(p *Pod) {
 				}
 			}
 		}
-	}
-	if p.Spec.Priority == nil && p.Spec.PriorityClassName == "" {
-		p.Spec.Priority = api.Ptr(int32(0))
-	}
-	if p.Spec.PreemptionPolicy == nil {
-		p.Spec.PreemptionPolicy = api.Ptr(PreemptLowerPriority)
 	}
 	addDefaultTolerations(&p.Spec)
 }

@@ -31,8 +31,6 @@ func TestDefaultPod(t *testing.T) {
 		{"grace", *s.TerminationGracePeriodSeconds, int64(30)},
 		{"securityContext", *s.SecurityContext, PodSecurityContext{}},
 		{"enableServiceLinks", *s.EnableServiceLinks, true},
-		{"priority", *s.Priority, int32(0)},
-		{"preemptionPolicy", *s.PreemptionPolicy, PreemptLowerPriority},
 		{"tolerations", len(s.Tolerations), 2},
 		{"toleration seconds", *s.Tolerations[0].TolerationSeconds, int64(300)},
 		{"pull untagged", c.ImagePullPolicy, PullAlways},

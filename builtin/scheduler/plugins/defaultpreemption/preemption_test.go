@@ -2,6 +2,8 @@ package defaultpreemption_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -9,6 +11,8 @@ import (
 	. "github.com/onsi/gomega/gstruct"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 )
@@ -79,9 +83,27 @@ var _ = Describe("DefaultPreemption", func() {
 func createPodWith(ctx context.Context, ns, name, cpu string, priority int32, mutate func(*corev1.Pod)) *corev1.Pod {
 	p := newPod(ns, name, cpu, priority)
 	mutate(p)
+	// Priority comes from a PriorityClass, as the API server's priority
+	// admission requires.
+	policy := corev1.PreemptLowerPriority
+	if p.Spec.PreemptionPolicy != nil {
+		policy = *p.Spec.PreemptionPolicy
+	}
+	p.Spec.PriorityClassName = ensureClass(ctx, priority, policy)
+	p.Spec.Priority, p.Spec.PreemptionPolicy = nil, nil
 	Expect(c.Create(ctx, p)).To(Succeed())
 	DeferCleanup(func(ctx context.Context) {
 		Expect(client.IgnoreNotFound(c.Delete(ctx, p, client.GracePeriodSeconds(0)))).To(Succeed())
 	})
 	return p
+}
+
+// ensureClass creates (once) a PriorityClass with the value and policy.
+func ensureClass(ctx context.Context, value int32, policy corev1.PreemptionPolicy) string {
+	name := fmt.Sprintf("prio-%d-%s", value, strings.ToLower(string(policy)))
+	pc := &schedulingv1.PriorityClass{ObjectMeta: api.ObjectMeta{Name: name}, Value: value, PreemptionPolicy: &policy}
+	if err := c.Create(ctx, pc); err != nil && !apierrors.IsAlreadyExists(err) {
+		Expect(err).NotTo(HaveOccurred())
+	}
+	return name
 }

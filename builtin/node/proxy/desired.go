@@ -1,0 +1,138 @@
+package proxy
+
+import (
+	"maps"
+	"net"
+	"net/netip"
+	"slices"
+	"strconv"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
+)
+
+// frontend is one address the proxy listens on and where it forwards to.
+type frontend struct {
+	// Service names the Service port ("ns/name:port"), for logs.
+	Service string
+	// Backends are "ip:port" of the endpoints to use, sorted.
+	Backends []string
+}
+
+// desired computes the wanted listeners ("ip:port" → frontend) from the
+// Services and EndpointSlices in the caches. It is a pure function.
+func desired(svcs []*corev1.Service, epSlices []*discoveryv1.EndpointSlice, nodePortAddrs []string) map[string]frontend {
+	bySvc := map[string][]*discoveryv1.EndpointSlice{}
+	for _, s := range epSlices {
+		name := s.Labels[discoveryv1.LabelServiceName]
+		if name == "" || s.AddressType != discoveryv1.AddressTypeIPv4 {
+			continue
+		}
+		k := s.Namespace + "/" + name
+		bySvc[k] = append(bySvc[k], s)
+	}
+	out := map[string]frontend{}
+	for _, svc := range svcs {
+		ips := clusterIPs(svc)
+		if len(ips) == 0 {
+			continue
+		}
+		key := svc.Namespace + "/" + svc.Name
+		for _, sp := range svc.Spec.Ports {
+			if sp.Protocol != "" && sp.Protocol != corev1.ProtocolTCP {
+				continue // UDP and SCTP are not proxied
+			}
+			fe := frontend{
+				Service:  key + ":" + portLabel(sp),
+				Backends: backends(bySvc[key], sp.Name),
+			}
+			for _, ip := range ips {
+				out[net.JoinHostPort(ip, strconv.Itoa(int(sp.Port)))] = fe
+			}
+			if sp.NodePort != 0 && (svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer) {
+				for _, a := range nodePortAddrs {
+					out[net.JoinHostPort(a, strconv.Itoa(int(sp.NodePort)))] = fe
+				}
+			}
+		}
+	}
+	return out
+}
+
+// clusterIPs returns the IPv4 cluster IPs of a Service that has some (not
+// headless, not ExternalName).
+func clusterIPs(svc *corev1.Service) []string {
+	if svc.Spec.Type == corev1.ServiceTypeExternalName {
+		return nil
+	}
+	ips := svc.Spec.ClusterIPs
+	if len(ips) == 0 && svc.Spec.ClusterIP != "" {
+		ips = []string{svc.Spec.ClusterIP}
+	}
+	var out []string
+	for _, s := range ips {
+		if a, err := netip.ParseAddr(s); err == nil && a.Is4() {
+			out = append(out, a.String())
+		}
+	}
+	return out
+}
+
+func portLabel(sp corev1.ServicePort) string {
+	if sp.Name != "" {
+		return sp.Name
+	}
+	return strconv.Itoa(int(sp.Port))
+}
+
+// backends returns the sorted "ip:port" addresses serving the Service port
+// named portName: the ready endpoints or, when none is ready, the serving
+// and terminating ones.
+func backends(epSlices []*discoveryv1.EndpointSlice, portName string) []string {
+	ready, fallback := map[string]bool{}, map[string]bool{}
+	for _, s := range epSlices {
+		port, ok := endpointPort(s.Ports, portName)
+		if !ok {
+			continue
+		}
+		for _, ep := range s.Endpoints {
+			if len(ep.Addresses) == 0 {
+				continue
+			}
+			addr := net.JoinHostPort(ep.Addresses[0], strconv.Itoa(int(port)))
+			c := ep.Conditions
+			switch {
+			case c.Ready == nil || *c.Ready:
+				ready[addr] = true
+			case c.Serving != nil && *c.Serving && c.Terminating != nil && *c.Terminating:
+				fallback[addr] = true
+			}
+		}
+	}
+	if len(ready) == 0 {
+		ready = fallback
+	}
+	return sortedKeys(ready)
+}
+
+// endpointPort finds the TCP port named name in a slice's ports.
+func endpointPort(ports []discoveryv1.EndpointPort, name string) (int32, bool) {
+	for _, p := range ports {
+		n := ""
+		if p.Name != nil {
+			n = *p.Name
+		}
+		if n != name || p.Port == nil || (p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP) {
+			continue
+		}
+		return *p.Port, true
+	}
+	return 0, false
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	return slices.Sorted(maps.Keys(m))
+}

@@ -1,0 +1,33 @@
+// Package proxy makes Service addresses work on a machine without kernel
+// packet rewriting: it is a userspace TCP proxy, the node agent's equivalent of
+// kube-proxy for the process runtime, where every pod has its own loopback IP.
+//
+// For every TCP port of every Service with a cluster IP it listens on
+// clusterIP:port, and for NodePort and LoadBalancer Services also on
+// ADDR:nodePort for each configured node port address (default 0.0.0.0).
+// Each accepted connection goes to the next ready endpoint, round robin, from
+// the Service's EndpointSlices (label kubernetes.io/service-name, the endpoint
+// port with the Service port's name); a backend that refuses the connection
+// is skipped for the next one. Endpoints whose ready condition is false are
+// not used, unless none is ready, when serving-and-terminating endpoints are
+// (as kube-proxy does). Listeners come and go with the Services; their
+// backends change in place, so established connections are never cut by an
+// endpoint change. When Start returns every listener and proxied connection
+// is closed.
+//
+// State comes from two informers (Services and EndpointSlices); every change
+// recomputes the wanted listeners from the caches (level-based), so the proxy
+// converges whatever order events arrive in. Listeners that cannot be opened
+// (address in use, no permission for a port below 1024) are logged and
+// retried.
+//
+// On Linux the whole of 127.0.0.0/8 is routed to lo, so listening on
+// 127.x.y.z (the default service CIDR 127.96.0.0/12, see builtin/servicenet)
+// needs no interface configuration. Ports below 1024 need root or
+// CAP_NET_BIND_SERVICE (or net.ipv4.ip_unprivileged_port_start=0).
+//
+// Out of scope: UDP and SCTP ports (skipped), session affinity, external IPs,
+// load balancer ingress IPs, internal/external traffic policy Local (all
+// endpoints are used), topology hints, and reaching pods on other machines
+// (process-runtime pod IPs are machine-local loopback addresses).
+package proxy

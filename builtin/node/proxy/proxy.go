@@ -1,0 +1,259 @@
+package proxy
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
+	"github.com/converge-dev/converge/framework/cache"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+// Options configure a Proxy. Client is required; the zero value of every other
+// field means its default.
+type Options struct {
+	// Client reads Services and EndpointSlices. Its scheme must know core/v1
+	// and discovery.k8s.io/v1 (builtin/api/all.NewScheme does).
+	Client *client.Client
+	// NodePortAddresses are the addresses node ports listen on (default
+	// 0.0.0.0, which includes 127.0.0.1).
+	NodePortAddresses []string
+	// DialTimeout bounds each connection attempt to a backend (default 2 s).
+	DialTimeout time.Duration
+	// RetryInterval is how often listeners that could not be opened are
+	// retried (default 5 s).
+	RetryInterval time.Duration
+	// Logger receives the proxy's logs.
+	Logger logr.Logger
+}
+
+// Proxy forwards connections to Service addresses to their endpoints. See the
+// package documentation.
+type Proxy struct {
+	opts Options
+	log  logr.Logger
+	svcs *cache.Informer[*corev1.Service]
+	eps  *cache.Informer[*discoveryv1.EndpointSlice]
+	kick chan struct{}
+
+	mu        sync.Mutex
+	listeners map[string]*listener // by listen address; guarded by mu
+	failed    map[string]bool      // addresses that could not be opened last time; guarded by mu
+
+	wg sync.WaitGroup // accept loops and proxied connections
+}
+
+// New returns a Proxy; it does nothing until Start.
+func New(opts Options) (*Proxy, error) {
+	if opts.Client == nil {
+		return nil, errors.New("proxy: Client is required")
+	}
+	if len(opts.NodePortAddresses) == 0 {
+		opts.NodePortAddresses = []string{"0.0.0.0"}
+	}
+	if opts.DialTimeout <= 0 {
+		opts.DialTimeout = 2 * time.Second
+	}
+	if opts.RetryInterval <= 0 {
+		opts.RetryInterval = 5 * time.Second
+	}
+	svcs, err := cache.NewClientInformer(opts.Client, cache.InformerOptions[*corev1.Service]{
+		Transform: func(s *corev1.Service) *corev1.Service { s.ManagedFields = nil; return s },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("proxy: service informer: %w", err)
+	}
+	eps, err := cache.NewClientInformer(opts.Client, cache.InformerOptions[*discoveryv1.EndpointSlice]{
+		Transform: func(s *discoveryv1.EndpointSlice) *discoveryv1.EndpointSlice { s.ManagedFields = nil; return s },
+	})
+	if err != nil {
+		return nil, fmt.Errorf("proxy: endpointslice informer: %w", err)
+	}
+	p := &Proxy{
+		opts: opts, log: opts.Logger, svcs: svcs, eps: eps, kick: make(chan struct{}, 1),
+		listeners: map[string]*listener{}, failed: map[string]bool{},
+	}
+	svcs.AddHandler(func(cache.Event[*corev1.Service]) { p.poke() })
+	eps.AddHandler(func(cache.Event[*discoveryv1.EndpointSlice]) { p.poke() })
+	return p, nil
+}
+
+func (p *Proxy) poke() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Start runs the proxy until ctx ends, then closes every listener and
+// connection and returns nil.
+func (p *Proxy) Start(ctx context.Context) error {
+	var informers sync.WaitGroup
+	informers.Go(func() { _ = p.svcs.Start(ctx) })
+	informers.Go(func() { _ = p.eps.Start(ctx) })
+	defer func() {
+		p.closeAll()
+		p.wg.Wait()
+		informers.Wait()
+	}()
+	if !p.svcs.WaitForCacheSync(ctx) || !p.eps.WaitForCacheSync(ctx) {
+		return nil // ctx ended
+	}
+	retry := time.NewTicker(p.opts.RetryInterval)
+	defer retry.Stop()
+	p.sync(ctx)
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-p.kick:
+			p.sync(ctx)
+		case <-retry.C:
+			p.mu.Lock()
+			pending := len(p.failed) > 0
+			p.mu.Unlock()
+			if pending {
+				p.sync(ctx)
+			}
+		}
+	}
+}
+
+// Addresses returns the addresses the proxy listens on, sorted.
+func (p *Proxy) Addresses() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make([]string, 0, len(p.listeners))
+	for a := range p.listeners {
+		out = append(out, a)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// sync makes the listeners match the caches.
+func (p *Proxy) sync(ctx context.Context) {
+	want := desired(p.svcs.Store().List(), p.eps.Store().List(), p.opts.NodePortAddresses)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for addr, l := range p.listeners {
+		if _, ok := want[addr]; !ok {
+			_ = l.ln.Close()
+			delete(p.listeners, addr)
+			p.log.V(1).Info("Stopped listening", "address", addr, "service", l.frontend().Service)
+		}
+	}
+	for addr := range p.failed {
+		if _, ok := want[addr]; !ok {
+			delete(p.failed, addr)
+		}
+	}
+	for addr, fe := range want {
+		if l, ok := p.listeners[addr]; ok {
+			l.set(fe)
+			continue
+		}
+		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+		if err != nil {
+			if !p.failed[addr] {
+				p.log.Error(err, "Cannot listen for service", "address", addr, "service", fe.Service)
+			}
+			p.failed[addr] = true
+			continue
+		}
+		delete(p.failed, addr)
+		l := &listener{ln: ln}
+		l.set(fe)
+		p.listeners[addr] = l
+		p.log.V(1).Info("Listening", "address", addr, "service", fe.Service)
+		p.wg.Go(func() { p.accept(ctx, l) })
+	}
+}
+
+func (p *Proxy) closeAll() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for addr, l := range p.listeners {
+		_ = l.ln.Close()
+		delete(p.listeners, addr)
+	}
+}
+
+// listener is one listening address; its frontend changes in place.
+type listener struct {
+	ln   net.Listener
+	fe   atomic.Pointer[frontend]
+	next atomic.Uint64 // round-robin position
+}
+
+func (l *listener) set(fe frontend) { l.fe.Store(&fe) }
+
+func (l *listener) frontend() frontend { return *l.fe.Load() }
+
+func (p *Proxy) accept(ctx context.Context, l *listener) {
+	for {
+		c, err := l.ln.Accept()
+		if err != nil {
+			if !errors.Is(err, net.ErrClosed) {
+				p.log.Error(err, "Accept failed; listener closed", "address", l.ln.Addr().String())
+			}
+			return
+		}
+		p.wg.Go(func() { p.serve(ctx, l, c) })
+	}
+}
+
+// serve connects c to the next backend that accepts, then copies both ways
+// until both sides are done or ctx ends.
+func (p *Proxy) serve(ctx context.Context, l *listener, c net.Conn) {
+	defer c.Close()
+	fe := l.frontend()
+	n := len(fe.Backends)
+	if n == 0 {
+		p.log.V(1).Info("No endpoints; connection refused", "service", fe.Service)
+		return
+	}
+	start := int((l.next.Add(1) - 1) % uint64(n))
+	d := net.Dialer{Timeout: p.opts.DialTimeout}
+	var up net.Conn
+	for i := range n {
+		b := fe.Backends[(start+i)%n]
+		conn, err := d.DialContext(ctx, "tcp", b)
+		if err == nil {
+			up = conn
+			break
+		}
+		p.log.V(1).Info("Backend failed; trying the next", "service", fe.Service, "backend", b, "error", err.Error())
+	}
+	if up == nil {
+		p.log.Info("No endpoint accepted the connection", "service", fe.Service, "endpoints", n)
+		return
+	}
+	defer up.Close()
+	stop := context.AfterFunc(ctx, func() { _ = c.Close(); _ = up.Close() })
+	defer stop()
+	var wg sync.WaitGroup
+	wg.Go(func() { pipe(up, c) })
+	pipe(c, up)
+	wg.Wait()
+}
+
+// pipe copies src to dst, then half-closes dst so the peer sees EOF.
+func pipe(dst, src net.Conn) {
+	_, _ = io.Copy(dst, src)
+	if cw, ok := dst.(interface{ CloseWrite() error }); ok {
+		_ = cw.CloseWrite()
+	} else {
+		_ = dst.Close()
+	}
+}
