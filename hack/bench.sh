@@ -12,6 +12,9 @@ run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./builtin/contr
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
 run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
 run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem -benchtime 1s -count 5 ./workqueue/
+run crd . -run '^$' -bench 'BenchmarkCreate|BenchmarkCompileEtcdSchema' -benchtime 2000x ./crd/e2e/ ./crd/
+run scheduler . -run '^$' -bench 'BenchmarkSchedulingBasic' -benchtime 1x ./builtin/scheduler/
+run etcdmembers . -run '^$' -bench 'BenchmarkAPIWrite' -benchtime 3000x ./internal/faults/
 run informer bench -run '^$' -bench 'BenchmarkInformerSync' -count 2 ./informer/
 (cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"
 (cd bench && go run ./cmd/benchreport < "$out/informer.txt") > "$out/informer.md"

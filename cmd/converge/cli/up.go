@@ -22,6 +22,13 @@ type upOptions struct {
 	operators    []string
 	noScheduler  bool
 	schedConfig  string
+	secure       bool
+	tlsSANs      []string
+	tokenFile    string
+	auditLog     string
+	auditPolicy  string
+	maxInflight  int
+	maxMutating  int
 }
 
 func newUpCommand(g *globalOptions) *cobra.Command {
@@ -53,6 +60,13 @@ Data survives restarts.`,
 	f.StringVar(&o.etcdCAFile, "etcd-cafile", "", "CA file to verify the external etcd members")
 	f.StringVar(&o.etcdCertFile, "etcd-certfile", "", "client certificate for the external etcd")
 	f.StringVar(&o.etcdKeyFile, "etcd-keyfile", "", "client key for the external etcd")
+	f.BoolVar(&o.secure, "secure", false, "serve HTTPS only, with client certificates/tokens, RBAC and admission webhooks (certificates in <data-dir>/pki)")
+	f.StringSliceVar(&o.tlsSANs, "tls-san", nil, "extra names or IPs for the serving certificate (with --secure)")
+	f.StringVar(&o.tokenFile, "token-auth-file", "", "static token file: token,user,uid,\"group1,group2\" (with --secure)")
+	f.StringVar(&o.auditLog, "audit-log-path", "", "write an audit log (JSON lines) to this file (with --secure)")
+	f.StringVar(&o.auditPolicy, "audit-policy-file", "", "audit policy (levels None/Metadata/Request/RequestResponse)")
+	f.IntVar(&o.maxInflight, "max-requests-inflight", 0, "limit of concurrent read-only requests (0: none; 429 beyond)")
+	f.IntVar(&o.maxMutating, "max-mutating-requests-inflight", 0, "limit of concurrent mutating requests (0: none; 429 beyond)")
 	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
 	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
 	f.StringArrayVar(&o.operators, "operator", nil, "operator plugin (.so) to load (repeatable); every *.so in <data-dir>/operators is loaded too")
@@ -73,6 +87,8 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: []string{"*"}, Operators: o.operators,
 		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig,
+		Secure: o.secure, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
+		MaxReadOnlyInFlight: o.maxInflight, MaxMutatingInFlight: o.maxMutating,
 		Progress: func(step string, took time.Duration) {
 			fmt.Fprintf(out, "  ✓ %-12s %s\n", step, took.Round(time.Millisecond))
 		},
