@@ -237,9 +237,9 @@ func TestApplyGetDescribeWaitDelete(t *testing.T) {
 	contains(t, "wait timeout", stderr, "timed out after 600ms", "condition=Ready", "pod/web-0", "no Ready condition yet")
 	contains(t, "wait bad --for", c.fails("wait", "--for=happy", "pod/web-0"), "condition=TYPE")
 
-	// logs: pods/log is not served yet; the error says so.
+	// logs: the pod runs nowhere (no node in this environment); the error says so.
 	stderr = c.fails("logs", "web-0")
-	contains(t, "logs", stderr, "does not serve logs for pod default/web-0")
+	contains(t, "logs", stderr, "does not have a host assigned")
 	contains(t, "logs missing pod", c.fails("logs", "nope"), `pod "nope" not found`, "converge get pods")
 	contains(t, "logs of a deployment", c.fails("logs", "deployment/web"), "pod/POD")
 

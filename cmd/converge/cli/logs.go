@@ -84,8 +84,8 @@ func runLogs(ctx context.Context, g *globalOptions, o *logsOptions, arg string) 
 	return nil
 }
 
-// logsError explains a failed log request: a missing pod, or a server that
-// does not serve pods/log.
+// logsError explains a failed log request: a missing pod, or a pod whose logs
+// cannot be read (not scheduled, node agent unreachable).
 func logsError(ctx context.Context, s *session, name string, err error) error {
 	if !apierrors.IsNotFound(err) && !apierrors.IsMethodNotSupported(err) {
 		return s.explain(err)
@@ -101,6 +101,5 @@ func logsError(ctx context.Context, s *session, name string, err error) error {
 	if errors.As(err, &se) {
 		msg = se.ErrStatus.Message
 	}
-	return fmt.Errorf("the API server at %s does not serve logs for pod %s/%s (pods/log answered: %s); logs come from the node agent running the pod, which this control plane does not provide yet",
-		s.cfg.Host, s.namespace, name, msg)
+	return fmt.Errorf("no logs for pod %s/%s: %s (logs come from the node agent running the pod)", s.namespace, name, msg)
 }

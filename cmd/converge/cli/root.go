@@ -82,6 +82,8 @@ and converge itself covers the everyday kubectl commands.`,
 		newOperatorCommand(g),
 		newSchedulerCommand(g),
 		newEtcdCommand(g),
+		newAPIServerCommand(g),
+		newControllerManagerCommand(g),
 	)
 	return root
 }

@@ -29,6 +29,9 @@ type upOptions struct {
 	auditPolicy  string
 	maxInflight  int
 	maxMutating  int
+	// apiServerOnly runs storage and the API server without controllers,
+	// scheduler or operators (`converge apiserver`).
+	apiServerOnly bool
 }
 
 func newUpCommand(g *globalOptions) *cobra.Command {
@@ -52,6 +55,16 @@ Data survives restarts.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runUp(cmd, g, o) },
 	}
+	addServerFlags(cmd, o)
+	f := cmd.Flags()
+	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
+	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
+	f.StringArrayVar(&o.operators, "operator", nil, "operator plugin (.so) to load (repeatable); every *.so in <data-dir>/operators is loaded too")
+	return cmd
+}
+
+// addServerFlags adds the flags `up` and `apiserver` share.
+func addServerFlags(cmd *cobra.Command, o *upOptions) {
 	f := cmd.Flags()
 	f.StringVar(&o.dataDir, "data-dir", defaultDataDir(), "directory for etcd data, the kubeconfig and generated files")
 	f.StringVar(&o.bindAddress, "bind-address", "127.0.0.1", "address the API server listens on")
@@ -67,10 +80,6 @@ Data survives restarts.`,
 	f.StringVar(&o.auditPolicy, "audit-policy-file", "", "audit policy (levels None/Metadata/Request/RequestResponse)")
 	f.IntVar(&o.maxInflight, "max-requests-inflight", 0, "limit of concurrent read-only requests (0: none; 429 beyond)")
 	f.IntVar(&o.maxMutating, "max-mutating-requests-inflight", 0, "limit of concurrent mutating requests (0: none; 429 beyond)")
-	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
-	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
-	f.StringArrayVar(&o.operators, "operator", nil, "operator plugin (.so) to load (repeatable); every *.so in <data-dir>/operators is loaded too")
-	return cmd
 }
 
 func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
@@ -83,9 +92,13 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	}
 	start := time.Now()
 	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
+	controllers := []string{"*"}
+	if o.apiServerOnly {
+		controllers, o.operators, o.noScheduler = nil, nil, true
+	}
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
-		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: []string{"*"}, Operators: o.operators,
+		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
 		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig,
 		Secure: o.secure, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
 		MaxReadOnlyInFlight: o.maxInflight, MaxMutatingInFlight: o.maxMutating,

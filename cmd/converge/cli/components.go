@@ -1,0 +1,75 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	"github.com/converge-dev/converge/builtin/controllers"
+	"github.com/converge-dev/converge/framework/client/kubeconfig"
+	"github.com/converge-dev/converge/framework/manager"
+)
+
+func newAPIServerCommand(g *globalOptions) *cobra.Command {
+	o := &upOptions{apiServerOnly: true}
+	cmd := &cobra.Command{
+		Use:   "apiserver",
+		Short: "Run only the API server (several replicas may share an etcd cluster)",
+		Long: `Run only the API server: storage (an external etcd cluster with --etcd-servers, or the
+embedded one), the built-in resources and the CRD registry. Each replica runs its own watch cache;
+compaction is coordinated through etcd so any number of replicas may run. Controllers and the
+scheduler run elsewhere: converge controller-manager, converge scheduler.`,
+		Example: `  converge apiserver --etcd-servers http://127.0.0.11:2379,http://127.0.0.12:2379 --port 6443 --data-dir /var/lib/cv/api1
+  converge apiserver --etcd-servers http://127.0.0.11:2379 --port 6444 --data-dir /var/lib/cv/api2`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runUp(cmd, g, o) },
+	}
+	addServerFlags(cmd, o)
+	return cmd
+}
+
+func newControllerManagerCommand(g *globalOptions) *cobra.Command {
+	var names []string
+	var leaderElect bool
+	var leaseID, metricsAddr, healthAddr string
+	cmd := &cobra.Command{
+		Use:   "controller-manager",
+		Short: "Run the built-in controllers as their own process (leader-elected)",
+		Example: `  converge controller-manager --kubeconfig ~/.converge/kubeconfig
+  converge controller-manager --controllers deployment,replicaset --leader-elect=false`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			env := kubeconfig.DefaultEnvironment()
+			env.Getenv = g.getenv
+			cfg, _, err := env.Load(g.kubeconfig, g.context)
+			if err != nil {
+				return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG", err)
+			}
+			sch, err := all.NewScheme()
+			if err != nil {
+				return err
+			}
+			mgr, err := manager.New(cfg, manager.Options{Scheme: sch, Logger: g.logger().WithName("controller-manager"),
+				LeaderElection: leaderElect, LeaderElectionID: leaseID, LeaderElectionNamespace: "kube-system",
+				MetricsBindAddress: metricsAddr, HealthProbeBindAddress: healthAddr})
+			if err != nil {
+				return err
+			}
+			if len(names) == 0 {
+				names = nil
+			}
+			if err := controllers.Setup(mgr, names); err != nil {
+				return err
+			}
+			return mgr.Start(cmd.Context())
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&names, "controllers", nil, fmt.Sprintf("controllers to run (default all: %v)", controllers.Names()))
+	f.BoolVar(&leaderElect, "leader-elect", true, "hold a Lease so that only one replica runs the controllers")
+	f.StringVar(&leaseID, "leader-elect-id", "kube-controller-manager", "name of the Lease in kube-system")
+	f.StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:10257", "address of /metrics (\"\" disables)")
+	f.StringVar(&healthAddr, "health-probe-bind-address", "127.0.0.1:10258", "address of /healthz and /readyz (\"\" disables)")
+	return cmd
+}
