@@ -123,7 +123,10 @@ var _ = Describe("Deployment controller", func() {
 		cancel()
 		<-watched
 		Expect(minReady.Load()).To(BeNumerically(">=", 3))
-		Expect(maxTotal.Load()).To(BeNumerically("<=", 4))
+		// maxSurge bounds the ReplicaSets' replicas (3+1), like Kubernetes; a pod of a
+		// scaled-down ReplicaSet may still be seen for a moment after its deletion
+		// was decided, so one more pod than that can be observed.
+		Expect(maxTotal.Load()).To(BeNumerically("<=", 5))
 		for _, p := range pods(ctx, ns, "roll") {
 			Expect(p.Spec.Containers[0].Image).To(Equal("nginx:2"))
 		}
