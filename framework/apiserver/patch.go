@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -77,7 +79,7 @@ func (s *Server) servePatch(q *request) error {
 // resourceVersion inside the patch is a precondition.
 func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (map[string]any, error) {
 	media := contentType(q.r)
-	if media == mediaApplyPatch {
+	if !slices.Contains(patchTypes(q), media) {
 		return nil, apierrors.NewUnsupportedMediaType(media, patchTypes(q))
 	}
 	body, err := s.readBody(q.r)
@@ -92,6 +94,15 @@ func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (
 		next, err := applyPatch(q, cur, body)
 		if err != nil {
 			return nil, err
+		}
+		// As in Kubernetes, the patched object must still name the object on the
+		// URL; a patch that removes or mangles metadata is refused.
+		meta, ok := next["metadata"].(map[string]any)
+		if !ok {
+			return nil, apierrors.NewBadRequest("the patch removed metadata or made it something other than an object")
+		}
+		if n, _ := meta["name"].(string); n != name {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
 		}
 		if rvs := api.NestedString(next, "metadata", "resourceVersion"); rvs != "" {
 			want, err := parseRV(rvs)

@@ -122,6 +122,12 @@ func (s *Server) serveList(q *request) error {
 		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
 			field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden unless resourceVersion is provided")})
 	}
+	switch match {
+	case "", "Exact", "NotOlderThan":
+	default:
+		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
+			field.NotSupported(field.NewPath("resourceVersionMatch"), match, []string{"Exact", "NotOlderThan"})})
+	}
 	rv, err := parseRV(rvParam)
 	if err != nil {
 		return apierrors.NewBadRequest(err.Error())
@@ -130,8 +136,17 @@ func (s *Server) serveList(q *request) error {
 	if err != nil {
 		return err
 	}
-	limit, _ := strconv.ParseInt(q.query.Get("limit"), 10, 64)
+	var limit int64
+	if v := q.query.Get("limit"); v != "" {
+		// Negative limits mean no limit, as in Kubernetes; garbage is refused.
+		if limit, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return apierrors.NewBadRequest(fmt.Sprintf("invalid limit %q", v))
+		}
+	}
 	cont := q.query.Get("continue")
+	if cont != "" && rvParam != "" && rvParam != "0" {
+		return apierrors.NewBadRequest("specifying resource version is not allowed when using continue")
+	}
 
 	var objs []*cachedObject
 	var listRV int64
@@ -179,6 +194,16 @@ func (s *Server) serveList(q *request) error {
 					return apierrors.NewResourceExpired(continueExpiredMessage)
 				}
 				return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", rv))
+			}
+			if errors.Is(err, storage.ErrFutureRevision) {
+				// An Exact resourceVersion (or a forged continue token) ahead of
+				// the store: the client's fault, answered like NotOlderThan's.
+				cur, cerr := s.opts.Storage.CurrentRevision(q.ctx())
+				if cerr != nil {
+					return internalError("%v", cerr)
+				}
+				return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", at, cur),
+					api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
 			}
 			return err
 		}
@@ -262,7 +287,7 @@ func (s *Server) listStorage(q *request, f objectFilter, at int64, start string,
 		}
 		res, err := s.opts.Storage.List(q.ctx(), prefix, storage.ListOptions{Revision: listRV, Limit: page, StartKey: start})
 		if err != nil {
-			if errors.Is(err, storage.ErrCompacted) {
+			if errors.Is(err, storage.ErrCompacted) || errors.Is(err, storage.ErrFutureRevision) {
 				return nil, 0, "", nil, err
 			}
 			return nil, 0, "", nil, internalError("list: %v", err)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/field"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
@@ -35,6 +36,39 @@ func (q *request) notFound(name string) error { return apierrors.NewNotFound(q.g
 
 func (q *request) dryRun() bool { return slices.Contains(q.query["dryRun"], "All") }
 
+// writeOptionsKind names the options object of a write method, for errors.
+var writeOptionsKind = map[string]string{
+	http.MethodPost: "CreateOptions", http.MethodPut: "UpdateOptions",
+	http.MethodPatch: "PatchOptions", http.MethodDelete: "DeleteOptions",
+}
+
+// validateWriteOptions refuses the dryRun and fieldValidation values Kubernetes
+// does not define, as its ValidateCreateOptions and friends do: an unknown dryRun
+// value must not turn into a real write.
+func validateWriteOptions(q *request) error {
+	kind, ok := writeOptionsKind[q.r.Method]
+	if !ok {
+		return nil
+	}
+	var errs field.ErrorList
+	for _, v := range q.query["dryRun"] {
+		if v != "All" {
+			errs = append(errs, field.NotSupported(field.NewPath("dryRun"), v, []string{"All"}))
+		}
+	}
+	if q.r.Method != http.MethodDelete {
+		switch v := q.query.Get("fieldValidation"); v {
+		case "", "Ignore", "Warn", "Strict":
+		default:
+			errs = append(errs, field.NotSupported(field.NewPath("fieldValidation"), v, []string{"Ignore", "Warn", "Strict"}))
+		}
+	}
+	if len(errs) > 0 {
+		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: kind}, "", errs)
+	}
+	return nil
+}
+
 func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri requestInfo) {
 	res := s.opts.Registry.Get(ri.gv.WithResource(ri.resource))
 	if res == nil {
@@ -60,6 +94,9 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri reques
 
 func (s *Server) dispatch(q *request) error {
 	ri := q.ri
+	if err := validateWriteOptions(q); err != nil {
+		return err
+	}
 	if ri.subresource != "" {
 		switch ri.subresource {
 		case "status":
@@ -72,7 +109,7 @@ func (s *Server) dispatch(q *request) error {
 			}
 		default:
 			if sub, ok := q.res.Subresources[ri.subresource]; ok {
-				return sub.Serve(q.w, q.r, &parent{s: s, q: q})
+				return sub.Serve(q.w, q.r, &parent{s: s, q: q, kind: sub.Kind().Kind})
 			}
 		}
 		return notFoundPath(q.r.URL.Path)

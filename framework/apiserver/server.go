@@ -31,6 +31,11 @@ type Options struct {
 	KubernetesVersion string
 	// MaxRequestBytes caps request bodies (default 3 MiB).
 	MaxRequestBytes int64
+	// MaxObjectBytes caps the stored (JSON) size of one object; larger writes
+	// are refused with 413 instead of failing in storage. The default, 1.5 MiB
+	// less 4 KiB, is what etcd's default request limit leaves for an object after
+	// its key and the transaction around it.
+	MaxObjectBytes int64
 	// BookmarkInterval is how often watches that allow bookmarks get one (default 30 s).
 	BookmarkInterval time.Duration
 	// WatchCacheCapacity is the number of events each resource's cache retains
@@ -57,6 +62,9 @@ func (o *Options) complete() error {
 	}
 	if o.MaxRequestBytes == 0 {
 		o.MaxRequestBytes = 3 << 20
+	}
+	if o.MaxObjectBytes == 0 {
+		o.MaxObjectBytes = 3<<19 - 4<<10
 	}
 	if o.BookmarkInterval == 0 {
 		o.BookmarkInterval = 30 * time.Second

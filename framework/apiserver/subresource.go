@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,11 +118,14 @@ func (s *Server) serveScale(q *request) error {
 		}
 		var next map[string]any
 		if q.r.Method == http.MethodPut {
-			if media == mediaProtobuf {
+			if media != mediaJSON && media != mediaYAML {
 				return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML})
 			}
 			next, err = decodeJSONOrYAML(body, media)
 			if err != nil {
+				return nil, err
+			}
+			if err := checkScaleBody(next, name); err != nil {
 				return nil, err
 			}
 		} else {
@@ -141,9 +146,17 @@ func (s *Server) serveScale(q *request) error {
 			if err != nil {
 				return nil, apierrors.NewBadRequest(err.Error())
 			}
+			if err := checkScaleBody(next, name); err != nil {
+				return nil, err
+			}
 		}
 		if rvs := api.NestedString(next, "metadata", "resourceVersion"); rvs != "" && rvs != strconv.FormatInt(curRV, 10) {
 			return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+		}
+		if spec, ok := next["spec"]; ok && spec != nil {
+			if _, isMap := spec.(map[string]any); !isMap {
+				return nil, apierrors.NewInvalid(scaleGK, name, field.ErrorList{field.Invalid(field.NewPath("spec"), fmt.Sprint(spec), "must be an object")})
+			}
 		}
 		replicas, ok := api.NestedInt64(next, "spec", "replicas")
 		if !ok {
@@ -169,10 +182,36 @@ func (s *Server) serveScale(q *request) error {
 	return nil
 }
 
+// checkScaleBody checks what a scale write carries besides replicas, as
+// Kubernetes does: an autoscaling/v1 Scale (apiVersion and kind may be left
+// out) named like the URL.
+func checkScaleBody(obj map[string]any, name string) error {
+	scaleGK := api.GroupKind{Group: "autoscaling", Kind: "Scale"}
+	if av, ok := obj["apiVersion"]; ok && av != "autoscaling/v1" && av != "" && av != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%v) does not match the expected API version (autoscaling/v1)", av))
+	}
+	if k, ok := obj["kind"]; ok && k != "Scale" && k != "" && k != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%v) does not match the expected kind (Scale)", k))
+	}
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok && obj["metadata"] != nil {
+		return apierrors.NewBadRequest("the object provided is unrecognized: metadata must be an object")
+	}
+	switch n, _ := meta["name"].(string); n {
+	case name:
+	case "":
+		return apierrors.NewInvalid(scaleGK, name, field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
+	default:
+		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
+	return nil
+}
+
 // parent implements registry.Parent for custom subresources.
 type parent struct {
-	s *Server
-	q *request
+	s    *Server
+	q    *request
+	kind string // the subresource's kind, which a body may name
 }
 
 func (p *parent) Name() string      { return p.q.ri.name }
@@ -202,7 +241,17 @@ func (p *parent) Delete(ctx context.Context, opts *api.DeleteOptions) error {
 	if opts == nil {
 		opts = &api.DeleteOptions{}
 	}
-	_, _, err := p.s.deleteObject(ctx, p.q, p.q.ri.name, opts)
+	if err := validateDeleteOptions(opts); err != nil {
+		return err
+	}
+	q := p.q
+	if slices.Contains(opts.DryRun, "All") && !q.dryRun() {
+		dry := *q
+		dry.query = maps.Clone(q.query)
+		dry.query["dryRun"] = []string{"All"}
+		q = &dry
+	}
+	_, _, err := p.s.deleteObject(ctx, q, p.q.ri.name, opts)
 	return err
 }
 
@@ -211,18 +260,30 @@ func (p *parent) DecodeBody(r *http.Request, t reflect.Type) (map[string]any, er
 	if err != nil {
 		return nil, err
 	}
+	var m map[string]any
 	if contentType(r) == mediaProtobuf {
 		if t == nil {
 			return nil, apierrors.NewUnsupportedMediaType(mediaProtobuf, []string{mediaJSON, mediaYAML})
 		}
-		tm, m, err := p.s.proto.Decode(body, t)
+		tm, pm, err := p.s.proto.Decode(body, t)
 		if err != nil {
 			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: %v", err))
 		}
-		m["apiVersion"], m["kind"] = tm.APIVersion, tm.Kind
-		return m, nil
+		pm["apiVersion"], pm["kind"] = tm.APIVersion, tm.Kind
+		m = pm
+	} else if m, err = decodeJSONOrYAML(body, contentType(r)); err != nil {
+		return nil, err
 	}
-	return decodeJSONOrYAML(body, contentType(r))
+	// The body may leave its kind out, but must not name another one.
+	if k, ok := m["kind"]; ok && k != nil && k != "" && k != p.kind {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%v) does not match the expected kind (%s)", k, p.kind))
+	}
+	if v, ok := m["metadata"]; ok && v != nil {
+		if _, isMap := v.(map[string]any); !isMap {
+			return nil, apierrors.NewBadRequest("the object provided is unrecognized: metadata must be an object")
+		}
+	}
+	return m, nil
 }
 
 var _ = labels.Everything

@@ -54,9 +54,22 @@ func (s *Server) decodeObject(q *request, body []byte) (map[string]any, error) {
 	return obj, s.checkKind(q.res, obj)
 }
 
+// checkKind checks that obj's apiVersion, kind and metadata have the right JSON
+// types and that apiVersion and kind, when set, name res; it then sets them.
 func (s *Server) checkKind(res *registry.Resource, obj map[string]any) error {
-	av, _ := obj["apiVersion"].(string)
-	kind, _ := obj["kind"].(string)
+	av, avOK := obj["apiVersion"].(string)
+	kind, kindOK := obj["kind"].(string)
+	if v, ok := obj["apiVersion"]; ok && !avOK && v != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: apiVersion must be a string, not %s", jsonTypeName(v)))
+	}
+	if v, ok := obj["kind"]; ok && !kindOK && v != nil {
+		return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: kind must be a string, not %s", jsonTypeName(v)))
+	}
+	if v, ok := obj["metadata"]; ok && v != nil {
+		if _, isMap := v.(map[string]any); !isMap {
+			return apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: metadata must be an object, not %s", jsonTypeName(v)))
+		}
+	}
 	want := res.GroupVersionKind()
 	if av != "" && av != want.GroupVersion().String() {
 		return apierrors.NewBadRequest(fmt.Sprintf("the API version in the data (%s) does not match the expected API version (%s)", av, want.GroupVersion()))
@@ -66,6 +79,24 @@ func (s *Server) checkKind(res *registry.Resource, obj map[string]any) error {
 	}
 	obj["apiVersion"], obj["kind"] = want.GroupVersion().String(), want.Kind
 	return nil
+}
+
+// jsonTypeName names the JSON type of a decoded value, for error messages.
+func jsonTypeName(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case bool:
+		return "a boolean"
+	case nil:
+		return "null"
+	default:
+		return "a number"
+	}
 }
 
 func metaOf(obj map[string]any) map[string]any {
@@ -209,6 +240,8 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return nil, err
 	}
+	// The key is the name of the object as stored, whatever the body looked like.
+	name = api.NestedString(obj, "metadata", "name")
 	if prepares {
 		p.PrepareForCreate(obj)
 	}
@@ -252,6 +285,9 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 	if err != nil {
 		return nil, internalError("%v", err)
 	}
+	if err := s.checkObjectSize(data); err != nil {
+		return nil, err
+	}
 	rev, err := s.opts.Storage.Create(ctx, storageKey(q.res, q.ri.namespace, name), data)
 	if err != nil {
 		if errors.Is(err, storage.ErrExists) {
@@ -267,6 +303,14 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 		}
 	}
 	return out, nil
+}
+
+// checkObjectSize refuses an encoded object larger than storage takes.
+func (s *Server) checkObjectSize(data []byte) error {
+	if n := int64(len(data)); n > s.opts.MaxObjectBytes {
+		return apierrors.NewRequestEntityTooLarge(fmt.Sprintf("the object is too large to store: %d bytes, limit %d", n, s.opts.MaxObjectBytes))
+	}
+	return nil
 }
 
 // checkNamespace refuses creates in missing or terminating namespaces. It reads
@@ -339,6 +383,12 @@ func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, 
 		if err != nil {
 			return nil, err
 		}
+		// A uid in the new object is a precondition, as in Kubernetes: the
+		// object may have been deleted and recreated since the client read it.
+		if uid := api.NestedString(proposed, "metadata", "uid"); uid != "" && uid != api.NestedString(cur, "metadata", "uid") {
+			return nil, apierrors.NewConflict(q.groupResource(), name, fmt.Sprintf(
+				"Precondition failed: UID in precondition: %s, UID in object meta: %s", uid, api.NestedString(cur, "metadata", "uid")))
+		}
 		obj, err := s.prepareUpdate(ctx, q, proposed, cur, mode, name)
 		if err != nil {
 			return nil, err
@@ -385,6 +435,9 @@ func (s *Server) storeUpdate(ctx context.Context, q *request, key, name string, 
 	}
 	if bytes.Equal(data, kv.Value) {
 		return cur, updateUnchanged, nil
+	}
+	if err := s.checkObjectSize(data); err != nil {
+		return nil, updateFailed, err
 	}
 	if q.dryRun() {
 		return obj, updateUnchanged, nil
@@ -604,6 +657,11 @@ func (s *Server) serveUpdate(q *request) error {
 // update replaces the object with obj, honouring its resourceVersion precondition.
 func (s *Server) update(ctx context.Context, q *request, obj map[string]any, mode updateMode) (map[string]any, error) {
 	name := q.ri.name
+	// As in Kubernetes, the body must name the object on the URL: an empty or
+	// garbled body must not replace it.
+	if n := api.NestedString(obj, "metadata", "name"); n != name {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
+	}
 	rvs := api.NestedString(obj, "metadata", "resourceVersion")
 	want, err := parseRV(rvs)
 	if err != nil {
@@ -641,6 +699,9 @@ func (s *Server) deleteOptions(q *request) (*api.DeleteOptions, error) {
 				return nil, apierrors.NewBadRequest(fmt.Sprintf("decode DeleteOptions: %v", err))
 			}
 		}
+		if opts.Kind != "" && opts.Kind != "DeleteOptions" {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("decode DeleteOptions: the body is a %s, not DeleteOptions", opts.Kind))
+		}
 	}
 	if v := q.query.Get("gracePeriodSeconds"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
@@ -659,19 +720,35 @@ func (s *Server) deleteOptions(q *request) (*api.DeleteOptions, error) {
 	if slices.Contains(opts.DryRun, "All") {
 		q.query["dryRun"] = []string{"All"}
 	}
+	if err := validateDeleteOptions(opts); err != nil {
+		return nil, err
+	}
+	return opts, nil
+}
+
+// validateDeleteOptions refuses what Kubernetes' ValidateDeleteOptions refuses:
+// unknown dryRun values and propagation policies, and orphanDependents together
+// with propagationPolicy.
+func validateDeleteOptions(opts *api.DeleteOptions) error {
+	for _, v := range opts.DryRun {
+		if v != "All" {
+			return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
+				field.NotSupported(field.NewPath("dryRun"), v, []string{"All"})})
+		}
+	}
 	if p := opts.PropagationPolicy; p != nil {
 		switch *p {
 		case api.DeletePropagationOrphan, api.DeletePropagationBackground, api.DeletePropagationForeground:
 		default:
-			return nil, apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
+			return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
 				field.NotSupported(field.NewPath("propagationPolicy"), *p, []string{api.DeletePropagationForeground, api.DeletePropagationBackground, api.DeletePropagationOrphan})})
 		}
 		if opts.OrphanDependents != nil {
-			return nil, apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
+			return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
 				field.Invalid(field.NewPath("propagationPolicy"), *p, "orphanDependents and deletionPropagation cannot be both set")})
 		}
 	}
-	return opts, nil
+	return nil
 }
 
 func (s *Server) serveDelete(q *request) error {

@@ -63,7 +63,10 @@ func Unwrap(body []byte) (Envelope, error) {
 			return env, fmt.Errorf("parse envelope: %w", protowire.ParseError(n))
 		}
 		b = b[n:]
-		if wt != protowire.BytesType || num > 4 {
+		if num >= 1 && num <= 4 && wt != protowire.BytesType {
+			return env, fmt.Errorf("parse envelope: field %d: wire type %d, want bytes", num, wt)
+		}
+		if num > 4 || num < 1 {
 			n = protowire.ConsumeFieldValue(num, wt, b)
 			if n < 0 {
 				return env, fmt.Errorf("parse envelope: field %d: %w", num, protowire.ParseError(n))
@@ -102,7 +105,10 @@ func parseTypeMeta(b []byte) (api.TypeMeta, error) {
 			return tm, protowire.ParseError(n)
 		}
 		b = b[n:]
-		if wt != protowire.BytesType || (num != 1 && num != 2) {
+		if (num == 1 || num == 2) && wt != protowire.BytesType {
+			return tm, fmt.Errorf("field %d: wire type %d, want bytes", num, wt)
+		}
+		if num != 1 && num != 2 {
 			n = protowire.ConsumeFieldValue(num, wt, b)
 			if n < 0 {
 				return tm, protowire.ParseError(n)

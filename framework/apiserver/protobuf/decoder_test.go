@@ -579,3 +579,24 @@ func TestLenientWireTypesAndSparseNumbers(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// The envelope's fields are all length-delimited: another wire type is malformed,
+// not an unknown field to skip (a body of only a group used to decode as an
+// empty object).
+func TestUnwrapRejectsWrongWireTypes(t *testing.T) {
+	t.Parallel()
+	for name, rest := range map[string][]byte{
+		"typeMeta as a group":  {0x0b, 0x0c},
+		"typeMeta as a varint": {0x08, 0x01},
+		"raw as fixed32":       {0x15, 1, 2, 3, 4},
+		"kind as a varint":     {0x0a, 0x02, 0x10, 0x01},
+	} {
+		if _, err := Unwrap(append(Magic[:], rest...)); err == nil {
+			t.Errorf("%s: Unwrap accepted % x", name, rest)
+		}
+	}
+	// Unknown field numbers are still skipped, whatever their wire type.
+	if _, err := Unwrap(append(Magic[:], 0x28, 0x01, 0x33, 0x34)); err != nil {
+		t.Errorf("unknown fields: %v", err)
+	}
+}

@@ -41,7 +41,14 @@ func (s Typed[T]) Canonicalize(obj map[string]any) (map[string]any, []string, fi
 // out was encoded from.
 func (s Typed[T]) CanonicalizeTyped(obj map[string]any) (map[string]any, Decoded, []string, field.ErrorList) {
 	unknown := UnknownFields(obj, reflect.TypeFor[T]())
-	raw, err := json.Marshal(obj)
+	src := any(obj)
+	if len(unknown) > 0 {
+		// encoding/json matches field names case-insensitively; Kubernetes'
+		// decoder does not. Unknown keys ("meTadata") are dropped first so they
+		// cannot stand in for the fields they resemble.
+		src = withoutUnknown(obj, reflect.TypeFor[T]())
+	}
+	raw, err := json.Marshal(src)
 	if err != nil {
 		return nil, Decoded{}, nil, field.ErrorList{field.InternalError(nil, err)}
 	}
@@ -266,6 +273,50 @@ func walkUnknown(v any, t reflect.Type, path string, out *[]string) {
 			walkUnknown(e, et, join(path, k), out)
 		}
 	}
+}
+
+// withoutUnknown returns v without the keys walkUnknown reports, copying the
+// maps and slices on the way; v itself is not changed.
+func withoutUnknown(v any, t reflect.Type) any {
+	ti := infoOf(t)
+	if ti.opaque {
+		return v
+	}
+	switch ti.elem.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			if ft, ok := ti.fields[k]; ok {
+				out[k] = withoutUnknown(e, ft)
+			}
+		}
+		return out
+	case reflect.Slice, reflect.Array:
+		s, ok := v.([]any)
+		if !ok {
+			return v
+		}
+		out := make([]any, len(s))
+		for i, e := range s {
+			out[i] = withoutUnknown(e, ti.elem.Elem())
+		}
+		return out
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok || ti.elem.Elem().Kind() == reflect.String {
+			return v
+		}
+		out := make(map[string]any, len(m))
+		for k, e := range m {
+			out[k] = withoutUnknown(e, ti.elem.Elem())
+		}
+		return out
+	}
+	return v
 }
 
 func join(path, k string) string {

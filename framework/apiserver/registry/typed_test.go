@@ -65,3 +65,27 @@ func TestTypedCanonicalizeTypedKeepsTheDecodedValue(t *testing.T) {
 		t.Errorf("Canonicalize differs (-typed +plain):\n%s %v", diff, unknown2)
 	}
 }
+
+// Field names match case-sensitively, as in Kubernetes: "meTadata" is an unknown
+// field, not the metadata (encoding/json alone would take it as metadata).
+func TestTypedCanonicalizeIsCaseSensitive(t *testing.T) {
+	t.Parallel()
+	obj := map[string]any{"meTadata": map[string]any{"name": "w"},
+		"spec": map[string]any{"Size": int64(7), "parts": []any{map[string]any{"NAME": "p"}}}}
+	out, unknown, errs := Typed[widget]{}.Canonicalize(obj)
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	if diff := cmp.Diff([]string{"meTadata", "spec.Size", "spec.parts[0].NAME"}, unknown); diff != "" {
+		t.Errorf("unknown (-want +got):\n%s", diff)
+	}
+	if name := api.NestedString(out, "metadata", "name"); name != "" {
+		t.Errorf("metadata.name = %q, want none", name)
+	}
+	if size, _ := api.NestedInt64(out, "spec", "size"); size != 0 {
+		t.Errorf("spec.size = %d, want 0", size)
+	}
+	if _, ok := obj["meTadata"]; !ok {
+		t.Error("Canonicalize changed its input")
+	}
+}

@@ -64,7 +64,9 @@ var _ = Describe("kubectl with a CustomResourceDefinition", func() {
 		k := suite.dispatcher
 		ns := newNamespace(ctx, k)
 		k.ok(ctx, "apply", "-f", writeFile("widget-crd.yaml", widgetCRD))
-		DeferCleanup(func(ctx SpecContext) { k.run(ctx, "delete", "crd", "widgets.e2e.converge.dev", "--ignore-not-found", "--wait=false") })
+		DeferCleanup(func(ctx SpecContext) {
+			k.run(ctx, "delete", "crd", "widgets.e2e.converge.dev", "--ignore-not-found", "--wait=false")
+		})
 		Eventually(func() string {
 			return k.run(ctx, "get", "crd", "widgets.e2e.converge.dev", "-o", "jsonpath={.status.conditions[?(@.type==\"Established\")].status}").stdout
 		}).WithContext(ctx).Should(Equal("True"))

@@ -107,7 +107,7 @@ func (evictionSubresource) Serve(w http.ResponseWriter, r *http.Request, p regis
 	if err != nil {
 		return apierrors.NewBadRequest(fmt.Sprintf("decode Eviction: %v", err))
 	}
-	if ev.Name != "" && ev.Name != p.Name() {
+	if ev.Name != p.Name() {
 		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Eviction object: %s != %s", p.Name(), ev.Name))
 	}
 	if err := p.Delete(r.Context(), ev.DeleteOptions); err != nil {
