@@ -24,6 +24,11 @@ type Options struct {
 	Controllers []string
 	// Scheduler runs the scheduler in the environment.
 	Scheduler bool
+	// LocalNode runs a node agent on the process runtime and the service proxy
+	// (pods really run as host processes).
+	LocalNode bool
+	// SimulatedNodes runs that many simulated nodes.
+	SimulatedNodes int
 	// Dir is where data and the kubeconfig go; a new temporary directory by default,
 	// removed by Stop.
 	Dir string
@@ -56,6 +61,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
 		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers, Scheduler: opts.Scheduler,
+		LocalNode: opts.LocalNode, SimulatedNodes: opts.SimulatedNodes,
 	})
 	if err != nil {
 		env.cleanup()

@@ -85,6 +85,14 @@ type Options struct {
 	// ServiceRepairInterval is how often leaked or missing Service IP and node
 	// port reservations are repaired (default 3 min).
 	ServiceRepairInterval time.Duration
+	// LocalNode runs a node agent on this machine with the process runtime (pods'
+	// containers are host processes; each pod gets a loopback IP) and the service
+	// proxy that makes Service cluster IPs work here.
+	LocalNode bool
+	// NodeName names the local node (default: the hostname).
+	NodeName string
+	// SimulatedNodes runs that many simulated nodes (no containers) in-process.
+	SimulatedNodes int
 	// Operators are operator plugins (.so) to load; every *.so in OperatorDir is
 	// loaded too.
 	Operators []string
@@ -289,7 +297,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return cp.startNodes(runCtx)
 }
 
 // bootstrap creates the namespaces, priority classes and (when secure) the

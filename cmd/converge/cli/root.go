@@ -84,6 +84,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newEtcdCommand(g),
 		newAPIServerCommand(g),
 		newControllerManagerCommand(g),
+		newNodeCommand(g),
 	)
 	return root
 }

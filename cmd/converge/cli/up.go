@@ -12,23 +12,25 @@ import (
 )
 
 type upOptions struct {
-	dataDir      string
-	bindAddress  string
-	port         int
-	etcdServers  []string
-	etcdCAFile   string
-	etcdCertFile string
-	etcdKeyFile  string
-	operators    []string
-	noScheduler  bool
-	schedConfig  string
-	secure       bool
-	tlsSANs      []string
-	tokenFile    string
-	auditLog     string
-	auditPolicy  string
-	maxInflight  int
-	maxMutating  int
+	dataDir        string
+	bindAddress    string
+	port           int
+	etcdServers    []string
+	etcdCAFile     string
+	etcdCertFile   string
+	etcdKeyFile    string
+	operators      []string
+	noScheduler    bool
+	schedConfig    string
+	secure         bool
+	tlsSANs        []string
+	tokenFile      string
+	auditLog       string
+	auditPolicy    string
+	maxInflight    int
+	maxMutating    int
+	noNode         bool
+	simulatedNodes int
 	// apiServerOnly runs storage and the API server without controllers,
 	// scheduler or operators (`converge apiserver`).
 	apiServerOnly bool
@@ -57,6 +59,8 @@ Data survives restarts.`,
 	}
 	addServerFlags(cmd, o)
 	f := cmd.Flags()
+	f.BoolVar(&o.noNode, "no-node", false, "do not run the local node agent (process runtime) and service proxy")
+	f.IntVar(&o.simulatedNodes, "simulated-nodes", 0, "also run this many simulated nodes (no containers), for scale tests")
 	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
 	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
 	f.StringArrayVar(&o.operators, "operator", nil, "operator plugin (.so) to load (repeatable); every *.so in <data-dir>/operators is loaded too")
@@ -94,12 +98,12 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
 	controllers := []string{"*"}
 	if o.apiServerOnly {
-		controllers, o.operators, o.noScheduler = nil, nil, true
+		controllers, o.operators, o.noScheduler, o.noNode, o.simulatedNodes = nil, nil, true, true, 0
 	}
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
-		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig,
+		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, SimulatedNodes: o.simulatedNodes,
 		Secure: o.secure, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
 		MaxReadOnlyInFlight: o.maxInflight, MaxMutatingInFlight: o.maxMutating,
 		Progress: func(step string, took time.Duration) {

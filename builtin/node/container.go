@@ -1,0 +1,313 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/logs"
+	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/framework/api"
+)
+
+// containerRunner runs one container of a pod through its restarts.
+type containerRunner struct {
+	w    *podWorker
+	c    corev1.Container
+	init bool
+
+	mu       sync.Mutex
+	status   corev1.ContainerStatus // guarded by mu
+	id       string                 // current runtime container ID; guarded by mu
+	ids      []string               // every container created; guarded by mu
+	attempt  int                    // attempt of the current/last container; guarded by mu
+	running  bool                   // guarded by mu
+	finished bool                   // will not run again; guarded by mu
+	stopping bool                   // the pod is terminating; guarded by mu
+	exited   chan struct{}          // closed when the current container exited; guarded by mu
+}
+
+func newContainerRunner(w *podWorker, c corev1.Container, init bool) *containerRunner {
+	return &containerRunner{w: w, c: c, init: init, status: corev1.ContainerStatus{
+		Name: c.Name, Image: c.Image, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}},
+		Started: api.Ptr(false),
+	}}
+}
+
+func (r *containerRunner) logDir() string {
+	pod := r.w.current()
+	return filepath.Join(r.w.a.opts.RootDir, "logs", pod.Namespace+"_"+pod.Name+"_"+pod.UID, r.c.Name)
+}
+
+func (r *containerRunner) logPath(attempt int) string {
+	return filepath.Join(r.logDir(), strconv.Itoa(attempt)+".log")
+}
+
+func (r *containerRunner) setStatus(f func(s *corev1.ContainerStatus)) {
+	r.mu.Lock()
+	f(&r.status)
+	r.mu.Unlock()
+	r.w.markDirty()
+}
+
+func (r *containerRunner) snapshot() corev1.ContainerStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := r.status
+	if s.Started != nil {
+		s.Started = api.Ptr(*s.Started)
+	}
+	return s
+}
+
+func (r *containerRunner) restartPolicy() corev1.RestartPolicy {
+	if r.c.RestartPolicy != nil {
+		return corev1.RestartPolicy(*r.c.RestartPolicy)
+	}
+	if p := r.w.current().Spec.RestartPolicy; p != "" {
+		return p
+	}
+	return corev1.RestartPolicyAlways
+}
+
+// shouldRestart applies the restart policy to an exit code.
+func (r *containerRunner) shouldRestart(code int) bool {
+	p := r.restartPolicy()
+	if r.init && r.c.RestartPolicy == nil {
+		// Init containers never restart after success; Always behaves as OnFailure.
+		return code != 0 && p != corev1.RestartPolicyNever
+	}
+	switch p {
+	case corev1.RestartPolicyNever:
+		return false
+	case corev1.RestartPolicyOnFailure:
+		return code != 0
+	}
+	return true
+}
+
+func (r *containerRunner) isStopping() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.stopping
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+// run starts the container and restarts it by policy until it finishes for
+// good or ctx ends; it reports whether the last run exited 0.
+func (r *containerRunner) run(ctx context.Context) bool {
+	a := r.w.a
+	var backoff time.Duration
+	restarts := 0
+	configBackoff := 500 * time.Millisecond
+	for {
+		if ctx.Err() != nil || r.isStopping() {
+			return false
+		}
+		attempt := restarts
+		spec, err := r.w.containerSpec(ctx, r.c, attempt)
+		if err != nil {
+			reason := "CreateContainerConfigError"
+			r.setStatus(func(s *corev1.ContainerStatus) {
+				s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}}
+			})
+			a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: "+err.Error())
+			if !sleepCtx(ctx, configBackoff) {
+				return false
+			}
+			configBackoff = min(2*configBackoff, 10*time.Second)
+			continue
+		}
+		if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
+			r.w.setMessage(fmt.Sprintf("create log dir: %v", err))
+			return false
+		}
+		_ = os.Remove(spec.LogPath)
+		if attempt >= 2 {
+			_ = os.Remove(r.logPath(attempt - 2))
+			_ = os.Remove(r.logPath(attempt-2) + ".1")
+		}
+		id, err := a.rt.Start(ctx, spec)
+		if err != nil {
+			if ctx.Err() != nil {
+				return false
+			}
+			reason := "CreateContainerError"
+			if errors.Is(err, runtime.ErrImageNotPresent) {
+				reason = "ErrImageNeverPull"
+			}
+			r.setStatus(func(s *corev1.ContainerStatus) {
+				s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}}
+			})
+			a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: "+err.Error())
+			backoff = r.nextBackoff(backoff)
+			if !sleepCtx(ctx, backoff) {
+				return false
+			}
+			continue
+		}
+		configBackoff = 500 * time.Millisecond
+		startedAt := time.Now()
+		exited := make(chan struct{})
+		r.mu.Lock()
+		r.id, r.attempt, r.running, r.exited = id, attempt, true, exited
+		r.ids = append(r.ids, id)
+		r.status.ContainerID = a.rt.Name() + "://" + id
+		r.status.RestartCount = int32(restarts)
+		r.status.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: api.NewTime(startedAt.UTC().Truncate(time.Second))}}
+		r.status.Ready = false
+		r.status.Started = api.Ptr(r.c.StartupProbe == nil && !r.init)
+		if r.init {
+			r.status.Started = api.Ptr(false)
+		}
+		r.mu.Unlock()
+		r.w.markDirty()
+		a.rec.Event(ctx, r.w.current(), "Normal", "Started", "Started container "+r.c.Name)
+
+		probeCtx, cancelProbes := context.WithCancel(ctx)
+		if !r.init {
+			go r.probe(probeCtx, id)
+		}
+		rotateDone := make(chan struct{})
+		go func() { defer close(rotateDone); r.rotateLogs(probeCtx, spec.LogPath) }()
+		st, err := a.rt.Wait(context.WithoutCancel(ctx), id)
+		cancelProbes()
+		<-rotateDone
+		if err != nil {
+			st = runtime.ContainerStatus{ExitCode: 128, Reason: "Error", FinishedAt: time.Now()}
+		}
+		term := &corev1.ContainerStateTerminated{
+			ExitCode: int32(st.ExitCode), Reason: st.Reason,
+			StartedAt:   api.NewTime(startedAt.UTC().Truncate(time.Second)),
+			FinishedAt:  api.NewTime(st.FinishedAt.UTC().Truncate(time.Second)),
+			ContainerID: a.rt.Name() + "://" + id,
+		}
+		if term.Reason == "" {
+			term.Reason = "Completed"
+			if st.ExitCode != 0 {
+				term.Reason = "Error"
+			}
+		}
+		if st.ExitCode > 128 && st.ExitCode < 160 {
+			term.Signal = int32(st.ExitCode - 128)
+		}
+		restart := !r.isStopping() && ctx.Err() == nil && r.shouldRestart(st.ExitCode)
+		r.mu.Lock()
+		r.running = false
+		close(exited)
+		r.status.Ready = false
+		if restart {
+			r.status.LastTerminationState = corev1.ContainerState{Terminated: term}
+		} else {
+			r.status.State = corev1.ContainerState{Terminated: term}
+			r.finished = true
+		}
+		r.mu.Unlock()
+		r.w.markDirty()
+		if !restart {
+			return st.ExitCode == 0
+		}
+		if st.FinishedAt.Sub(startedAt) >= a.opts.BackOffResetAfter {
+			backoff = 0
+		}
+		if backoff > 0 {
+			msg := fmt.Sprintf("back-off %s restarting failed container=%s pod=%s_%s(%s)", backoff, r.c.Name, r.w.current().Name, r.w.current().Namespace, r.w.uid)
+			r.setStatus(func(s *corev1.ContainerStatus) {
+				s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "CrashLoopBackOff", Message: msg}}
+			})
+			a.rec.Event(ctx, r.w.current(), "Warning", "BackOff", "Back-off restarting failed container "+r.c.Name)
+			if !sleepCtx(ctx, backoff) {
+				return false
+			}
+		}
+		backoff = r.nextBackoff(backoff)
+		_ = a.rt.Remove(ctx, id)
+		restarts++
+	}
+}
+
+func (r *containerRunner) nextBackoff(cur time.Duration) time.Duration {
+	o := r.w.a.opts
+	if cur == 0 {
+		return o.CrashLoopBackOffBase
+	}
+	return min(2*cur, o.CrashLoopBackOffMax)
+}
+
+// rotateLogs rotates the current log by size while the container runs.
+func (r *containerRunner) rotateLogs(ctx context.Context, path string) {
+	for sleepCtx(ctx, 10*time.Second) {
+		if _, err := logs.Rotate(path, r.w.a.opts.MaxLogBytes); err != nil {
+			r.w.log.V(1).Info("Log rotation failed", "error", err.Error())
+		}
+	}
+}
+
+// kill stops the running container: preStop hook, then SIGTERM and SIGKILL
+// at deadline. Later restarts are prevented.
+func (r *containerRunner) kill(deadline time.Time, why string) {
+	r.mu.Lock()
+	r.stopping = true
+	id, running := r.id, r.running
+	r.mu.Unlock()
+	if !running {
+		return
+	}
+	ctx := context.WithoutCancel(r.w.a.ctx)
+	pod := r.w.current()
+	if r.c.Lifecycle != nil && r.c.Lifecycle.PreStop != nil {
+		hctx, cancel := context.WithDeadline(ctx, deadline)
+		if err := r.w.runHandler(hctx, r.c, id, r.c.Lifecycle.PreStop); err != nil {
+			r.w.a.rec.Event(ctx, pod, "Warning", "FailedPreStopHook", fmt.Sprintf("PreStopHook failed: %v", err))
+		}
+		cancel()
+	}
+	grace := time.Until(deadline)
+	if grace < 0 {
+		grace = 0
+	}
+	go r.w.a.rec.Event(ctx, pod, "Normal", "Killing", why)
+	if err := r.w.a.rt.Stop(ctx, id, grace); err != nil {
+		r.w.log.Error(err, "Stop container failed", "container", r.c.Name)
+	}
+}
+
+// restartNow kills the current container (liveness/startup failure); the run
+// loop restarts it by policy.
+func (r *containerRunner) restartNow(id, why string) {
+	grace := 30 * time.Second
+	if g := r.w.current().Spec.TerminationGracePeriodSeconds; g != nil {
+		grace = time.Duration(*g) * time.Second
+	}
+	go r.w.a.rec.Event(r.w.a.ctx, r.w.current(), "Normal", "Killing", why)
+	if err := r.w.a.rt.Stop(context.WithoutCancel(r.w.a.ctx), id, grace); err != nil {
+		r.w.log.Error(err, "Stop container failed", "container", r.c.Name)
+	}
+}
+
+// removeAll removes every runtime container this runner created.
+func (r *containerRunner) removeAll(ctx context.Context) {
+	r.mu.Lock()
+	ids := r.ids
+	r.ids = nil
+	r.mu.Unlock()
+	for _, id := range ids {
+		_ = r.w.a.rt.Remove(ctx, id)
+	}
+}

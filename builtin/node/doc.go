@@ -1,0 +1,35 @@
+// Package node is the node agent (the kubelet equivalent). An Agent registers
+// its Node, renews its Lease, watches the pods bound to it and runs one worker
+// per pod against a runtime.Runtime, serves container logs over HTTP, and
+// reports node and pod status.
+//
+// Contract:
+//   - Registration: the Node gets capacity/allocatable (the machine's CPU and
+//     memory unless Options.Capacity overrides them), the kubernetes.io/hostname,
+//     kubernetes.io/os and kubernetes.io/arch labels (plus
+//     topology.kubernetes.io/zone when Options.Zone is set), InternalIP and
+//     Hostname addresses, nodeInfo, spec.podCIDR and
+//     status.daemonEndpoints.kubeletEndpoint.Port (the log server).
+//   - Heartbeats: the Lease kube-node-lease/<node> is renewed every
+//     LeaseRenewInterval (10 s). Node conditions (Ready, MemoryPressure,
+//     DiskPressure, PIDPressure) are computed every NodeStatusUpdateInterval
+//     (10 s) and written only when they change or NodeStatusReportInterval
+//     (5 min) has passed.
+//   - Pods: one worker per pod UID; init containers run one at a time in order,
+//     then all containers start. Restart policies with CrashLoopBackOff (first
+//     restart immediate, then CrashLoopBackOffBase doubling to
+//     CrashLoopBackOffMax, reset after BackOffResetAfter of running), probes,
+//     env/envFrom/$(VAR) expansion, volumes as per-pod directories, graceful
+//     termination (preStop, SIGTERM, grace, SIGKILL). A pod with a
+//     deletionTimestamp is terminated and then deleted with gracePeriodSeconds=0;
+//     a pod that disappeared has its containers stopped.
+//   - Pod IPs: each pod gets its own address from PodCIDR (default
+//     127.10.0.0/16, loopback, so the process runtime's programs can bind it);
+//     hostNetwork pods get the node's InternalIP. The IP is status.podIP and the
+//     POD_IP environment variable.
+//   - Logs: GET http://<InternalIP>:<port>/containerLogs/{namespace}/{pod}/{container}
+//     with follow, tailLines, timestamps, sinceSeconds, sinceTime, previous,
+//     limitBytes (text/plain, flushed per line when following).
+//   - Start(ctx) blocks until ctx ends; then it stops every container it runs
+//     (the process runtime's children would otherwise outlive it).
+package node

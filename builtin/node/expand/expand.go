@@ -1,0 +1,50 @@
+package expand
+
+import "strings"
+
+// Expand expands $(VAR) references in s using lookup.
+func Expand(s string, lookup func(string) (string, bool)) string {
+	if !strings.Contains(s, "$") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '$' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '$':
+			b.WriteByte('$')
+			i++
+		case '(':
+			end := strings.IndexByte(s[i+2:], ')')
+			if end < 0 {
+				b.WriteString(s[i:])
+				return b.String()
+			}
+			name := s[i+2 : i+2+end]
+			if v, ok := lookup(name); ok && name != "" {
+				b.WriteString(v)
+			} else {
+				b.WriteString(s[i : i+3+end])
+			}
+			i += 2 + end
+		default:
+			b.WriteByte('$')
+		}
+	}
+	return b.String()
+}
+
+// MapLookup returns a lookup over the given maps, earlier maps winning.
+func MapLookup(maps ...map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		for _, m := range maps {
+			if v, ok := m[k]; ok {
+				return v, true
+			}
+		}
+		return "", false
+	}
+}

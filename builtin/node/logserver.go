@@ -1,0 +1,73 @@
+package node
+
+import (
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/converge-dev/converge/builtin/node/logs"
+)
+
+// logHandler serves GET /containerLogs/{namespace}/{pod}/{container}.
+func (a *Agent) logHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", a.serveLogs)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	return mux
+}
+
+func (a *Agent) serveLogs(w http.ResponseWriter, r *http.Request) {
+	ns, podName, name := r.PathValue("namespace"), r.PathValue("pod"), r.PathValue("container")
+	opts, err := logs.ParseQuery(r.URL.Query())
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	pw := a.worker(ns, podName)
+	if pw == nil {
+		http.Error(w, fmt.Sprintf("pod %q in namespace %q is not running on node %q", podName, ns, a.opts.NodeName), http.StatusNotFound)
+		return
+	}
+	var cr *containerRunner
+	for _, c := range append(append([]*containerRunner{}, pw.inits...), pw.ctrs...) {
+		if c.c.Name == name {
+			cr = c
+		}
+	}
+	if cr == nil {
+		http.Error(w, fmt.Sprintf("container %q in pod %q is not valid", name, podName), http.StatusNotFound)
+		return
+	}
+	cr.mu.Lock()
+	attempt, id, hasRun := cr.attempt, cr.id, cr.id != ""
+	cr.mu.Unlock()
+	if !hasRun {
+		http.Error(w, fmt.Sprintf("container %q in pod %q is waiting to start", name, podName), http.StatusBadRequest)
+		return
+	}
+	path := cr.logPath(attempt)
+	running := func() bool {
+		cr.mu.Lock()
+		defer cr.mu.Unlock()
+		return cr.running && cr.id == id
+	}
+	if opts.Previous {
+		if attempt == 0 {
+			http.Error(w, fmt.Sprintf("previous terminated container %q in pod %q not found", name, podName), http.StatusBadRequest)
+			return
+		}
+		path = cr.logPath(attempt - 1)
+		running = func() bool { return false }
+	}
+	if _, err := os.Stat(path); err != nil {
+		http.Error(w, fmt.Sprintf("log of container %q in pod %q: %v", name, podName, err), http.StatusNotFound)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(http.StatusOK)
+	if err := logs.Write(r.Context(), w, path, opts, running); err != nil && !strings.Contains(err.Error(), "broken pipe") {
+		a.log.V(1).Info("Serving logs failed", "pod", ns+"/"+podName, "container", name, "error", err.Error())
+	}
+}

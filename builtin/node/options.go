@@ -1,0 +1,110 @@
+package node
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+// Options configure an Agent. The zero value of every field means its default,
+// except that RootDir, Runtime and Config (or Client) are required.
+type Options struct {
+	// NodeName is the Node's name (default: the host name).
+	NodeName string
+	// Config reaches the API server; Client, when set, is used instead (its
+	// Scheme must know core/v1 and coordination/v1).
+	Config *client.Config
+	Client *client.Client
+	// Runtime runs the containers.
+	Runtime runtime.Runtime
+	// RootDir holds pod directories (volumes) and container logs.
+	RootDir string
+	// PodCIDR is the range pod IPs come from (default 127.10.0.0/16).
+	PodCIDR string
+	// InternalIP is the node's address (default 127.0.0.1).
+	InternalIP string
+	// LogAddress is the log server's listen address (default InternalIP:0).
+	LogAddress string
+	// Labels are added to the Node's labels.
+	Labels map[string]string
+	// Zone sets topology.kubernetes.io/zone.
+	Zone string
+	// Capacity overrides capacity and allocatable entries (e.g. for tests).
+	Capacity corev1.ResourceList
+	// LeaseDuration (40 s) and LeaseRenewInterval (10 s) of the node Lease.
+	LeaseDuration, LeaseRenewInterval time.Duration
+	// NodeStatusUpdateInterval (10 s) is how often conditions are computed;
+	// NodeStatusReportInterval (5 min) how often status is written without change.
+	NodeStatusUpdateInterval, NodeStatusReportInterval time.Duration
+	// CrashLoopBackOffBase (10 s) doubles up to CrashLoopBackOffMax (5 min);
+	// a container that ran BackOffResetAfter (10 min) starts over.
+	CrashLoopBackOffBase, CrashLoopBackOffMax, BackOffResetAfter time.Duration
+	// MaxLogBytes rotates a container log above this size (default 10 MiB).
+	MaxLogBytes int64
+	// Version is reported as nodeInfo.kubeletVersion (default v1.32.0).
+	Version string
+	// Logger receives the agent's logs.
+	Logger logr.Logger
+}
+
+func (o *Options) complete() error {
+	var errs []error
+	if o.NodeName == "" {
+		h, err := os.Hostname()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("node: NodeName is empty and the host name is unknown: %w", err))
+		}
+		o.NodeName = h
+	}
+	if o.Config == nil && o.Client == nil {
+		errs = append(errs, errors.New("node: Config or Client is required"))
+	}
+	if o.Runtime == nil {
+		errs = append(errs, errors.New("node: Runtime is required"))
+	}
+	if o.RootDir == "" {
+		errs = append(errs, errors.New("node: RootDir is required"))
+	}
+	if o.PodCIDR == "" {
+		o.PodCIDR = "127.10.0.0/16"
+	}
+	if _, _, err := net.ParseCIDR(o.PodCIDR); err != nil {
+		errs = append(errs, fmt.Errorf("node: PodCIDR: %w", err))
+	}
+	if o.InternalIP == "" {
+		o.InternalIP = "127.0.0.1"
+	}
+	if net.ParseIP(o.InternalIP) == nil {
+		errs = append(errs, fmt.Errorf("node: InternalIP %q is not an IP", o.InternalIP))
+	}
+	if o.LogAddress == "" {
+		o.LogAddress = net.JoinHostPort(o.InternalIP, "0")
+	}
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.LeaseDuration, 40*time.Second)
+	def(&o.LeaseRenewInterval, 10*time.Second)
+	def(&o.NodeStatusUpdateInterval, 10*time.Second)
+	def(&o.NodeStatusReportInterval, 5*time.Minute)
+	def(&o.CrashLoopBackOffBase, 10*time.Second)
+	def(&o.CrashLoopBackOffMax, 5*time.Minute)
+	def(&o.BackOffResetAfter, 10*time.Minute)
+	if o.MaxLogBytes <= 0 {
+		o.MaxLogBytes = 10 << 20
+	}
+	if o.Version == "" {
+		o.Version = "v1.32.0"
+	}
+	return errors.Join(errs...)
+}

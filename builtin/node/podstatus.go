@@ -1,0 +1,184 @@
+package node
+
+import (
+	"fmt"
+	"strings"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+)
+
+// podPhase follows the kubelet's rules over the container statuses.
+func podPhase(policy corev1.RestartPolicy, initDone, initFailed bool, statuses []corev1.ContainerStatus) corev1.PodPhase {
+	if initFailed {
+		return corev1.PodFailed
+	}
+	if !initDone {
+		return corev1.PodPending
+	}
+	var running, waiting, stopped, succeeded int
+	for _, s := range statuses {
+		switch {
+		case s.State.Running != nil:
+			running++
+		case s.State.Terminated != nil:
+			stopped++
+			if s.State.Terminated.ExitCode == 0 {
+				succeeded++
+			}
+		case s.State.Waiting != nil:
+			if s.LastTerminationState.Terminated != nil {
+				stopped++
+			} else {
+				waiting++
+			}
+		default:
+			waiting++
+		}
+	}
+	switch {
+	case waiting > 0:
+		return corev1.PodPending
+	case running > 0:
+		return corev1.PodRunning
+	case stopped > 0:
+		if policy == corev1.RestartPolicyAlways {
+			return corev1.PodRunning
+		}
+		if stopped == succeeded {
+			return corev1.PodSucceeded
+		}
+		if policy == corev1.RestartPolicyNever {
+			return corev1.PodFailed
+		}
+		return corev1.PodRunning
+	}
+	return corev1.PodPending
+}
+
+func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
+	requests, limits := false, false
+	guaranteed := true
+	for _, c := range pod.Spec.Containers {
+		if len(c.Resources.Requests) > 0 {
+			requests = true
+		}
+		if len(c.Resources.Limits) > 0 {
+			limits = true
+		}
+		for _, r := range []string{"cpu", "memory"} {
+			l, lok := c.Resources.Limits[r]
+			q, qok := c.Resources.Requests[r]
+			if !lok || (qok && q.S != l.S) {
+				guaranteed = false
+			}
+		}
+	}
+	switch {
+	case !requests && !limits:
+		return corev1.PodQOSBestEffort
+	case guaranteed:
+		return corev1.PodQOSGuaranteed
+	}
+	return corev1.PodQOSBurstable
+}
+
+// setCondition records a condition, keeping its transition time when the
+// status did not change. Called with w.mu held.
+func (w *podWorker) setCondition(t corev1.PodConditionType, ok bool, reason, msg string) corev1.PodCondition {
+	st := corev1.ConditionFalse
+	if ok {
+		st, reason, msg = corev1.ConditionTrue, "", ""
+	}
+	c := corev1.PodCondition{Type: t, Status: st, Reason: reason, Message: msg, LastTransitionTime: api.Now()}
+	if old, found := w.conds[t]; found && old.Status == st {
+		c.LastTransitionTime = old.LastTransitionTime
+	}
+	w.conds[t] = c
+	return c
+}
+
+// computeStatus assembles the pod status from the worker's state.
+func (w *podWorker) computeStatus() corev1.PodStatus {
+	var inits, ctrs []corev1.ContainerStatus
+	for _, r := range w.inits {
+		inits = append(inits, r.snapshot())
+	}
+	for _, r := range w.ctrs {
+		ctrs = append(ctrs, r.snapshot())
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	pod := w.pod
+	policy := pod.Spec.RestartPolicy
+	if policy == "" {
+		policy = corev1.RestartPolicyAlways
+	}
+	if !w.initDone {
+		// Containers wait for init: PodInitializing, or ContainerCreating before the sandbox.
+		for i := range ctrs {
+			if ctrs[i].State.Waiting != nil && ctrs[i].State.Waiting.Reason == "PodInitializing" && len(w.inits) == 0 {
+				ctrs[i].State.Waiting.Reason = "ContainerCreating"
+			}
+		}
+	}
+	phase := podPhase(policy, w.initDone, w.initFailed, ctrs)
+	st := corev1.PodStatus{
+		Phase: phase, HostIP: w.a.opts.InternalIP, HostIPs: []corev1.HostIP{{IP: w.a.opts.InternalIP}},
+		StartTime: &w.startTime, InitContainerStatuses: inits, ContainerStatuses: ctrs, QOSClass: qosClass(pod),
+		Message: w.message,
+	}
+	if w.podIP != "" {
+		st.PodIP, st.PodIPs = w.podIP, []corev1.PodIP{{IP: w.podIP}}
+	}
+	var notInit, notReady []string
+	for _, s := range inits {
+		if s.State.Terminated == nil || s.State.Terminated.ExitCode != 0 {
+			notInit = append(notInit, s.Name)
+		}
+	}
+	for _, s := range ctrs {
+		if !s.Ready {
+			notReady = append(notReady, s.Name)
+		}
+	}
+	terminal := phase == corev1.PodSucceeded || phase == corev1.PodFailed
+	scheduled := corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			scheduled = c
+		}
+	}
+	readyReason, readyMsg := "ContainersNotReady", fmt.Sprintf("containers with unready status: [%s]", strings.Join(notReady, " "))
+	if terminal {
+		readyReason, readyMsg = "PodCompleted", ""
+	}
+	conds := []corev1.PodCondition{
+		w.setCondition(corev1.PodReadyToStartContainers, w.sandboxOK && !terminal, "", ""),
+		w.setCondition(corev1.PodInitialized, len(notInit) == 0 || w.initDone, "ContainersNotInitialized", fmt.Sprintf("containers with incomplete status: [%s]", strings.Join(notInit, " "))),
+		w.setCondition(corev1.ContainersReady, len(notReady) == 0 && !terminal, readyReason, readyMsg),
+		w.setCondition(corev1.PodReady, len(notReady) == 0 && !terminal && w.gatesReady(pod), readyReason, readyMsg),
+		scheduled,
+	}
+	if terminal {
+		conds[1] = w.setCondition(corev1.PodInitialized, w.initDone, "PodCompleted", "")
+	}
+	st.Conditions = conds
+	return st
+}
+
+// gatesReady reports whether every readiness gate's condition is True.
+func (w *podWorker) gatesReady(pod *corev1.Pod) bool {
+	for _, g := range pod.Spec.ReadinessGates {
+		ok := false
+		for _, c := range pod.Status.Conditions {
+			if c.Type == g.ConditionType && c.Status == corev1.ConditionTrue {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,315 @@
+package node
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+// podWorker runs one pod: volumes, init containers, containers, status,
+// termination.
+type podWorker struct {
+	a   *Agent
+	log logr.Logger
+	uid string
+	dir string // <root>/pods/<uid>
+
+	mu          sync.Mutex
+	pod         *corev1.Pod                                     // latest seen; shared, never modified; guarded by mu
+	gone        bool                                            // the pod left the API; guarded by mu
+	terminating bool                                            // guarded by mu
+	podIP       string                                          // guarded by mu
+	startTime   api.Time                                        // guarded by mu
+	sandboxOK   bool                                            // IP and volumes ready; guarded by mu
+	initDone    bool                                            // guarded by mu
+	initFailed  bool                                            // an init container failed for good; guarded by mu
+	message     string                                          // pod-level problem (volumes); guarded by mu
+	conds       map[corev1.PodConditionType]corev1.PodCondition // last reported; guarded by mu
+	inits       []*containerRunner
+	ctrs        []*containerRunner
+
+	statusMu   sync.Mutex // serialises status writes
+	lastStatus string     // the last status written; guarded by statusMu
+
+	changed chan struct{} // the pod spec/metadata changed or it went away
+	dirty   chan struct{} // the status must be recomputed
+	stop    context.CancelFunc
+	runCtx  context.Context
+	done    chan struct{} // closed when run returns
+}
+
+func newPodWorker(a *Agent, pod *corev1.Pod) *podWorker {
+	w := &podWorker{a: a, uid: pod.UID, pod: pod, dir: filepath.Join(a.opts.RootDir, "pods", pod.UID),
+		log:     a.log.WithValues("pod", pod.Namespace+"/"+pod.Name),
+		changed: make(chan struct{}, 1), dirty: make(chan struct{}, 1), done: make(chan struct{}),
+		conds: map[corev1.PodConditionType]corev1.PodCondition{}, startTime: api.Now()}
+	if pod.Status.StartTime != nil {
+		w.startTime = *pod.Status.StartTime
+	}
+	w.runCtx, w.stop = context.WithCancel(a.ctx)
+	for i := range pod.Spec.InitContainers {
+		w.inits = append(w.inits, newContainerRunner(w, pod.Spec.InitContainers[i], true))
+	}
+	for i := range pod.Spec.Containers {
+		w.ctrs = append(w.ctrs, newContainerRunner(w, pod.Spec.Containers[i], false))
+	}
+	return w
+}
+
+func signal(ch chan struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}
+
+func (w *podWorker) update(pod *corev1.Pod) {
+	w.mu.Lock()
+	w.pod = pod
+	w.mu.Unlock()
+	signal(w.changed)
+}
+
+func (w *podWorker) markGone() {
+	w.mu.Lock()
+	w.gone = true
+	w.mu.Unlock()
+	signal(w.changed)
+}
+
+func (w *podWorker) current() *corev1.Pod {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pod
+}
+
+func (w *podWorker) markDirty() { signal(w.dirty) }
+
+// shouldTerminate reports whether the pod is being deleted or gone.
+func (w *podWorker) shouldTerminate() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.gone || w.pod.DeletionTimestamp != nil
+}
+
+// run is the worker's life: set up, run containers, wait for deletion,
+// terminate, clean up.
+func (w *podWorker) run() {
+	defer close(w.done)
+	statusDone := make(chan struct{})
+	go func() { defer close(statusDone); w.runStatus() }()
+	defer func() {
+		w.stop()
+		<-statusDone
+	}()
+
+	lifecycle := make(chan struct{})
+	go func() { defer close(lifecycle); w.lifecycle(w.runCtx) }()
+
+	for !w.shouldTerminate() {
+		select {
+		case <-w.changed:
+			continue
+		case <-w.a.ctx.Done():
+			<-lifecycle
+			return // shutdown() stops the containers
+		}
+	}
+	w.terminate()
+	w.stop()
+	<-lifecycle
+	w.cleanup()
+}
+
+// lifecycle prepares the sandbox, runs init containers, then containers.
+func (w *podWorker) lifecycle(ctx context.Context) {
+	pod := w.current()
+	ip := w.a.opts.InternalIP
+	if !pod.Spec.HostNetwork {
+		var err error
+		if ip, err = w.a.ipam.allocate(w.uid); err != nil {
+			w.setMessage(fmt.Sprintf("cannot allocate a pod IP: %v", err))
+			return
+		}
+	}
+	w.mu.Lock()
+	w.podIP = ip
+	w.mu.Unlock()
+	backoff := time.Second
+	for {
+		err := w.setupVolumes(ctx)
+		if err == nil {
+			break
+		}
+		w.setMessage(err.Error())
+		w.a.rec.Event(ctx, w.current(), "Warning", "FailedMount", err.Error())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+	w.mu.Lock()
+	w.sandboxOK, w.message = true, ""
+	w.mu.Unlock()
+	w.markDirty()
+
+	for _, r := range w.inits {
+		if !r.run(ctx) {
+			if ctx.Err() == nil {
+				w.mu.Lock()
+				w.initFailed = true
+				w.mu.Unlock()
+				w.markDirty()
+			}
+			return
+		}
+	}
+	w.mu.Lock()
+	w.initDone = true
+	w.mu.Unlock()
+	w.markDirty()
+	var wg sync.WaitGroup
+	for _, r := range w.ctrs {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.run(ctx) }()
+	}
+	wg.Wait()
+	w.markDirty()
+}
+
+func (w *podWorker) setMessage(m string) {
+	w.mu.Lock()
+	w.message = m
+	w.mu.Unlock()
+	w.markDirty()
+}
+
+// gracePeriod is the termination grace of the pod.
+func (w *podWorker) gracePeriod() time.Duration {
+	pod := w.current()
+	if pod.DeletionGracePeriodSeconds != nil {
+		return time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
+	}
+	if pod.Spec.TerminationGracePeriodSeconds != nil {
+		return time.Duration(*pod.Spec.TerminationGracePeriodSeconds) * time.Second
+	}
+	return 30 * time.Second
+}
+
+// terminate stops all containers gracefully (preStop, SIGTERM, grace, SIGKILL).
+func (w *podWorker) terminate() {
+	w.mu.Lock()
+	w.terminating = true
+	w.mu.Unlock()
+	grace := w.gracePeriod()
+	w.log.V(1).Info("Terminating pod", "grace", grace)
+	w.stopAll(grace)
+	w.markDirty()
+}
+
+func (w *podWorker) stopAll(grace time.Duration) {
+	deadline := time.Now().Add(grace)
+	var wg sync.WaitGroup
+	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.kill(deadline, "Stopping container "+r.c.Name) }()
+	}
+	wg.Wait()
+}
+
+// shutdown is called when the agent stops: stop containers, keep the pod.
+func (w *podWorker) shutdown(grace time.Duration) {
+	w.mu.Lock()
+	w.terminating = true
+	w.mu.Unlock()
+	w.stopAll(grace)
+	<-w.done
+	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
+		r.removeAll(context.Background())
+	}
+	w.a.ipam.release(w.uid)
+}
+
+// cleanup removes containers, volumes and the IP, then completes the deletion.
+func (w *podWorker) cleanup() {
+	ctx := w.a.ctx
+	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
+		r.removeAll(ctx)
+	}
+	w.teardownVolumes()
+	w.a.ipam.release(w.uid)
+	w.mu.Lock()
+	gone := w.gone
+	pod := w.pod
+	w.mu.Unlock()
+	if !gone {
+		w.writeStatus(ctx)
+		p := &corev1.Pod{}
+		p.Namespace, p.Name = pod.Namespace, pod.Name
+		uid := w.uid
+		if err := w.a.c.Delete(ctx, p, client.GracePeriodSeconds(0), client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
+			w.log.Error(err, "Delete terminated pod failed")
+		}
+	}
+	_ = os.RemoveAll(w.dir)
+}
+
+// runStatus writes the pod status whenever it changes (coalesced).
+func (w *podWorker) runStatus() {
+	for {
+		select {
+		case <-w.runCtx.Done():
+			return
+		case <-w.dirty:
+		}
+		w.writeStatus(w.runCtx)
+		// Coalesce bursts a little.
+		select {
+		case <-w.runCtx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (w *podWorker) writeStatus(ctx context.Context) {
+	w.statusMu.Lock()
+	defer w.statusMu.Unlock()
+	w.mu.Lock()
+	if w.gone {
+		w.mu.Unlock()
+		return
+	}
+	w.mu.Unlock()
+	st := w.computeStatus()
+	b, err := json.Marshal(map[string]any{"status": st})
+	if err != nil {
+		return
+	}
+	pod := w.current()
+	if w.lastStatus == string(b) {
+		return
+	}
+	p := &corev1.Pod{}
+	p.Namespace, p.Name = pod.Namespace, pod.Name
+	if err := w.a.c.Status().Patch(ctx, p, client.RawPatch(client.MergePatchType, b)); err != nil {
+		if client.IgnoreNotFound(err) != nil && ctx.Err() == nil {
+			w.log.V(1).Info("Pod status update failed", "error", err.Error())
+			go func() { time.Sleep(time.Second); w.markDirty() }()
+		}
+		return
+	}
+	w.lastStatus = string(b)
+}

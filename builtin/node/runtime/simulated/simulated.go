@@ -1,0 +1,308 @@
+package simulated
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/builtin/node/runtime/script"
+)
+
+// Options configure the runtime. The zero value means defaults.
+type Options struct {
+	// StartDelay is how long Start takes (default 0).
+	StartDelay time.Duration
+	// ImagePresent reports whether an image is available (default: all are);
+	// a container without Args whose image is absent fails with ErrImageNotPresent.
+	ImagePresent func(image string) bool
+}
+
+// Runtime is the simulated runtime. Create it with New.
+type Runtime struct {
+	opts Options
+
+	mu         sync.Mutex
+	containers map[string]*container // guarded by mu
+}
+
+var _ runtime.Runtime = (*Runtime)(nil)
+
+type container struct {
+	spec   runtime.ContainerSpec
+	term   chan struct{}
+	kill   context.CancelFunc
+	done   chan struct{}
+	logMu  sync.Mutex
+	mu     sync.Mutex
+	status runtime.ContainerStatus // guarded by mu
+}
+
+// New returns a simulated runtime.
+func New(opts Options) *Runtime {
+	if opts.ImagePresent == nil {
+		opts.ImagePresent = func(string) bool { return true }
+	}
+	return &Runtime{opts: opts, containers: map[string]*container{}}
+}
+
+// Name implements runtime.Runtime.
+func (r *Runtime) Name() string { return "simulated" }
+
+// Start implements runtime.Runtime.
+func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string, error) {
+	var errs []error
+	if spec.Name == "" {
+		errs = append(errs, errors.New("container name is empty"))
+	}
+	if spec.LogPath == "" {
+		errs = append(errs, errors.New("log path is empty"))
+	}
+	if len(errs) > 0 {
+		return "", fmt.Errorf("%w: %w", runtime.ErrInvalidSpec, errors.Join(errs...))
+	}
+	if len(spec.Args) == 0 && !r.opts.ImagePresent(spec.Image) {
+		return "", fmt.Errorf("%w: %s", runtime.ErrImageNotPresent, spec.Image)
+	}
+	if r.opts.StartDelay > 0 {
+		select {
+		case <-time.After(r.opts.StartDelay):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+	var steps []script.Step
+	idle := true
+	if len(spec.Args) > 1 {
+		if s, err := script.Parse(spec.Args[1:]); err == nil {
+			steps, idle = s, false
+		}
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	id := hex.EncodeToString(b[:])
+	runCtx, kill := context.WithCancel(context.Background())
+	c := &container{spec: spec, term: make(chan struct{}, 1), kill: kill, done: make(chan struct{})}
+	c.status = runtime.ContainerStatus{ID: id, State: runtime.StateRunning, StartedAt: time.Now()}
+	r.mu.Lock()
+	r.containers[id] = c
+	r.mu.Unlock()
+	go func() {
+		var code int
+		if idle {
+			select {
+			case <-c.term:
+			case <-runCtx.Done():
+				code = 137
+			}
+		} else {
+			code = script.Run(runCtx, steps, &system{c: c, log: true}, c.term)
+		}
+		kill()
+		reason := "Completed"
+		if code != 0 {
+			reason = "Error"
+		}
+		c.mu.Lock()
+		c.status.State, c.status.ExitCode, c.status.Reason, c.status.FinishedAt = runtime.StateExited, code, reason, time.Now()
+		c.mu.Unlock()
+		close(c.done)
+	}()
+	return id, nil
+}
+
+func (r *Runtime) get(id string) (*container, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.containers[id]
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", runtime.ErrNotFound, id)
+	}
+	return c, nil
+}
+
+// Status implements runtime.Runtime.
+func (r *Runtime) Status(_ context.Context, id string) (runtime.ContainerStatus, error) {
+	c, err := r.get(id)
+	if err != nil {
+		return runtime.ContainerStatus{}, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status, nil
+}
+
+// Wait implements runtime.Runtime.
+func (r *Runtime) Wait(ctx context.Context, id string) (runtime.ContainerStatus, error) {
+	c, err := r.get(id)
+	if err != nil {
+		return runtime.ContainerStatus{}, err
+	}
+	select {
+	case <-c.done:
+		return r.Status(ctx, id)
+	case <-ctx.Done():
+		return runtime.ContainerStatus{}, ctx.Err()
+	}
+}
+
+// Stop implements runtime.Runtime.
+func (r *Runtime) Stop(ctx context.Context, id string, grace time.Duration) error {
+	c, err := r.get(id)
+	if err != nil {
+		return err
+	}
+	select {
+	case <-c.done:
+		return nil
+	default:
+	}
+	if grace > 0 {
+		select {
+		case c.term <- struct{}{}:
+		default:
+		}
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-c.done:
+			return nil
+		case <-t.C:
+		case <-ctx.Done():
+		}
+	}
+	c.kill()
+	<-c.done
+	return nil
+}
+
+// Remove implements runtime.Runtime.
+func (r *Runtime) Remove(ctx context.Context, id string) error {
+	c, err := r.get(id)
+	if err != nil {
+		return nil
+	}
+	c.kill()
+	<-c.done
+	r.mu.Lock()
+	delete(r.containers, id)
+	r.mu.Unlock()
+	return nil
+}
+
+// Exec implements runtime.Runtime: a script runs against the container's env
+// and mounts; any other command succeeds without output.
+func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []byte, error) {
+	c, err := r.get(id)
+	if err != nil {
+		return 0, nil, err
+	}
+	c.mu.Lock()
+	state := c.status.State
+	c.mu.Unlock()
+	if state != runtime.StateRunning {
+		return 0, nil, fmt.Errorf("exec in container %s: it is %s", id, state)
+	}
+	if len(argv) < 2 {
+		return 0, nil, nil
+	}
+	steps, err := script.Parse(argv[1:])
+	if err != nil {
+		return 0, nil, nil
+	}
+	sys := &system{c: c}
+	code := script.Run(ctx, steps, sys, nil)
+	return code, sys.out.Bytes(), nil
+}
+
+// system is a script.System over a simulated container.
+type system struct {
+	c   *container
+	log bool // write output to the container's log (else to out)
+	mu  sync.Mutex
+	out bytes.Buffer
+}
+
+func (s *system) line(stream, text string) {
+	if !s.log {
+		s.mu.Lock()
+		s.out.WriteString(text + "\n")
+		s.mu.Unlock()
+		return
+	}
+	s.c.logMu.Lock()
+	defer s.c.logMu.Unlock()
+	f, err := os.OpenFile(s.c.spec.LogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o640)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = fmt.Fprintf(f, "%s %s F %s\n", time.Now().UTC().Format(time.RFC3339Nano), stream, text)
+}
+
+func (s *system) Stdout(line string) { s.line("stdout", line) }
+func (s *system) Stderr(line string) { s.line("stderr", line) }
+
+func (s *system) Getenv(name string) (string, bool) {
+	v, ok := "", false
+	for _, kv := range s.c.spec.Env {
+		if k, val, _ := strings.Cut(kv, "="); k == name {
+			v, ok = val, true
+		}
+	}
+	return v, ok
+}
+
+func (s *system) Getwd() string {
+	if s.c.spec.WorkingDir == "" {
+		return "/"
+	}
+	return s.c.spec.WorkingDir
+}
+
+// resolve maps a container path to a host path through the longest matching mount.
+func (s *system) resolve(p string) (string, bool, error) {
+	p = filepath.Clean(p)
+	best := -1
+	for i, m := range s.c.spec.Mounts {
+		cp := filepath.Clean(m.ContainerPath)
+		if (p == cp || strings.HasPrefix(p, cp+"/")) && (best < 0 || len(cp) > len(s.c.spec.Mounts[best].ContainerPath)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", false, &fs.PathError{Op: "open", Path: p, Err: fs.ErrNotExist}
+	}
+	m := s.c.spec.Mounts[best]
+	return filepath.Join(m.HostPath, strings.TrimPrefix(p, filepath.Clean(m.ContainerPath))), m.ReadOnly, nil
+}
+
+func (s *system) ReadFile(p string) ([]byte, error) {
+	hp, _, err := s.resolve(p)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(hp)
+}
+
+func (s *system) WriteFile(p string, data []byte) error {
+	hp, ro, err := s.resolve(p)
+	if err != nil {
+		return err
+	}
+	if ro {
+		return &fs.PathError{Op: "open", Path: p, Err: errors.New("read-only file system")}
+	}
+	return os.WriteFile(hp, data, 0o644)
+}
+
+func (s *system) Serve(string) error { return nil }

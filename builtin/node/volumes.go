@@ -1,0 +1,260 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/runtime"
+)
+
+// volumeDir is where a pod's volume lives on the host.
+func (w *podWorker) volumeDir(name string) string { return filepath.Join(w.dir, "volumes", name) }
+
+func fileMode(item, def *int32, fallback os.FileMode) os.FileMode {
+	if item != nil {
+		return os.FileMode(*item)
+	}
+	if def != nil {
+		return os.FileMode(*def)
+	}
+	return fallback
+}
+
+// writeFiles replaces dir's content with files (path → data).
+func writeFiles(dir string, files map[string][]byte, modes map[string]os.FileMode) error {
+	tmp := dir + ".tmp"
+	_ = os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return err
+	}
+	for p, data := range files {
+		if strings.Contains(p, "..") || filepath.IsAbs(p) {
+			return fmt.Errorf("invalid volume file path %q", p)
+		}
+		full := filepath.Join(tmp, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, data, 0o644); err != nil {
+			return err
+		}
+		if err := os.Chmod(full, modes[p]); err != nil {
+			return err
+		}
+	}
+	_ = os.RemoveAll(dir)
+	return os.Rename(tmp, dir)
+}
+
+// projection collects files of a volume.
+type projection struct {
+	files map[string][]byte
+	modes map[string]os.FileMode
+}
+
+func (p *projection) add(path string, data []byte, mode os.FileMode) {
+	p.files[path], p.modes[path] = data, mode
+}
+
+func (w *podWorker) projectKeys(p *projection, data map[string][]byte, items []corev1.KeyToPath, def *int32, kind, name string, optional bool) error {
+	if len(items) == 0 {
+		for k, v := range data {
+			p.add(k, v, fileMode(nil, def, 0o644))
+		}
+		return nil
+	}
+	for _, it := range items {
+		v, ok := data[it.Key]
+		if !ok {
+			if optional {
+				continue
+			}
+			return configError{fmt.Sprintf("configuration key %q not found in %s %q", it.Key, kind, name)}
+		}
+		p.add(it.Path, v, fileMode(it.Mode, def, 0o644))
+	}
+	return nil
+}
+
+func (w *podWorker) projectConfigMap(ctx context.Context, p *projection, ns, name string, items []corev1.KeyToPath, def *int32, optional *bool) error {
+	cm, err := w.configMap(ctx, ns, name)
+	if err != nil {
+		if _, ok := err.(configError); ok && optional != nil && *optional {
+			return nil
+		}
+		return err
+	}
+	data := map[string][]byte{}
+	for k, v := range cm.Data {
+		data[k] = []byte(v)
+	}
+	for k, v := range cm.BinaryData {
+		data[k] = v
+	}
+	return w.projectKeys(p, data, items, def, "ConfigMap", name, optional != nil && *optional)
+}
+
+func (w *podWorker) projectSecret(ctx context.Context, p *projection, ns, name string, items []corev1.KeyToPath, def *int32, optional *bool) error {
+	s, err := w.secret(ctx, ns, name)
+	if err != nil {
+		if _, ok := err.(configError); ok && optional != nil && *optional {
+			return nil
+		}
+		return err
+	}
+	return w.projectKeys(p, s.Data, items, def, "Secret", name, optional != nil && *optional)
+}
+
+func (w *podWorker) projectDownward(p *projection, pod *corev1.Pod, items []corev1.DownwardAPIVolumeFile, def *int32) error {
+	for _, it := range items {
+		var v string
+		var err error
+		switch {
+		case it.FieldRef != nil:
+			v, err = fieldRefValue(pod, w.a.opts.InternalIP, w.ip(), it.FieldRef.FieldPath)
+		case it.ResourceFieldRef != nil:
+			v, err = w.a.resourceFieldValue(pod, corev1.Container{}, it.ResourceFieldRef)
+		}
+		if err != nil {
+			return configError{err.Error()}
+		}
+		p.add(it.Path, []byte(v), fileMode(it.Mode, def, 0o644))
+	}
+	return nil
+}
+
+// setupVolumes materialises every volume of the pod under its directory.
+func (w *podWorker) setupVolumes(ctx context.Context) error {
+	pod := w.current()
+	for _, v := range pod.Spec.Volumes {
+		dir := w.volumeDir(v.Name)
+		p := &projection{files: map[string][]byte{}, modes: map[string]os.FileMode{}}
+		var err error
+		switch {
+		case v.EmptyDir != nil:
+			if err = os.MkdirAll(dir, 0o777); err == nil {
+				err = os.Chmod(dir, 0o777)
+			}
+			if err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			continue
+		case v.HostPath != nil:
+			if err := prepareHostPath(v.HostPath); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			continue
+		case v.ConfigMap != nil:
+			err = w.projectConfigMap(ctx, p, pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.DefaultMode, v.ConfigMap.Optional)
+		case v.Secret != nil:
+			err = w.projectSecret(ctx, p, pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.DefaultMode, v.Secret.Optional)
+		case v.DownwardAPI != nil:
+			err = w.projectDownward(p, pod, v.DownwardAPI.Items, v.DownwardAPI.DefaultMode)
+		case v.Projected != nil:
+			for _, src := range v.Projected.Sources {
+				switch {
+				case src.ConfigMap != nil:
+					err = w.projectConfigMap(ctx, p, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, v.Projected.DefaultMode, src.ConfigMap.Optional)
+				case src.Secret != nil:
+					err = w.projectSecret(ctx, p, pod.Namespace, src.Secret.Name, src.Secret.Items, v.Projected.DefaultMode, src.Secret.Optional)
+				case src.DownwardAPI != nil:
+					err = w.projectDownward(p, pod, src.DownwardAPI.Items, v.Projected.DefaultMode)
+				case src.ServiceAccountToken != nil:
+					// Placeholder until service-account tokens are issued.
+					p.add(src.ServiceAccountToken.Path, []byte("converge-placeholder-token"), fileMode(nil, v.Projected.DefaultMode, 0o644))
+				}
+				if err != nil {
+					break
+				}
+			}
+		default:
+			return fmt.Errorf("volume %s: this node supports emptyDir, hostPath, configMap, secret, downwardAPI and projected volumes only", v.Name)
+		}
+		if err != nil {
+			return fmt.Errorf("volume %s: %w", v.Name, err)
+		}
+		if err := writeFiles(dir, p.files, p.modes); err != nil {
+			return fmt.Errorf("volume %s: %w", v.Name, err)
+		}
+	}
+	return nil
+}
+
+func prepareHostPath(h *corev1.HostPathVolumeSource) error {
+	t := corev1.HostPathUnset
+	if h.Type != nil {
+		t = *h.Type
+	}
+	fi, err := os.Stat(h.Path)
+	switch t {
+	case corev1.HostPathDirectoryOrCreate:
+		if err != nil {
+			return os.MkdirAll(h.Path, 0o755)
+		}
+	case corev1.HostPathFileOrCreate:
+		if err != nil {
+			if err := os.MkdirAll(filepath.Dir(h.Path), 0o755); err != nil {
+				return err
+			}
+			f, err := os.OpenFile(h.Path, os.O_CREATE|os.O_WRONLY, 0o644)
+			if err != nil {
+				return err
+			}
+			return f.Close()
+		}
+	case corev1.HostPathDirectory:
+		if err != nil || !fi.IsDir() {
+			return fmt.Errorf("hostPath type check failed: %s is not a directory", h.Path)
+		}
+	case corev1.HostPathFile:
+		if err != nil || fi.IsDir() {
+			return fmt.Errorf("hostPath type check failed: %s is not a file", h.Path)
+		}
+	}
+	return nil
+}
+
+// mounts maps a container's volumeMounts to runtime mounts.
+func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]runtime.Mount, error) {
+	var out []runtime.Mount
+	for _, vm := range c.VolumeMounts {
+		var vol *corev1.Volume
+		for i := range pod.Spec.Volumes {
+			if pod.Spec.Volumes[i].Name == vm.Name {
+				vol = &pod.Spec.Volumes[i]
+			}
+		}
+		if vol == nil {
+			return nil, fmt.Errorf("volume mount %s: no volume of that name", vm.Name)
+		}
+		host := w.volumeDir(vm.Name)
+		ro := vm.ReadOnly
+		switch {
+		case vol.HostPath != nil:
+			host = vol.HostPath.Path
+		case vol.ConfigMap != nil, vol.Secret != nil, vol.DownwardAPI != nil, vol.Projected != nil:
+			ro = true
+		}
+		if vm.SubPath != "" {
+			if strings.Contains(vm.SubPath, "..") || filepath.IsAbs(vm.SubPath) {
+				return nil, fmt.Errorf("volume mount %s: invalid subPath %q", vm.Name, vm.SubPath)
+			}
+			host = filepath.Join(host, vm.SubPath)
+			if _, err := os.Stat(host); err != nil {
+				if err := os.MkdirAll(host, 0o777); err != nil {
+					return nil, fmt.Errorf("volume mount %s: %w", vm.Name, err)
+				}
+			}
+		}
+		out = append(out, runtime.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: ro})
+	}
+	return out, nil
+}
+
+func (w *podWorker) teardownVolumes() {
+	_ = os.RemoveAll(filepath.Join(w.dir, "volumes"))
+}

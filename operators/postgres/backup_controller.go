@@ -1,0 +1,151 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"time"
+
+	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
+	"github.com/converge-dev/converge/framework/reconcile"
+	"github.com/converge-dev/converge/framework/record"
+)
+
+// BackupReconciler runs PostgresBackups as Jobs and removes their data when
+// they are deleted.
+type BackupReconciler struct {
+	Client   *client.Client
+	Recorder *record.Recorder
+	Options  Options
+	Now      func() time.Time
+}
+
+// BackupLocation is where backup name of namespace is stored on the node.
+func (r *BackupReconciler) BackupLocation(namespace, name string) string {
+	return filepath.Join(r.Options.BaseDir, "backups", namespace, name)
+}
+
+// Reconcile implements reconcile.Reconciler.
+func (r *BackupReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	b := &PostgresBackup{}
+	if err := r.Client.Get(ctx, req.ObjectKey, b); err != nil {
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if b.DeletionTimestamp != nil {
+		if !controllerutil.ContainsFinalizer(b, BackupFinalizer) {
+			return reconcile.Result{}, nil
+		}
+		if b.Status.Location != "" {
+			done, err := runCleanup(ctx, r.Client, b, b.Name+"-cleanup", b.Status.Location, b.Status.NodeName)
+			if err != nil || !done {
+				return reconcile.Result{RequeueAfter: time.Second}, err
+			}
+		}
+		controllerutil.RemoveFinalizer(b, BackupFinalizer)
+		return reconcile.Result{}, r.Client.Update(ctx, b)
+	}
+	if controllerutil.AddFinalizer(b, BackupFinalizer) {
+		if err := r.Client.Update(ctx, b); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
+	switch b.Status.Phase {
+	case BackupCompleted, BackupFailed:
+		return reconcile.Result{}, nil
+	}
+	old := b.Status
+	res, err := r.run(ctx, b)
+	if b.Status != old {
+		if uerr := r.Client.Status().Update(ctx, b); uerr != nil && err == nil {
+			err = uerr
+		}
+	}
+	return res, err
+}
+
+func (r *BackupReconciler) run(ctx context.Context, b *PostgresBackup) (reconcile.Result, error) {
+	if b.Status.Phase == "" {
+		b.Status.Phase = BackupPending
+	}
+	c := &PostgresCluster{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster}, c); err != nil {
+		if apierrors.IsNotFound(err) {
+			b.Status.Phase, b.Status.Error = BackupFailed, "cluster "+b.Spec.Cluster+" not found"
+			return reconcile.Result{}, nil
+		}
+		return reconcile.Result{}, err
+	}
+	job := &batchv1.Job{}
+	jobName := b.Name + "-backup"
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: jobName}, job)
+	if apierrors.IsNotFound(err) {
+		primary := findStatus(c.Status.InstancesStatus, c.Status.CurrentPrimary)
+		svc := &corev1.Service{}
+		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: rwService(c.Name)}, svc); err != nil ||
+			primary == nil || !primary.Ready || svc.Spec.ClusterIP == "" {
+			b.Status.Error = "waiting for the cluster's primary to be ready"
+			return reconcile.Result{RequeueAfter: 2 * time.Second}, client.IgnoreNotFound(err)
+		}
+		loc := r.BackupLocation(b.Namespace, b.Name)
+		job = BuildBackupJob(b, c.Name, svc.Spec.ClusterIP, loc, primary.NodeName, r.Options.BinDir, r.Options.UID)
+		if err := controllerutil.SetControllerReference(b, job, r.Client.Scheme()); err != nil {
+			return reconcile.Result{}, err
+		}
+		if err := r.Client.Create(ctx, job); err != nil && !apierrors.IsAlreadyExists(err) {
+			return reconcile.Result{}, fmt.Errorf("create job: %w", err)
+		}
+		b.Status.Phase, b.Status.Job, b.Status.Location, b.Status.NodeName, b.Status.Error = BackupRunning, jobName, loc, primary.NodeName, ""
+		b.Status.StartedAt = &api.Time{Time: r.Now()}
+		r.Recorder.Eventf(ctx, b, "Normal", "BackupStarted", "backing up %s from %s", c.Name, primary.Name)
+		return reconcile.Result{RequeueAfter: 2 * time.Second}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	for _, cond := range job.Status.Conditions {
+		if cond.Status != corev1.ConditionTrue {
+			continue
+		}
+		switch cond.Type {
+		case batchv1.JobComplete:
+			b.Status.Phase = BackupCompleted
+			b.Status.CompletedAt = &api.Time{Time: r.Now()}
+			b.Status.Size = dirSize(filepath.Join(b.Status.Location, "data"))
+			r.Recorder.Eventf(ctx, b, "Normal", "BackupCompleted", "backup stored in %s", b.Status.Location)
+			return reconcile.Result{}, nil
+		case batchv1.JobFailed:
+			b.Status.Phase, b.Status.Error = BackupFailed, "job "+jobName+" failed: "+cond.Reason+": "+cond.Message
+			b.Status.CompletedAt = &api.Time{Time: r.Now()}
+			r.Recorder.Eventf(ctx, b, "Warning", "BackupFailed", "%s", b.Status.Error)
+			return reconcile.Result{}, nil
+		}
+	}
+	if job.Status.Succeeded > 0 {
+		b.Status.Phase, b.Status.CompletedAt = BackupCompleted, &api.Time{Time: r.Now()}
+		b.Status.Size = dirSize(filepath.Join(b.Status.Location, "data"))
+		return reconcile.Result{}, nil
+	}
+	b.Status.Phase = BackupRunning
+	return reconcile.Result{RequeueAfter: 2 * time.Second}, nil
+}
+
+// dirSize is the size of the files under dir when the operator can read it
+// (it runs on the node), else 0.
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}

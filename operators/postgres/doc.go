@@ -1,0 +1,35 @@
+// Package postgres is a sample database operator: PostgresCluster
+// (postgres.converge.dev/v1alpha1) runs a PostgreSQL 15 primary with streaming
+// replicas as pods on the process runtime, and PostgresBackup takes base
+// backups. It is modelled on CloudNativePG's Cluster; see docs/postgres.md.
+//
+// What a PostgresCluster gets, all owned by it:
+//   - the Secret <name>-credentials, generated once (existing keys are never
+//     rewritten): superuser, replication and application passwords;
+//   - the Services <name>-rw (role=primary), <name>-ro (role=replica) and
+//     <name>-r (every instance);
+//   - one pod per instance, <name>-<n>: a root init container preparing the
+//     instance directory, an init container running initdb, a restore,
+//     pg_basebackup or pg_rewind as the postgres user, and postgres itself run
+//     directly, listening on the pod IP, with a pg_isready readiness probe.
+//
+// Data lives on the node in <Options.BaseDir>/data/<namespace>/<name>/<instance>/pgdata
+// (or spec.storage.path/<instance>/pgdata) and survives pod restarts; the
+// cluster's finalizer removes the directory with a cleanup pod once every
+// instance has stopped.
+//
+// Contract of the reconciler (level-based; every step is idempotent):
+//   - status.currentPrimary names the primary; status.targetPrimary differs
+//     from it only while a failover or switchover is in progress. The old
+//     primary's pod is deleted first (fencing), then the target is promoted
+//     with pg_promote and the role labels move, which moves <name>-rw.
+//     Replicas stream from the -rw cluster IP, so they follow the new primary
+//     on their own (recovery_target_timeline=latest); the old primary comes
+//     back as a replica through pg_rewind, or a new clone when that fails.
+//   - A failover starts when the primary's pod is gone or deleted, its
+//     postgres process exited (restartCount went up), or it was not ready for
+//     spec.failoverDelaySeconds; the ready replica with the highest received
+//     LSN is promoted.
+//   - The operator reaches instances over TCP on their pod IPs with psql
+//     (Options.SQL); it must run where pod IPs are reachable.
+package postgres
