@@ -1,6 +1,7 @@
 package crd_test
 
 import (
+	"github.com/converge-dev/converge/internal/shared"
 	"os"
 	"testing"
 
@@ -14,7 +15,7 @@ import (
 // BenchmarkCompileEtcdSchema measures compiling the largest corpus CRD (etcd-druid
 // Etcd, 142 KB): JSON-schema conversion and compilation plus CEL compilation.
 func BenchmarkCompileEtcdSchema(b *testing.B) {
-	data, err := os.ReadFile("/work/shared/conformance/crds/druid.gardener.cloud_etcds.yaml")
+	data, err := os.ReadFile(shared.Path("conformance/crds/druid.gardener.cloud_etcds.yaml"))
 	if err != nil {
 		b.Skip("corpus not available:", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/converge-dev/converge/internal/shared"
 	"io"
 	"net/http"
 	"os"
@@ -17,7 +18,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 )
 
-const corpus = "/work/shared/conformance"
+var corpus = shared.Path("conformance")
 
 // client talks to the environment's API over HTTP.
 type client struct {

@@ -1,6 +1,7 @@
 package garbagecollector_test
 
 import (
+	"github.com/converge-dev/converge/internal/shared"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -86,7 +87,7 @@ var _ = Describe("garbage collector", func() {
 	})
 
 	It("collects a custom resource owned by a ConfigMap", func(ctx SpecContext) {
-		applyCRD(ctx, "/work/shared/conformance/crds/samplecontroller.k8s.io_foos.yaml")
+		applyCRD(ctx, shared.Path("conformance/crds/samplecontroller.k8s.io_foos.yaml"))
 		ns := newNamespace(ctx)
 		owner := configMap(ctx, ns, "owner", nil)
 		foo := &api.Unstructured{Object: map[string]any{

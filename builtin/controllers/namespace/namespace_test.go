@@ -1,6 +1,7 @@
 package namespace_test
 
 import (
+	"github.com/converge-dev/converge/internal/shared"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
@@ -33,7 +34,7 @@ func condition(ns *corev1.Namespace, t corev1.NamespaceConditionType) *corev1.Na
 
 var _ = Describe("namespace lifecycle", func() {
 	It("deletes all content, custom resources included, then the namespace", func(ctx SpecContext) {
-		applyCRD(ctx, "/work/shared/conformance/crds/samplecontroller.k8s.io_foos.yaml")
+		applyCRD(ctx, shared.Path("conformance/crds/samplecontroller.k8s.io_foos.yaml"))
 		ns := deletableNamespace(ctx)
 		cm1 := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: ns.Name, Name: "a"}}
 		cm2 := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: ns.Name, Name: "b"}}

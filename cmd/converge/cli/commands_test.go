@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/converge-dev/converge/internal/shared"
 	"io"
 	"os"
 	"strconv"
@@ -266,12 +267,12 @@ func TestApplyConformanceCorpus(t *testing.T) {
 	if r := c.runCtx(t.Context(), "apiVersion: v1\nkind: Namespace\nmetadata:\n  name: argocd\n", "apply", "-f", "-"); r.code != 0 {
 		t.Fatalf("namespace: %s", r)
 	}
-	out := c.ok("apply", "-f", "/work/shared/conformance/crds")
+	out := c.ok("apply", "-f", shared.Path("conformance/crds"))
 	if n := strings.Count(out, "customresourcedefinition.apiextensions.k8s.io/"); n != 12 {
 		t.Errorf("applied %d CRDs, want 12:\n%s", n, out)
 	}
-	contains(t, "no -R", c.fails("apply", "-f", "/work/shared/conformance/crs"), "-R")
-	out = c.ok("apply", "-R", "-f", "/work/shared/conformance/crs")
+	contains(t, "no -R", c.fails("apply", "-f", shared.Path("conformance/crs")), "-R")
+	out = c.ok("apply", "-R", "-f", shared.Path("conformance/crs"))
 	t.Logf("apply -R -f crs:\n%s", out)
 	// The two DNSEndpoints share a name: the second updates the first.
 	contains(t, "apply crs", out, "dnsendpoint.externaldns.k8s.io/examplednsrecord created",
@@ -283,7 +284,7 @@ func TestApplyConformanceCorpus(t *testing.T) {
 	contains(t, "wait crd", c.ok("wait", "--for=condition=Established", "crd/foos.samplecontroller.k8s.io"), "condition met")
 	contains(t, "describe foo", c.ok("describe", "foo", "example-foo"), "samplecontroller.k8s.io/v1alpha1", "Spec:")
 	// Re-applying the CRDs and CRs is idempotent.
-	out = c.ok("apply", "-f", "/work/shared/conformance/crds", "-f", "/work/shared/conformance/crs", "-R")
+	out = c.ok("apply", "-f", shared.Path("conformance/crds"), "-f", shared.Path("conformance/crs"), "-R")
 	if strings.Contains(out, " created") && !strings.Contains(out, "workflow.argoproj.io/") {
 		t.Errorf("re-apply created objects:\n%s", out)
 	}

@@ -3,6 +3,7 @@ package kubectl
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/converge-dev/converge/internal/shared"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -15,7 +16,7 @@ import (
 )
 
 // conformanceDir holds upstream example manifests every server must accept.
-const conformanceDir = "/work/shared/conformance/manifests"
+var conformanceDir = shared.Path("conformance", "manifests")
 
 var _ = Describe("conformance manifests", func() {
 	files, err := os.ReadDir(conformanceDir)

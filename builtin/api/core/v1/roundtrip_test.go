@@ -3,6 +3,7 @@ package v1
 import (
 	"bytes"
 	"context"
+	"github.com/converge-dev/converge/internal/shared"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -16,7 +17,7 @@ import (
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
-const manifestDir = "/work/shared/conformance/manifests"
+var manifestDir = shared.Path("conformance", "manifests")
 
 // defaultedFields are the JSON names that defaulting may add to an object.
 var defaultedFields = []string{
