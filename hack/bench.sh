@@ -15,6 +15,8 @@ run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem -benchtime 1
 run crd . -run '^$' -bench 'BenchmarkCreate|BenchmarkCompileEtcdSchema' -benchtime 2000x ./crd/e2e/ ./crd/
 run scheduler . -run '^$' -bench 'BenchmarkSchedulingBasic' -benchtime 1x ./builtin/scheduler/
 run etcdmembers . -run '^$' -bench 'BenchmarkAPIWrite' -benchtime 3000x ./internal/faults/
+run deployment . -run '^$' -bench 'BenchmarkDeployment' -benchtime 1x -timeout 30m ./builtin/controllers/deployment/
+run nodes . -run '^$' -bench 'FleetReady|PodStartup' -benchtime 1x ./builtin/node/simulated/ ./builtin/node/
 run informer bench -run '^$' -bench 'BenchmarkInformerSync' -count 2 ./informer/
 (cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"
 (cd bench && go run ./cmd/benchreport < "$out/informer.txt") > "$out/informer.md"

@@ -127,6 +127,17 @@ func write(w io.Writer, dir string) error {
 	if md, err := os.ReadFile(filepath.Join(dir, "workqueue.md")); err == nil {
 		fmt.Fprintf(w, "## Workqueue vs client-go\n\n`cd bench && go test -run '^$' -bench BenchmarkWorkqueue -benchmem -count 5 ./workqueue/ | go run ./cmd/benchreport` — Add+Get+Done, median of 5 runs. Goal: ≥ 1.5× faster, no allocations per item.\n\n%s\n", md)
 	}
+	for _, name := range []string{"deployment", "nodes"} {
+		if b, err := os.ReadFile(filepath.Join(dir, name+".txt")); err == nil {
+			fmt.Fprintf(w, "## %s (raw benchmark output)\n\n```\n", name)
+			for _, l := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(l, "Benchmark") {
+					fmt.Fprintln(w, l)
+				}
+			}
+			fmt.Fprint(w, "```\n\n")
+		}
+	}
 	if md, err := os.ReadFile(filepath.Join(dir, "informer.md")); err == nil {
 		fmt.Fprintf(w, "## Informer vs client-go\n\n`cd bench && go test -run '^$' -bench BenchmarkInformerSync -count 2 ./informer/ | go run ./cmd/benchreport` — both informers caching the same 10,000 Pods from a Converge API server: heap retained after sync and time to sync. Goal: ≤ 0.8× client-go's memory.\n\n%s\n", md)
 	}
