@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -113,12 +114,21 @@ func repoRoot() (string, error) {
 // freeAddr returns ip:port with a port free on ip (a 127.0.0.x address).
 func freeAddr(t testing.TB, ip string) string {
 	t.Helper()
-	l, err := net.Listen("tcp", net.JoinHostPort(ip, "0"))
-	if err != nil {
-		t.Fatalf("listen on %s: %v", ip, err)
+	// Ports below the kernel's ephemeral range (32768+) and the node port range
+	// (30000+): a port chosen with ":0" is from the ephemeral range and may be
+	// handed to some outgoing connection before the member binds it.
+	for range 200 {
+		port := 20000 + rand.IntN(10000)
+		l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
+		if err != nil {
+			continue
+		}
+		addr := l.Addr().String()
+		l.Close()
+		return addr
 	}
-	defer l.Close()
-	return l.Addr().String()
+	t.Fatalf("no free port on %s", ip)
+	return ""
 }
 
 // proc is a child process; its output goes to a log file.
