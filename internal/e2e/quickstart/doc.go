@@ -1,0 +1,3 @@
+// Package quickstart executes the README's quickstart, command by command, so the
+// README cannot drift from what works.
+package quickstart
