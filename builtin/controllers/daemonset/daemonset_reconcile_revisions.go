@@ -4,10 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
 	"maps"
 	"slices"
-	"strconv"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
@@ -16,29 +15,6 @@ import (
 )
 
 const defaultRevisionHistoryLimit = 10
-
-// hashAlphabet avoids vowels and look-alikes, like Kubernetes' safe encoding.
-const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-// templateHash hashes a pod template (and the collision count) into a short
-// label-safe string.
-func templateHash(t *corev1.PodTemplateSpec, collisions *int32) (string, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return "", fmt.Errorf("encode template: %w", err)
-	}
-	h := fnv.New32a()
-	h.Write(b)
-	if collisions != nil {
-		h.Write([]byte(strconv.Itoa(int(*collisions))))
-	}
-	digits := strconv.FormatUint(uint64(h.Sum32()), 10)
-	out := make([]byte, len(digits))
-	for i := range digits {
-		out[i] = hashAlphabet[int(digits[i])%len(hashAlphabet)]
-	}
-	return string(out), nil
-}
 
 // revisionData is what a DaemonSet revision stores: the template as a patch.
 func revisionData(ds *appsv1.DaemonSet) ([]byte, error) {
@@ -68,15 +44,12 @@ func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, c
 		maxRev = max(maxRev, cr.Revision)
 	}
 	for attempt := 0; attempt < 5; attempt++ {
-		hash, err := templateHash(&ds.Spec.Template, ds.Status.CollisionCount)
-		if err != nil {
-			return "", err
-		}
+		hash := history.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
 		name := ds.Name + "-" + hash
 		if i := slices.IndexFunc(crs, func(cr appsv1.ControllerRevision) bool { return cr.Name == name }); i >= 0 {
 			cr := crs[i]
-			if !jsonEqual(cr.Data.Raw, data) {
-				ds.Status.CollisionCount = api.Ptr(ptrValue(ds.Status.CollisionCount) + 1)
+			if !history.JSONEqual(cr.Data.Raw, data) {
+				ds.Status.CollisionCount = history.NextCollisionCount(ds.Status.CollisionCount)
 				continue
 			}
 			if cr.Revision < maxRev {
@@ -102,7 +75,7 @@ func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, c
 		if err := r.createRevision(ctx, cr); err != nil {
 			if apierrors.IsAlreadyExists(err) {
 				// Not ours (or not seen yet): try the next hash.
-				ds.Status.CollisionCount = api.Ptr(ptrValue(ds.Status.CollisionCount) + 1)
+				ds.Status.CollisionCount = history.NextCollisionCount(ds.Status.CollisionCount)
 				continue
 			}
 			return "", fmt.Errorf("create revision %s: %w", name, err)
@@ -129,31 +102,10 @@ func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet,
 			old = append(old, cr)
 		}
 	}
-	if len(old) <= limit {
-		return nil
-	}
-	slices.SortFunc(old, func(a, b appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
-	for _, cr := range old[:len(old)-limit] {
+	for _, cr := range history.Prunable(old, limit) {
 		if err := r.deleteRevision(ctx, &cr); err != nil {
 			return fmt.Errorf("delete revision %s: %w", cr.Name, err)
 		}
 	}
 	return nil
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	ja, _ := json.Marshal(x)
-	jb, _ := json.Marshal(y)
-	return string(ja) == string(jb)
-}
-
-func ptrValue(p *int32) int32 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }

@@ -2,9 +2,8 @@ package deployment
 
 import (
 	"cmp"
-	"encoding/binary"
 	"encoding/json"
-	"hash/fnv"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
 	"math"
 	"slices"
 	"strconv"
@@ -56,32 +55,13 @@ var annotationsToSkip = map[string]bool{
 	appsv1.DeprecatedRollbackTo: true,
 }
 
-const alphanums = "bcdfghjklmnpqrstvwxz2456789"
+// alphanums is the alphabet of template hashes.
+const alphanums = history.Alphabet
 
-// SafeEncodeString maps every byte of s onto a consonant-and-digit alphabet
-// (no vowels, so no words; no 0/1/3 that look like letters), like
-// Kubernetes' rand.SafeEncodeString.
-func SafeEncodeString(s string) string {
-	r := make([]byte, len(s))
-	for i, b := range []byte(s) {
-		r[i] = alphanums[int(b)%len(alphanums)]
-	}
-	return string(r)
-}
-
-// ComputeHash returns the pod-template-hash of a template: FNV-32a over its
-// JSON form and, when set, the collision count (4 bytes, little endian), as a
-// decimal string passed through SafeEncodeString.
+// ComputeHash returns the pod-template-hash of a template (history.ComputeHash:
+// FNV-32a over its JSON and the collision count, safely encoded).
 func ComputeHash(t *corev1.PodTemplateSpec, collisionCount *int32) string {
-	h := fnv.New32a()
-	b, _ := json.Marshal(t) // a PodTemplateSpec always marshals
-	_, _ = h.Write(b)
-	if collisionCount != nil {
-		var buf [4]byte
-		binary.LittleEndian.PutUint32(buf[:], uint32(*collisionCount))
-		_, _ = h.Write(buf[:])
-	}
-	return SafeEncodeString(strconv.FormatUint(uint64(h.Sum32()), 10))
+	return history.ComputeHash(t, collisionCount)
 }
 
 // EqualIgnoreHash reports whether two templates are equal once the

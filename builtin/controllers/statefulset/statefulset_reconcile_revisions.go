@@ -4,37 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
 	"maps"
 	"slices"
-	"strconv"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 )
-
-// hashAlphabet avoids vowels and look-alikes, like Kubernetes' safe encoding.
-const hashAlphabet = "bcdfghjklmnpqrstvwxz2456789"
-
-func templateHash(t *corev1.PodTemplateSpec, collisions *int32) (string, error) {
-	b, err := json.Marshal(t)
-	if err != nil {
-		return "", fmt.Errorf("encode template: %w", err)
-	}
-	h := fnv.New32a()
-	h.Write(b)
-	if collisions != nil {
-		h.Write([]byte(strconv.Itoa(int(*collisions))))
-	}
-	digits := strconv.FormatUint(uint64(h.Sum32()), 10)
-	out := make([]byte, len(digits))
-	for i := range digits {
-		out[i] = hashAlphabet[int(digits[i])%len(hashAlphabet)]
-	}
-	return string(out), nil
-}
 
 // revisionPatch is what a StatefulSet revision stores.
 type revisionPatch struct {
@@ -70,15 +48,12 @@ func (r *reconciler) ensureRevision(ctx context.Context, s *appsv1.StatefulSet, 
 		maxRev = max(maxRev, cr.Revision)
 	}
 	for range 5 {
-		hash, err := templateHash(&s.Spec.Template, s.Status.CollisionCount)
-		if err != nil {
-			return "", err
-		}
+		hash := history.ComputeHash(&s.Spec.Template, s.Status.CollisionCount)
 		name := s.Name + "-" + hash
 		if i := slices.IndexFunc(crs, func(cr appsv1.ControllerRevision) bool { return cr.Name == name }); i >= 0 {
 			cr := crs[i]
-			if !jsonEqual(cr.Data.Raw, data) {
-				s.Status.CollisionCount = api.Ptr(ptrValue(s.Status.CollisionCount) + 1)
+			if !history.JSONEqual(cr.Data.Raw, data) {
+				s.Status.CollisionCount = history.NextCollisionCount(s.Status.CollisionCount)
 				continue
 			}
 			if cr.Revision < maxRev {
@@ -101,7 +76,7 @@ func (r *reconciler) ensureRevision(ctx context.Context, s *appsv1.StatefulSet, 
 		}
 		if err := r.createRevision(ctx, cr); err != nil {
 			if apierrors.IsAlreadyExists(err) {
-				s.Status.CollisionCount = api.Ptr(ptrValue(s.Status.CollisionCount) + 1)
+				s.Status.CollisionCount = history.NextCollisionCount(s.Status.CollisionCount)
 				continue
 			}
 			return "", fmt.Errorf("create revision %s: %w", name, err)
@@ -128,31 +103,10 @@ func (r *reconciler) cleanupRevisions(ctx context.Context, s *appsv1.StatefulSet
 			old = append(old, cr)
 		}
 	}
-	if len(old) <= limit {
-		return nil
-	}
-	slices.SortFunc(old, func(a, b appsv1.ControllerRevision) int { return int(a.Revision - b.Revision) })
-	for _, cr := range old[:len(old)-limit] {
+	for _, cr := range history.Prunable(old, limit) {
 		if err := r.deleteRevision(ctx, &cr); err != nil {
 			return fmt.Errorf("delete revision %s: %w", cr.Name, err)
 		}
 	}
 	return nil
-}
-
-func jsonEqual(a, b []byte) bool {
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	ja, _ := json.Marshal(x)
-	jb, _ := json.Marshal(y)
-	return string(ja) == string(jb)
-}
-
-func ptrValue(p *int32) int32 {
-	if p == nil {
-		return 0
-	}
-	return *p
 }
