@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
 	"github.com/converge-dev/converge/framework/storage"
 )
 
@@ -150,5 +153,39 @@ func TestConnectOptionsInvalid(t *testing.T) {
 				t.Fatalf("Connect error %v, want one mentioning %q", err, c.want)
 			}
 		})
+	}
+}
+
+func TestStartEmbeddedIsFast(t *testing.T) {
+	// A single member elects itself within a few ticks; with etcd's default
+	// one-second election timeout this took 0.5–1 s.
+	start := time.Now()
+	e, err := StartEmbedded(t.Context(), EmbeddedOptions{Dir: t.TempDir(), NoFsync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	took := time.Since(start)
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if took > 400*time.Millisecond {
+		t.Errorf("StartEmbedded took %s, want < 400ms", took)
+	}
+}
+
+func TestBenignStartupErrorFilter(t *testing.T) {
+	for _, tc := range []struct {
+		msg  string
+		err  error
+		drop bool
+	}{
+		{"failed to update storage version", errors.New("cannot detect storage schema version: missing term information"), true},
+		{"failed to update storage version", errors.New("disk full"), false},
+		{"something else", errors.New("missing term information"), false},
+	} {
+		got := isBenignStartupError(zapcore.Entry{Message: tc.msg}, []zapcore.Field{zap.Error(tc.err)})
+		if got != tc.drop {
+			t.Errorf("%q / %v: dropped=%v, want %v", tc.msg, tc.err, got, tc.drop)
+		}
 	}
 }
