@@ -54,8 +54,23 @@ func Names() []string {
 	return out
 }
 
-// Setup adds the named controllers to mgr (all of them when names is nil).
+// Options tune the controllers that have settings; the zero value means every
+// controller's defaults.
+type Options struct {
+	// NodeLifecycle configures the node lifecycle controller (grace periods,
+	// eviction rates).
+	NodeLifecycle nodelifecycle.Options
+}
+
+// Setup adds the named controllers to mgr (all of them when names is nil) with
+// their default settings.
 func Setup(mgr *manager.Manager, names []string) error {
+	return SetupWithOptions(mgr, names, Options{})
+}
+
+// SetupWithOptions adds the named controllers to mgr (all of them when names is
+// nil), configured by opts.
+func SetupWithOptions(mgr *manager.Manager, names []string, opts Options) error {
 	for _, n := range names {
 		if !slices.Contains(Names(), n) {
 			return fmt.Errorf("unknown controller %q (known: %v)", n, Names())
@@ -65,7 +80,11 @@ func Setup(mgr *manager.Manager, names []string) error {
 		if names != nil && !slices.Contains(names, c.Name) {
 			continue
 		}
-		if err := c.Setup(mgr); err != nil {
+		setup := c.Setup
+		if c.Name == "nodelifecycle" {
+			setup = func(mgr *manager.Manager) error { return nodelifecycle.New(mgr, opts.NodeLifecycle) }
+		}
+		if err := setup(mgr); err != nil {
 			return fmt.Errorf("set up controller %s: %w", c.Name, err)
 		}
 	}

@@ -138,6 +138,15 @@ func write(w io.Writer, dir string) error {
 			fmt.Fprint(w, "```\n\n")
 		}
 	}
+	if b, err := os.ReadFile(filepath.Join(dir, "faults.txt")); err == nil {
+		fmt.Fprintf(w, "## Failover and recovery times\n\n`go test -run 'TestPartition|TestControllerManagerLeaderKill|TestNodeAgentDeath|TestAPIServerFailover' -v ./internal/faults/` — child processes on 127.0.0.x killed with SIGKILL (an etcd member cut off by a network namespace for the partition); each figure is one run.\n\n")
+		for _, l := range strings.Split(string(b), "\n") {
+			if _, fig, ok := strings.Cut(l, "FIGURE "); ok {
+				fmt.Fprintf(w, "- %s\n", fig)
+			}
+		}
+		fmt.Fprintln(w)
+	}
 	if md, err := os.ReadFile(filepath.Join(dir, "informer.md")); err == nil {
 		fmt.Fprintf(w, "## Informer vs client-go\n\n`cd bench && go test -run '^$' -bench BenchmarkInformerSync -count 2 ./informer/ | go run ./cmd/benchreport` — both informers caching the same 10,000 Pods from a Converge API server: heap retained after sync and time to sync. Goal: ≤ 0.8× client-go's memory.\n\n%s\n", md)
 	}

@@ -2,11 +2,13 @@ package cli
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/controllers"
+	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/manager"
 )
@@ -31,8 +33,9 @@ scheduler run elsewhere: converge controller-manager, converge scheduler.`,
 
 func newControllerManagerCommand(g *globalOptions) *cobra.Command {
 	var names []string
-	var leaderElect bool
-	var leaseID, metricsAddr, healthAddr string
+	var le leaderElectFlags
+	var metricsAddr, healthAddr string
+	var nodeMonitorGrace time.Duration
 	cmd := &cobra.Command{
 		Use:   "controller-manager",
 		Short: "Run the built-in controllers as their own process (leader-elected)",
@@ -50,16 +53,18 @@ func newControllerManagerCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			mgr, err := manager.New(cfg, manager.Options{Scheme: sch, Logger: g.logger().WithName("controller-manager"),
-				LeaderElection: leaderElect, LeaderElectionID: leaseID, LeaderElectionNamespace: "kube-system",
-				MetricsBindAddress: metricsAddr, HealthProbeBindAddress: healthAddr})
+			mo := manager.Options{Scheme: sch, Logger: g.logger().WithName("controller-manager"),
+				MetricsBindAddress: metricsAddr, HealthProbeBindAddress: healthAddr}
+			le.apply(&mo)
+			mgr, err := manager.New(cfg, mo)
 			if err != nil {
 				return err
 			}
 			if len(names) == 0 {
 				names = nil
 			}
-			if err := controllers.Setup(mgr, names); err != nil {
+			opts := controllers.Options{NodeLifecycle: nodelifecycle.Options{NodeMonitorGracePeriod: nodeMonitorGrace}}
+			if err := controllers.SetupWithOptions(mgr, names, opts); err != nil {
 				return err
 			}
 			return mgr.Start(cmd.Context())
@@ -67,8 +72,9 @@ func newControllerManagerCommand(g *globalOptions) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&names, "controllers", nil, fmt.Sprintf("controllers to run (default all: %v)", controllers.Names()))
-	f.BoolVar(&leaderElect, "leader-elect", true, "hold a Lease so that only one replica runs the controllers")
-	f.StringVar(&leaseID, "leader-elect-id", "kube-controller-manager", "name of the Lease in kube-system")
+	le.add(f, "runs the controllers", "kube-controller-manager")
+	f.DurationVar(&nodeMonitorGrace, "node-monitor-grace-period", nodelifecycle.DefaultNodeMonitorGracePeriod,
+		"how long a node may go without renewing its Lease before it is marked Unknown and tainted unreachable")
 	f.StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:10257", "address of /metrics (\"\" disables)")
 	f.StringVar(&healthAddr, "health-probe-bind-address", "127.0.0.1:10258", "address of /healthz and /readyz (\"\" disables)")
 	return cmd

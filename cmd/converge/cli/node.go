@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -17,6 +18,7 @@ import (
 
 func newNodeCommand(g *globalOptions) *cobra.Command {
 	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress string
+	var leaseDuration time.Duration
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a node agent (the kubelet equivalent) against an API server",
@@ -39,7 +41,7 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 			var rt runtime.Runtime
 			switch runtimeName {
 			case "process":
-				rt = process.New(process.Options{Logger: log.WithName("process-runtime")})
+				rt = process.New(process.Options{Logger: log.WithName("process-runtime"), StateDir: filepath.Join(rootDir, "containers")})
 			case "containerd":
 				addr := ctrdAddress
 				if addr == "" {
@@ -59,7 +61,8 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 				return fmt.Errorf("unknown --runtime %q: use process or containerd", runtimeName)
 			}
 			agent, err := node.New(node.Options{NodeName: name, Config: cfg, Runtime: rt, RootDir: rootDir,
-				PodCIDR: podCIDR, InternalIP: internalIP, Logger: log})
+				PodCIDR: podCIDR, InternalIP: internalIP, Logger: log,
+				LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4})
 			if err != nil {
 				return err
 			}
@@ -68,6 +71,8 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 	}
 	f := cmd.Flags()
 	f.StringVar(&name, "name", "", "node name (default: the hostname)")
+	f.DurationVar(&leaseDuration, "node-lease-duration", 40*time.Second,
+		"duration of the node's heartbeat Lease, renewed every quarter of it (the controller-manager's --node-monitor-grace-period must exceed the renew interval)")
 	f.StringVar(&rootDir, "root-dir", filepath.Join(defaultDataDir(), "node"), "directory for pod volumes and container logs")
 	f.StringVar(&runtimeName, "runtime", "process", "container runtime: process or containerd")
 	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from (default 127.10.0.0/16; give each node its own)")

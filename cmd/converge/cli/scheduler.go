@@ -12,8 +12,8 @@ import (
 )
 
 func newSchedulerCommand(g *globalOptions) *cobra.Command {
-	var configFile, leaseID string
-	var leaderElect bool
+	var configFile string
+	var le leaderElectFlags
 	cmd := &cobra.Command{
 		Use:   "scheduler",
 		Short: "Run the scheduler as its own process against an API server (leader-elected)",
@@ -31,8 +31,9 @@ func newSchedulerCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			mgr, err := manager.New(cfg, manager.Options{Scheme: sch, Logger: g.logger().WithName("scheduler"),
-				LeaderElection: leaderElect, LeaderElectionID: leaseID, LeaderElectionNamespace: "kube-system"})
+			mo := manager.Options{Scheme: sch, Logger: g.logger().WithName("scheduler")}
+			le.apply(&mo)
+			mgr, err := manager.New(cfg, mo)
 			if err != nil {
 				return err
 			}
@@ -47,7 +48,6 @@ func newSchedulerCommand(g *globalOptions) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "scheduler configuration file (profiles with schedulerName, plugins, pluginConfig)")
-	cmd.Flags().BoolVar(&leaderElect, "leader-elect", true, "hold a Lease so that only one replica schedules")
-	cmd.Flags().StringVar(&leaseID, "leader-elect-id", "kube-scheduler", "name of the Lease in kube-system")
+	le.add(cmd.Flags(), "schedules", "kube-scheduler")
 	return cmd
 }

@@ -34,7 +34,10 @@ func quickstartCommands(t *testing.T, readme string) []string {
 	block, _, _ = strings.Cut(block, "```")
 	var cmds []string
 	for _, l := range strings.Split(block, "\n") {
-		if i := strings.Index(l, "#"); i >= 0 {
+		if strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		if i := strings.Index(l, " # "); i >= 0 {
 			l = l[:i]
 		}
 		if l = strings.TrimSpace(l); l != "" {
@@ -114,18 +117,18 @@ func TestReadmeQuickstart(t *testing.T) {
 			go func() { _, _ = io.Copy(io.Discard, out) }()
 			continue
 		}
-		cmd := exec.CommandContext(ctx, fields[0], fields[1:]...)
-		cmd.Dir, cmd.Env = root, env
+		// Every other line runs as a user would type it: through bash, with the
+		// README's exports, failing on any failed command of a pipeline.
 		var lastOut []byte
 		// kubectl may race the controllers (e.g. scale right after apply): retry briefly.
 		for attempt := 0; ; attempt++ {
-			c := exec.CommandContext(ctx, cmd.Path, cmd.Args[1:]...)
+			c := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", line)
 			c.Dir, c.Env = root, env
 			lastOut, err = c.CombinedOutput()
 			if err == nil || attempt == 5 {
 				break
 			}
-			time.Sleep(500 * time.Millisecond)
+			time.Sleep(time.Second)
 		}
 		if err != nil {
 			t.Fatalf("README command %q failed: %v\n%s", line, err, lastOut)
