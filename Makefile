@@ -45,7 +45,8 @@ fuzz:
 	  framework/patch:FuzzJSONPatch \
 	  framework/patch:FuzzMergePatch \
 	  framework/patch:FuzzStrategicMergePatch \
-	  framework/apiserver/protobuf:FuzzDecode; do \
+	  framework/apiserver/protobuf:FuzzDecode \
+	  framework/api:FuzzDecodeMapFast; do \
 	  pkg=$${spec%%:*}; target=$${spec##*:}; \
 	  echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
 	  $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) ./$$pkg; \

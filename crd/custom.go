@@ -20,7 +20,9 @@ const notCheckedMessage = "some validation rules were not checked because the ob
 
 // CustomResources builds one registry entry per served version of c. All share
 // the storage prefix /registry/<group>/<plural>/; objects are stored in the CRD's
-// storage version and converted to the version of each request.
+// storage version and converted to the version of each request (by rewriting
+// apiVersion, or by the conversion webhook when spec.conversion.strategy is
+// Webhook).
 func CustomResources(c *crdapi.CustomResourceDefinition) ([]*registry.Resource, error) {
 	var out []*registry.Resource
 	for i := range c.Spec.Versions {
@@ -49,7 +51,7 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 		ShortNames: n.ShortNames, Categories: n.Categories,
 		Namespaced: c.Spec.Scope == "Namespaced",
 		Strategy:   st, Generation: true, RequireResourceVersion: true,
-		StorageVersion: c.StorageVersion(), Convert: convertNone,
+		StorageVersion: c.StorageVersion(), Convert: converter(c),
 	}
 	if r.ListKind == "" {
 		r.ListKind = n.Kind + "List"
@@ -116,8 +118,8 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 }
 
 // convertNone converts a custom resource between versions the way the None
-// conversion strategy does: only apiVersion changes. Webhook conversion is not
-// served yet and converts the same way (the CRD says so in a condition).
+// conversion strategy does: only apiVersion changes. The Webhook strategy calls
+// the CRD's conversion webhook (conversion.go).
 func convertNone(obj map[string]any, to api.GroupVersion) (map[string]any, error) {
 	obj["apiVersion"] = to.String()
 	return obj, nil

@@ -7,7 +7,8 @@
 // manager.Manager. Optional behaviour is a separate one-method interface found
 // by type assertion: HealthChecks (extra /healthz checks), RBACRules (the
 // permissions it needs, for documentation and future authorization) and
-// Webhooks (admission webhooks; not called yet, see docs/operators.md).
+// Webhooks (validating, mutating and conversion webhooks, served and registered
+// by package operators/webhook).
 //
 // # The same package runs three ways
 //
@@ -28,6 +29,12 @@
 // lists them), then call Setup with panics recovered, then register its health
 // checks. It returns the first failure, wrapped with the operator's name; a
 // failed operator leaves its CRDs installed and registers nothing further.
+//
+// Hosts that serve webhooks (`converge up`, run.Run) call webhook.Install of
+// package operators/webhook instead: for an operator implementing Webhooks it
+// starts the HTTPS server, points the CRDs at their conversion webhooks
+// (InstallWith's PrepareCRDs) and registers the admission webhooks before
+// Setup (BeforeSetup); otherwise it is Install.
 //
 // This package imports only framework/ (checked by internal/archtest).
 package operators

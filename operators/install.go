@@ -32,9 +32,37 @@ var ErrSetupPanic = errors.New("operators: Setup panicked")
 // Setup (panics recovered, see SafeSetup), then the operator's HealthChecks.
 // Errors name the operator.
 func Install(ctx context.Context, mgr *manager.Manager, op Operator) error {
+	return InstallWith(ctx, mgr, op, InstallOptions{})
+}
+
+// InstallOptions add steps to Install, for hosts that serve webhooks
+// (operators/webhook).
+type InstallOptions struct {
+	// PrepareCRDs edits the operator's parsed CRDs before they are applied
+	// (the webhook host points spec.conversion at its conversion webhooks).
+	PrepareCRDs func(crds []*api.Unstructured) error
+	// BeforeSetup runs once the CRDs are Established and mapped, before Setup
+	// (the webhook host registers its admission webhooks).
+	BeforeSetup func(ctx context.Context) error
+}
+
+// InstallWith is Install with the extra steps of opts.
+func InstallWith(ctx context.Context, mgr *manager.Manager, op Operator, opts InstallOptions) error {
 	name := op.Name()
-	if err := ApplyCRDs(ctx, mgr.Client(), op.CRDs(), DefaultEstablishTimeout); err != nil {
+	crds, err := ParseCRDs(op.CRDs())
+	if err == nil && opts.PrepareCRDs != nil {
+		err = opts.PrepareCRDs(crds)
+	}
+	if err == nil {
+		err = ApplyCRDObjects(ctx, mgr.Client(), crds, DefaultEstablishTimeout)
+	}
+	if err != nil {
 		return fmt.Errorf("operator %s: %w", name, err)
+	}
+	if opts.BeforeSetup != nil {
+		if err := opts.BeforeSetup(ctx); err != nil {
+			return fmt.Errorf("operator %s: %w", name, err)
+		}
 	}
 	if err := SafeSetup(op, mgr); err != nil {
 		return fmt.Errorf("operator %s: setup: %w", name, err)
@@ -113,6 +141,11 @@ func ApplyCRDs(ctx context.Context, c *client.Client, docs [][]byte, timeout tim
 	if err != nil {
 		return err
 	}
+	return ApplyCRDObjects(ctx, c, crds, timeout)
+}
+
+// ApplyCRDObjects is ApplyCRDs of CRDs already parsed (ParseCRDs).
+func ApplyCRDObjects(ctx context.Context, c *client.Client, crds []*api.Unstructured, timeout time.Duration) error {
 	for _, crd := range crds {
 		if err := applyCRD(ctx, c, crd); err != nil {
 			return err

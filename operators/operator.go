@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/healthz"
 	"github.com/converge-dev/converge/framework/manager"
 )
@@ -43,31 +44,77 @@ type PolicyRule struct {
 	Verbs     []string `json:"verbs"`
 }
 
-// Webhooks is implemented by operators that serve admission webhooks. The
-// Converge API server does not call admission webhooks yet, so hosts ignore
-// this interface today; it is part of the contract so that operators written
-// now keep compiling when it does.
+// Webhooks is implemented by operators that serve admission (validating,
+// mutating) or CRD conversion webhooks. Hosts that support webhooks
+// (`converge up`, run.Run, or any host calling webhook.Install from package
+// operators/webhook) serve them over HTTPS with a certificate issued by the
+// control plane's CA (standalone: the operator's own CA), register the
+// admission webhooks in the MutatingWebhookConfiguration and
+// ValidatingWebhookConfiguration named after the operator, point each
+// conversion webhook's CRD at it (spec.conversion.strategy Webhook) and keep
+// the caBundle of all of them current. Package operators/webhook builds Webhook
+// values from typed handlers (ValidateCreate/Update/Delete, Default,
+// conversion functions). A host without webhook support (operators.Install
+// alone) ignores this interface.
 type Webhooks interface {
 	Webhooks() []Webhook
 }
 
-// WebhookType says whether a webhook mutates or only validates.
+// WebhookType says what a webhook does.
 type WebhookType string
 
 // Webhook types.
 const (
 	Mutating   WebhookType = "Mutating"
 	Validating WebhookType = "Validating"
+	// Conversion webhooks answer ConversionReviews for one CRD (Webhook.CRD).
+	Conversion WebhookType = "Conversion"
 )
 
-// Webhook is one admission webhook endpoint.
+// Webhook is one webhook endpoint and how it is registered.
 type Webhook struct {
-	// Type is Mutating or Validating.
+	// Type is Mutating, Validating or Conversion.
 	Type WebhookType
-	// Path is the URL path it is served on ("/validate-widgets").
+	// Path is the URL path it is served on ("/validate-widgets"); unique
+	// within the operator.
 	Path string
-	// Handler serves AdmissionReview requests.
+	// Handler serves AdmissionReview (admission) or ConversionReview
+	// (conversion) requests.
 	Handler http.Handler
+
+	// Name is the webhook's name in its configuration, a DNS subdomain with at
+	// least three labels (admission only; default
+	// "<path without slashes>.<operator>.operators.converge.dev").
+	Name string
+	// Rules select the requests the webhook is called for (admission only;
+	// required).
+	Rules []WebhookRule
+	// FailurePolicy is "Fail" (default) or "Ignore" (admission only).
+	FailurePolicy string
+	// SideEffects is "None" (default) or "NoneOnDryRun" (admission only).
+	SideEffects string
+	// TimeoutSeconds bounds each call (admission only; default 10, at most 30).
+	TimeoutSeconds int32
+	// NamespaceSelector and ObjectSelector narrow the requests (admission
+	// only; nil matches everything).
+	NamespaceSelector, ObjectSelector *api.LabelSelector
+
+	// CRD is the name of the CustomResourceDefinition ("widgets.example.com")
+	// whose versions this webhook converts (Conversion only; required). The CRD
+	// must be one of the operator's CRDs.
+	CRD string
+}
+
+// WebhookRule selects requests by operation (CREATE, UPDATE, DELETE, CONNECT
+// or *), API group, version, resource ("widgets", "widgets/status", "*") and
+// scope ("Cluster", "Namespaced" or "*", the default), as in
+// admissionregistration.k8s.io/v1 RuleWithOperations.
+type WebhookRule struct {
+	Operations  []string `json:"operations"`
+	APIGroups   []string `json:"apiGroups"`
+	APIVersions []string `json:"apiVersions"`
+	Resources   []string `json:"resources"`
+	Scope       string   `json:"scope,omitempty"`
 }
 
 // Plugin symbol convention: the plugin's main package exports one of these.

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -29,6 +30,11 @@ type Options struct {
 	LocalNode bool
 	// SimulatedNodes runs that many simulated nodes.
 	SimulatedNodes int
+	// PodCIDR is the range of the local node's pod IPs. By default each
+	// environment picks its own /16 in 127.16.0.0–127.95.255.255 at random, so
+	// that environments in parallel test binaries rarely hand out the same pod
+	// IPs (pods of the process runtime bind them on this machine).
+	PodCIDR string
 	// Dir is where data and the kubeconfig go; a new temporary directory by default,
 	// removed by Stop.
 	Dir string
@@ -61,7 +67,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
 		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers, Scheduler: opts.Scheduler,
-		LocalNode: opts.LocalNode, SimulatedNodes: opts.SimulatedNodes,
+		LocalNode: opts.LocalNode, SimulatedNodes: opts.SimulatedNodes, PodCIDR: podCIDR(opts.PodCIDR),
 	})
 	if err != nil {
 		env.cleanup()
@@ -74,6 +80,16 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 		return nil, fmt.Errorf("testenv: %w", err)
 	}
 	return env, nil
+}
+
+// podCIDR returns cidr, or a random loopback /16 outside the ranges the
+// control plane uses by default (127.10.0.0/16 for pods, 127.96.0.0/12 for
+// Services).
+func podCIDR(cidr string) string {
+	if cidr != "" {
+		return cidr
+	}
+	return fmt.Sprintf("127.%d.0.0/16", 16+rand.IntN(80))
 }
 
 // StartT starts an environment for t and stops it when the test ends.

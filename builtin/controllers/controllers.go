@@ -9,6 +9,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/deployment"
 	"github.com/converge-dev/converge/builtin/controllers/endpoints"
 	"github.com/converge-dev/converge/builtin/controllers/endpointslice"
+	"github.com/converge-dev/converge/builtin/controllers/ephemeral"
 	"github.com/converge-dev/converge/builtin/controllers/garbagecollector"
 	"github.com/converge-dev/converge/builtin/controllers/job"
 	"github.com/converge-dev/converge/builtin/controllers/namespace"
@@ -16,6 +17,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/replicaset"
 	"github.com/converge-dev/converge/builtin/controllers/serviceaccount"
 	"github.com/converge-dev/converge/builtin/controllers/statefulset"
+	"github.com/converge-dev/converge/builtin/controllers/volumebinder"
 	"github.com/converge-dev/converge/framework/manager"
 )
 
@@ -40,6 +42,8 @@ func All() []Controller {
 		{Name: "cronjob", Setup: cronjob.Setup},
 		{Name: "daemonset", Setup: daemonset.Setup},
 		{Name: "statefulset", Setup: statefulset.Setup},
+		{Name: volumebinder.Name, Setup: volumebinder.Setup},
+		{Name: ephemeral.Name, Setup: ephemeral.Setup},
 		{Name: "replicaset", Setup: replicaset.Setup},
 		{Name: "deployment", Setup: deployment.Setup},
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/controllers"
 	"github.com/converge-dev/converge/builtin/scheduler"
+	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/operators/loader"
 )
@@ -45,7 +46,7 @@ func (cp *ControlPlane) startManager(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("build scheme: %w", err)
 	}
-	cfg, err := cp.ClientConfig("system:kube-controller-manager")
+	cfg, err := cp.componentConfig(rbac.ControllerManagerUser)
 	if err != nil {
 		return err
 	}
@@ -63,17 +64,28 @@ func (cp *ControlPlane) startManager(ctx context.Context) error {
 		if err := controllers.Setup(mgr, names); err != nil {
 			return err
 		}
+		if err := cp.setupSecurityControllers(mgr); err != nil {
+			return err
+		}
 		cp.opts.Progress("controllers", time.Since(t0))
 	}
 	cp.manager = mgr
 	if cp.opts.Scheduler {
 		t1 := time.Now()
-		sched, err := scheduler.NewFromManager(ctx, mgr, scheduler.Options{ConfigFile: cp.opts.SchedulerConfig, Logger: cp.log.WithName("scheduler")})
+		// In secure mode the scheduler has its own identity, hence its own manager.
+		smgr, own, err := cp.schedulerManager(mgr, sch)
+		if err != nil {
+			return err
+		}
+		sched, err := scheduler.NewFromManager(ctx, smgr, scheduler.Options{ConfigFile: cp.opts.SchedulerConfig, Logger: cp.log.WithName("scheduler")})
 		if err != nil {
 			return fmt.Errorf("create scheduler: %w", err)
 		}
-		if err := mgr.Add(sched); err != nil {
+		if err := smgr.Add(sched); err != nil {
 			return fmt.Errorf("add scheduler: %w", err)
+		}
+		if own {
+			cp.runManager(ctx, smgr, "scheduler")
 		}
 		cp.opts.Progress("scheduler", time.Since(t1))
 	}
@@ -84,7 +96,7 @@ func (cp *ControlPlane) startManager(ctx context.Context) error {
 				dir = ""
 			}
 		}
-		cp.operators = loader.Start(ctx, mgr, loader.Options{Dir: dir, Paths: cp.opts.Operators, Logger: cp.log})
+		cp.operators = loader.Start(ctx, mgr, loader.Options{Dir: dir, Paths: cp.opts.Operators, Logger: cp.log, Webhooks: cp.webhookOptions()})
 		if len(cp.operators) > 0 {
 			if err := loader.Publish(ctx, mgr.Client(), cp.operators, cp.log.WithName("operator")); err != nil {
 				cp.log.Error(err, "Publish operator status")

@@ -73,10 +73,22 @@ type Options struct {
 	Secure bool
 	// ExtraSANs are added to the serving certificate.
 	ExtraSANs []string
+	// PKIDir holds the CA, the ServiceAccount signing key and the serving and
+	// admin certificates (default DataDir/pki). API server replicas that point
+	// at one directory share the CA and the ServiceAccount key.
+	PKIDir string
 	// TokenFile, AuditLogPath and AuditPolicyFile configure authentication and audit.
 	TokenFile, AuditLogPath, AuditPolicyFile string
 	// MaxMutatingInFlight and MaxReadOnlyInFlight limit concurrent requests (429).
 	MaxMutatingInFlight, MaxReadOnlyInFlight int
+	// PerUserInFlightPercent is the share of each in-flight budget one user may
+	// hold (default 50); MaxWatchesPerUser bounds each user's open watches.
+	PerUserInFlightPercent, MaxWatchesPerUser int
+	// EncryptionKeys encrypt Secrets at rest with AES-GCM ("NAME=BASE64" or
+	// "BASE64"; the first encrypts, all decrypt, plaintext still reads).
+	EncryptionKeys []string
+	// EncryptionConfigFile is an EncryptionConfiguration (instead of EncryptionKeys).
+	EncryptionConfigFile string
 	// ServiceCIDR is the IPv4 range Service cluster IPs come from (default
 	// 127.96.0.0/12: loopback, so the node agents' service proxy can listen on them).
 	ServiceCIDR string
@@ -91,6 +103,9 @@ type Options struct {
 	LocalNode bool
 	// NodeName names the local node (default: the hostname).
 	NodeName string
+	// PodCIDR is the range the local node's pod IPs come from (default
+	// 127.10.0.0/16, loopback). Control planes on one machine need distinct ones.
+	PodCIDR string
 	// SimulatedNodes runs that many simulated nodes (no containers) in-process.
 	SimulatedNodes int
 	// Operators are operator plugins (.so) to load; every *.so in OperatorDir is
@@ -196,7 +211,11 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 			}
 		}()
 	}
-	cp.store = etcdstore.New(cp.client)
+	store, err := cp.encryptedStore(etcdstore.New(cp.client))
+	if err != nil {
+		return err
+	}
+	cp.store = store
 	opts.Progress("store", time.Since(t0))
 
 	t1 := time.Now()
@@ -204,6 +223,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err != nil {
 		return err
 	}
+	cp.withWebhookAdmission(&secOpts)
 	alloc, err := servicenet.New(cp.store, servicenet.Options{
 		ServiceCIDR: opts.ServiceCIDR, NodePortRange: opts.NodePortRange, Logger: cp.log.WithName("servicenet"),
 	})
@@ -212,6 +232,10 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	}
 	resources, err := servedResources(cp.store, alloc)
 	if err != nil {
+		return err
+	}
+	resources = append(resources, cp.securityResources()...)
+	if err := cp.secureLogs(resources); err != nil {
 		return err
 	}
 	cp.withAdmission(resources)
@@ -255,7 +279,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	}
 	scheme := "http"
 	if cp.pki != nil {
-		ln = tls.NewListener(ln, cp.pki.ServerTLSConfig())
+		ln = tls.NewListener(ln, cp.serverTLSConfig())
 		scheme = "https"
 		cp.wg.Add(1)
 		go func() {

@@ -3,12 +3,16 @@ package controlplane
 import (
 	"context"
 
+	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/crd"
 	crdcontroller "github.com/converge-dev/converge/crd/controller"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
 // startCRDs serves customresourcedefinitions and runs the CRD lifecycle loop
-// until ctx ends.
+// until ctx ends. Its status and finalizer writes go through the handler as
+// the API server itself (system:masters), so they pass authentication and
+// authorization in secure mode.
 func (cp *ControlPlane) startCRDs(ctx context.Context) {
 	cp.registry.Add(crd.Resource())
 	c := crdcontroller.New(crdcontroller.Options{
@@ -17,6 +21,6 @@ func (cp *ControlPlane) startCRDs(ctx context.Context) {
 	cp.wg.Add(1)
 	go func() {
 		defer cp.wg.Done()
-		_ = c.Run(ctx)
+		_ = c.Run(filters.WithUser(ctx, rbac.BootstrapUser))
 	}()
 }

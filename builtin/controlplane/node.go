@@ -13,6 +13,8 @@ import (
 	"github.com/converge-dev/converge/builtin/node/proxy"
 	"github.com/converge-dev/converge/builtin/node/runtime/process"
 	"github.com/converge-dev/converge/builtin/node/simulated"
+	securitynode "github.com/converge-dev/converge/builtin/security/node"
+	"github.com/converge-dev/converge/builtin/security/rbac"
 )
 
 // startNodes runs the local node agent on the process runtime (with the service
@@ -22,7 +24,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 	opts := cp.opts
 	if opts.LocalNode {
 		t0 := time.Now()
-		cfg, err := cp.ClientConfig("system:node:" + cp.nodeName())
+		cfg, err := cp.componentConfig(securitynode.UserPrefix+cp.nodeName(), securitynode.Group)
 		if err != nil {
 			return err
 		}
@@ -30,9 +32,13 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		if err := os.MkdirAll(root, 0o700); err != nil {
 			return fmt.Errorf("create node dir: %w", err)
 		}
+		logTLS, err := cp.nodeLogTLS("127.0.0.1", "localhost")
+		if err != nil {
+			return err
+		}
 		agent, err := node.New(node.Options{
-			NodeName: cp.nodeName(), Config: cfg, RootDir: root, Logger: cp.log.WithName("node"),
-			Runtime: process.New(process.Options{Logger: cp.log.WithName("process-runtime")}),
+			NodeName: cp.nodeName(), Config: cfg, RootDir: root, Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, LogTLS: logTLS,
+			Runtime: process.New(process.Options{Logger: cp.log.WithName("process-runtime"), StateDir: filepath.Join(root, "containers")}),
 		})
 		if err != nil {
 			return fmt.Errorf("create node agent: %w", err)
@@ -44,7 +50,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 				cp.errCh <- fmt.Errorf("node agent: %w", err)
 			}
 		}()
-		pcfg, err := cp.ClientConfig("system:kube-proxy")
+		pcfg, err := cp.componentConfig(rbac.ProxyUser)
 		if err != nil {
 			return err
 		}

@@ -1,12 +1,31 @@
 package controlplane
 
 import (
+	"context"
+	"crypto/tls"
+	"encoding/pem"
+	"errors"
 	"fmt"
+	"maps"
+	"net/http"
 	"path/filepath"
+	"slices"
 
+	"github.com/converge-dev/converge/builtin/podlog"
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/builtin/security/rootca"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver"
+	"github.com/converge-dev/converge/framework/apiserver/admission"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/client/rest"
+	"github.com/converge-dev/converge/framework/manager"
+	"github.com/converge-dev/converge/framework/scheme"
+	"github.com/converge-dev/converge/framework/storage"
+	"github.com/converge-dev/converge/framework/storage/encryption"
 )
 
 // setupSecurity creates the PKI and the authentication, authorization, admission
@@ -18,25 +37,216 @@ func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 	if !opts.Secure {
 		return security.ReviewsOnly(), nil
 	}
-	if opts.DataDir == "" {
-		return apiserver.Security{}, fmt.Errorf("controlplane: Secure needs DataDir for its certificates")
+	if opts.DataDir == "" && opts.PKIDir == "" {
+		return apiserver.Security{}, fmt.Errorf("controlplane: Secure needs DataDir or PKIDir for its certificates")
 	}
 	sans := opts.ExtraSANs
 	if opts.BindAddress != "" && opts.BindAddress != "0.0.0.0" && opts.BindAddress != "::" {
 		sans = append([]string{opts.BindAddress}, sans...)
 	}
-	p, err := pki.Ensure(pki.Options{Dir: filepath.Join(opts.DataDir, "pki"), ExtraSANs: sans})
+	po := pki.Options{Dir: cp.pkiDir(), ExtraSANs: sans}
+	if opts.PKIDir != "" && opts.DataDir != "" {
+		// A shared PKIDir: the serving certificate (this server's names) is its own.
+		po.ServingDir = filepath.Join(opts.DataDir, "pki")
+	}
+	p, err := pki.Ensure(po)
 	if err != nil {
 		return apiserver.Security{}, fmt.Errorf("set up certificates: %w", err)
 	}
 	sec, err := security.New(security.Options{
 		PKI: p, TokenFile: opts.TokenFile, AuditLogPath: opts.AuditLogPath, AuditPolicyFile: opts.AuditPolicyFile,
 		MaxMutatingInFlight: opts.MaxMutatingInFlight, MaxReadOnlyInFlight: opts.MaxReadOnlyInFlight,
-		Logger: cp.log.WithName("security"),
+		PerUserInFlightPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
+		ServiceAccounts: cp.serviceAccount, Equivalents: cp.equivalentResources, Logger: cp.log.WithName("security"),
 	})
 	if err != nil {
 		return apiserver.Security{}, fmt.Errorf("set up security: %w", err)
 	}
 	cp.pki, cp.security = p, sec
 	return sec.APIServer(), nil
+}
+
+// pkiDir is where the certificates live: PKIDir, else DataDir/pki.
+func (cp *ControlPlane) pkiDir() string {
+	if cp.opts.PKIDir != "" {
+		return cp.opts.PKIDir
+	}
+	if cp.opts.DataDir == "" {
+		return ""
+	}
+	return filepath.Join(cp.opts.DataDir, "pki")
+}
+
+// serviceAccount reads a ServiceAccount from storage for the ServiceAccount
+// admission plugin (nil when there is none): storage, not the watch cache, so
+// that a pod created right after its ServiceAccount is admitted.
+func (cp *ControlPlane) serviceAccount(ctx context.Context, namespace, name string) ([]byte, error) {
+	kv, err := cp.store.Get(ctx, "/registry/core/serviceaccounts/"+namespace+"/"+name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return kv.Value, nil
+}
+
+// equivalentResources are the other served versions of a resource, for
+// admission webhooks with matchPolicy Equivalent.
+func (cp *ControlPlane) equivalentResources(gvr api.GroupVersionResource) []admission.EquivalentResource {
+	if cp.registry == nil {
+		return nil
+	}
+	return admission.RegistryEquivalents(cp.registry)(gvr)
+}
+
+// encryptedStore wraps the store with encryption at rest when EncryptionKeys
+// or EncryptionConfigFile is set.
+func (cp *ControlPlane) encryptedStore(s storage.Interface) (storage.Interface, error) {
+	var cfg *encryption.Configuration
+	var err error
+	switch {
+	case cp.opts.EncryptionConfigFile != "" && len(cp.opts.EncryptionKeys) > 0:
+		return nil, fmt.Errorf("controlplane: set EncryptionKeys or EncryptionConfigFile, not both")
+	case cp.opts.EncryptionConfigFile != "":
+		cfg, err = encryption.LoadFile(cp.opts.EncryptionConfigFile)
+	case len(cp.opts.EncryptionKeys) > 0:
+		cfg, err = encryption.FromKeys(cp.opts.EncryptionKeys)
+	default:
+		return s, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out, err := encryption.Wrap(s, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("set up encryption at rest: %w", err)
+	}
+	return out, nil
+}
+
+// componentConfig is the client configuration of an in-process component: in
+// secure mode a client certificate for user in groups (its own identity,
+// authorized by its default ClusterRole or the Node authorizer), otherwise the
+// same as ClientConfig.
+func (cp *ControlPlane) componentConfig(user string, groups ...string) (*client.Config, error) {
+	if cp.pki == nil {
+		return cp.ClientConfig(user)
+	}
+	cert, key, err := cp.pki.IssueClientCert(user, groups, 0)
+	if err != nil {
+		return nil, fmt.Errorf("issue client certificate for %s: %w", user, err)
+	}
+	return &client.Config{Host: cp.url, UserAgent: user,
+		TLS: rest.TLSConfig{CAData: cp.pki.CAPEM(), CertData: cert, KeyData: key}}, nil
+}
+
+// schedulerManager is the manager the scheduler runs in: the controller
+// manager's when insecure, otherwise a manager of its own whose client
+// authenticates as system:kube-scheduler (own is then true: start it with
+// runManager once the scheduler is added).
+func (cp *ControlPlane) schedulerManager(mgr *manager.Manager, sch *scheme.Scheme) (smgr *manager.Manager, own bool, err error) {
+	if cp.pki == nil {
+		return mgr, false, nil
+	}
+	cfg, err := cp.componentConfig(rbac.SchedulerUser)
+	if err != nil {
+		return nil, false, err
+	}
+	smgr, err = manager.New(cfg, manager.Options{Scheme: sch, Logger: cp.log.WithName("scheduler-manager")})
+	if err != nil {
+		return nil, false, fmt.Errorf("create scheduler manager: %w", err)
+	}
+	return smgr, true, nil
+}
+
+// runManager runs m until ctx ends; a failure is fatal to the control plane.
+func (cp *ControlPlane) runManager(ctx context.Context, m *manager.Manager, what string) {
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		if err := m.Start(ctx); err != nil && ctx.Err() == nil {
+			cp.errCh <- fmt.Errorf("%s: %w", what, err)
+		}
+	}()
+}
+
+// securityResources are the resources only secure mode serves
+// (CertificateSigningRequests).
+func (cp *ControlPlane) securityResources() []*registry.Resource {
+	if cp.security == nil {
+		return nil
+	}
+	return cp.security.Resources()
+}
+
+// setupSecurityControllers adds the CertificateSigningRequest approver and
+// signer and the root CA publisher (kube-root-ca.crt in every namespace) to
+// the controller manager in secure mode.
+func (cp *ControlPlane) setupSecurityControllers(mgr *manager.Manager) error {
+	if cp.security == nil {
+		return nil
+	}
+	if err := rootca.Setup(mgr, cp.pki.CAPEM()); err != nil {
+		return err
+	}
+	return cp.security.SetupCSRController(mgr)
+}
+
+// secureLogs makes the pods/log subresource reach node agents over HTTPS,
+// authenticating with the API server's node client certificate (secure mode:
+// the agents serve their logs with LogTLS).
+func (cp *ControlPlane) secureLogs(resources []*registry.Resource) error {
+	if cp.pki == nil {
+		return nil
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = cp.pki.NodeClientTLS()
+	logs, err := podlog.New(podlog.Options{NodeAddress: podlog.NodeAddressFromStore(cp.store), Scheme: "https", Transport: tr})
+	if err != nil {
+		return fmt.Errorf("pods/log: %w", err)
+	}
+	for _, r := range resources {
+		if r.GroupVersionResource() == (api.GroupVersionResource{Version: "v1", Resource: "pods"}) {
+			subs := maps.Clone(r.Subresources)
+			if subs == nil {
+				subs = map[string]registry.Subresource{}
+			}
+			subs["log"] = logs
+			r.Subresources = subs
+		}
+	}
+	return nil
+}
+
+// nodeLogTLS is the local node agent's log server configuration: HTTPS
+// requiring the API server's client certificate in secure mode, nil (plain
+// HTTP) otherwise.
+func (cp *ControlPlane) nodeLogTLS(hosts ...string) (*tls.Config, error) {
+	if cp.pki == nil {
+		return nil, nil
+	}
+	return pki.NodeLogServerTLS(cp.pki.CAPEM(), hosts)
+}
+
+// serverTLSConfig is the PKI's serving configuration with the CA appended to
+// the presented chain, so that a joining node can find the CA by its hash
+// (converge node --ca-cert-hash).
+func (cp *ControlPlane) serverTLSConfig() *tls.Config {
+	cfg := cp.pki.ServerTLSConfig()
+	block, _ := pem.Decode(cp.pki.CAPEM())
+	if block == nil || cfg.GetCertificate == nil {
+		return cfg
+	}
+	get := cfg.GetCertificate
+	cfg.GetCertificate = func(hello *tls.ClientHelloInfo) (*tls.Certificate, error) {
+		c, err := get(hello)
+		if err != nil || c == nil {
+			return c, err
+		}
+		withCA := *c
+		withCA.Certificate = append(slices.Clone(c.Certificate), block.Bytes)
+		return &withCA, nil
+	}
+	return cfg
 }

@@ -2,6 +2,7 @@ package node
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -42,6 +43,8 @@ type Agent struct {
 	lastConditions  []corev1.NodeCondition
 
 	ctx context.Context // the agent's run context, set by Start
+
+	adoptable adoptable // containers of an earlier agent (adopt.go)
 
 	mu      sync.Mutex
 	workers map[string]*podWorker // by pod UID; guarded by mu
@@ -97,8 +100,11 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("node: listen for logs on %s: %w", a.opts.LogAddress, err)
 	}
-	a.listener = ln
 	a.logPort = ln.Addr().(*net.TCPAddr).Port
+	if a.opts.LogTLS != nil {
+		ln = tls.NewListener(ln, a.opts.LogTLS)
+	}
+	a.listener = ln
 	srv := &http.Server{Handler: a.logHandler(), ReadHeaderTimeout: 10 * time.Second,
 		BaseContext: func(net.Listener) context.Context { return ctx }}
 	go func() {
@@ -123,6 +129,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	}
 	a.log.Info("Node registered", "logPort", a.logPort, "runtime", a.rt.Name())
 
+	a.loadAdoptable(ctx)
 	inf, err := cache.NewClientInformer[*corev1.Pod](a.c, cache.InformerOptions[*corev1.Pod]{
 		FieldSelector: fields.OneTermEqualSelector("spec.nodeName", a.opts.NodeName),
 		OnError:       func(err error) { a.log.V(1).Info("Pod watch error", "error", err.Error()) },
@@ -138,7 +145,14 @@ func (a *Agent) Start(ctx context.Context) error {
 		a.podChanged(ev.Object)
 	})
 	var bg sync.WaitGroup
-	bg.Add(3)
+	bg.Add(5)
+	go func() { defer bg.Done(); a.runClaimSweeper(ctx) }()
+	go func() {
+		defer bg.Done()
+		if inf.WaitForCacheSync(ctx) {
+			a.removeOrphans(ctx, inf.Store().List())
+		}
+	}()
 	go func() { defer bg.Done(); a.runLease(ctx) }()
 	go func() { defer bg.Done(); a.runNodeStatus(ctx) }()
 	go func() {

@@ -31,6 +31,10 @@ type containerRunner struct {
 	finished bool                   // will not run again; guarded by mu
 	stopping bool                   // the pod is terminating; guarded by mu
 	exited   chan struct{}          // closed when the current container exited; guarded by mu
+
+	adopted      *runtime.ContainerInfo // started by an earlier agent, to watch first (adopt.go); guarded by mu
+	wasAdopted   bool                   // set before the worker runs, then read-only
+	adoptedReady bool                   // the adopted container was Ready; set before the worker runs
 }
 
 func newContainerRunner(w *podWorker, c corev1.Container, init bool) *containerRunner {
@@ -116,69 +120,76 @@ func (r *containerRunner) run(ctx context.Context) bool {
 	var backoff time.Duration
 	restarts := 0
 	configBackoff := 500 * time.Millisecond
+	adopted := r.takeAdopted()
+	switch {
+	case adopted != nil:
+		restarts = adopted.Spec.Attempt
+	case r.init && r.w.adoptedMain():
+		r.completeInit() // it completed before the agent restarted
+		return true
+	}
 	for {
-		if ctx.Err() != nil || r.isStopping() {
+		// An adopted container is watched even when the pod is already
+		// stopping, so its exit is reported.
+		if ctx.Err() != nil || (r.isStopping() && adopted == nil) {
 			return false
 		}
 		attempt := restarts
-		spec, err := r.w.containerSpec(ctx, r.c, attempt)
-		if err != nil {
-			reason := "CreateContainerConfigError"
-			r.setStatus(func(s *corev1.ContainerStatus) {
-				s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}}
-			})
-			a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: "+err.Error())
-			if !sleepCtx(ctx, configBackoff) {
-				return false
-			}
-			configBackoff = min(2*configBackoff, 10*time.Second)
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
-			r.w.setMessage(fmt.Sprintf("create log dir: %v", err))
-			return false
-		}
-		_ = os.Remove(spec.LogPath)
-		if attempt >= 2 {
-			_ = os.Remove(r.logPath(attempt - 2))
-			_ = os.Remove(r.logPath(attempt-2) + ".1")
-		}
-		id, err := a.rt.Start(ctx, spec)
-		if err != nil {
-			if ctx.Err() != nil {
-				return false
-			}
-			reason := "CreateContainerError"
-			if errors.Is(err, runtime.ErrImageNotPresent) {
-				reason = "ErrImageNeverPull"
-			}
-			r.setStatus(func(s *corev1.ContainerStatus) {
-				s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}}
-			})
-			a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: "+err.Error())
-			backoff = r.nextBackoff(backoff)
-			if !sleepCtx(ctx, backoff) {
-				return false
-			}
-			continue
-		}
-		configBackoff = 500 * time.Millisecond
+		var id string
+		var spec runtime.ContainerSpec
 		startedAt := time.Now()
+		wasAdopted := adopted != nil
+		if wasAdopted {
+			// A container an earlier agent started: watch it instead of starting another.
+			id, spec, startedAt = adopted.Status.ID, adopted.Spec, adopted.Status.StartedAt
+			adopted = nil
+		} else {
+			var next startOutcome
+			id, spec, next = r.startAttempt(ctx, attempt, &backoff, &configBackoff)
+			switch next {
+			case startRetry:
+				continue
+			case startGiveUp:
+				return false
+			}
+			configBackoff = 500 * time.Millisecond
+			startedAt = time.Now()
+		}
 		exited := make(chan struct{})
 		r.mu.Lock()
 		r.id, r.attempt, r.running, r.exited = id, attempt, true, exited
 		r.ids = append(r.ids, id)
 		r.status.ContainerID = a.rt.Name() + "://" + id
 		r.status.RestartCount = int32(restarts)
-		r.status.State = corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: api.NewTime(startedAt.UTC().Truncate(time.Second))}}
-		r.status.Ready = false
-		r.status.Started = api.Ptr(r.c.StartupProbe == nil && !r.init)
+		runningState := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: api.NewTime(startedAt.UTC().Truncate(time.Second))}}
+		// Like the kubelet, a container whose postStart hook runs still shows
+		// as being created; it is Running once the hook succeeded.
+		hooked := !wasAdopted && r.c.Lifecycle != nil && r.c.Lifecycle.PostStart != nil
+		r.status.State = runningState
+		if hooked {
+			r.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
+		}
+		r.status.Ready = wasAdopted && r.adoptedReady && !r.init
+		r.status.Started = api.Ptr(r.c.StartupProbe == nil && !r.init && !hooked)
 		if r.init {
 			r.status.Started = api.Ptr(false)
 		}
+		stopping := r.stopping
 		r.mu.Unlock()
+		if stopping {
+			// The pod began terminating while this container started.
+			go r.stopBy(context.WithoutCancel(ctx), id)
+		}
 		r.w.markDirty()
-		a.rec.Event(ctx, r.w.current(), "Normal", "Started", "Started container "+r.c.Name)
+		if !wasAdopted {
+			a.rec.Event(ctx, r.w.current(), "Normal", "Started", "Started container "+r.c.Name)
+		}
+		if hooked && r.postStart(ctx, id) {
+			r.setIfCurrent(id, func(s *corev1.ContainerStatus) {
+				s.State = runningState
+				s.Started = api.Ptr(r.c.StartupProbe == nil && !r.init)
+			})
+		}
 
 		probeCtx, cancelProbes := context.WithCancel(ctx)
 		if !r.init {
@@ -204,7 +215,9 @@ func (r *containerRunner) run(ctx context.Context) bool {
 				term.Reason = "Error"
 			}
 		}
-		if st.ExitCode > 128 && st.ExitCode < 160 {
+		if st.Reason == runtime.ReasonStatusUnknown {
+			term.Message = "The container exited while the node agent was not running; its exit status is unknown"
+		} else if st.ExitCode > 128 && st.ExitCode < 160 {
 			term.Signal = int32(st.ExitCode - 128)
 		}
 		restart := !r.isStopping() && ctx.Err() == nil && r.shouldRestart(st.ExitCode)
@@ -242,6 +255,64 @@ func (r *containerRunner) run(ctx context.Context) bool {
 	}
 }
 
+// startOutcome says how startAttempt went.
+type startOutcome int
+
+const (
+	startStarted startOutcome = iota // the container runs
+	startRetry                       // failed; the back-off was slept, try again
+	startGiveUp                      // ctx ended or the container cannot run
+)
+
+// startAttempt resolves and starts attempt of the container, reporting
+// CreateContainerConfigError, CreateContainerError and ErrImageNeverPull with
+// their back-offs.
+func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff, configBackoff *time.Duration) (string, runtime.ContainerSpec, startOutcome) {
+	a := r.w.a
+	spec, err := r.w.containerSpec(ctx, r.c, attempt)
+	if err != nil {
+		reason := "CreateContainerConfigError"
+		r.setStatus(func(s *corev1.ContainerStatus) {
+			s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}}
+		})
+		a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: "+err.Error())
+		if !sleepCtx(ctx, *configBackoff) {
+			return "", spec, startGiveUp
+		}
+		*configBackoff = min(2**configBackoff, 10*time.Second)
+		return "", spec, startRetry
+	}
+	if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
+		r.w.setMessage(fmt.Sprintf("create log dir: %v", err))
+		return "", spec, startGiveUp
+	}
+	_ = os.Remove(spec.LogPath)
+	if attempt >= 2 {
+		_ = os.Remove(r.logPath(attempt - 2))
+		_ = os.Remove(r.logPath(attempt-2) + ".1")
+	}
+	id, err := a.rt.Start(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", spec, startGiveUp
+		}
+		reason := "CreateContainerError"
+		if errors.Is(err, runtime.ErrImageNotPresent) {
+			reason = "ErrImageNeverPull"
+		}
+		r.setStatus(func(s *corev1.ContainerStatus) {
+			s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}}
+		})
+		a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: "+err.Error())
+		*backoff = r.nextBackoff(*backoff)
+		if !sleepCtx(ctx, *backoff) {
+			return "", spec, startGiveUp
+		}
+		return "", spec, startRetry
+	}
+	return id, spec, startStarted
+}
+
 func (r *containerRunner) nextBackoff(cur time.Duration) time.Duration {
 	o := r.w.a.opts
 	if cur == 0 {
@@ -256,35 +327,6 @@ func (r *containerRunner) rotateLogs(ctx context.Context, path string) {
 		if _, err := logs.Rotate(path, r.w.a.opts.MaxLogBytes); err != nil {
 			r.w.log.V(1).Info("Log rotation failed", "error", err.Error())
 		}
-	}
-}
-
-// kill stops the running container: preStop hook, then SIGTERM and SIGKILL
-// at deadline. Later restarts are prevented.
-func (r *containerRunner) kill(deadline time.Time, why string) {
-	r.mu.Lock()
-	r.stopping = true
-	id, running := r.id, r.running
-	r.mu.Unlock()
-	if !running {
-		return
-	}
-	ctx := context.WithoutCancel(r.w.a.ctx)
-	pod := r.w.current()
-	if r.c.Lifecycle != nil && r.c.Lifecycle.PreStop != nil {
-		hctx, cancel := context.WithDeadline(ctx, deadline)
-		if err := r.w.runHandler(hctx, r.c, id, r.c.Lifecycle.PreStop); err != nil {
-			r.w.a.rec.Event(ctx, pod, "Warning", "FailedPreStopHook", fmt.Sprintf("PreStopHook failed: %v", err))
-		}
-		cancel()
-	}
-	grace := time.Until(deadline)
-	if grace < 0 {
-		grace = 0
-	}
-	go r.w.a.rec.Event(ctx, pod, "Normal", "Killing", why)
-	if err := r.w.a.rt.Stop(ctx, id, grace); err != nil {
-		r.w.log.Error(err, "Stop container failed", "container", r.c.Name)
 	}
 }
 

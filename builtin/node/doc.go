@@ -19,10 +19,14 @@
 //     then all containers start. Restart policies with CrashLoopBackOff (first
 //     restart immediate, then CrashLoopBackOffBase doubling to
 //     CrashLoopBackOffMax, reset after BackOffResetAfter of running), probes,
-//     env/envFrom/$(VAR) expansion, volumes as per-pod directories, graceful
+//     env/envFrom/$(VAR) expansion, volumes as per-pod directories (claims as
+//     per-claim directories that outlive pods, claims.go), graceful
 //     termination (preStop, SIGTERM, grace, SIGKILL). A pod with a
-//     deletionTimestamp is terminated and then deleted with gracePeriodSeconds=0;
-//     a pod that disappeared has its containers stopped.
+//     deletionTimestamp is terminated by its deadline (the deletion grace from
+//     when the agent saw it, never past the deletionTimestamp, moved earlier by
+//     a shorter second DELETE), gets a terminal final status, and is deleted
+//     with gracePeriodSeconds=0 and its UID as precondition; a pod that
+//     disappeared (force deleted) has its containers stopped within 2 s.
 //   - Pod IPs: each pod gets its own address from PodCIDR (default
 //     127.10.0.0/16, loopback, so the process runtime's programs can bind it);
 //     hostNetwork pods get the node's InternalIP. The IP is status.podIP and the
@@ -32,4 +36,16 @@
 //     limitBytes (text/plain, flushed per line when following).
 //   - Start(ctx) blocks until ctx ends; then it stops every container it runs
 //     (the process runtime's children would otherwise outlive it).
+//   - Restarts: with a runtime that implements runtime.Lister (the process
+//     runtime with a StateDir), an agent that was killed finds the containers
+//     it started and re-adopts them: running ones are watched instead of
+//     started again (same ID, restart count and pod IP), dead ones are
+//     restarted by policy, those of vanished pods are removed (adopt.go).
+//   - Environment: the service variables of the pod's namespace and of
+//     default/kubernetes, as the kubelet injects them (serviceenv.go).
+//   - Hooks: postStart and preStop with exec, httpGet and sleep handlers; a
+//     failed postStart kills the container (lifecycle.go). Probes: exec,
+//     httpGet, tcpSocket and gRPC (grpcprobe.go).
+//   - Projected serviceAccountToken sources are issued through TokenRequest
+//     and renewed in place (satoken.go).
 package node

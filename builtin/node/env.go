@@ -135,11 +135,16 @@ func (w *podWorker) secret(ctx context.Context, ns, name string) (*corev1.Secret
 var envName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
 
 // environment builds a container's environment in Kubernetes' order: envFrom,
-// then env (each value $(VAR)-expanded against what came before), plus
-// POD_IP and HOSTNAME when the pod does not set them.
+// then env (each value $(VAR)-expanded against what came before and the
+// service variables), plus POD_IP and HOSTNAME when the pod does not set them,
+// then the service variables (serviceenv.go) the pod does not set.
 func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.Container) ([]string, map[string]string, error) {
 	podIP := w.ip()
 	hostIP := w.a.opts.InternalIP
+	svcEnv, err := w.serviceEnvOf(ctx, pod)
+	if err != nil {
+		return nil, nil, err
+	}
 	var order []string
 	vals := map[string]string{}
 	set := func(k, v string) {
@@ -190,7 +195,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 	}
 	for _, e := range c.Env {
 		if e.ValueFrom == nil {
-			set(e.Name, expand.Expand(e.Value, expand.MapLookup(vals)))
+			set(e.Name, expand.Expand(e.Value, expand.MapLookup(vals, svcEnv)))
 			continue
 		}
 		vf := e.ValueFrom
@@ -257,6 +262,16 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 	}
 	if _, ok := vals["HOSTNAME"]; !ok {
 		set("HOSTNAME", pod.Name)
+	}
+	svcKeys := make([]string, 0, len(svcEnv))
+	for k := range svcEnv {
+		if _, ok := vals[k]; !ok {
+			svcKeys = append(svcKeys, k)
+		}
+	}
+	slices.Sort(svcKeys)
+	for _, k := range svcKeys {
+		set(k, svcEnv[k])
 	}
 	env := make([]string, 0, len(order))
 	for _, k := range order {

@@ -60,6 +60,26 @@ func (p *ipam) allocate(uid string) (string, error) {
 	return "", fmt.Errorf("pod CIDR exhausted")
 }
 
+// reserve gives uid the address ip (a pod adopted after an agent restart keeps
+// its IP); ip must be in the range and free or already uid's.
+func (p *ipam) reserve(uid, ip string) error {
+	v := net.ParseIP(ip).To4()
+	if v == nil {
+		return fmt.Errorf("reserve pod IP %q: not an IPv4 address", ip)
+	}
+	off := binary.BigEndian.Uint32(v) - p.base
+	if binary.BigEndian.Uint32(v) < p.base || off < 2 || off >= p.size-1 {
+		return fmt.Errorf("reserve pod IP %s: outside the pod CIDR", ip)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if u, used := p.inUse[off]; used && u != uid {
+		return fmt.Errorf("reserve pod IP %s: in use by pod %s", ip, u)
+	}
+	p.inUse[off] = uid
+	return nil
+}
+
 func (p *ipam) release(uid string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -33,6 +34,10 @@ type Options struct {
 	InternalIP string
 	// LogAddress is the log server's listen address (default InternalIP:0).
 	LogAddress string
+	// LogTLS, when set, makes the log server serve HTTPS with it (in secure
+	// mode: the API server's client certificate is required, see
+	// pki.NodeLogServerTLS); nil serves plain HTTP.
+	LogTLS *tls.Config
 	// Labels are added to the Node's labels.
 	Labels map[string]string
 	// Zone sets topology.kubernetes.io/zone.

@@ -123,6 +123,12 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 		}
 	}
 	phase := podPhase(policy, w.initDone, w.initFailed, ctrs)
+	if w.killed && phase != corev1.PodSucceeded && phase != corev1.PodFailed {
+		// Stopped for deletion: the pod is finished whatever its restart policy.
+		if p := terminalPhase(ctrs); p != "" {
+			phase = p
+		}
+	}
 	st := corev1.PodStatus{
 		Phase: phase, HostIP: w.a.opts.InternalIP, HostIPs: []corev1.HostIP{{IP: w.a.opts.InternalIP}},
 		StartTime: &w.startTime, InitContainerStatuses: inits, ContainerStatuses: ctrs, QOSClass: qosClass(pod),

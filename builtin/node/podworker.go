@@ -38,6 +38,12 @@ type podWorker struct {
 	inits       []*containerRunner
 	ctrs        []*containerRunner
 
+	// Termination (termination.go); guarded by mu.
+	killed       bool          // terminate stopped every container
+	deletionSeen time.Time     // when terminate began
+	killBy       time.Time     // termination deadline, only moved earlier
+	shortened    chan struct{} // closed when killBy moves
+
 	statusMu   sync.Mutex // serialises status writes
 	lastStatus string     // the last status written; guarded by statusMu
 
@@ -63,6 +69,7 @@ func newPodWorker(a *Agent, pod *corev1.Pod) *podWorker {
 	for i := range pod.Spec.Containers {
 		w.ctrs = append(w.ctrs, newContainerRunner(w, pod.Spec.Containers[i], false))
 	}
+	w.assignAdopted() // containers an earlier agent started (adopt.go)
 	return w
 }
 
@@ -196,45 +203,13 @@ func (w *podWorker) setMessage(m string) {
 	w.markDirty()
 }
 
-// gracePeriod is the termination grace of the pod.
-func (w *podWorker) gracePeriod() time.Duration {
-	pod := w.current()
-	if pod.DeletionGracePeriodSeconds != nil {
-		return time.Duration(*pod.DeletionGracePeriodSeconds) * time.Second
-	}
-	if pod.Spec.TerminationGracePeriodSeconds != nil {
-		return time.Duration(*pod.Spec.TerminationGracePeriodSeconds) * time.Second
-	}
-	return 30 * time.Second
-}
-
-// terminate stops all containers gracefully (preStop, SIGTERM, grace, SIGKILL).
-func (w *podWorker) terminate() {
-	w.mu.Lock()
-	w.terminating = true
-	w.mu.Unlock()
-	grace := w.gracePeriod()
-	w.log.V(1).Info("Terminating pod", "grace", grace)
-	w.stopAll(grace)
-	w.markDirty()
-}
-
-func (w *podWorker) stopAll(grace time.Duration) {
-	deadline := time.Now().Add(grace)
-	var wg sync.WaitGroup
-	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
-		wg.Add(1)
-		go func() { defer wg.Done(); r.kill(deadline, "Stopping container "+r.c.Name) }()
-	}
-	wg.Wait()
-}
-
 // shutdown is called when the agent stops: stop containers, keep the pod.
 func (w *podWorker) shutdown(grace time.Duration) {
 	w.mu.Lock()
 	w.terminating = true
 	w.mu.Unlock()
-	w.stopAll(grace)
+	w.setDeadline(time.Now().Add(grace))
+	w.stopAll()
 	<-w.done
 	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
 		r.removeAll(context.Background())
@@ -256,12 +231,7 @@ func (w *podWorker) cleanup() {
 	w.mu.Unlock()
 	if !gone {
 		w.writeStatus(ctx)
-		p := &corev1.Pod{}
-		p.Namespace, p.Name = pod.Namespace, pod.Name
-		uid := w.uid
-		if err := w.a.c.Delete(ctx, p, client.GracePeriodSeconds(0), client.Preconditions{UID: &uid}); client.IgnoreNotFound(err) != nil {
-			w.log.Error(err, "Delete terminated pod failed")
-		}
+		w.completeDeletion(ctx, pod)
 	}
 	_ = os.RemoveAll(w.dir)
 }

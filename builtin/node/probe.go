@@ -133,16 +133,7 @@ func (w *podWorker) check(ctx context.Context, c corev1.Container, id string, ex
 		conn.Close()
 		return nil
 	}
-	return fmt.Errorf("unsupported probe handler (grpc probes are not supported)")
-}
-
-// runHandler runs a lifecycle handler (preStop/postStart).
-func (w *podWorker) runHandler(ctx context.Context, c corev1.Container, id string, h *corev1.LifecycleHandler) error {
-	if h.Sleep != nil {
-		sleepCtx(ctx, time.Duration(h.Sleep.Seconds)*time.Second)
-		return nil
-	}
-	return w.check(ctx, c, id, h.Exec, h.HTTPGet, h.TCPSocket)
+	return fmt.Errorf("the handler has no action")
 }
 
 // probe runs the startup, readiness and liveness probes of one container run
@@ -153,6 +144,9 @@ func (r *containerRunner) probe(ctx context.Context, id string) {
 	once := func(p *corev1.Probe, pp probeParams) error {
 		pctx, cancel := context.WithTimeout(ctx, pp.timeout)
 		defer cancel()
+		if p.GRPC != nil {
+			return r.w.grpcCheck(pctx, p.GRPC)
+		}
 		return r.w.check(pctx, c, id, p.Exec, p.HTTPGet, p.TCPSocket)
 	}
 	// loop calls onResult with the debounced outcome after each probe.

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/runtime"
@@ -130,8 +132,16 @@ func (w *podWorker) projectDownward(p *projection, pod *corev1.Pod, items []core
 // setupVolumes materialises every volume of the pod under its directory.
 func (w *podWorker) setupVolumes(ctx context.Context) error {
 	pod := w.current()
+	var nextRenewal time.Time // of the earliest service-account token
 	for _, v := range pod.Spec.Volumes {
 		dir := w.volumeDir(v.Name)
+		if v.HostPath == nil && w.keepVolume(dir) {
+			// Adopted containers have it mounted (adopt.go); renew its tokens soon.
+			if v.Projected != nil && slices.ContainsFunc(v.Projected.Sources, func(s corev1.VolumeProjection) bool { return s.ServiceAccountToken != nil }) {
+				nextRenewal = time.Now().Add(time.Minute)
+			}
+			continue
+		}
 		p := &projection{files: map[string][]byte{}, modes: map[string]os.FileMode{}}
 		var err error
 		switch {
@@ -145,6 +155,21 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 			continue
 		case v.HostPath != nil:
 			if err := prepareHostPath(v.HostPath); err != nil {
+				return fmt.Errorf("volume %s: %w", v.Name, err)
+			}
+			continue
+		case v.PersistentVolumeClaim != nil || v.Ephemeral != nil:
+			// An ephemeral volume is the claim "<pod>-<volume>" the ephemeral
+			// volume controller creates from its template.
+			claim := pod.Name + "-" + v.Name
+			if v.PersistentVolumeClaim != nil {
+				claim = v.PersistentVolumeClaim.ClaimName
+			}
+			target, err := w.claimVolume(ctx, pod, claim)
+			if err == nil {
+				err = linkVolume(dir, target)
+			}
+			if err != nil {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
 			continue
@@ -164,15 +189,22 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 				case src.DownwardAPI != nil:
 					err = w.projectDownward(p, pod, src.DownwardAPI.Items, v.Projected.DefaultMode)
 				case src.ServiceAccountToken != nil:
-					// Placeholder until service-account tokens are issued.
-					p.add(src.ServiceAccountToken.Path, []byte("converge-placeholder-token"), fileMode(nil, v.Projected.DefaultMode, 0o644))
+					var tok []byte
+					var renew time.Time
+					tok, renew, err = w.serviceAccountToken(ctx, pod, src.ServiceAccountToken)
+					if err == nil {
+						p.add(src.ServiceAccountToken.Path, tok, fileMode(nil, v.Projected.DefaultMode, 0o644))
+						if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
+							nextRenewal = renew
+						}
+					}
 				}
 				if err != nil {
 					break
 				}
 			}
 		default:
-			return fmt.Errorf("volume %s: this node supports emptyDir, hostPath, configMap, secret, downwardAPI and projected volumes only", v.Name)
+			return fmt.Errorf("volume %s: this node supports emptyDir, hostPath, persistentVolumeClaim, configMap, secret, downwardAPI and projected volumes only", v.Name)
 		}
 		if err != nil {
 			return fmt.Errorf("volume %s: %w", v.Name, err)
@@ -180,6 +212,9 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 		if err := writeFiles(dir, p.files, p.modes); err != nil {
 			return fmt.Errorf("volume %s: %w", v.Name, err)
 		}
+	}
+	if !nextRenewal.IsZero() {
+		go w.refreshTokens(ctx, nextRenewal)
 	}
 	return nil
 }
@@ -236,6 +271,12 @@ func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]runtime.Mount
 		switch {
 		case vol.HostPath != nil:
 			host = vol.HostPath.Path
+		case vol.PersistentVolumeClaim != nil:
+			// The pod's volume directory links to the claim's (claims.go).
+			if target, err := filepath.EvalSymlinks(host); err == nil {
+				host = target
+			}
+			ro = ro || vol.PersistentVolumeClaim.ReadOnly
 		case vol.ConfigMap != nil, vol.Secret != nil, vol.DownwardAPI != nil, vol.Projected != nil:
 			ro = true
 		}

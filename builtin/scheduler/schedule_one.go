@@ -9,6 +9,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/metrics"
 	"github.com/converge-dev/converge/builtin/scheduler/queue"
 	"github.com/converge-dev/converge/builtin/scheduler/runtime"
 	"github.com/converge-dev/converge/framework/record"
@@ -69,9 +70,9 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) {
 	}
 	s.attempts.Add(1)
 	cycle := s.queue.SchedulingCycle()
-	log := s.log.WithValues("pod", pod.Namespace+"/"+pod.Name)
 	start := time.Now()
 	state := framework.NewCycleState()
+	state.SetPodInfo(qpi.PodInfo)
 	s.cache.UpdateSnapshot(s.snapshot)
 
 	host, err := s.schedulePod(ctx, fwk, state, pod)
@@ -80,9 +81,10 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) {
 		var fitErr *framework.FitError
 		if errors.As(err, &fitErr) {
 			if fwk.HasPostFilterPlugins() {
+				s.metrics.PreemptionAttempt()
 				result, st := fwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
 				if st.Code() == framework.Error {
-					log.Error(st.AsError(), "Status after running PostFilter plugins")
+					s.log.Error(st.AsError(), "Status after running PostFilter plugins", "pod", pod.Namespace+"/"+pod.Name)
 				} else {
 					fitErr.Diagnosis.PostFilterMsg = st.Message()
 				}
@@ -166,6 +168,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 	_ = s.cache.FinishBinding(assumed)
 	s.queue.Done(qpi.Key())
 	s.scheduled.Add(1)
+	s.metrics.ObserveAttempt(fwk.ProfileName(), metrics.Scheduled, start)
 	if rec := fwk.EventRecorder(); rec != nil {
 		rec.Eventf(ctx, qpi.Pod, record.Normal, "Scheduled", "Successfully assigned %v/%v to %v", assumed.Namespace, assumed.Name, host)
 	}
@@ -182,9 +185,11 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk *runtime.Framework, q
 	if errors.As(err, &fitErr) || errors.As(err, &uerr) || errors.Is(err, ErrNoNodesAvailable) {
 		reason = ReasonUnschedulable
 		s.unschedulable.Add(1)
+		s.metrics.ObserveAttempt(fwk.ProfileName(), metrics.Unschedulable, start)
 	} else {
 		qpi.UnschedulablePlugins = nil
 		s.errs.Add(1)
+		s.metrics.ObserveAttempt(fwk.ProfileName(), metrics.Error, start)
 		s.log.Error(err, "Error scheduling pod; retrying", "pod", pod.Namespace+"/"+pod.Name)
 	}
 	msg := err.Error()
@@ -222,13 +227,16 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 		return "", &framework.FitError{Pod: pod, NumAllNodes: len(all), Diagnosis: diagnosis}
 	}
 	if len(feasible) == 1 {
-		return feasible[0].Node().Name, nil
+		return feasible[0].NodeName(), nil
 	}
 	if st := fwk.RunPreScorePlugins(ctx, state, pod, feasible); !st.IsSuccess() {
 		return "", st.AsError()
 	}
-	totals, st := fwk.RunScorePlugins(ctx, state, pod, feasible)
-	if !st.IsSuccess() {
+	if cap(s.scoreTotals) < len(feasible) {
+		s.scoreTotals = make([]int64, len(feasible))
+	}
+	totals := s.scoreTotals[:len(feasible)]
+	if st := fwk.RunScorePluginsInto(ctx, state, pod, feasible, totals); !st.IsSuccess() {
 		return "", st.AsError()
 	}
 	return selectHost(feasible, totals), nil
@@ -278,8 +286,19 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.F
 		return nil, nil
 	}
 	start := s.nextStartNodeIndex % n
-	feasible := make([]*framework.NodeInfo, toFind)
-	statuses := make([]*framework.Status, n)
+	// The feasible list is reused across cycles too: plugins get it in
+	// PreScore and Score and must not keep it beyond the cycle.
+	if cap(s.feasibleBuf) < toFind {
+		s.feasibleBuf = make([]*framework.NodeInfo, toFind)
+	}
+	feasible := s.feasibleBuf[:toFind]
+	// The statuses buffer is reused across cycles (only the scheduling
+	// goroutine runs this) and cleared after use.
+	if cap(s.filterStatuses) < n {
+		s.filterStatuses = make([]*framework.Status, n)
+	}
+	statuses := s.filterStatuses[:n]
+	defer clear(statuses)
 	var found, processed atomic.Int32
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -13,11 +13,13 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	schedcache "github.com/converge-dev/converge/builtin/scheduler/cache"
 	"github.com/converge-dev/converge/builtin/scheduler/config"
 	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/metrics"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins"
 	"github.com/converge-dev/converge/builtin/scheduler/queue"
 	"github.com/converge-dev/converge/builtin/scheduler/runtime"
@@ -50,6 +52,10 @@ type Options struct {
 	// EventWorkers write events asynchronously (default 2); events beyond
 	// a 10000-deep backlog are dropped, like Kubernetes' broadcaster does.
 	EventWorkers int
+	// MetricsRegisterer receives the scheduler's metrics (package metrics);
+	// NewFromManager uses the manager's registry, served on /metrics. nil:
+	// not registered.
+	MetricsRegisterer prometheus.Registerer
 }
 
 // Stats are counters since Start.
@@ -73,12 +79,22 @@ type Scheduler struct {
 
 	podInformer  *cache.Informer[*corev1.Pod]
 	nodeInformer *cache.Informer[*corev1.Node]
+	// pvcInformer is set when a plugin registered PersistentVolumeClaim
+	// events (VolumeBinding); its events are fed to the queue.
+	pvcInformer *cache.Informer[*corev1.PersistentVolumeClaim]
 
 	events chan func(context.Context)
 
 	// nextStartNodeIndex rotates the first node evaluated; only the
 	// scheduling goroutine uses it.
 	nextStartNodeIndex int
+	// filterStatuses, feasibleBuf and scoreTotals are buffers of the
+	// scheduling cycle, reused across cycles; scheduling goroutine only.
+	filterStatuses []*framework.Status
+	feasibleBuf    []*framework.NodeInfo
+	scoreTotals    []int64
+
+	metrics *metrics.Metrics
 
 	attempts, scheduled, unschedulable, errs atomic.Int64
 	bindWG                                   sync.WaitGroup
@@ -91,6 +107,9 @@ var _ manager.LeaderElectionRunnable = (*Scheduler)(nil)
 func NewFromManager(ctx context.Context, mgr *manager.Manager, opts Options) (*Scheduler, error) {
 	if opts.Logger.GetSink() == nil {
 		opts.Logger = mgr.Logger().WithName("scheduler")
+	}
+	if opts.MetricsRegisterer == nil {
+		opts.MetricsRegisterer = mgr.Registry()
 	}
 	return New(ctx, mgr.Client(), mgr.Informers(), opts)
 }
@@ -135,6 +154,7 @@ func New(ctx context.Context, c *client.Client, informers *cache.SharedInformers
 		EventsByPlugin: eventsByPlugin,
 		Logger:         s.log,
 	})
+	s.metrics = metrics.New(opts.MetricsRegisterer, s.queue.PendingCounts)
 	for i := range cfg.Profiles {
 		p := &cfg.Profiles[i]
 		var rec framework.EventRecorder
@@ -165,8 +185,27 @@ func New(ctx context.Context, c *client.Client, informers *cache.SharedInformers
 		}
 		s.podInformer.AddHandler(s.onPodEvent)
 		s.nodeInformer.AddHandler(s.onNodeEvent)
+		if registersEvents(eventsByPlugin, framework.PersistentVolumeClaim) {
+			if s.pvcInformer, err = cache.InformerFor(informers, cache.InformerOptions[*corev1.PersistentVolumeClaim]{}); err != nil {
+				return nil, fmt.Errorf("persistentvolumeclaim informer: %w", err)
+			}
+			s.pvcInformer.AddHandler(s.onClaimEvent)
+		}
 	}
 	return s, nil
+}
+
+// registersEvents reports whether a plugin registered events of resource r,
+// so that the scheduler watches that kind only when some plugin uses it.
+func registersEvents(eventsByPlugin map[string][]framework.ClusterEventWithHint, r framework.EventResource) bool {
+	for _, evs := range eventsByPlugin {
+		for _, e := range evs {
+			if e.Event.Resource == r {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // NeedLeaderElection implements manager.LeaderElectionRunnable.
@@ -193,7 +232,8 @@ func (s *Scheduler) Start(ctx context.Context) error {
 		// then SharedInformers.Start returns ErrStarted at once.
 		wg.Add(1)
 		go func() { defer wg.Done(); _ = s.informers.Start(ctx) }()
-		if !s.podInformer.WaitForCacheSync(ctx) || !s.nodeInformer.WaitForCacheSync(ctx) {
+		if !s.podInformer.WaitForCacheSync(ctx) || !s.nodeInformer.WaitForCacheSync(ctx) ||
+			(s.pvcInformer != nil && !s.pvcInformer.WaitForCacheSync(ctx)) {
 			wg.Wait()
 			return ctx.Err()
 		}
@@ -345,6 +385,18 @@ func (s *Scheduler) onNodeEvent(e cache.Event[*corev1.Node]) {
 	}
 }
 
+// onClaimEvent moves the parked pods a claim added or updated may help (the
+// plugins' hints check that the claim is one of the pod's).
+func (s *Scheduler) onClaimEvent(e cache.Event[*corev1.PersistentVolumeClaim]) {
+	ctx := logr.NewContext(context.Background(), s.log)
+	switch e.Type {
+	case cache.Added:
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add, Label: "PvcAdd"}, nil, e.Object, nil)
+	case cache.Updated:
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Update, Label: "PvcUpdate"}, e.Old, e.Object, nil)
+	}
+}
+
 // asyncRecorder writes events from a bounded backlog.
 type asyncRecorder struct {
 	r   *record.Recorder
@@ -411,5 +463,5 @@ func selectHost(nodes []*framework.NodeInfo, totals []int64) string {
 			}
 		}
 	}
-	return nodes[best].Node().Name
+	return nodes[best].NodeName()
 }

@@ -156,10 +156,53 @@ var _ = Describe("Scheduler", func() {
 		Eventually(scheduledCondition(ctx, low)).ShouldNot(BeNil())
 		Eventually(scheduledCondition(ctx, high)).ShouldNot(BeNil())
 		createNode(ctx, "pr-a", "4", "8Gi")
-		Eventually(nodeNameOf(ctx, high)).Should(Equal("pr-a"))
-		// The low-priority pod never shares the node: either the queue served the
-		// high one first, or, if the low one won the race out of backoff, the high
-		// one preempted it (DefaultPreemption is in the default profile).
-		Consistently(nodeNameOf(ctx, low), 500*time.Millisecond).ShouldNot(Equal("pr-a"))
+		// Either the queue served the high one first, or, if the low one won the
+		// race out of backoff, the high one preempts it (DefaultPreemption is in
+		// the default profile): it is nominated to the node and the low one is
+		// deleted gracefully. Without a node agent the victim stays terminating,
+		// so the high one is not bound then, as in Kubernetes.
+		outcome := func() string {
+			var h, l corev1.Pod
+			if err := c.Get(ctx, client.ObjectKeyFromObject(high), &h); err != nil {
+				return err.Error()
+			}
+			if err := c.Get(ctx, client.ObjectKeyFromObject(low), &l); err != nil && !apierrors.IsNotFound(err) {
+				return err.Error()
+			}
+			switch {
+			case h.Spec.NodeName == "pr-a" && l.Spec.NodeName != "pr-a":
+				return "high bound"
+			case h.Status.NominatedNodeName == "pr-a" && l.Spec.NodeName == "pr-a" && l.DeletionTimestamp != nil:
+				return "low preempted"
+			}
+			return "high on " + h.Spec.NodeName + " (nominated " + h.Status.NominatedNodeName + "), low on " + l.Spec.NodeName
+		}
+		Eventually(outcome).Should(BeElementOf("high bound", "low preempted"))
+		Consistently(outcome, 500*time.Millisecond).Should(BeElementOf("high bound", "low preempted"))
+	})
+
+	It("counts attempts, preemption attempts and pending pods in its metrics", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		scheduled := map[string]string{"result": "scheduled", "profile": "default-scheduler"}
+		unschedulable := map[string]string{"result": "unschedulable", "profile": "default-scheduler"}
+		before := max(metricValue("scheduler_schedule_attempts_total", scheduled), 0)
+		beforeFailed := max(metricValue("scheduler_schedule_attempts_total", unschedulable), 0)
+		beforePreemption := max(metricValue("scheduler_preemption_attempts_total", nil), 0)
+		createNode(ctx, "me-a", "2", "8Gi")
+		p := createPod(ctx, ns, "fits", requests("1", "1Gi"))
+		Eventually(nodeNameOf(ctx, p)).Should(Equal("me-a"))
+		Eventually(func() float64 { return metricValue("scheduler_schedule_attempts_total", scheduled) }).Should(BeNumerically(">=", before+1))
+		Expect(metricValue("scheduler_scheduling_attempt_duration_seconds", scheduled)).To(BeNumerically(">=", before+1))
+
+		big := createPod(ctx, ns, "too-big", requests("8", "1Gi"))
+		Eventually(scheduledCondition(ctx, big)).ShouldNot(BeNil())
+		Expect(metricValue("scheduler_schedule_attempts_total", unschedulable)).To(BeNumerically(">=", beforeFailed+1))
+		Expect(metricValue("scheduler_preemption_attempts_total", nil)).To(BeNumerically(">=", beforePreemption+1))
+		Eventually(func() float64 {
+			return metricValue("scheduler_pending_pods", map[string]string{"queue": "unschedulable"})
+		}).Should(BeNumerically(">=", 1))
+		for _, q := range []string{"active", "backoff", "gated"} {
+			Expect(metricValue("scheduler_pending_pods", map[string]string{"queue": q})).To(BeNumerically(">=", 0))
+		}
 	})
 })

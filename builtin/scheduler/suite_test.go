@@ -10,6 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
@@ -30,13 +31,17 @@ var (
 	c     *client.Client
 	sched *scheduler.Scheduler
 	nsN   atomic.Int32
+	// metricsReg receives the scheduler's metrics, as the manager's registry does.
+	metricsReg = prometheus.NewRegistry()
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
 	SetDefaultEventuallyTimeout(15 * time.Second)
 	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
 	var err error
-	env, err = testenv.Start(ctx, testenv.Options{})
+	// The volume binder binds claims to their first consumer's node, which
+	// the VolumeBinding specs rely on; it touches nothing else.
+	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"volumebinder"}})
 	Expect(err).NotTo(HaveOccurred())
 	sch, err := all.NewScheme()
 	Expect(err).NotTo(HaveOccurred())
@@ -49,6 +54,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		// Short backoffs keep retries quick in tests; the 5 minute parking
 		// limit stays, so moves must come from cluster events.
 		InitialBackoff: 100 * time.Millisecond, MaxBackoff: 200 * time.Millisecond,
+		MetricsRegisterer: metricsReg,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	done := make(chan error, 1)
@@ -191,4 +197,40 @@ func eventsOf(ctx context.Context, p *corev1.Pod, reason string) func() []string
 		}
 		return out
 	}
+}
+
+// metricValue returns the value of the first sample of the named metric whose
+// labels include want (a histogram's sample count), or -1 when there is none.
+func metricValue(name string, want map[string]string) float64 {
+	families, err := metricsReg.Gather()
+	Expect(err).NotTo(HaveOccurred())
+	for _, mf := range families {
+		if mf.GetName() != name {
+			continue
+		}
+	metrics:
+		for _, m := range mf.GetMetric() {
+			matched := 0
+			for _, lp := range m.GetLabel() {
+				if v, ok := want[lp.GetName()]; ok {
+					if v != lp.GetValue() {
+						continue metrics
+					}
+					matched++
+				}
+			}
+			if matched != len(want) {
+				continue
+			}
+			switch {
+			case m.GetCounter() != nil:
+				return m.GetCounter().GetValue()
+			case m.GetGauge() != nil:
+				return m.GetGauge().GetValue()
+			case m.GetHistogram() != nil:
+				return float64(m.GetHistogram().GetSampleCount())
+			}
+		}
+	}
+	return -1
 }

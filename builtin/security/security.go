@@ -1,6 +1,7 @@
 package security
 
 import (
+	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"encoding/json"
@@ -12,6 +13,10 @@ import (
 	"github.com/go-logr/logr"
 
 	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
+	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
+	"github.com/converge-dev/converge/builtin/security/bootstrap"
+	"github.com/converge-dev/converge/builtin/security/csr"
+	"github.com/converge-dev/converge/builtin/security/node"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/builtin/security/serviceaccount"
@@ -20,6 +25,7 @@ import (
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/manager"
 )
 
 // Options configure New. The zero value of each optional field means its default.
@@ -43,8 +49,19 @@ type Options struct {
 	AuditMaxBackups int
 	// MaxMutatingInFlight and MaxReadOnlyInFlight enable 429 limits.
 	MaxMutatingInFlight, MaxReadOnlyInFlight int
+	// PerUserInFlightPercent is the share of each in-flight budget one user may
+	// hold (default 50).
+	PerUserInFlightPercent int
+	// MaxWatchesPerUser bounds each user's open watches (0: unlimited).
+	MaxWatchesPerUser int
 	// AlwaysAllow turns authorization off (authentication still applies).
 	AlwaysAllow bool
+	// ServiceAccounts, when set, enables the ServiceAccount admission plugin
+	// (default ServiceAccount, API access volume) with this lookup.
+	ServiceAccounts serviceaccount.Getter
+	// Equivalents gives the admission webhooks the equivalent resources of a
+	// request's resource (matchPolicy Equivalent); nil means exact matches only.
+	Equivalents func(gvr api.GroupVersionResource) []admission.EquivalentResource
 	Logger      logr.Logger
 }
 
@@ -77,7 +94,7 @@ func New(opts Options) (*Security, error) {
 		}
 		tokens = append(tokens, &serviceaccount.Authenticator{
 			Keys: []*ecdsa.PublicKey{&opts.PKI.ServiceAccountKey().PublicKey}, Issuers: issuers, Lookup: s.serviceAccountUID,
-		})
+		}, &bootstrap.TokenAuthenticator{Secrets: s.secrets})
 	}
 	if opts.TokenFile != "" {
 		st, err := filters.LoadTokenFile(opts.TokenFile)
@@ -91,7 +108,7 @@ func New(opts Options) (*Security, error) {
 		auths = append(auths, filters.BearerToken(tokens...))
 	}
 	s.rbac = rbac.NewAuthorizer(s.list)
-	s.authorizer = filters.UnionAuthorizer(filters.Privileged, s.rbac)
+	s.authorizer = filters.UnionAuthorizer(filters.Privileged, node.NewAuthorizer(s.pods), s.rbac)
 	if opts.AlwaysAllow {
 		s.authorizer = filters.AlwaysAllow
 	}
@@ -102,9 +119,12 @@ func New(opts Options) (*Security, error) {
 				opts.Logger.V(1).Info("Authentication failed", "path", r.URL.Path, "error", err.Error())
 			}
 		}},
-		Authorizer:  s.authorizer,
-		MaxInFlight: filters.MaxInFlightOptions{Mutating: opts.MaxMutatingInFlight, ReadOnly: opts.MaxReadOnlyInFlight},
-		Inner:       func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac) },
+		Authorizer: s.authorizer,
+		MaxInFlight: filters.MaxInFlightOptions{
+			Mutating: opts.MaxMutatingInFlight, ReadOnly: opts.MaxReadOnlyInFlight,
+			PerUserPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
+		},
+		Inner: func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac) },
 	}
 	if opts.AuditLogPath != "" {
 		s.audit = &filters.AuditLog{Path: opts.AuditLogPath, MaxBytes: opts.AuditMaxBytes, MaxBackups: opts.AuditMaxBackups}
@@ -120,11 +140,16 @@ func New(opts Options) (*Security, error) {
 	warn := func(ctx context.Context, text string) {
 		opts.Logger.V(1).Info("Admission webhook warning", "warning", text)
 	}
+	var builtin []admission.Mutator
+	if opts.ServiceAccounts != nil {
+		builtin = append(builtin, &serviceaccount.Admission{Get: opts.ServiceAccounts})
+	}
 	s.chain = &admission.Chain{
-		Mutators: []admission.Mutator{&admission.Webhooks{Mutating: true, Hooks: s.mutatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn}},
+		Mutators: append(builtin, admission.MutatorFunc(csrRequester), &admission.Webhooks{Mutating: true, Hooks: s.mutatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn, Equivalents: opts.Equivalents}),
 		Validators: []admission.Validator{
+			node.Restriction{},
 			rbac.EscalationCheck(s.rbac, s.authorizer),
-			&admission.Webhooks{Hooks: s.validatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn},
+			&admission.Webhooks{Hooks: s.validatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn, Equivalents: opts.Equivalents},
 		},
 	}
 	return s, errors.Join(errs...)
@@ -200,6 +225,93 @@ func (s *Security) list(ctx context.Context, gvr api.GroupVersionResource, names
 		return nil, 0, errors.New("security: not attached to an API server")
 	}
 	return (*l)(ctx, gvr, namespace)
+}
+
+// secrets lists the Secrets of namespace for the bootstrap token authenticator.
+func (s *Security) secrets(ctx context.Context, namespace string) ([][]byte, error) {
+	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: "secrets"}, namespace)
+	return items, err
+}
+
+// csrRequester records who asks in a new CertificateSigningRequest
+// (spec.username, uid, groups, extra), whatever the client sent.
+func csrRequester(_ context.Context, a *admission.Attributes) error {
+	if a.Operation != admission.Create || a.Subresource != "" || a.Object == nil ||
+		a.Resource.GroupResource() != (api.GroupResource{Group: certificatesv1.GroupVersion.Group, Resource: "certificatesigningrequests"}) {
+		return nil
+	}
+	spec, _ := a.Object["spec"].(map[string]any)
+	if spec == nil {
+		spec = map[string]any{}
+		a.Object["spec"] = spec
+	}
+	delete(spec, "username")
+	delete(spec, "uid")
+	delete(spec, "groups")
+	delete(spec, "extra")
+	if u := a.User; u != nil {
+		spec["username"] = u.Name
+		if u.UID != "" {
+			spec["uid"] = u.UID
+		}
+		if len(u.Groups) > 0 {
+			groups := make([]any, len(u.Groups))
+			for i, g := range u.Groups {
+				groups[i] = g
+			}
+			spec["groups"] = groups
+		}
+		if len(u.Extra) > 0 {
+			extra := map[string]any{}
+			for k, vs := range u.Extra {
+				l := make([]any, len(vs))
+				for i, v := range vs {
+					l[i] = v
+				}
+				extra[k] = l
+			}
+			spec["extra"] = extra
+		}
+	}
+	return nil
+}
+
+// SetupCSRController adds the CertificateSigningRequest approver and signer
+// (signing with the PKI's CA) to mgr.
+func (s *Security) SetupCSRController(mgr *manager.Manager) error {
+	opts := csr.Options{Authorizer: s.authorizer}
+	if s.opts.PKI != nil {
+		opts.Sign = s.opts.PKI.SignRequest
+	}
+	return csr.Setup(mgr, opts)
+}
+
+// Resources are the resources secure mode serves beyond the built-in ones
+// (certificates.k8s.io/v1 CertificateSigningRequests).
+func (s *Security) Resources() []*registry.Resource {
+	return certificatesv1.Resources()
+}
+
+// pods lists the pods of namespace bound to nodeName for the Node
+// authorizer. Only the pods whose stored (compact) JSON names the node are
+// decoded.
+func (s *Security) pods(ctx context.Context, namespace, nodeName string) ([]node.Pod, error) {
+	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: "pods"}, namespace)
+	if err != nil {
+		return nil, err
+	}
+	q, err := json.Marshal(nodeName)
+	if err != nil {
+		return nil, err
+	}
+	needle := append([]byte(`"nodeName":`), q...)
+	mine := items[:0:0]
+	for _, b := range items {
+		if bytes.Contains(b, needle) {
+			mine = append(mine, b)
+		}
+	}
+	return decodeAll[node.Pod](mine)
 }
 
 func (s *Security) namespaceLabels(ctx context.Context, namespace string) (map[string]string, error) {

@@ -24,8 +24,9 @@ import (
 // Prefix is the storage prefix of CustomResourceDefinitions.
 const Prefix = "/registry/" + crdapi.Group + "/customresourcedefinitions/"
 
-// WebhookConversionCondition is set (True) on CRDs asking for webhook conversion,
-// which is accepted but not served yet: versions are converted by rewriting apiVersion.
+// WebhookConversionCondition was set (True) on CRDs asking for webhook
+// conversion while it was not served. Conversion webhooks are called now; the
+// controller removes the condition from CRDs that still carry it.
 const WebhookConversionCondition = "WebhookConversionNotServed"
 
 // Options configure the lifecycle loop.
@@ -193,10 +194,6 @@ func (c *Controller) sync(ctx context.Context, o *crdapi.CustomResourceDefinitio
 		} else {
 			conds[crdapi.Established] = cond(crdapi.Established, crdapi.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
 		}
-	}
-	if cv := o.Spec.Conversion; cv != nil && cv.Strategy == "Webhook" {
-		conds[WebhookConversionCondition] = cond(WebhookConversionCondition, crdapi.ConditionTrue, "NotImplemented",
-			"conversion webhooks are not served yet; versions are converted by rewriting apiVersion")
 	}
 	if err := c.writeStatus(ctx, o.Metadata.Name, func(st *crdapi.CustomResourceDefinitionStatus) {
 		st.AcceptedNames = accepted

@@ -62,6 +62,14 @@ func (l *UnstructuredList) UnmarshalJSON(b []byte) error {
 
 // DecodeMap decodes a JSON object into a map, keeping integers as int64.
 func DecodeMap(data []byte) (map[string]any, error) {
+	if m, ok := decodeMapFast(data); ok {
+		return m, nil
+	}
+	return decodeMapStd(data)
+}
+
+// decodeMapStd is DecodeMap by encoding/json, the reference for decodeMapFast.
+func decodeMapStd(data []byte) (map[string]any, error) {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.UseNumber()

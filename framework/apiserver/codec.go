@@ -2,8 +2,8 @@ package apiserver
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -15,8 +15,9 @@ import (
 
 var storedPrefix = []byte(`{"metadata":{`)
 
-// encodeStored renders obj for storage: metadata first, resourceVersion removed.
-// obj is restored before it returns.
+// encodeStored renders obj for storage: metadata first, resourceVersion removed,
+// everything else as json.Marshal renders it (keys sorted). obj is restored
+// before it returns.
 func encodeStored(obj map[string]any) ([]byte, error) {
 	meta, _ := obj["metadata"].(map[string]any)
 	if len(meta) == 0 {
@@ -29,60 +30,31 @@ func encodeStored(obj map[string]any) ([]byte, error) {
 			meta["resourceVersion"] = rv
 		}
 	}()
-	if _, ok := obj[""]; ok || len(meta) == 0 {
-		return encodeStoredSlow(obj, meta)
+	var small [16]string
+	keys := small[:0]
+	for k := range obj {
+		if k != "metadata" {
+			keys = append(keys, k)
+		}
 	}
-	// One Marshal: under a key that sorts before every other non-empty key,
-	// metadata comes first; the key is then renamed in the output.
-	delete(obj, "metadata")
-	obj[firstKey] = meta
-	b, err := json.Marshal(obj)
-	delete(obj, firstKey)
-	obj["metadata"] = meta
-	if err != nil {
-		return nil, fmt.Errorf("encode object: %w", err)
-	}
-	if !bytes.HasPrefix(b, firstKeyJSON) {
-		return nil, fmt.Errorf("encode object: unexpected encoding")
-	}
-	start := len(firstKeyJSON) - len(storedPrefix)
-	copy(b[start:], storedPrefix)
-	return b[start:], nil
-}
-
-const firstKey = "\x00metadata"
-
-// firstKeyJSON is how firstKey and the start of metadata encode; storedPrefix
-// replaces it.
-var firstKeyJSON = []byte(`{"\u0000metadata":{`)
-
-// encodeStoredSlow is encodeStored for objects the fast path cannot order.
-func encodeStoredSlow(obj, meta map[string]any) ([]byte, error) {
-	mb, err := json.Marshal(meta)
+	slices.Sort(keys)
+	b := make([]byte, 0, 1024)
+	b = append(b, `{"metadata":`...)
+	b, err := api.AppendJSON(b, meta)
 	if err != nil {
 		return nil, fmt.Errorf("encode metadata: %w", err)
 	}
-	rest := make(map[string]any, len(obj))
-	for k, v := range obj {
-		if k != "metadata" {
-			rest[k] = v
+	for _, k := range keys {
+		b = append(b, ',')
+		if b, err = api.AppendJSON(b, k); err != nil {
+			return nil, fmt.Errorf("encode object: %w", err)
+		}
+		b = append(b, ':')
+		if b, err = api.AppendJSON(b, obj[k]); err != nil {
+			return nil, fmt.Errorf("encode object: %w", err)
 		}
 	}
-	rb, err := json.Marshal(rest)
-	if err != nil {
-		return nil, fmt.Errorf("encode object: %w", err)
-	}
-	var buf bytes.Buffer
-	buf.Grow(len(mb) + len(rb) + 16)
-	buf.WriteString(`{"metadata":`)
-	buf.Write(mb)
-	if len(rb) > 2 {
-		buf.WriteByte(',')
-		buf.Write(rb[1:])
-	} else {
-		buf.WriteByte('}')
-	}
-	return buf.Bytes(), nil
+	return append(b, '}'), nil
 }
 
 // withResourceVersion returns stored JSON with metadata.resourceVersion set to rv.
@@ -99,7 +71,7 @@ func withResourceVersion(stored []byte, rv int64) []byte {
 			m["metadata"] = meta
 		}
 		meta["resourceVersion"] = strconv.FormatInt(rv, 10)
-		b, err := json.Marshal(m)
+		b, err := api.EncodeJSON(m)
 		if err != nil {
 			return stored
 		}

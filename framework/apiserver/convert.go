@@ -59,7 +59,9 @@ func (v view) object(m map[string]any) (map[string]any, error) {
 	}
 	out, err := v.convert(m, v.gv)
 	if err != nil {
-		return nil, fmt.Errorf("convert to %s: %w", v.version, err)
+		// Reported as is: Convert's errors name the conversion ("conversion
+		// webhook for G/V, Kind=K failed: ..."), as Kubernetes reports them.
+		return nil, err
 	}
 	return out, nil
 }
@@ -84,7 +86,7 @@ func toStorage(res *registry.Resource, obj map[string]any) (map[string]any, erro
 	}
 	out, err := res.Convert(obj, sgv)
 	if err != nil {
-		return nil, fmt.Errorf("convert to %s: %w", sgv, err)
+		return nil, err
 	}
 	return out, nil
 }

@@ -63,6 +63,11 @@ func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissi
 	return a
 }
 
+// admissionContext lets admission plugins send warnings to q's client.
+func admissionContext(ctx context.Context, q *request) context.Context {
+	return admissionchain.WithWarnings(ctx, func(text string) { addWarning(q.w, text) })
+}
+
 // admissionError keeps API errors and turns anything else into 403.
 func admissionError(q *request, name string, err error) error {
 	if err == nil {
@@ -80,9 +85,14 @@ func (s *Server) mutateCreate(ctx context.Context, q *request, name string, obj 
 	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
 		return obj, dec, nil
 	}
+	ctx = admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Create, name, obj, nil)
-	if err := s.opts.Security.Admission.Admit(ctx, a); err != nil {
+	changed, err := s.opts.Security.Admission.AdmitReport(ctx, a)
+	if err != nil {
 		return nil, dec, admissionError(q, name, err)
+	}
+	if !changed {
+		return obj, dec, nil
 	}
 	return s.canonicalizeTyped(q, a.Object, name, typed)
 }
@@ -92,9 +102,14 @@ func (s *Server) mutateUpdate(ctx context.Context, q *request, name string, obj,
 	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
 		return obj, nil
 	}
+	ctx = admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Update, name, obj, old)
-	if err := s.opts.Security.Admission.Admit(ctx, a); err != nil {
+	changed, err := s.opts.Security.Admission.AdmitReport(ctx, a)
+	if err != nil {
 		return nil, admissionError(q, name, err)
+	}
+	if !changed {
+		return obj, nil
 	}
 	return s.canonicalize(q, a.Object, name)
 }
@@ -104,6 +119,7 @@ func (s *Server) validateAdmission(ctx context.Context, q *request, op admission
 	if !s.admissionEnabled() {
 		return nil
 	}
+	ctx = admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, op, name, obj, old)
 	return admissionError(q, name, s.opts.Security.Admission.Validate(ctx, a))
 }
@@ -113,6 +129,7 @@ func (s *Server) admitDeletion(ctx context.Context, q *request, name string, cur
 	if !s.admissionEnabled() {
 		return nil
 	}
+	ctx = admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Delete, name, nil, api.DeepCopyJSON(cur))
 	if err := s.opts.Security.Admission.Admit(ctx, a); err != nil {
 		return admissionError(q, name, err)

@@ -118,6 +118,10 @@ func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
 	} else {
 		r.data, r.err = v.render(o.data)
 	}
+	if r.err != nil {
+		// Not remembered: a conversion webhook that failed may answer next time.
+		return nil, r.err
+	}
 	if o.conv == nil {
 		o.conv = map[convKey]convResult{}
 	}

@@ -271,7 +271,7 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 	committed := false
 	defer func() { adm.end(ctx, committed) }()
 	if q.dryRun() {
-		b, err := json.Marshal(obj)
+		b, err := api.EncodeJSON(obj)
 		if err != nil {
 			return nil, internalError("%v", err)
 		}
@@ -433,7 +433,7 @@ func (s *Server) storeUpdate(ctx context.Context, q *request, key, name string, 
 	if err != nil {
 		return nil, updateFailed, internalError("%v", err)
 	}
-	if bytes.Equal(data, kv.Value) {
+	if bytes.Equal(data, kv.Value) && !kv.Stale {
 		return cur, updateUnchanged, nil
 	}
 	if err := s.checkObjectSize(data); err != nil {
@@ -443,7 +443,7 @@ func (s *Server) storeUpdate(ctx context.Context, q *request, key, name string, 
 		return obj, updateUnchanged, nil
 	}
 	meta := metaOf(obj)
-	if meta["deletionTimestamp"] != nil && len(api.NestedSlice(obj, "metadata", "finalizers")) == 0 && !pendingDeletion(q, obj) {
+	if deleteDuringUpdate(q, obj) {
 		_, rev, err := s.opts.Storage.Delete(ctx, key, kv.ModRevision)
 		if errors.Is(err, storage.ErrConflict) {
 			return nil, updateRetry, nil
@@ -626,7 +626,7 @@ func specChanged(a, b map[string]any) bool {
 
 // normalizeJSON round-trips through JSON so numeric types compare equal.
 func normalizeJSON(v map[string]any) map[string]any {
-	b, err := json.Marshal(v)
+	b, err := api.EncodeJSON(v)
 	if err != nil {
 		return v
 	}
@@ -823,13 +823,26 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 		if foreground && !slices.Contains(want, api.FinalizerDeleteDependents) {
 			want = append(slices.Clone(want), api.FinalizerDeleteDependents)
 		}
-		if len(want) > 0 || pendingDeletion(q, cur) {
-			if meta["deletionTimestamp"] != nil && len(want) == len(finalizers) {
+		// Graceful deletion (pods): a grace period marks the object instead;
+		// a pending one may only be shortened, and DeleteOptions cannot
+		// change the finalizers of an object whose grace is running.
+		gAction, gMark, err := graceAction(ctx, q, cur, opts)
+		if err != nil {
+			return nil, false, err
+		}
+		if gAction == registry.GracePending {
+			return cur, false, nil
+		}
+		graceful := gAction == registry.GraceMark && *gMark.GracePeriodSeconds > 0
+		if graceful || len(want) > 0 || pendingDeletion(q, cur) {
+			if gAction != registry.GraceMark && meta["deletionTimestamp"] != nil && len(want) == len(finalizers) {
 				return cur, false, nil
 			}
 			next := api.DeepCopyJSON(cur)
 			nm := metaOf(next)
-			if nm["deletionTimestamp"] == nil {
+			if gAction == registry.GraceMark {
+				setDeletionMark(nm, gMark)
+			} else if nm["deletionTimestamp"] == nil {
 				nm["deletionTimestamp"] = time.Now().UTC().Format(time.RFC3339)
 				nm["deletionGracePeriodSeconds"] = int64(0)
 			}

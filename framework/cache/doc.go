@@ -15,7 +15,10 @@
 // An Informer[T] runs one Reflector, owns its Store[T] and calls handlers with
 // Event[T]{Type, Object, Old}. SharedInformers hands out one informer (one
 // watch) per kind and process; InformerFor creates it on first use, Stop ends
-// one kind's informer (e.g. when its CRD goes away).
+// one kind's informer (e.g. when its CRD goes away). A Reader serves the Get and
+// List calls of client.Client from those informers (copies of the cached
+// objects, after the first sync), so that controllers read from the cache and
+// write through the client.
 //
 // # Consistency contract
 //

@@ -167,3 +167,22 @@ func (i *Informer[T]) deliver(apply func() []Event[T]) {
 		}
 	}
 }
+
+func (i *Informer[T]) cached(key string) (api.Object, bool) {
+	obj, ok := i.store.Get(key)
+	if !ok {
+		return nil, false
+	}
+	return obj, true
+}
+
+func (i *Informer[T]) cachedList() []api.Object {
+	objs := i.store.List()
+	out := make([]api.Object, len(objs))
+	for j, obj := range objs {
+		out[j] = obj
+	}
+	return out
+}
+
+func (i *Informer[T]) resourceVersion() string { return i.store.ResourceVersion() }

@@ -18,6 +18,12 @@ type informer interface {
 	Start(ctx context.Context) error
 	HasSynced() bool
 	WaitForCacheSync(ctx context.Context) bool
+
+	// For Reader: the stored object of a key, every stored object in key
+	// order, and the store's resourceVersion.
+	cached(key string) (api.Object, bool)
+	cachedList() []api.Object
+	resourceVersion() string
 }
 
 // sharedEntry is one informer of a SharedInformers with its run state.

@@ -16,9 +16,11 @@
 //   - Taking sets holderIdentity, acquireTime, renewTime and
 //     leaseDurationSeconds and increments leaseTransitions.
 //   - The leader renews (updates renewTime) every RetryPeriod. If it cannot
-//     renew for RenewDeadline it considers leadership lost; RenewDeadline is
-//     shorter than LeaseDuration so that it stops acting before others may take
-//     over.
+//     renew within RenewDeadline of the start of its last successful renewal
+//     (pending requests are cancelled then), it considers leadership lost;
+//     RenewDeadline is shorter than LeaseDuration so that it stops acting
+//     before others may take over (fencing), by LeaseDuration-RenewDeadline.
+//     LeaseDuration is a whole number of seconds, as the Lease stores.
 //   - Release clears holderIdentity (and sets leaseDurationSeconds to 1) so that
 //     another candidate takes over on its next try instead of waiting for expiry.
 //

@@ -70,6 +70,9 @@ func (c *Config) validate() error {
 	if c.Identity == "" {
 		errs = append(errs, errors.New("leaderelection: Identity is required"))
 	}
+	if c.LeaseDuration%time.Second != 0 {
+		errs = append(errs, errors.New("leaderelection: LeaseDuration must be a whole number of seconds (the Lease stores seconds)"))
+	}
 	if c.LeaseDuration <= c.RenewDeadline {
 		errs = append(errs, errors.New("leaderelection: LeaseDuration must be greater than RenewDeadline"))
 	}
@@ -91,6 +94,8 @@ type Elector struct {
 	observed     leaseSpec
 	observedRV   string
 	observedTime time.Time
+	// renewedAt is when the last successful acquisition or renewal started.
+	renewedAt time.Time
 
 	leader atomic.Bool
 }
@@ -130,12 +135,18 @@ func (e *Elector) Acquire(ctx context.Context) error {
 // Renew keeps the lease until ctx ends (then it returns nil without releasing:
 // call Release once the work that needed leadership has stopped) or until the
 // lease cannot be renewed within RenewDeadline (ErrLost).
+//
+// RenewDeadline is counted from the start of the last successful renewal, the
+// earliest moment from which other candidates count LeaseDuration, so a leader
+// that cannot reach the server gives up at least LeaseDuration-RenewDeadline
+// before anyone may take over, whatever RetryPeriod is. A request still pending
+// at the deadline is cancelled.
 func (e *Elector) Renew(ctx context.Context) error {
 	for {
 		if err := sleep(ctx, e.cfg.RetryPeriod); err != nil {
 			return nil
 		}
-		deadline := time.Now().Add(e.cfg.RenewDeadline)
+		deadline := e.renewedAt.Add(e.cfg.RenewDeadline)
 		for {
 			rctx, cancel := context.WithDeadline(ctx, deadline)
 			ok, err := e.tryAcquireOrRenew(rctx)
@@ -153,7 +164,7 @@ func (e *Elector) Renew(ctx context.Context) error {
 				*e.observed.HolderIdentity != e.cfg.Identity
 			if takenOver || !time.Now().Add(e.cfg.RetryPeriod).Before(deadline) {
 				e.leader.Store(false)
-				e.log.Info("Lost leader lease")
+				e.log.Info("Lost leader lease", "lastRenewal", e.renewedAt)
 				return ErrLost
 			}
 			if err := sleep(ctx, e.cfg.RetryPeriod); err != nil {
@@ -203,6 +214,7 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) (bool, error) {
 			return false, err
 		}
 		e.observe(l, now)
+		e.renewedAt = now
 		e.leader.Store(true)
 		return true, nil
 	case err != nil:
@@ -240,6 +252,7 @@ func (e *Elector) tryAcquireOrRenew(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	e.observe(l, now)
+	e.renewedAt = now
 	e.leader.Store(true)
 	return true, nil
 }

@@ -193,6 +193,10 @@ func (m *Manager) Scheme() *scheme.Scheme { return m.opts.Scheme }
 // Informers returns the shared informers the manager runs.
 func (m *Manager) Informers() *cache.SharedInformers { return m.informers }
 
+// Reader reads from the manager's informers with the Get and List calls of
+// Client, for kinds that have an informer (see cache.Reader).
+func (m *Manager) Reader() *cache.Reader { return cache.NewReader(m.informers) }
+
 // Logger returns the manager's base logger.
 func (m *Manager) Logger() logr.Logger { return m.log }
 

@@ -55,11 +55,16 @@ var _ = AfterSuite(func() {
 })
 
 func newManager(opts manager.Options) *manager.Manager {
+	return newManagerWithConfig(cfg, opts)
+}
+
+// newManagerWithConfig is newManager talking through c (e.g. a proxy).
+func newManagerWithConfig(c *client.Config, opts manager.Options) *manager.Manager {
 	s, err := all.NewScheme()
 	Expect(err).NotTo(HaveOccurred())
 	opts.Scheme = s
 	opts.Logger = GinkgoLogr
-	mgr, err := manager.New(cfg, opts)
+	mgr, err := manager.New(c, opts)
 	Expect(err).NotTo(HaveOccurred())
 	return mgr
 }

@@ -25,6 +25,10 @@ type KeyValue struct {
 	Value          []byte
 	CreateRevision int64
 	ModRevision    int64
+	// Stale is set by a transforming store (framework/storage/encryption) when
+	// Value was read with a provider or key other than the one writes use now:
+	// an update must store the value again even if it did not change.
+	Stale bool
 }
 
 // ListOptions select a page of keys under a prefix.

@@ -23,11 +23,14 @@
 //     1000 s, and an overall 10 qps / 100 burst token bucket); Forget resets an item's
 //     backoff and NumRequeues reports it.
 //   - Cheap: a warmed queue does not allocate for Add, Get and Done; without a
-//     MetricsProvider it takes no timestamps. The last 1024 items to finish keep
-//     their bookkeeping entry, so keys that come back soon cost fewer map
+//     MetricsProvider it takes no timestamps. One lock guards the queue and is
+//     held only for index and list updates: items are hashed before it is taken,
+//     and a Get that had to wait is handed its item directly instead of
+//     competing for the lock again once woken. The last 1024 items to finish
+//     keep their bookkeeping entry, so keys that come back soon cost fewer index
 //     operations; older ones are released. Goroutines: one per queue for the
-//     metrics gauges (only with metrics) and one for delayed adds (from the first
-//     AddAfter); both end at ShutDown.
+//     metrics gauges (only with metrics) and one for delayed adds (from the
+//     first AddAfter); both end at ShutDown.
 //
 // A typical worker:
 //

@@ -2,6 +2,7 @@ package workqueue
 
 import (
 	"context"
+	"hash/maphash"
 	"sync"
 )
 
@@ -13,8 +14,8 @@ const (
 )
 
 // maxIdle is how many idle items keep their slot. An item that comes back while its
-// slot is kept costs one hash lookup per Add and per Done instead of two; the oldest
-// idle slot is released (its map entry deleted) once more are idle.
+// slot is kept costs one index probe per Add and per Done instead of an insertion
+// and a deletion; the oldest idle slot is released once more are idle.
 const maxIdle = 1024
 
 // slot is the record of an item that is dirty, processing, or recently idle. Slots are
@@ -22,6 +23,7 @@ const maxIdle = 1024
 // and a warmed queue never allocates.
 type slot[T comparable] struct {
 	item  T
+	hash  uint64 // of item, under the queue's seed
 	state uint8
 	gen   uint32 // bumped each time the item becomes idle; matches its idle entry
 }
@@ -33,25 +35,44 @@ type idleEntry struct {
 	gen uint32
 }
 
+// waiter is a Get blocked on an empty queue. Add and Done hand an item to the
+// oldest waiter directly, already marked processing, so the woken Get returns
+// without taking the lock again; ShutDown sends shutdown to every waiter. ch has
+// room for the one message a waiter ever receives, so senders never block.
+type waiter[T comparable] struct {
+	ch chan handoff[T]
+}
+
+type handoff[T comparable] struct {
+	item     T
+	shutdown bool
+}
+
 // Typed is a work queue of items of type T; see the package documentation for its
 // contract. Create it with New. All methods are safe for concurrent use.
+//
+// One lock guards the state, and it is held only for table and list updates:
+// items are hashed before it is taken, and a Get that had to wait is handed its
+// item instead of competing for the lock again when woken.
 type Typed[T comparable] struct {
 	// mu guards the fields from queue to metrics. It is never held together with
 	// delay.mu or a rate limiter's lock.
-	mu   sync.Mutex
-	cond sync.Cond // signalled when an item is queued or shutdown starts
+	mu sync.Mutex
 
 	queue        ring[int32]      // slots of dirty items not being processed, FIFO
-	index        map[T]int32      // slot of each item that is dirty or processing
+	index        index            // slot of each item that is dirty, processing or kept idle
 	slots        []slot[T]        // indexed by slot number
 	free         []int32          // unused slot numbers
 	idle         ring[idleEntry]  // slots that became idle, oldest first; at most maxIdle
+	waiting      ring[*waiter[T]] // blocked Gets, oldest first; non-empty only if queue is
 	dirty        int              // number of dirty items (queued or dirty while processing)
 	processing   int              // number of processing items
-	waiters      int              // goroutines blocked in Get
 	shuttingDown bool             // no more adds; Get returns shutdown once queue is empty
 	drained      chan struct{}    // closed when processing reaches 0 after a ShutDownWithDrain
 	metrics      *queueMetrics[T] // nil when metrics are disabled
+
+	seed    maphash.Seed
+	waiters sync.Pool // of *waiter[T], reused across Gets
 
 	stop chan struct{} // closed by the first ShutDown; stops background goroutines
 
@@ -66,12 +87,12 @@ type Typed[T comparable] struct {
 // after ShutDown.
 func New[T comparable](opts Options[T]) *Typed[T] {
 	q := &Typed[T]{
-		index:       make(map[T]int32),
+		seed:        maphash.MakeSeed(),
 		stop:        make(chan struct{}),
 		clock:       opts.Clock,
 		rateLimiter: opts.RateLimiter,
 	}
-	q.cond.L = &q.mu
+	q.waiters.New = func() any { return &waiter[T]{ch: make(chan handoff[T], 1)} }
 	if q.clock == nil {
 		q.clock = RealClock{}
 	}
@@ -90,12 +111,13 @@ func New[T comparable](opts Options[T]) *Typed[T] {
 // again (stingy); an item that is being processed is queued again when its worker
 // calls Done, never handed to a second worker. Add does nothing after ShutDown.
 func (q *Typed[T]) Add(item T) {
+	h := maphash.Comparable(q.seed, item)
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()
 		return
 	}
-	id, ok := q.index[item]
+	id, ok := indexGet(&q.index, h, item, q.slots)
 	if ok {
 		s := &q.slots[id]
 		if s.state&stateDirty != 0 {
@@ -108,40 +130,55 @@ func (q *Typed[T]) Add(item T) {
 		if q.metrics != nil {
 			q.metrics.add(item, q.dirty)
 		}
-		wake := wasIdle && q.push(id) // otherwise processing: Done queues it again
-		q.mu.Unlock()
-		if wake {
-			q.cond.Signal()
+		if !wasIdle { // processing: Done queues it again
+			q.mu.Unlock()
+			return
 		}
+		q.ready(id) // unlocks
 		return
 	}
 	if n := len(q.free); n > 0 {
 		id = q.free[n-1]
 		q.free = q.free[:n-1]
-		q.slots[id].item, q.slots[id].state = item, stateDirty
+		s := &q.slots[id]
+		s.item, s.hash, s.state = item, h, stateDirty
 	} else {
 		id = int32(len(q.slots))
-		q.slots = append(q.slots, slot[T]{item: item, state: stateDirty})
+		q.slots = append(q.slots, slot[T]{item: item, hash: h, state: stateDirty})
 	}
-	q.index[item] = id
+	q.index.put(h, id)
 	q.dirty++
 	if q.metrics != nil {
 		q.metrics.add(item, q.dirty)
 	}
-	wake := q.push(id)
-	q.mu.Unlock()
-	if wake {
-		q.cond.Signal()
-	}
+	q.ready(id) // unlocks
 }
 
-// push queues slot id and reports whether a Get is waiting. The caller then signals
-// q.cond after unlocking q.mu, so that the woken Get does not block on the mutex
-// still held by the caller. No wake-up is lost: a waiting Get is registered with the
-// cond before it releases q.mu, so any waiter counted here receives the signal.
-func (q *Typed[T]) push(id int32) bool {
-	q.queue.push(id)
-	return q.waiters > 0
+// ready makes the dirty slot id available to Get: it hands the item to the oldest
+// waiting Get, or queues it. The caller holds q.mu; ready releases it, and sends
+// to the waiter after unlocking, so that the woken Get does not find the lock held.
+func (q *Typed[T]) ready(id int32) {
+	if q.waiting.n == 0 {
+		q.queue.push(id)
+		q.mu.Unlock()
+		return
+	}
+	w := q.waiting.pop()
+	item := q.take(id)
+	q.mu.Unlock()
+	w.ch <- handoff[T]{item: item}
+}
+
+// take marks the dirty slot id processing and returns its item; q.mu is held.
+func (q *Typed[T]) take(id int32) T {
+	s := &q.slots[id]
+	s.state = stateProcessing
+	q.dirty--
+	q.processing++
+	if q.metrics != nil {
+		q.metrics.get(s.item, q.dirty)
+	}
+	return s.item
 }
 
 // Get blocks until an item is available and returns it; the caller owns the item
@@ -152,32 +189,29 @@ func (q *Typed[T]) push(id int32) bool {
 // with ShutDown (typically when its own context ends).
 func (q *Typed[T]) Get() (item T, shutdown bool) {
 	q.mu.Lock()
-	for q.queue.n == 0 && !q.shuttingDown {
-		q.waiters++
-		q.cond.Wait()
-		q.waiters--
+	if q.queue.n > 0 {
+		item = q.take(q.queue.pop())
+		q.mu.Unlock()
+		return item, false
 	}
-	if q.queue.n == 0 {
+	if q.shuttingDown {
 		q.mu.Unlock()
 		return item, true
 	}
-	s := &q.slots[q.queue.pop()]
-	s.state = stateProcessing
-	item = s.item
-	q.dirty--
-	q.processing++
-	if q.metrics != nil {
-		q.metrics.get(item, q.dirty)
-	}
+	w := q.waiters.Get().(*waiter[T])
+	q.waiting.push(w)
 	q.mu.Unlock()
-	return item, false
+	h := <-w.ch
+	q.waiters.Put(w)
+	return h.item, h.shutdown
 }
 
 // Done marks item as processed. If it was added again while being processed, it is
 // queued again now. Done for an item that is not being processed does nothing.
 func (q *Typed[T]) Done(item T) {
+	h := maphash.Comparable(q.seed, item)
 	q.mu.Lock()
-	id, ok := q.index[item]
+	id, ok := indexGet(&q.index, h, item, q.slots)
 	if !ok || q.slots[id].state&stateProcessing == 0 {
 		q.mu.Unlock()
 		return
@@ -186,26 +220,26 @@ func (q *Typed[T]) Done(item T) {
 	if q.metrics != nil {
 		q.metrics.done(item)
 	}
-	wake := false
-	if s := &q.slots[id]; s.state&stateDirty != 0 {
-		s.state = stateDirty
-		wake = q.push(id)
-	} else {
+	s := &q.slots[id]
+	if s.state&stateDirty == 0 {
 		s.state = 0
 		s.gen++
 		q.idle.push(idleEntry{id: id, gen: s.gen})
 		if q.idle.n > maxIdle {
 			q.release(q.idle.pop())
 		}
+	} else {
+		s.state = stateDirty
 	}
 	if q.processing == 0 && q.drained != nil {
 		close(q.drained)
 		q.drained = nil
 	}
-	q.mu.Unlock()
-	if wake {
-		q.cond.Signal()
+	if s.state == stateDirty {
+		q.ready(id) // unlocks
+		return
 	}
+	q.mu.Unlock()
 }
 
 // release frees the slot of an idle entry unless the entry is stale.
@@ -214,7 +248,7 @@ func (q *Typed[T]) release(e idleEntry) {
 	if s.state != 0 || s.gen != e.gen {
 		return
 	}
-	delete(q.index, s.item)
+	q.index.remove(s.hash, e.id)
 	s.item = *new(T)
 	q.free = append(q.free, e.id)
 }
@@ -267,11 +301,15 @@ func (q *Typed[T]) ShuttingDown() bool {
 	return q.shuttingDown
 }
 
+// shutDownLocked starts shutdown; q.mu is held. Waiting Gets exist only while the
+// queue is empty, so they all return shutdown.
 func (q *Typed[T]) shutDownLocked() {
 	if q.shuttingDown {
 		return
 	}
 	q.shuttingDown = true
 	close(q.stop)
-	q.cond.Broadcast()
+	for q.waiting.n > 0 {
+		q.waiting.pop().ch <- handoff[T]{shutdown: true}
+	}
 }

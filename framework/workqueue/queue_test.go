@@ -416,7 +416,7 @@ func TestIdleSlots(t *testing.T) {
 			}
 		}
 		q.mu.Lock()
-		kept, slots := len(q.index), len(q.slots)
+		kept, slots := q.index.n, len(q.slots)
 		q.mu.Unlock()
 		if kept != maxIdle {
 			t.Errorf("round %d: %d items keep a slot, want %d", round, kept, maxIdle)
@@ -436,5 +436,66 @@ func TestIdleSlots(t *testing.T) {
 	q.Done(item) // not processing: ignored
 	if diff := cmp.Diff([]int{n - 1}, drain(t, q, 1)); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
+	}
+}
+
+// TestWaitingGets checks items handed directly to blocked Gets: each goes to one
+// Get, is processing from then on (an Add while it is processing is not handed
+// to another waiting Get), comes back to a waiting Get on Done, and ShutDown
+// releases the Gets still waiting.
+func TestWaitingGets(t *testing.T) {
+	t.Parallel()
+	q := New(Options[string]{})
+	waiting := func() int {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		return q.waiting.n
+	}
+	type result struct {
+		item     string
+		shutdown bool
+	}
+	results := make(chan result, 8)
+	get := func() {
+		item, shutdown := q.Get()
+		results <- result{item, shutdown}
+	}
+	for range 3 {
+		go get()
+	}
+	eventually(t, "three waiting Gets", func() bool { return waiting() == 3 })
+	q.Add("a")
+	q.Add("b")
+	got := map[string]bool{}
+	for range 2 {
+		r := <-results
+		if r.shutdown || got[r.item] {
+			t.Fatalf("Get = %+v after %v", r, got)
+		}
+		got[r.item] = true
+	}
+	q.Add("a") // processing: dirty, not handed to the third Get
+	select {
+	case r := <-results:
+		t.Fatalf("an item being processed was handed out again: %+v", r)
+	case <-time.After(20 * time.Millisecond):
+	}
+	if waiting() != 1 {
+		t.Fatalf("%d waiting Gets, want 1", waiting())
+	}
+	q.Done("a") // re-queued: goes to the waiting Get
+	if r := <-results; r != (result{"a", false}) {
+		t.Fatalf("Get after Done = %+v, want a", r)
+	}
+	go get()
+	eventually(t, "a waiting Get", func() bool { return waiting() == 1 })
+	q.ShutDown()
+	if r := <-results; !r.shutdown {
+		t.Fatalf("Get after ShutDown = %+v, want shutdown", r)
+	}
+	q.Done("a")
+	q.Done("b")
+	if err := q.ShutDownWithDrain(t.Context()); err != nil {
+		t.Fatal(err)
 	}
 }

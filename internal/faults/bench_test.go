@@ -34,7 +34,7 @@ func BenchmarkAPIWrite(b *testing.B) {
 				servers = cluster.endpoints()
 			}
 			srv := startAPIServer(ctx, b, "converge-up", "127.0.0.4", filepath.Join(b.TempDir(), "data"), servers)
-			c := apiClient(b, srv.url)
+			c := apiClient(b, srv)
 			ns := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 			createNamespace(ctx, b, c, ns)
 			var seq, failed atomic.Int64

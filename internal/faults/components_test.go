@@ -33,7 +33,7 @@ func startAPIServerOnly(ctx context.Context, t testing.TB, ip string) *apiServer
 	addr := freeAddr(t, ip)
 	_, port, _ := net.SplitHostPort(addr)
 	dataDir := filepath.Join(t.TempDir(), "apiserver")
-	s := &apiServer{url: "http://" + addr, dataDir: dataDir,
+	s := &apiServer{url: "https://" + addr, dataDir: dataDir,
 		args: []string{"apiserver", "--data-dir", dataDir, "--bind-address", ip, "--port", port}}
 	s.start(ctx, t, "apiserver")
 	return s
@@ -90,7 +90,7 @@ func TestControllerManagerLeaderKill(t *testing.T) {
 	defer cancel()
 	const ns = "cm-failover"
 	srv := startAPIServerOnly(ctx, t, "127.0.0.30")
-	c := apiClient(t, srv.url)
+	c := apiClient(t, srv)
 	cms := []*proc{startControllerManager(t, srv, "controller-manager-a"), startControllerManager(t, srv, "controller-manager-b")}
 	createNamespace(ctx, t, c, ns)
 	createDeployment(ctx, t, c, ns, "web", 3)
@@ -164,7 +164,7 @@ func TestNodeAgentDeath(t *testing.T) {
 	defer cancel()
 	const ns = "node-death"
 	srv := startAPIServerOnly(ctx, t, "127.0.0.40")
-	c := apiClient(t, srv.url)
+	c := apiClient(t, srv)
 	// Nodes renew their Lease every 500 ms; 3 s without a renewal marks a node Unknown.
 	startControllerManager(t, srv, "controller-manager", "--node-monitor-grace-period=3s")
 	startProc(t, "scheduler", nil, converge(t), append([]string{"scheduler", "--kubeconfig", srv.kubeconfig()}, fastElection...)...)
@@ -306,17 +306,20 @@ func TestAPIServerFailover(t *testing.T) {
 	cluster := newEtcdCluster(t, 1, 60, true)
 	cluster.start(ctx, t, etcdstore.ClusterStateNew)
 	var servers []*apiServer
+	// The replicas share one CA (--pki-dir), so one client trusts both and
+	// its admin certificate is accepted by both. The first one creates it.
+	pkiDir := filepath.Join(t.TempDir(), "pki")
 	for i, ip := range []string{"127.0.0.61", "127.0.0.62"} {
 		addr := freeAddr(t, ip)
 		_, port, _ := net.SplitHostPort(addr)
 		dataDir := filepath.Join(t.TempDir(), fmt.Sprintf("apiserver-%d", i))
-		s := &apiServer{url: "http://" + addr, dataDir: dataDir, args: []string{"apiserver", "--data-dir", dataDir,
-			"--bind-address", ip, "--port", port, "--etcd-servers", strings.Join(cluster.endpoints(), ",")}}
+		s := &apiServer{url: "https://" + addr, dataDir: dataDir, pkiDir: pkiDir, args: []string{"apiserver", "--data-dir", dataDir,
+			"--pki-dir", pkiDir, "--bind-address", ip, "--port", port, "--etcd-servers", strings.Join(cluster.endpoints(), ",")}}
 		s.start(ctx, t, fmt.Sprintf("apiserver-%d", i))
 		servers = append(servers, s)
 	}
 	c, err := rest.NewClient(&rest.Config{Hosts: []string{servers[0].url, servers[1].url}, MaxTries: 3,
-		Timeout: 10 * time.Second, UserAgent: "converge-faults"})
+		Timeout: 10 * time.Second, UserAgent: "converge-faults", TLS: servers[0].tls()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/framework/client/rest"
 	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
 )
@@ -341,12 +342,17 @@ func (c *etcdCluster) leader(ctx context.Context, t testing.TB, cl *clientv3.Cli
 	return lead
 }
 
-// apiServer is a `converge up` child process.
+// apiServer is a `converge up` child process. It serves HTTPS with
+// authentication (the default); the test authenticates with the admin
+// certificate from its PKI directory.
 type apiServer struct {
 	proc    *proc
 	url     string
 	dataDir string
-	args    []string
+	// pkiDir is the --pki-dir shared with other API servers, or empty for
+	// <dataDir>/pki.
+	pkiDir string
+	args   []string
 }
 
 // startAPIServer runs `converge up` on 127.0.0.<ipSuffix> with dataDir (and
@@ -355,23 +361,44 @@ func startAPIServer(ctx context.Context, t testing.TB, name, ip, dataDir string,
 	t.Helper()
 	addr := freeAddr(t, ip)
 	_, port, _ := net.SplitHostPort(addr)
-	args := []string{"up", "--data-dir", dataDir, "--bind-address", ip, "--port", port}
+	args := []string{"up", "--data-dir", dataDir, "--bind-address", ip, "--port", port, "--pod-cidr", "127.56.0.0/16"}
 	if len(etcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(etcdServers, ","))
 	}
-	s := &apiServer{url: "http://" + addr, dataDir: dataDir, args: args}
+	s := &apiServer{url: "https://" + addr, dataDir: dataDir, args: args}
 	s.start(ctx, t, name)
 	return s
+}
+
+// pki is the directory of the server's CA and admin certificate.
+func (s *apiServer) pki() string {
+	if s.pkiDir != "" {
+		return s.pkiDir
+	}
+	return filepath.Join(s.dataDir, "pki")
+}
+
+// tls authenticates as the admin of s (its CA, its admin certificate).
+func (s *apiServer) tls() rest.TLSConfig {
+	return rest.TLSConfig{CAFile: filepath.Join(s.pki(), pki.CACertFile),
+		CertFile: filepath.Join(s.pki(), pki.AdminCertFile), KeyFile: filepath.Join(s.pki(), pki.AdminKeyFile)}
 }
 
 func (s *apiServer) start(ctx context.Context, t testing.TB, name string) {
 	t.Helper()
 	start := time.Now()
 	s.proc = startProc(t, name, nil, converge(t), s.args...)
-	c := apiClient(t, s.url)
+	var c *rest.Client
 	err := poll(ctx, 60*time.Second, func() error {
 		if !s.proc.running() {
 			return errStop{errors.New("converge up exited")}
+		}
+		if c == nil {
+			// The certificates exist once the server is about to listen.
+			if _, err := os.Stat(filepath.Join(s.pki(), pki.AdminKeyFile)); err != nil {
+				return err
+			}
+			c = apiClient(t, s)
 		}
 		_, err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/readyz"})
 		return err
@@ -382,11 +409,16 @@ func (s *apiServer) start(ctx context.Context, t testing.TB, name string) {
 	t.Logf("%s ready at %s in %s", name, s.url, time.Since(start).Round(time.Millisecond))
 }
 
-// apiClient is a client that does not retry (MaxTries 1), so the test sees
-// every failure.
-func apiClient(t testing.TB, hosts ...string) *rest.Client {
+// apiClient is a client of servers (which share a CA) that does not retry
+// (MaxTries 1), so the test sees every failure.
+func apiClient(t testing.TB, servers ...*apiServer) *rest.Client {
 	t.Helper()
-	c, err := rest.NewClient(&rest.Config{Hosts: hosts, MaxTries: 1, Timeout: 15 * time.Second, UserAgent: "converge-faults"})
+	hosts := make([]string, len(servers))
+	for i, s := range servers {
+		hosts[i] = s.url
+	}
+	c, err := rest.NewClient(&rest.Config{Hosts: hosts, MaxTries: 1, Timeout: 15 * time.Second, UserAgent: "converge-faults",
+		TLS: servers[0].tls()})
 	if err != nil {
 		t.Fatal(err)
 	}

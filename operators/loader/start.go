@@ -17,7 +17,7 @@ import (
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/record"
-	"github.com/converge-dev/converge/operators"
+	"github.com/converge-dev/converge/operators/webhook"
 )
 
 // State of a loaded operator.
@@ -53,6 +53,10 @@ type Options struct {
 	// Logger is the host's logger; each operator logs as
 	// Logger.WithName("operator").WithName(<name>).
 	Logger logr.Logger
+	// Webhooks configures the webhook servers of operators that declare
+	// webhooks (its Issuer is the control plane's CA); see webhook.Install.
+	// Its Logger is set per operator.
+	Webhooks webhook.Options
 }
 
 // Plugins lists the plugin files of opts: Dir's *.so then Paths, each
@@ -85,7 +89,8 @@ func Plugins(opts Options) ([]string, error) {
 
 // Start loads every plugin of opts and installs each into mgr (the host's
 // shared manager, started or not): CRDs applied and Established, then Setup,
-// then health checks (operators.Install). A plugin that fails to load or
+// then health checks (operators.Install; webhook.Install for operators with
+// webhooks, which also serves and registers them). A plugin that fails to load or
 // install is logged and reported as Failed; the others still start, and Start
 // itself never fails. Two plugins with the same operator name: the second
 // fails. Reports are in load order.
@@ -111,7 +116,9 @@ func Start(ctx context.Context, mgr *manager.Manager, opts Options) []Report {
 				err = fmt.Errorf("operator %s from %s is already loaded from %s", r.Name, p, first)
 			} else {
 				names[r.Name] = p
-				err = operators.Install(ctx, mgr, op)
+				wopts := opts.Webhooks
+				wopts.Logger = log.WithName(r.Name)
+				err = webhook.Install(ctx, mgr, op, wopts)
 			}
 		}
 		if err != nil {

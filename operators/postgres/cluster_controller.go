@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -223,10 +225,19 @@ func (r *ClusterReconciler) observe(ctx context.Context, s *state) (bool, error)
 		}
 	}
 	s.views = nil
+	nodes := map[string]nodeHealth{}
 	for _, n := range names {
 		v := View{Name: n}
 		if p, ok := s.pods[n]; ok {
 			v.PodExists, v.Deleting, v.PodIP, v.NodeName = true, p.DeletionTimestamp != nil, p.Status.PodIP, p.Spec.NodeName
+			if v.NodeName != "" {
+				h, seen := nodes[v.NodeName]
+				if !seen {
+					h = r.nodeHealth(ctx, v.NodeName)
+					nodes[v.NodeName] = h
+				}
+				v.NodeNotReady, v.NodeNotReadySince = h.notReady, h.since
+			}
 			for _, cond := range p.Status.Conditions {
 				if cond.Type == corev1.PodReady {
 					v.Ready = cond.Status == corev1.ConditionTrue
@@ -241,7 +252,10 @@ func (r *ClusterReconciler) observe(ctx context.Context, s *state) (bool, error)
 					v.Running = cs.State.Running != nil
 				}
 			}
-			if v.Running && v.PodIP != "" && !v.Deleting {
+			// A pod being deleted is not asked, unless its node is not Ready:
+			// then nothing may be stopping it, and a failover must know
+			// whether it still runs as a primary.
+			if v.Running && v.PodIP != "" && (!v.Deleting || v.NodeNotReady) {
 				out, err := r.Options.SQL(ctx, v.PodIP, s.secret[KeySuperuserPassword],
 					"SELECT pg_is_in_recovery(), CASE WHEN pg_is_in_recovery() THEN greatest(pg_last_wal_receive_lsn(), pg_last_wal_replay_lsn()) ELSE pg_current_wal_lsn() END")
 				if err == nil {
@@ -256,6 +270,31 @@ func (r *ClusterReconciler) observe(ctx context.Context, s *state) (bool, error)
 		s.views = append(s.views, v)
 	}
 	return true, nil
+}
+
+// nodeHealth is whether a node is Ready, as the node lifecycle controller
+// (Unknown: silent agent) or the agent (False) reports it.
+type nodeHealth struct {
+	notReady bool
+	since    time.Time
+}
+
+// nodeHealth reads the Ready condition of node. A node that cannot be read
+// counts as ready: pod facts decide then.
+func (r *ClusterReconciler) nodeHealth(ctx context.Context, name string) nodeHealth {
+	n := &corev1.Node{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
+		if !apierrors.IsNotFound(err) {
+			logr.FromContextOrDiscard(ctx).V(1).Info("Reading the node of an instance failed", "node", name, "error", err.Error())
+		}
+		return nodeHealth{}
+	}
+	for _, cond := range n.Status.Conditions {
+		if cond.Type == corev1.NodeReady && cond.Status != corev1.ConditionTrue {
+			return nodeHealth{notReady: true, since: cond.LastTransitionTime.Time}
+		}
+	}
+	return nodeHealth{}
 }
 
 func isOwnedBy(obj api.Object, owner api.Object) bool {
@@ -305,9 +344,20 @@ func (r *ClusterReconciler) managePrimary(ctx context.Context, s *state) (bool, 
 		// Fence the old primary: its pod goes (a failed one at once, a
 		// healthy one with a clean shutdown so replicas get all its WAL).
 		if pv.PodExists {
-			if !pv.Deleting {
+			failover := strings.HasPrefix(st.FailoverReason, "Failover")
+			if failover && pv.Queried && !pv.InRecovery && pv.PodIP != "" {
+				// It still answers as a primary (its node is unreachable to
+				// the control plane, or its pod is unready but postgres runs):
+				// shut it down before another instance is promoted, since its
+				// node agent may never stop it.
+				r.shutDown(ctx, s, pv)
+			}
+			// A failed primary's pod goes at once. So does a pod already
+			// being deleted on a node that is not ready: no agent would ever
+			// finish its graceful deletion.
+			if !pv.Deleting || (failover && pv.NodeNotReady) {
 				var opts []client.DeleteOption
-				if strings.HasPrefix(st.FailoverReason, "Failover") {
+				if failover {
 					opts = append(opts, client.GracePeriodSeconds(0))
 				}
 				if err := r.Client.Delete(ctx, s.pods[pv.Name], opts...); client.IgnoreNotFound(err) != nil {
@@ -339,6 +389,28 @@ func (r *ClusterReconciler) managePrimary(ctx context.Context, s *state) (bool, 
 		s.soon(500 * time.Millisecond)
 	}
 	return true, nil
+}
+
+// shutdownSQL makes the postmaster of the instance it runs on do a fast
+// shutdown (SIGINT): clients are disconnected, nothing more is acknowledged.
+// COPY TO PROGRAM runs in the server's own PID namespace as its user.
+const shutdownSQL = `DO $fence$ BEGIN EXECUTE format('COPY (SELECT 1) TO PROGRAM %L', ` +
+	`format('kill -INT "$(head -n 1 "%s/postmaster.pid")"', current_setting('data_directory'))); END $fence$`
+
+// shutDown fences a failed primary that still answers SQL by shutting it
+// down. It is best effort: the pod is deleted next in any case, and an
+// instance that cannot be reached cannot acknowledge writes either.
+func (r *ClusterReconciler) shutDown(ctx context.Context, s *state, v View) {
+	pw := s.secret[KeySuperuserPassword]
+	if _, err := r.Options.SQL(ctx, v.PodIP, pw, shutdownSQL); err != nil {
+		// The shutdown usually ends the session that asked for it. It
+		// worked when the server no longer answers as a primary.
+		if out, qerr := r.Options.SQL(ctx, v.PodIP, pw, "SELECT pg_is_in_recovery()"); qerr == nil && out == "f" {
+			r.Recorder.Eventf(ctx, s.c, "Warning", "FenceFailed", "could not shut down the old primary %s at %s: %v", v.Name, v.PodIP, err)
+			return
+		}
+	}
+	r.Recorder.Eventf(ctx, s.c, "Normal", "Fenced", "shut down the old primary %s at %s (node %s) before promoting another instance", v.Name, v.PodIP, v.NodeName)
 }
 
 // ensurePods creates missing instance pods (the primary first, replicas once
@@ -509,41 +581,55 @@ func (r *ClusterReconciler) rollingUpdate(ctx context.Context, s *state) (bool, 
 	return true, nil
 }
 
-// backups triggers scheduled backups, applies retention and reports the
-// last successful backup.
+// backups reports the last successful backup, applies the retention policy
+// to scheduled backups and creates the next scheduled backup when it is due.
+// A scheduled backup is not started while the previous one of the cluster is
+// still pending or running.
 func (r *ClusterReconciler) backups(ctx context.Context, s *state) (bool, error) {
 	c := s.c
 	list := &PostgresBackupList{}
 	if err := r.Client.List(ctx, list, client.InNamespace(c.Namespace)); err != nil {
-		return false, fmt.Errorf("list backups: %w", err)
+		return false, fmt.Errorf("list backups of %s: %w", c.Name, err)
 	}
-	var completed []*PostgresBackup
+	var mine []*PostgresBackup
+	inFlight := ""
 	for i := range list.Items {
 		b := &list.Items[i]
-		if b.Spec.Cluster == c.Name && b.Status.Phase == BackupCompleted && b.Status.CompletedAt != nil && b.DeletionTimestamp == nil {
-			completed = append(completed, b)
+		if b.Spec.Cluster != c.Name {
+			continue
 		}
-	}
-	slices.SortFunc(completed, func(a, b *PostgresBackup) int { return b.Status.CompletedAt.Compare(a.Status.CompletedAt.Time) })
-	if len(completed) > 0 {
-		c.Status.LastSuccessfulBackup = completed[0].Status.CompletedAt
+		mine = append(mine, b)
+		if b.DeletionTimestamp != nil {
+			continue
+		}
+		switch b.Status.Phase {
+		case BackupCompleted:
+			if b.Status.CompletedAt != nil && (c.Status.LastSuccessfulBackup == nil || b.Status.CompletedAt.After(c.Status.LastSuccessfulBackup.Time)) {
+				c.Status.LastSuccessfulBackup = b.Status.CompletedAt
+			}
+		case BackupFailed:
+		default:
+			if b.Labels[LabelBackupKind] == BackupKindScheduled {
+				inFlight = b.Name
+			}
+		}
 	}
 	bs := c.Spec.Backup
 	if bs == nil {
 		return true, nil
 	}
 	now := r.Now()
-	if bs.RetentionPolicy != "" && len(completed) > 1 {
+	if bs.RetentionPolicy != "" {
 		ret, err := ParseRetention(bs.RetentionPolicy)
-		if err == nil {
-			for _, b := range completed[1:] {
-				if now.Sub(b.Status.CompletedAt.Time) > ret {
-					if err := r.Client.Delete(ctx, b); client.IgnoreNotFound(err) != nil {
-						return false, fmt.Errorf("retention: delete backup %s: %w", b.Name, err)
-					}
-					r.Recorder.Eventf(ctx, c, "Normal", "BackupExpired", "deleted backup %s (retention %s)", b.Name, bs.RetentionPolicy)
-				}
+		if err != nil {
+			s.phase = "Invalid backup retention policy: " + err.Error()
+			return true, nil
+		}
+		for _, b := range ExpiredBackups(mine, ret, now) {
+			if err := r.Client.Delete(ctx, b); client.IgnoreNotFound(err) != nil {
+				return false, fmt.Errorf("retention: delete backup %s: %w", b.Name, err)
 			}
+			r.Recorder.Eventf(ctx, c, "Normal", "BackupExpired", "deleted backup %s (retention %s)", b.Name, bs.RetentionPolicy)
 		}
 	}
 	if bs.Schedule == "" {
@@ -563,17 +649,20 @@ func (r *ClusterReconciler) backups(ctx context.Context, s *state) (bool, error)
 		s.soon(next.Sub(now) + 100*time.Millisecond)
 		return true, nil
 	}
-	pv, _ := findView(s.views, c.Status.CurrentPrimary)
-	if !pv.Ready {
+	if pv, _ := findView(s.views, c.Status.CurrentPrimary); !pv.Ready || inFlight != "" {
+		s.soon(time.Second)
 		return true, nil
 	}
-	b := &PostgresBackup{ObjectMeta: api.ObjectMeta{Namespace: c.Namespace, Name: c.Name + "-" + now.UTC().Format("20060102150405"),
-		Labels: map[string]string{LabelCluster: c.Name}}, Spec: BackupObjectSpec{Cluster: c.Name}}
+	// Named after the activation, so a retry after a failed status update
+	// finds the same backup instead of creating a second one.
+	b := &PostgresBackup{ObjectMeta: api.ObjectMeta{Namespace: c.Namespace, Name: c.Name + "-" + next.UTC().Format("20060102150405"),
+		Labels: map[string]string{LabelCluster: c.Name, LabelBackupKind: BackupKindScheduled}}, Spec: BackupObjectSpec{Cluster: c.Name}}
 	if err := r.Client.Create(ctx, b); err != nil && !apierrors.IsAlreadyExists(err) {
-		return false, fmt.Errorf("scheduled backup: %w", err)
+		return false, fmt.Errorf("create scheduled backup %s: %w", b.Name, err)
 	}
+	r.Recorder.Eventf(ctx, c, "Normal", "BackupScheduled", "created scheduled backup %s", b.Name)
 	c.Status.LastScheduledBackup = &api.Time{Time: now}
-	s.soon(sched.Next(now).Sub(now))
+	s.soon(sched.Next(now).Sub(now) + 100*time.Millisecond)
 	return true, nil
 }
 
@@ -673,15 +762,21 @@ func (r *ClusterReconciler) finalize(ctx context.Context, c *PostgresCluster) (r
 			name := "skipped"
 			pv := findStatus(c.Status.InstancesStatus, c.Status.CurrentPrimary)
 			if pv != nil && pv.Ready {
-				name = c.Name + "-final-" + r.Now().UTC().Format("20060102150405")
+				name = c.Name + "-final-" + c.DeletionTimestamp.UTC().Format("20060102150405")
 				b := &PostgresBackup{ObjectMeta: api.ObjectMeta{Namespace: c.Namespace, Name: name,
-					Labels: map[string]string{LabelCluster: c.Name}}, Spec: BackupObjectSpec{Cluster: c.Name}}
+					Labels: map[string]string{LabelCluster: c.Name, LabelBackupKind: BackupKindFinal}}, Spec: BackupObjectSpec{Cluster: c.Name}}
 				if err := r.Client.Create(ctx, b); err != nil && !apierrors.IsAlreadyExists(err) {
-					return reconcile.Result{}, fmt.Errorf("final backup: %w", err)
+					return reconcile.Result{}, fmt.Errorf("create final backup %s: %w", name, err)
 				}
+				r.Recorder.Eventf(ctx, c, "Normal", "FinalBackup", "taking final backup %s before deleting the data", name)
+			} else {
+				r.Recorder.Eventf(ctx, c, "Warning", "FinalBackupSkipped", "no ready primary: deleting without a final backup")
 			}
 			c.Status.FinalBackup = name
-			return again, r.Client.Status().Update(ctx, c)
+			if err := r.Client.Status().Update(ctx, c); err != nil {
+				return reconcile.Result{}, fmt.Errorf("record final backup %s: %w", name, err)
+			}
+			return again, nil
 		}
 		b := &PostgresBackup{}
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Status.FinalBackup}, b)

@@ -1,8 +1,10 @@
 package postgres_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -45,6 +47,11 @@ var _ = Describe("PostgresCluster validation", func() {
 		Expect(apierrors.IsInvalid(err)).To(BeTrue())
 		Expect(err.Error()).To(ContainSubstring("managed by the operator"))
 
+		raw.Object["spec"] = map[string]any{"backup": map[string]any{"schedule": "every day"}}
+		Expect(apierrors.IsInvalid(suite.c.Create(ctx, raw))).To(BeTrue(), "bad schedule")
+		raw.Object["spec"] = map[string]any{"backup": map[string]any{"retentionPolicy": "30 days"}}
+		Expect(apierrors.IsInvalid(suite.c.Create(ctx, raw))).To(BeTrue(), "bad retention policy")
+
 		raw.Object["spec"] = map[string]any{"bootstrap": map[string]any{"initdb": map[string]any{}, "recovery": map[string]any{"backup": "x"}}}
 		Expect(apierrors.IsInvalid(suite.c.Create(ctx, raw))).To(BeTrue(), "initdb and recovery")
 	})
@@ -52,7 +59,7 @@ var _ = Describe("PostgresCluster validation", func() {
 
 var _ = Describe("PostgresCluster", Ordered, func() {
 	const name = "pg"
-	var primaryBefore string
+	var primaryBefore, finalBackup string
 
 	It("creates a 3-instance cluster that becomes Ready within 60 s", func(ctx SpecContext) {
 		c := newCluster(name, 3)
@@ -203,6 +210,8 @@ var _ = Describe("PostgresCluster", Ordered, func() {
 
 		r := newCluster("restored", 1)
 		r.Spec.Bootstrap = &postgres.BootstrapSpec{Recovery: &postgres.RecoverySpec{Backup: b.Name, Database: "shop", Owner: "shopper"}}
+		// The next specs use the restored cluster's schedule, retention and final backup.
+		r.Spec.Backup = &postgres.BackupSpec{Schedule: "@every 2s", RetentionPolicy: "1h", FinalBackup: true}
 		// The application role of the source is "shopper" in database "shop":
 		// the restored cluster's Secret must say so for its password to be reset.
 		Expect(suite.c.Create(ctx, r)).To(Succeed())
@@ -212,7 +221,59 @@ var _ = Describe("PostgresCluster", Ordered, func() {
 		}).WithTimeout(20 * time.Second).Should(Equal("103"))
 	})
 
-	It("deletes the cluster: children gone, data directories removed", func(ctx SpecContext) {
+	It("takes scheduled backups and deletes the expired ones with their files", func(ctx SpecContext) {
+		var first []postgres.PostgresBackup
+		Eventually(func() []postgres.PostgresBackup {
+			first = backupsOf(ctx, "restored", postgres.BackupKindScheduled, postgres.BackupCompleted)
+			return first
+		}).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).
+			ShouldNot(BeEmpty())
+		for _, b := range first {
+			Expect(b.OwnerReferences).To(BeEmpty(), "backups outlive their cluster")
+			Expect(filepath.Join(b.Status.Location, "data", "PG_VERSION")).To(BeAnExistingFile())
+		}
+		Expect(getCluster(ctx, "restored").Status.LastScheduledBackup).NotTo(BeNil())
+
+		// Two hours later every backup taken so far is past the 1h retention;
+		// each goes (with its directory) once a newer one has completed.
+		advanceClock(2 * time.Hour)
+		seen := map[string]bool{}
+		for _, b := range first {
+			seen[b.Name] = true
+		}
+		Eventually(func() []string {
+			var fresh []string
+			for _, b := range backupsOf(ctx, "restored", postgres.BackupKindScheduled) {
+				if !seen[b.Name] {
+					fresh = append(fresh, b.Name)
+				}
+			}
+			return fresh
+		}).WithTimeout(15*time.Second).ShouldNot(BeEmpty(), "the schedule fires again")
+		// Stop the schedule (retention goes on) so the cluster is deleted
+		// with no scheduled backup running.
+		Eventually(func() error {
+			c := getCluster(ctx, "restored")
+			c.Spec.Backup.Schedule = ""
+			return suite.c.Update(ctx, c)
+		}).Should(Succeed())
+		for _, b := range first {
+			Eventually(func() bool {
+				return apierrors.IsNotFound(suite.c.Get(ctx, client.ObjectKeyFromObject(&b), &postgres.PostgresBackup{}))
+			}).WithTimeout(30*time.Second).Should(BeTrue(), "backup %s", b.Name)
+			Eventually(func() bool { _, err := os.Stat(b.Status.Location); return os.IsNotExist(err) }).
+				WithTimeout(15*time.Second).Should(BeTrue(), "directory of %s", b.Name)
+		}
+		// What is left is newer, and the newest completed backup is kept.
+		kept := backupsOf(ctx, "restored", postgres.BackupKindScheduled, postgres.BackupCompleted)
+		Expect(kept).NotTo(BeEmpty())
+		for _, b := range kept {
+			Expect(seen).NotTo(HaveKey(b.Name))
+		}
+		Expect(backupsOf(ctx, "restored", postgres.BackupKindScheduled, postgres.BackupPending, postgres.BackupRunning, "")).To(BeEmpty())
+	})
+
+	It("deletes the cluster: children gone, data directories removed, the final backup kept", func(ctx SpecContext) {
 		root := filepath.Join(suite.base, "data", "default", name)
 		Expect(root).To(BeADirectory())
 		for _, n := range []string{name, "restored"} {
@@ -247,6 +308,17 @@ var _ = Describe("PostgresCluster", Ordered, func() {
 			return left
 		}).WithTimeout(30 * time.Second).Should(BeEmpty())
 
+		// The restored cluster asked for a final backup: taken before its data
+		// went, not owned by the cluster, so still there.
+		_, err = os.Stat(filepath.Join(suite.base, "data", "default", "restored"))
+		Expect(os.IsNotExist(err)).To(BeTrue(), "data dir of restored: %v", err)
+		final := backupsOf(ctx, "restored", postgres.BackupKindFinal)
+		Expect(final).To(HaveLen(1))
+		Expect(final[0].Status.Phase).To(Equal(postgres.BackupCompleted), "%+v", final[0].Status)
+		Expect(final[0].OwnerReferences).To(BeEmpty())
+		Expect(filepath.Join(final[0].Status.Location, "data", "PG_VERSION")).To(BeAnExistingFile())
+		finalBackup = final[0].Name
+
 		// Deleting the backup removes its directory.
 		b := &postgres.PostgresBackup{}
 		Expect(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "pg-backup-1"}, b)).To(Succeed())
@@ -254,4 +326,45 @@ var _ = Describe("PostgresCluster", Ordered, func() {
 		Expect(suite.c.Delete(ctx, b)).To(Succeed())
 		Eventually(func() bool { _, err := os.Stat(loc); return os.IsNotExist(err) }).WithTimeout(30 * time.Second).Should(BeTrue())
 	})
+
+	It("restores the final backup into a new cluster", func(ctx SpecContext) {
+		Expect(finalBackup).NotTo(BeEmpty())
+		c := newCluster("again", 1)
+		c.Spec.Bootstrap = &postgres.BootstrapSpec{Recovery: &postgres.RecoverySpec{Backup: finalBackup, Database: "shop", Owner: "shopper"}}
+		Expect(suite.c.Create(ctx, c)).To(Succeed())
+		Eventually(clusterFn(ctx, "again")).WithTimeout(60 * time.Second).Should(healthy(1))
+		Eventually(func() (string, error) { return psql(ctx, "again", "again-rw", "SELECT count(*) FROM items") }).
+			WithTimeout(20 * time.Second).Should(Equal("103"))
+
+		// Clean up: the cluster, then every backup left (and their directories).
+		Expect(suite.c.Delete(ctx, c)).To(Succeed())
+		Eventually(func() bool {
+			return apierrors.IsNotFound(suite.c.Get(ctx, client.ObjectKeyFromObject(c), &postgres.PostgresCluster{}))
+		}).WithTimeout(30 * time.Second).Should(BeTrue())
+		left := backupsOf(ctx, "restored", "")
+		for i := range left {
+			Expect(client.IgnoreNotFound(suite.c.Delete(ctx, &left[i]))).To(Succeed())
+		}
+		for _, b := range left {
+			Eventually(func() bool { _, err := os.Stat(b.Status.Location); return os.IsNotExist(err) }).
+				WithTimeout(30*time.Second).Should(BeTrue(), "directory of %s", b.Name)
+		}
+	})
 })
+
+// backupsOf lists the backups of cluster of the given kind ("" for any) in
+// one of phases (any when none is given).
+func backupsOf(ctx context.Context, cluster, kind string, phases ...string) []postgres.PostgresBackup {
+	GinkgoHelper()
+	list := &postgres.PostgresBackupList{}
+	Expect(suite.c.List(ctx, list, client.InNamespace("default"), client.MatchingLabels{postgres.LabelCluster: cluster})).To(Succeed())
+	var out []postgres.PostgresBackup
+	for _, b := range list.Items {
+		if b.DeletionTimestamp != nil || (kind != "" && b.Labels[postgres.LabelBackupKind] != kind) ||
+			(len(phases) > 0 && !slices.Contains(phases, b.Status.Phase)) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}

@@ -22,11 +22,21 @@ const (
 	LabelRole = "postgres.converge.dev/role"
 	// LabelBackup names the PostgresBackup a Job or pod belongs to.
 	LabelBackup = "postgres.converge.dev/backup"
+	// LabelBackupKind is on the PostgresBackups the operator creates itself:
+	// BackupKindScheduled (spec.backup.schedule; subject to retention) or
+	// BackupKindFinal (taken on delete; never deleted by the operator).
+	LabelBackupKind = "postgres.converge.dev/backup-kind"
 	// AnnotationConfigHash is the hash of the rendered configuration a pod runs.
 	AnnotationConfigHash = "postgres.converge.dev/config-hash"
 	// ClusterFinalizer and BackupFinalizer guard the data on the node.
 	ClusterFinalizer = "postgres.converge.dev/cluster"
 	BackupFinalizer  = "postgres.converge.dev/backup"
+)
+
+// Values of LabelBackupKind.
+const (
+	BackupKindScheduled = "scheduled"
+	BackupKindFinal     = "final"
 )
 
 // Roles.

@@ -1,7 +1,9 @@
 package postgres
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +13,9 @@ import (
 type Schedule struct {
 	every  time.Duration
 	fields [5]map[int]bool // minute, hour, day of month, month, day of week
+	// anyDay: day of month or day of week is "*" (then both must match;
+	// when both are restricted, either matches, as in cron).
+	anyDay bool
 }
 
 var cronRanges = [5][2]int{{0, 59}, {0, 23}, {1, 31}, {1, 12}, {0, 6}}
@@ -45,6 +50,10 @@ func ParseSchedule(s string) (*Schedule, error) {
 			return nil, fmt.Errorf("schedule %q: field %d: %w", s, i+1, err)
 		}
 		sc.fields[i] = set
+	}
+	sc.anyDay = strings.HasPrefix(parts[2], "*") || strings.HasPrefix(parts[4], "*")
+	if sc.Next(time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)).IsZero() {
+		return nil, fmt.Errorf("schedule %q never fires", s)
 	}
 	return sc, nil
 }
@@ -86,17 +95,56 @@ func parseCronField(f string, lo, hi int) (map[int]bool, error) {
 	return set, nil
 }
 
-// Next returns the first activation strictly after t.
+// Next returns the first activation strictly after t (the zero time when
+// there is none within five years).
 func (s *Schedule) Next(t time.Time) time.Time {
 	if s.every > 0 {
 		return t.Add(s.every)
 	}
 	t = t.UTC().Truncate(time.Minute).Add(time.Minute)
 	for end := t.Add(5 * 366 * 24 * time.Hour); t.Before(end); t = t.Add(time.Minute) {
-		if s.fields[3][int(t.Month())] && s.fields[2][t.Day()] && s.fields[4][int(t.Weekday())] &&
-			s.fields[1][t.Hour()] && s.fields[0][t.Minute()] {
+		dom, dow := s.fields[2][t.Day()], s.fields[4][int(t.Weekday())]
+		day := dom && dow
+		if !s.anyDay {
+			day = dom || dow
+		}
+		if s.fields[3][int(t.Month())] && day && s.fields[1][t.Hour()] && s.fields[0][t.Minute()] {
 			return t
 		}
 	}
 	return time.Time{}
+}
+
+// ExpiredBackups returns the backups retention deletes at now: the scheduled
+// ones (LabelBackupKind=scheduled) that finished (Completed or Failed) more
+// than retention ago, except the newest Completed one, which is always kept
+// so a cluster whose schedule stopped still has a backup. On-demand and final
+// backups are never expired. The result is sorted by name.
+func ExpiredBackups(backups []*PostgresBackup, retention time.Duration, now time.Time) []*PostgresBackup {
+	var newest *PostgresBackup
+	var finished []*PostgresBackup
+	for _, b := range backups {
+		if b.Labels[LabelBackupKind] != BackupKindScheduled || b.DeletionTimestamp != nil || b.Status.CompletedAt == nil {
+			continue
+		}
+		switch b.Status.Phase {
+		case BackupCompleted:
+			if newest == nil || b.Status.CompletedAt.After(newest.Status.CompletedAt.Time) ||
+				(b.Status.CompletedAt.Equal(newest.Status.CompletedAt.Time) && b.Name > newest.Name) {
+				newest = b
+			}
+		case BackupFailed:
+		default:
+			continue
+		}
+		finished = append(finished, b)
+	}
+	var out []*PostgresBackup
+	for _, b := range finished {
+		if b != newest && now.Sub(b.Status.CompletedAt.Time) > retention {
+			out = append(out, b)
+		}
+	}
+	slices.SortFunc(out, func(a, b *PostgresBackup) int { return cmp.Compare(a.Name, b.Name) })
+	return out
 }

@@ -18,6 +18,12 @@ type View struct {
 	RestartCount                        int32
 	// NotReadySince is when the pod's Ready condition last became false.
 	NotReadySince time.Time
+	// NodeNotReady says the pod's node is not Ready (Unknown: its agent
+	// stopped reporting; False: it reports a problem) since NodeNotReadySince.
+	// The agent then neither runs probes nor stops containers, so the pod's
+	// own status can no longer be trusted.
+	NodeNotReady      bool
+	NodeNotReadySince time.Time
 	// Postgres facts, valid when Queried.
 	Queried    bool
 	InRecovery bool
@@ -51,7 +57,7 @@ func ChooseCandidate(cluster string, views []View, exclude string) string {
 	var best *View
 	for i := range views {
 		v := &views[i]
-		if v.Name == exclude || !v.PodExists || v.Deleting || !v.Ready || !v.Queried || !v.InRecovery {
+		if v.Name == exclude || !v.PodExists || v.Deleting || !v.Ready || v.NodeNotReady || !v.Queried || !v.InRecovery {
 			continue
 		}
 		if best == nil || v.LSN > best.LSN || (v.LSN == best.LSN && Ordinal(cluster, v.Name) < Ordinal(cluster, best.Name)) {
@@ -68,8 +74,8 @@ func ChooseCandidate(cluster string, views []View, exclude string) string {
 // is gone or being deleted, its postgres process exited (the container
 // restarted since the operator last saw it; crash recovery in place could
 // diverge from what replicas and clients saw acknowledged with asynchronous
-// replication, and the replicas are hot), or it has not been ready for longer
-// than delay.
+// replication, and the replicas are hot), its node has not been Ready for
+// longer than delay, or it has not been ready for longer than delay.
 func PrimaryFailure(v View, known *InstanceStatus, delay time.Duration, now time.Time) string {
 	switch {
 	case !v.PodExists:
@@ -81,6 +87,8 @@ func PrimaryFailure(v View, known *InstanceStatus, delay time.Duration, now time
 		return "primary pod is being deleted"
 	case known != nil && v.RestartCount > known.RestartCount:
 		return "primary postgres process exited"
+	case v.NodeNotReady && known != nil && !v.NodeNotReadySince.IsZero() && now.Sub(v.NodeNotReadySince) >= delay:
+		return fmt.Sprintf("node %s of the primary not ready for %s", v.NodeName, now.Sub(v.NodeNotReadySince).Round(time.Second))
 	case !v.Ready && known != nil && known.Ready && !v.NotReadySince.IsZero() && now.Sub(v.NotReadySince) >= delay:
 		return fmt.Sprintf("primary not ready for %s", now.Sub(v.NotReadySince).Round(time.Second))
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/converge-dev/converge/framework/api"
 )
 
 func TestChooseCandidate(t *testing.T) {
@@ -16,6 +18,8 @@ func TestChooseCandidate(t *testing.T) {
 	}
 	notReady := rep("pg-4", 99)
 	notReady.Ready = false
+	lostNode := rep("pg-5", 200)
+	lostNode.NodeNotReady = true
 	primary := rep("pg-1", 100)
 	primary.InRecovery = false
 	for _, tc := range []struct {
@@ -26,6 +30,7 @@ func TestChooseCandidate(t *testing.T) {
 		{"highest LSN wins", []View{primary, rep("pg-2", 10), rep("pg-3", 20)}, "pg-3"},
 		{"tie goes to the lowest ordinal", []View{rep("pg-3", 20), rep("pg-2", 20)}, "pg-2"},
 		{"unready and non-recovering instances are skipped", []View{primary, notReady, rep("pg-2", 1)}, "pg-2"},
+		{"a replica on a node that is not ready is skipped", []View{lostNode, rep("pg-2", 1)}, "pg-2"},
 		{"the excluded old primary is skipped", []View{rep("pg-1", 500), rep("pg-2", 1)}, "pg-2"},
 		{"none", []View{primary, notReady}, ""},
 	} {
@@ -49,6 +54,10 @@ func TestPrimaryFailure(t *testing.T) {
 	unready.Ready, unready.NotReadySince = false, now.Add(-3*time.Second)
 	deleting := ok
 	deleting.Deleting = true
+	// The node went silent: its agent no longer updates the pod, which still
+	// looks ready and running.
+	nodeLost := ok
+	nodeLost.NodeName, nodeLost.NodeNotReady, nodeLost.NodeNotReadySince = "n1", true, now.Add(-3*time.Second)
 	for _, tc := range []struct {
 		name  string
 		v     View
@@ -64,6 +73,8 @@ func TestPrimaryFailure(t *testing.T) {
 		{"unready past the delay", unready, known, 2 * time.Second, true},
 		{"unready within the delay", unready, known, 10 * time.Second, false},
 		{"never was ready", unready, &InstanceStatus{Name: "pg-1"}, 0, false},
+		{"node not ready past the delay", nodeLost, known, 2 * time.Second, true},
+		{"node not ready within the delay", nodeLost, known, 10 * time.Second, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -180,6 +191,12 @@ func TestBuildInstancePod(t *testing.T) {
 		*pod.Spec.InitContainers[1].SecurityContext.RunAsUser != 101 {
 		t.Errorf("init containers: prepare as root, bootstrap as 101")
 	}
+	if a := pod.Spec.Affinity; a == nil || a.PodAntiAffinity == nil || len(a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution) != 1 ||
+		a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.TopologyKey != "kubernetes.io/hostname" ||
+		a.PodAntiAffinity.PreferredDuringSchedulingIgnoredDuringExecution[0].PodAffinityTerm.LabelSelector.MatchLabels[LabelCluster] != "pg" ||
+		len(a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution) != 0 {
+		t.Errorf("instances prefer (only prefer) distinct nodes: %+v", pod.Spec.Affinity)
+	}
 	main := pod.Spec.Containers[0]
 	if *main.SecurityContext.RunAsUser != 101 {
 		t.Errorf("postgres must run as 101")
@@ -244,6 +261,9 @@ func TestSchedule(t *testing.T) {
 		{"30 9-11 * * 1-5", time.Date(2025, 3, 14, 10, 30, 0, 0, time.UTC)},
 		{"0 0 1 * *", time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC)},
 		{"@daily", time.Date(2025, 3, 15, 0, 0, 0, 0, time.UTC)},
+		// Day of month and day of week both restricted: either matches (Monday the 17th first).
+		{"0 0 20 * 1", time.Date(2025, 3, 17, 0, 0, 0, 0, time.UTC)},
+		{"0 0 * * 1", time.Date(2025, 3, 17, 0, 0, 0, 0, time.UTC)},
 	} {
 		s, err := ParseSchedule(tc.spec)
 		if err != nil {
@@ -253,7 +273,7 @@ func TestSchedule(t *testing.T) {
 			t.Errorf("%s: Next = %s, want %s", tc.spec, got, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "* * *", "61 * * * *", "@every 0s", "*/0 * * * *"} {
+	for _, bad := range []string{"", "* * *", "61 * * * *", "@every 0s", "*/0 * * * *", "0 0 30 2 *"} {
 		if _, err := ParseSchedule(bad); err == nil {
 			t.Errorf("ParseSchedule(%q) accepted", bad)
 		}
@@ -267,5 +287,72 @@ func TestParseRetention(t *testing.T) {
 	}
 	if _, err := ParseRetention("7m"); err == nil {
 		t.Error("7m accepted")
+	}
+}
+
+func TestExpiredBackups(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+	mk := func(name, kind, phase string, age time.Duration) *PostgresBackup {
+		b := &PostgresBackup{Status: BackupStatus{Phase: phase}}
+		b.Name, b.Labels = name, map[string]string{LabelBackupKind: kind}
+		if phase == BackupCompleted || phase == BackupFailed {
+			b.Status.CompletedAt = &api.Time{Time: now.Add(-age)}
+		}
+		return b
+	}
+	deleting := mk("deleting", BackupKindScheduled, BackupCompleted, 48*time.Hour)
+	deleting.DeletionTimestamp = &api.Time{Time: now}
+	for _, tc := range []struct {
+		name    string
+		backups []*PostgresBackup
+		want    []string
+	}{
+		{"nothing old", []*PostgresBackup{mk("a", BackupKindScheduled, BackupCompleted, time.Hour)}, nil},
+		{"old scheduled ones go, the newest completed stays", []*PostgresBackup{
+			mk("a", BackupKindScheduled, BackupCompleted, 72*time.Hour),
+			mk("b", BackupKindScheduled, BackupCompleted, 48*time.Hour),
+			mk("c", BackupKindScheduled, BackupCompleted, 25*time.Hour),
+		}, []string{"a", "b"}},
+		{"young ones stay", []*PostgresBackup{
+			mk("a", BackupKindScheduled, BackupCompleted, 72*time.Hour),
+			mk("b", BackupKindScheduled, BackupCompleted, 2*time.Hour),
+		}, []string{"a"}},
+		{"failed ones expire too and never count as the newest", []*PostgresBackup{
+			mk("a", BackupKindScheduled, BackupCompleted, 72*time.Hour),
+			mk("b", BackupKindScheduled, BackupFailed, 48*time.Hour),
+		}, []string{"b"}},
+		{"on-demand, final, running and deleting backups are left alone", []*PostgresBackup{
+			mk("manual", "", BackupCompleted, 72*time.Hour),
+			mk("final", BackupKindFinal, BackupCompleted, 72*time.Hour),
+			mk("running", BackupKindScheduled, BackupRunning, 0),
+			deleting,
+			mk("new", BackupKindScheduled, BackupCompleted, time.Minute),
+		}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			var got []string
+			for _, b := range ExpiredBackups(tc.backups, 24*time.Hour, now) {
+				got = append(got, b.Name)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("ExpiredBackups = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestOptionsFromEnv(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{EnvBaseDir: "/srv/pg", EnvPollInterval: "750ms"}
+	o := OptionsFromEnv(func(k string) string { return env[k] })
+	o.complete()
+	if o.BaseDir != "/srv/pg" || o.BinDir != "/usr/lib/postgresql/15/bin" || o.PollInterval != 750*time.Millisecond {
+		t.Errorf("OptionsFromEnv = %+v", o)
+	}
+	env[EnvPollInterval] = "soon"
+	if o := OptionsFromEnv(func(k string) string { return env[k] }); o.PollInterval != 0 {
+		t.Errorf("malformed poll interval gave %s, want the default", o.PollInterval)
 	}
 }

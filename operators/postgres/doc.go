@@ -27,9 +27,17 @@
 //     on their own (recovery_target_timeline=latest); the old primary comes
 //     back as a replica through pg_rewind, or a new clone when that fails.
 //   - A failover starts when the primary's pod is gone or deleted, its
-//     postgres process exited (restartCount went up), or it was not ready for
+//     postgres process exited (restartCount went up), its node's Ready
+//     condition was not True, or it was not ready, for
 //     spec.failoverDelaySeconds; the ready replica with the highest received
-//     LSN is promoted.
+//     LSN on a Ready node is promoted. An old primary that still answers SQL
+//     as a primary (its node agent died or is cut off and leaves it running)
+//     is shut down first, then its pod is deleted with a zero grace period.
+//   - Backups: PostgresBackup runs pg_basebackup in a Job on the primary's
+//     node. spec.backup.schedule creates them (label backup-kind=scheduled),
+//     spec.backup.retentionPolicy deletes old scheduled ones, and
+//     spec.backup.finalBackup takes one (backup-kind=final) in the finalizer
+//     before the data goes. Backups are never owned by the cluster.
 //   - The operator reaches instances over TCP on their pod IPs with psql
 //     (Options.SQL); it must run where pod IPs are reachable.
 package postgres

@@ -11,8 +11,12 @@ import (
 
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/builder"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
+	"github.com/converge-dev/converge/framework/reconcile"
 	"github.com/converge-dev/converge/operators"
 )
 
@@ -39,6 +43,9 @@ type Options struct {
 	// SQL runs SQL on an instance (default: the psql program on the
 	// operator's PATH, connecting to the pod IP as the superuser).
 	SQL SQLFunc
+	// Now is the operator's clock (default time.Now): backup schedules,
+	// retention and backup timestamps follow it. Tests move it forward.
+	Now func() time.Time
 }
 
 func (o *Options) complete() {
@@ -56,6 +63,9 @@ func (o *Options) complete() {
 	}
 	if o.SQL == nil {
 		o.SQL = PSQL("psql")
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 }
 
@@ -82,8 +92,27 @@ func PSQL(path string) SQLFunc {
 // Operator is the PostgreSQL operator.
 type Operator struct{ opts Options }
 
-// New returns the operator with default options.
-func New() operators.Operator { return NewWithOptions(Options{}) }
+// New returns the operator configured by the environment (OptionsFromEnv):
+// the plugin and the standalone binary have no other configuration.
+func New() operators.Operator { return NewWithOptions(OptionsFromEnv(os.Getenv)) }
+
+// Environment variables read by OptionsFromEnv.
+const (
+	EnvBaseDir      = "CONVERGE_POSTGRES_BASE_DIR"
+	EnvBinDir       = "CONVERGE_POSTGRES_BIN_DIR"
+	EnvPollInterval = "CONVERGE_POSTGRES_POLL_INTERVAL"
+)
+
+// OptionsFromEnv reads BaseDir, BinDir and PollInterval (a Go duration) from
+// the environment variables EnvBaseDir, EnvBinDir and EnvPollInterval through
+// getenv; unset or malformed values mean the defaults.
+func OptionsFromEnv(getenv func(string) string) Options {
+	o := Options{BaseDir: getenv(EnvBaseDir), BinDir: getenv(EnvBinDir)}
+	if d, err := time.ParseDuration(getenv(EnvPollInterval)); err == nil && d > 0 {
+		o.PollInterval = d
+	}
+	return o
+}
 
 // NewWithOptions returns the operator configured by opts.
 func NewWithOptions(opts Options) *Operator {
@@ -103,6 +132,8 @@ func (*Operator) RBACRules() []operators.PolicyRule {
 		{APIGroups: []string{GroupVersion.Group}, Resources: []string{"postgresclusters", "postgresclusters/status", "postgresbackups", "postgresbackups/status"}, Verbs: []string{"*"}},
 		{APIGroups: []string{""}, Resources: []string{"pods", "services", "secrets"}, Verbs: []string{"*"}},
 		{APIGroups: []string{""}, Resources: []string{"events"}, Verbs: []string{"create", "patch"}},
+		// The primary's node going NotReady starts a failover.
+		{APIGroups: []string{""}, Resources: []string{"nodes"}, Verbs: []string{"get", "list", "watch"}},
 		{APIGroups: []string{"batch"}, Resources: []string{"jobs"}, Verbs: []string{"*"}},
 	}
 }
@@ -118,21 +149,33 @@ func (o *Operator) Setup(mgr *manager.Manager) error {
 			return err
 		}
 	}
-	cr := &ClusterReconciler{Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: time.Now}
+	cr := &ClusterReconciler{Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: o.opts.Now}
 	if err := builder.ControllerManagedBy(mgr).
 		Named("postgrescluster").
 		For(builder.Kind[*PostgresCluster]()).
 		Owns(builder.Kind[*corev1.Pod]()).
 		Owns(builder.Kind[*corev1.Service]()).
 		Owns(builder.Kind[*corev1.Secret]()).
+		// Backups are not owned by their cluster, but their progress matters
+		// to it (lastSuccessfulBackup, retention, the next scheduled one).
+		Watches(builder.Kind[*PostgresBackup](), handler.EnqueueRequestsFromMapFunc(backupCluster)).
 		Complete(cr); err != nil {
 		return err
 	}
-	br := &BackupReconciler{Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: time.Now}
+	br := &BackupReconciler{Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: o.opts.Now}
 	return builder.ControllerManagedBy(mgr).
 		Named("postgresbackup").
 		For(builder.Kind[*PostgresBackup]()).
 		Owns(builder.Kind[*batchv1.Job]()).
 		Owns(builder.Kind[*corev1.Pod]()).
 		Complete(br)
+}
+
+// backupCluster maps a PostgresBackup to its cluster.
+func backupCluster(_ context.Context, obj api.Object) []reconcile.Request {
+	b, ok := obj.(*PostgresBackup)
+	if !ok || b.Spec.Cluster == "" {
+		return nil
+	}
+	return []reconcile.Request{{ObjectKey: client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster}}}
 }

@@ -98,6 +98,25 @@ type InstancePod struct {
 	UID        int64
 }
 
+// spreadInstances is the instances' preferred pod anti-affinity, as
+// CloudNativePG's default: the scheduler avoids a node that already runs an
+// instance of the cluster, so that losing one node loses one instance. It is a
+// preference: a cluster with more instances than nodes still runs.
+func spreadInstances(cluster string) *corev1.Affinity {
+	return &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
+		PreferredDuringSchedulingIgnoredDuringExecution: []corev1.WeightedPodAffinityTerm{{
+			Weight: 100,
+			PodAffinityTerm: corev1.PodAffinityTerm{
+				LabelSelector: &api.LabelSelector{
+					MatchLabels:      map[string]string{LabelCluster: cluster},
+					MatchExpressions: []api.LabelSelectorRequirement{{Key: LabelInstance, Operator: api.LabelSelectorOpExists}},
+				},
+				TopologyKey: "kubernetes.io/hostname",
+			},
+		}},
+	}}
+}
+
 // InstanceDir is the directory of instance on the node.
 func InstanceDir(dataRoot, instance string) string { return filepath.Join(dataRoot, instance) }
 
@@ -185,6 +204,7 @@ func BuildInstancePod(p InstancePod) *corev1.Pod {
 			Hostname:                      p.Instance,
 			RestartPolicy:                 corev1.RestartPolicyAlways,
 			TerminationGracePeriodSeconds: api.Ptr(int64(10)),
+			Affinity:                      spreadInstances(c.Name),
 			Volumes:                       vols,
 			InitContainers: []corev1.Container{
 				{Name: "prepare", Image: "local/postgres:15", Command: []string{"/bin/sh", "-c", prepareScript},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers"
 	"github.com/converge-dev/converge/builtin/node"
 	"github.com/converge-dev/converge/builtin/node/proxy"
 	"github.com/converge-dev/converge/builtin/node/runtime/process"
@@ -41,7 +43,13 @@ var suite struct {
 	base   string
 	cancel context.CancelFunc
 	done   []chan error
+	// ahead is how far the operator's clock runs ahead of real time
+	// (backup schedules and retention follow it).
+	ahead atomic.Int64
 }
+
+// advanceClock moves the operator's clock forward by d.
+func advanceClock(d time.Duration) { suite.ahead.Add(int64(d)) }
 
 var _ = BeforeSuite(func() {
 	for _, b := range []string{"postgres", "initdb", "pg_basebackup", "pg_isready", "pg_rewind"} {
@@ -54,7 +62,15 @@ var _ = BeforeSuite(func() {
 
 	ctx, cancel := context.WithCancel(context.Background())
 	suite.cancel = cancel
-	env, err := testenv.Start(ctx, testenv.Options{Controllers: []string{"*"}, Scheduler: true})
+	// Every built-in controller but the node lifecycle one: the two-node
+	// specs run it themselves with a short node monitor grace period.
+	var ctrls []string
+	for _, n := range controllers.Names() {
+		if n != "nodelifecycle" {
+			ctrls = append(ctrls, n)
+		}
+	}
+	env, err := testenv.Start(ctx, testenv.Options{Controllers: ctrls, Scheduler: true})
 	Expect(err).NotTo(HaveOccurred())
 	suite.env = env
 	sch, err := all.NewScheme()
@@ -70,8 +86,9 @@ var _ = BeforeSuite(func() {
 
 	agent, err := node.New(node.Options{
 		NodeName: "pg-node", Config: &client.Config{Host: env.URL}, Runtime: process.New(process.Options{}),
-		RootDir: filepath.Join(env.Dir, "node"), CrashLoopBackOffBase: 500 * time.Millisecond,
-		CrashLoopBackOffMax: 2 * time.Second, NodeStatusUpdateInterval: time.Second, Logger: GinkgoLogr.WithName("node"),
+		RootDir: filepath.Join(env.Dir, "node"), PodCIDR: "127.54.0.0/16", CrashLoopBackOffBase: 500 * time.Millisecond,
+		CrashLoopBackOffMax: 2 * time.Second, NodeStatusUpdateInterval: time.Second, LeaseRenewInterval: time.Second,
+		Logger: GinkgoLogr.WithName("node"),
 	})
 	Expect(err).NotTo(HaveOccurred())
 	px, err := proxy.New(proxy.Options{Client: suite.c, RetryInterval: time.Second, Logger: GinkgoLogr.WithName("proxy")})
@@ -81,7 +98,8 @@ var _ = BeforeSuite(func() {
 	Expect(err).NotTo(HaveOccurred())
 	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme.New(), Logger: GinkgoLogr.WithName("manager")})
 	Expect(err).NotTo(HaveOccurred())
-	op := postgres.NewWithOptions(postgres.Options{BaseDir: suite.base, PollInterval: time.Second})
+	op := postgres.NewWithOptions(postgres.Options{BaseDir: suite.base, PollInterval: time.Second,
+		Now: func() time.Time { return time.Now().Add(time.Duration(suite.ahead.Load())) }})
 	Expect(operators.Install(ctx, mgr, op)).To(Succeed())
 
 	for _, start := range []func(context.Context) error{agent.Start, px.Start, mgr.Start} {
@@ -230,7 +248,8 @@ var _ = ReportAfterEach(func(r SpecReport) {
 			GinkgoWriter.Printf("cluster %s: %+v\n", c.Name, c.Status)
 		}
 	}
-	_ = filepath.WalkDir(filepath.Join(suite.env.Dir, "node"), func(p string, d os.DirEntry, err error) error {
+	// Every node agent's root directory is in env.Dir (node, pg-node-2).
+	_ = filepath.WalkDir(suite.env.Dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".log") {
 			return nil
 		}

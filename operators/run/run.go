@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/go-logr/logr"
@@ -18,6 +19,7 @@ import (
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/scheme"
 	"github.com/converge-dev/converge/operators"
+	"github.com/converge-dev/converge/operators/webhook"
 )
 
 // Options configure Run. The zero value means defaults.
@@ -36,6 +38,16 @@ type Options struct {
 	DisableLeaderElection bool
 	// LeaderElectionNamespace holds the Lease (default "default").
 	LeaderElectionNamespace string
+	// WebhookBindAddress is where the operator's webhooks are served (default
+	// "127.0.0.1:9443"; only operators implementing operators.Webhooks serve).
+	WebhookBindAddress string
+	// WebhookHost is the host name or IP the API server dials to reach the
+	// webhooks (default: the bound IP, 127.0.0.1 when binding every address).
+	WebhookHost string
+	// CertDir holds the operator's own webhook CA (webhook.SelfSignedCA;
+	// default <user config dir>/converge/operators/<name>). Replicas must share
+	// it.
+	CertDir string
 	// Logger receives all logs (default: text to stderr).
 	Logger *logr.Logger
 	// Started, when set, is called with the manager once the operator is
@@ -61,6 +73,32 @@ func (o *Options) complete() {
 		l := logr.FromSlogHandler(slog.NewTextHandler(os.Stderr, nil))
 		o.Logger = &l
 	}
+}
+
+// webhookOptions configures the webhook server of op: its own CA in CertDir
+// (loaded or created only when op has webhooks).
+func (o *Options) webhookOptions(op operators.Operator) (webhook.Options, error) {
+	wopts := webhook.Options{BindAddress: o.WebhookBindAddress, Host: o.WebhookHost}
+	if wopts.BindAddress == "" {
+		wopts.BindAddress = "127.0.0.1:9443"
+	}
+	if wh, ok := op.(operators.Webhooks); !ok || len(wh.Webhooks()) == 0 {
+		return wopts, nil
+	}
+	dir := o.CertDir
+	if dir == "" {
+		base, err := os.UserConfigDir()
+		if err != nil {
+			return wopts, fmt.Errorf("find a directory for the webhook CA (set --cert-dir): %w", err)
+		}
+		dir = filepath.Join(base, "converge", "operators", op.Name())
+	}
+	ca, err := webhook.SelfSignedCA(dir, op.Name()+"-webhook-ca")
+	if err != nil {
+		return wopts, err
+	}
+	wopts.Issuer = ca
+	return wopts, nil
 }
 
 // Run runs op until ctx ends (then it returns nil) or something fails.
@@ -97,7 +135,11 @@ func Run(ctx context.Context, op operators.Operator, opts Options) error {
 	if err := mgr.AddReadyzCheck("informers", mgr.CacheSyncCheck()); err != nil {
 		return err
 	}
-	if err := operators.Install(ctx, mgr, op); err != nil {
+	wopts, err := opts.webhookOptions(op)
+	if err != nil {
+		return fmt.Errorf("operator %s: %w", name, err)
+	}
+	if err := webhook.Install(ctx, mgr, op, wopts); err != nil {
 		return err
 	}
 	if opts.Started != nil {
@@ -120,6 +162,9 @@ func ParseFlags(name string, args []string, stderr io.Writer) (Options, error) {
 	fs.StringVar(&o.Context, "context", "", "kubeconfig context (default: the current context)")
 	fs.StringVar(&o.MetricsBindAddress, "metrics-bind-address", ":8080", "address of /metrics (0 disables it)")
 	fs.StringVar(&o.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "address of /healthz and /readyz (0 disables them)")
+	fs.StringVar(&o.WebhookBindAddress, "webhook-bind-address", "127.0.0.1:9443", "address the webhooks are served on (operators with webhooks)")
+	fs.StringVar(&o.WebhookHost, "webhook-host", "", "host name or IP the API server dials for webhooks (default: the bound IP)")
+	fs.StringVar(&o.CertDir, "cert-dir", "", "directory of the operator's webhook CA (default: <user config dir>/converge/operators/<name>)")
 	leaderElect := fs.Bool("leader-elect", true, "hold a Lease so that only one replica reconciles")
 	fs.StringVar(&o.LeaderElectionNamespace, "leader-election-namespace", "", "namespace of the Lease (default: the kubeconfig's namespace)")
 	if err := fs.Parse(args); err != nil {

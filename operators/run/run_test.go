@@ -33,6 +33,10 @@ func TestParseFlags(t *testing.T) {
 	if err != nil || o.Kubeconfig != "/k" || !o.DisableLeaderElection || o.MetricsBindAddress != "0" {
 		t.Fatalf("ParseFlags: %+v, %v", o, err)
 	}
+	o, err = run.ParseFlags("x", []string{"--webhook-bind-address", ":9443", "--webhook-host", "op.example.com", "--cert-dir", "/certs"}, io.Discard)
+	if err != nil || o.WebhookBindAddress != ":9443" || o.WebhookHost != "op.example.com" || o.CertDir != "/certs" {
+		t.Fatalf("ParseFlags (webhooks): %+v, %v", o, err)
+	}
 	if _, err := run.ParseFlags("x", []string{"extra"}, io.Discard); err == nil {
 		t.Fatal("ParseFlags accepted a positional argument")
 	}

@@ -115,6 +115,7 @@ func Plural(kind string) string {
 //
 //	go.mod, go.sum, Makefile, README.md
 //	operator.go                    the operators.Operator implementation
+//	webhooks.go                    a validating and a defaulting webhook, off until renamed to Webhooks
 //	plugin/main.go                 plugin symbol + standalone main
 //	api/<version>/types.go         Kind, KindSpec, KindStatus, KindList, AddToScheme
 //	api/<version>/crd.yaml         the CRD (embedded)
@@ -179,6 +180,7 @@ func Init(opts Options) ([]string, error) {
 		{"Makefile.tmpl", "Makefile"},
 		{"README.md.tmpl", "README.md"},
 		{"operator.go.tmpl", "operator.go"},
+		{"webhooks.go.tmpl", "webhooks.go"},
 		{"plugin_main.go.tmpl", "plugin/main.go"},
 		{"types.go.tmpl", "api/" + v + "/types.go"},
 		{"crd.yaml.tmpl", "api/" + v + "/crd.yaml"},

@@ -8,6 +8,7 @@ import (
 	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
 	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
+	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
@@ -37,6 +38,7 @@ var adders = []func(*scheme.Scheme) error{
 	authorizationv1.AddToScheme,
 	authenticationv1.AddToScheme,
 	admissionregistrationv1.AddToScheme,
+	certificatesv1.AddToScheme,
 }
 
 // AddToScheme registers every built-in kind and list kind in s. It calls every

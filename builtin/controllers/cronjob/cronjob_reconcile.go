@@ -2,6 +2,7 @@ package cronjob
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"time"
@@ -78,16 +79,17 @@ func (r *reconciler) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []b
 	if cj.Spec.Suspend != nil && *cj.Spec.Suspend {
 		return reconcile.Result{}, nil
 	}
+	if tz := cj.Spec.TimeZone; tz != nil {
+		if _, err := time.LoadLocation(*tz); err != nil {
+			r.event(ctx, cj, record.Warning, "UnknownTimeZone", fmt.Sprintf("invalid timeZone: %q: %s", *tz, err))
+			// Nothing to retry until the spec changes.
+			return reconcile.Result{}, nil
+		}
+	}
 	sched, err := parseSchedule(cj)
 	if err != nil {
-		reason := "UnparseableSchedule"
-		if cj.Spec.TimeZone != nil {
-			if _, tzErr := time.LoadLocation(*cj.Spec.TimeZone); tzErr != nil {
-				reason = "UnknownTimeZone"
-			}
-		}
-		r.event(ctx, cj, record.Warning, reason, err.Error())
-		// Nothing to retry until the spec changes.
+		r.event(ctx, cj, record.Warning, "UnparseableSchedule",
+			fmt.Sprintf("unparseable schedule: %q : %s", cj.Spec.Schedule, errors.Unwrap(err)))
 		return reconcile.Result{}, nil
 	}
 	now := r.now()

@@ -52,7 +52,8 @@ func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs [
 	for _, ref := range cj.Status.Active {
 		j, ok := byUID[ref.UID]
 		if !ok {
-			continue // deleted
+			r.event(ctx, cj, record.Normal, "MissingJob", "Active job went missing: "+ref.Name)
+			continue
 		}
 		if t := finishedType(j); t != "" {
 			r.event(ctx, cj, record.Normal, "SawCompletedJob", fmt.Sprintf("Saw completed job: %s, condition: %s", j.Name, t))
@@ -64,6 +65,7 @@ func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs [
 		j := &jobs[i]
 		if finishedType(j) == "" && j.DeletionTimestamp == nil &&
 			!slices.ContainsFunc(active, func(ref corev1.ObjectReference) bool { return ref.UID == j.UID }) {
+			r.event(ctx, cj, record.Warning, "UnexpectedJob", "Saw a job that the controller did not create or forgot: "+j.Name)
 			active = append(active, jobRef(j))
 		}
 		if finishedType(j) == batchv1.JobComplete && j.Status.CompletionTime != nil &&

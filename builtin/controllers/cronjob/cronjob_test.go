@@ -86,4 +86,32 @@ var _ = Describe("CronJob", func() {
 		poke(ctx, cj)
 		Consistently(func() []string { return jobNames(ctx, ns) }, "500ms").Should(BeEmpty())
 	})
+
+	It("adopts a running Job it did not create (UnexpectedJob) and drops it once missing (MissingJob)", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		cj := newCronJob(ns, "adopt", func(cj *batchv1.CronJob) { cj.Spec.Suspend = api.Ptr(true) })
+		Expect(c.Create(ctx, cj)).To(Succeed())
+		cj = getCronJob(ctx, cj)
+		j := &batchv1.Job{
+			ObjectMeta: api.ObjectMeta{Name: "manual", Namespace: ns, OwnerReferences: []api.OwnerReference{{
+				APIVersion: "batch/v1", Kind: "CronJob", Name: cj.Name, UID: cj.UID, Controller: api.Ptr(true)}}},
+			Spec: cj.Spec.JobTemplate.Spec,
+		}
+		Expect(c.Create(ctx, j)).To(Succeed())
+		poke(ctx, cj)
+		Eventually(func() []string {
+			var out []string
+			for _, ref := range getCronJob(ctx, cj).Status.Active {
+				out = append(out, ref.Name)
+			}
+			return out
+		}).Should(ConsistOf("manual"))
+		Eventually(func() []string { return events(ctx, cj) }).Should(ContainElement(
+			"Warning/UnexpectedJob: Saw a job that the controller did not create or forgot: manual"))
+		// Gone without finishing: dropped from status.active.
+		Expect(c.Delete(ctx, j)).To(Succeed())
+		poke(ctx, cj)
+		Eventually(func() int { return len(getCronJob(ctx, cj).Status.Active) }).Should(BeZero())
+		Eventually(func() []string { return events(ctx, cj) }).Should(ContainElement("Normal/MissingJob: Active job went missing: manual"))
+	})
 })

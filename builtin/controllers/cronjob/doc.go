@@ -4,8 +4,9 @@
 // For every CronJob it:
 //
 //   - keeps status.active in line with the Jobs it owns (finished Jobs leave the
-//     list with a SawCompletedJob event; lastSuccessfulTime follows the latest
-//     completed Job), and deletes the oldest finished Jobs beyond
+//     list with a SawCompletedJob event, vanished ones with MissingJob, running
+//     ones it did not record join it with an UnexpectedJob warning;
+//     lastSuccessfulTime follows the latest completed Job), and deletes the oldest finished Jobs beyond
 //     successfulJobsHistoryLimit and failedJobsHistoryLimit;
 //   - unless suspended, finds the most recent schedule time that is due (5-field
 //     schedules and @hourly-style macros, evaluated in spec.timeZone, UTC when
@@ -18,6 +19,13 @@
 //     template with the batch.kubernetes.io/cronjob-scheduled-timestamp
 //     annotation and a controller ownerReference;
 //   - requeues itself at the next schedule time.
+//
+// Events use Kubernetes' reasons and messages: SuccessfulCreate ("Created job
+// X"), SuccessfulDelete ("Deleted job X"), FailedCreate, FailedDelete,
+// JobAlreadyActive, SawCompletedJob, MissingJob, UnexpectedJob,
+// TooManyMissedTimes, UnparseableSchedule and UnknownTimeZone. (Kubernetes'
+// MissSchedule cannot happen here, as there: due times older than
+// startingDeadlineSeconds are never considered.)
 //
 // The clock is Options.Now, so tests drive time instead of waiting. The
 // reconciler is level-based: each run recomputes everything from the CronJob,

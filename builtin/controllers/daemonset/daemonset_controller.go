@@ -9,6 +9,7 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/builder"
@@ -21,6 +22,14 @@ import (
 
 // ControllerName is the controller's name (also the event source component).
 const ControllerName = "daemonset-controller"
+
+// The deletion of failed daemon pods on a node backs off from
+// FailedPodBackoffInitial doubling to FailedPodBackoffMax, like Kubernetes (a
+// node that keeps failing its daemon pod must not make the controller spin).
+const (
+	FailedPodBackoffInitial = time.Second
+	FailedPodBackoffMax     = 15 * time.Minute
+)
 
 // Options configure the controller. The zero value means defaults.
 type Options struct {
@@ -44,7 +53,8 @@ func New(mgr *manager.Manager, opts Options) error {
 	c := mgr.Client()
 	rec := mgr.EventRecorder(ControllerName)
 	r := &reconciler{
-		now: opts.Now,
+		now:           opts.Now,
+		failedBackoff: podutil.NewBackoff(FailedPodBackoffInitial, FailedPodBackoffMax),
 		getDaemonSet: func(ctx context.Context, key client.ObjectKey) (*appsv1.DaemonSet, error) {
 			ds := &appsv1.DaemonSet{}
 			if err := c.Get(ctx, key, ds); err != nil {

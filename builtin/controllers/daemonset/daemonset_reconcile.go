@@ -11,6 +11,7 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
@@ -22,7 +23,10 @@ import (
 // reconciler reconciles one DaemonSet. Its dependencies are functions so unit
 // tests stub them.
 type reconciler struct {
-	now            func() time.Time
+	now func() time.Time
+	// failedBackoff spaces out the deletion of failed pods per DaemonSet and
+	// node (nil: none).
+	failedBackoff  *podutil.Backoff
 	getDaemonSet   func(ctx context.Context, key client.ObjectKey) (*appsv1.DaemonSet, error)
 	listNodes      func(ctx context.Context) ([]corev1.Node, error)
 	listPods       func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
@@ -93,13 +97,29 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		}
 	}
 	now := r.now()
-	states, orphans, failed := r.observe(ds, nodes, pods)
-	for _, p := range failed {
+	states, orphans, finished := r.observe(ds, nodes, pods)
+	p := plan{delete: orphans}
+	var requeue time.Duration
+	for _, pod := range finished {
+		node := targetNode(&pod)
+		if pod.Status.Phase == corev1.PodSucceeded {
+			r.event(ctx, ds, record.Normal, "SucceededDaemonPod",
+				fmt.Sprintf("Found succeeded daemon pod %s/%s on node %s, will try to delete it", pod.Namespace, pod.Name, node))
+			p.delete = append(p.delete, pod)
+			continue
+		}
+		if r.failedBackoff != nil {
+			key := ds.UID + "/" + node
+			if in, left := r.failedBackoff.InBackoff(key, now); in {
+				requeue = minPositive(requeue, left)
+				continue
+			}
+			r.failedBackoff.Next(key, now)
+		}
 		r.event(ctx, ds, record.Warning, "FailedDaemonPod",
-			fmt.Sprintf("Found failed daemon pod %s/%s on node %s, will try to kill it", p.Namespace, p.Name, targetNode(&p)))
+			fmt.Sprintf("Found failed daemon pod %s/%s on node %s, will try to kill it", pod.Namespace, pod.Name, node))
+		p.delete = append(p.delete, pod)
 	}
-
-	p := plan{delete: append(orphans, failed...)}
 	for _, st := range states {
 		switch {
 		case !st.shouldContinue:
@@ -111,7 +131,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			p.delete = append(p.delete, st.pods[1:]...)
 		}
 	}
-	requeue := r.rollingUpdate(ds, states, hash, now, &p)
+	requeue = minPositive(requeue, r.rollingUpdate(ds, states, hash, now, &p))
 
 	collisions := ds.Status.CollisionCount
 	ds.Status = computeStatus(ds, states, hash, now)
@@ -131,7 +151,8 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 }
 
 // observe groups the DaemonSet's live pods by node and evaluates every node.
-// It returns the nodes, the pods of nodes that do not exist, and failed pods.
+// It returns the nodes, the pods of nodes that do not exist, and finished
+// (failed or succeeded) pods.
 func (r *reconciler) observe(ds *appsv1.DaemonSet, nodes []corev1.Node, pods []corev1.Pod) ([]*nodeState, []corev1.Pod, []corev1.Pod) {
 	tmpl := ds.Spec.Template.Spec
 	tmpl.Tolerations = slices.Clone(tmpl.Tolerations)
@@ -153,7 +174,7 @@ func (r *reconciler) observe(ds *appsv1.DaemonSet, nodes []corev1.Node, pods []c
 		switch {
 		case !ok:
 			orphans = append(orphans, p)
-		case p.Status.Phase == corev1.PodFailed:
+		case p.Status.Phase == corev1.PodFailed || p.Status.Phase == corev1.PodSucceeded:
 			failed = append(failed, p)
 		default:
 			st.pods = append(st.pods, p)
@@ -253,4 +274,15 @@ func jsonValueEqual(a, b any) bool {
 	ja, err1 := json.Marshal(a)
 	jb, err2 := json.Marshal(b)
 	return err1 == nil && err2 == nil && string(ja) == string(jb)
+}
+
+// minPositive is the smaller of two delays, ignoring zeros.
+func minPositive(a, b time.Duration) time.Duration {
+	switch {
+	case a <= 0:
+		return b
+	case b <= 0:
+		return a
+	}
+	return min(a, b)
 }

@@ -164,4 +164,63 @@ var _ = Describe("DaemonSet", func() {
 			return images
 		}).Should(ConsistOf("agent:3"))
 	})
+
+	It("replaces a failed pod, backing off when the node keeps failing it, and deletes a succeeded one", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		node := ns + "-flaky"
+		createNode(ctx, node, map[string]string{"flaky": ns})
+		ds := newDaemonSet(ns, "crash", func(ds *appsv1.DaemonSet) {
+			ds.Spec.Template.Spec.NodeSelector = map[string]string{"flaky": ns}
+		})
+		Expect(c.Create(ctx, ds)).To(Succeed())
+		Eventually(func() []corev1.Pod { return pods(ctx, ds) }).Should(HaveLen(1))
+		setPhase := func(p corev1.Pod, phase corev1.PodPhase) {
+			p.Status.Phase = phase
+			Expect(c.Status().Update(ctx, &p)).To(Succeed())
+		}
+		names := func() []string {
+			var out []string
+			for _, p := range pods(ctx, ds) {
+				out = append(out, p.Name)
+			}
+			return out
+		}
+		first := pods(ctx, ds)[0]
+		setPhase(first, corev1.PodFailed)
+		// Deleted at once the first time, and replaced.
+		Eventually(names).Should(And(HaveLen(1), Not(ContainElement(first.Name))))
+		Eventually(func() []string { return events(ctx, ds) }).Should(ContainElement(
+			fmt.Sprintf("Warning/FailedDaemonPod: Found failed daemon pod %s/%s on node %s, will try to kill it", ns, first.Name, node)))
+		// The replacements fail too: the failed pods go after 1 s, then 2 s
+		// (a replacement is created meanwhile, as in Kubernetes).
+		live := func() corev1.Pod {
+			var out corev1.Pod
+			Eventually(func() []corev1.Pod {
+				var running []corev1.Pod
+				for _, p := range pods(ctx, ds) {
+					if p.Status.Phase == "" || p.Status.Phase == corev1.PodPending {
+						running = append(running, p)
+					}
+				}
+				if len(running) == 1 {
+					out = running[0]
+				}
+				return running
+			}).Should(HaveLen(1))
+			return out
+		}
+		second := live()
+		setPhase(second, corev1.PodFailed)
+		Eventually(names, "5s").ShouldNot(ContainElement(second.Name))
+		third := live()
+		setPhase(third, corev1.PodFailed)
+		Consistently(names, "500ms").Should(ContainElement(third.Name))
+		Eventually(names, "5s").ShouldNot(ContainElement(third.Name))
+		// A pod that ran to completion is deleted and replaced.
+		done := live()
+		setPhase(done, corev1.PodSucceeded)
+		Eventually(names).Should(And(HaveLen(1), Not(ContainElement(done.Name))))
+		Eventually(func() []string { return events(ctx, ds) }).Should(ContainElement(
+			fmt.Sprintf("Normal/SucceededDaemonPod: Found succeeded daemon pod %s/%s on node %s, will try to delete it", ns, done.Name, node)))
+	})
 })

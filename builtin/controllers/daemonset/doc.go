@@ -26,7 +26,11 @@
 // only gives new pods the new template. Old revisions beyond
 // revisionHistoryLimit that no pod uses are deleted.
 //
-// Failed daemon pods are deleted (event FailedDaemonPod) and recreated. Status
+// Failed daemon pods are deleted (event FailedDaemonPod) and replaced; the
+// deletions on one node back off exponentially (1 s doubling to 15 min, like
+// Kubernetes) so a node that keeps failing the pod does not make the
+// controller spin. Succeeded daemon pods are deleted (event
+// SucceededDaemonPod) and replaced. Status
 // reports desired/current/misscheduled/ready/available/updated counts and
 // observedGeneration; it is computed from the pods found at the start of a
 // reconcile, and every pod change triggers another one.

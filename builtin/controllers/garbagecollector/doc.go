@@ -9,10 +9,18 @@
 // objects and owners to dependents.
 //
 // The reconciler is level-based over object uids:
-//   - Background: an object none of whose owners exists any more (checked with
-//     a live GET and a matching uid, never from the cache alone) is deleted with
-//     propagationPolicy Background. References to owners that are gone are
-//     removed from objects that still have a live owner (dangling references).
+//   - Background: an object none of whose owners exists any more is deleted
+//     (propagationPolicy Background, or as its own orphan/foregroundDeletion
+//     finalizer asks). The decision is never taken on the graph, which may lag:
+//     as Kubernetes' attemptToDeleteItem, the object itself is read live (its
+//     uid must match; one being deleted or without ownerReferences is left
+//     alone), its current ownerReferences are classified with a live GET of
+//     each owner by uid (solid, dangling, waiting for dependents), and the
+//     delete carries uid and resourceVersion preconditions, so a client (or the
+//     collector's own orphaning) that changes the object meanwhile wins and
+//     the decision is taken again. References to owners that are gone are
+//     removed from objects that still have a live owner (dangling references),
+//     with an update locked on the resourceVersion that was judged.
 //   - Foreground: an owner with deletionTimestamp and the foregroundDeletion
 //     finalizer has its dependents deleted; once no dependent with
 //     blockOwnerDeletion: true remains, the finalizer is removed.

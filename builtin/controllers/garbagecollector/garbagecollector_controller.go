@@ -57,8 +57,11 @@ func SetupWithOptions(mgr *manager.Manager, opts Options) error {
 		},
 		update: func(ctx context.Context, obj *api.Unstructured) error { return c.Update(ctx, obj) },
 		delete: func(ctx context.Context, obj *api.Unstructured, policy string) error {
-			uid := obj.GetUID()
-			return c.Delete(ctx, obj, client.PropagationPolicy(policy), client.Preconditions{UID: &uid})
+			pc := client.Preconditions{UID: api.Ptr(obj.GetUID())}
+			if rv := obj.GetResourceVersion(); rv != "" {
+				pc.ResourceVersion = &rv
+			}
+			return c.Delete(ctx, obj, client.PropagationPolicy(policy), pc)
 		},
 		event: rec.Event,
 	}

@@ -37,7 +37,8 @@ type reconciler struct {
 	get func(ctx context.Context, obj *api.Unstructured) error
 	// update writes obj (optimistically locked on its resourceVersion).
 	update func(ctx context.Context, obj *api.Unstructured) error
-	// delete deletes obj if its uid still matches, with a propagation policy.
+	// delete deletes obj with a propagation policy if its uid and (when set)
+	// resourceVersion still match: a Conflict error otherwise.
 	delete func(ctx context.Context, obj *api.Unstructured, policy string) error
 	// event records an Event about obj.
 	event func(ctx context.Context, obj api.Object, eventType, reason, message string)

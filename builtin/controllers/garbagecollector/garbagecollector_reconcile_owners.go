@@ -9,6 +9,7 @@ import (
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
 )
 
 // ownerState classifies one ownerReference after a live read of the owner.
@@ -20,12 +21,49 @@ const (
 	ownerWaiting                    // being deleted in the foreground
 )
 
-// reconcileOwners collects n when none of its owners exists any more, and
-// otherwise drops references to absent owners and unblocks owners waiting in
-// the foreground.
+// maxDeleteAttempts bounds how often one reconcile re-reads an object whose
+// deletion lost a race (its resourceVersion changed since it was read).
+const maxDeleteAttempts = 3
+
+// reconcileOwners is Kubernetes' attemptToDeleteItem: it collects n when none
+// of its owners exists any more, and otherwise drops references to absent
+// owners and unblocks owners waiting in the foreground. It decides on the live
+// object (a quorum read), never on the graph, which may lag: a client may have
+// removed the ownerReferences, or the collector itself orphaned the object,
+// after the graph last saw it.
 func (r *reconciler) reconcileOwners(ctx context.Context, n *node) error {
+	for range maxDeleteAttempts {
+		err := r.attemptToDelete(ctx, n)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+		// Modified (or replaced) since it was read: decide again.
+	}
+	return fmt.Errorf("delete %s %s: changed while being collected; retrying", n.Kind, key(n))
+}
+
+// attemptToDelete is one decision on the live object of n. It returns a
+// Conflict error when the object changed between the read and the delete.
+func (r *reconciler) attemptToDelete(ctx context.Context, n *node) error {
+	obj := n.object()
+	if err := r.get(ctx, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil // gone; the graph will hear of it
+		}
+		return fmt.Errorf("get %s %s: %w", n.Kind, key(n), err)
+	}
+	if obj.GetUID() != n.UID {
+		return nil // another object under the same name; the graph will hear of it
+	}
+	if obj.GetDeletionTimestamp() != nil && !slices.Contains(obj.GetFinalizers(), api.FinalizerDeleteDependents) {
+		return nil // already being deleted
+	}
+	refs := obj.GetOwnerReferences()
+	if len(refs) == 0 {
+		return nil // no longer a dependent of anything
+	}
 	var solid, dangling, waiting []string
-	for _, ref := range n.Owners {
+	for _, ref := range refs {
 		st, err := r.ownerState(ctx, n, ref)
 		if err != nil {
 			return err
@@ -43,22 +81,33 @@ func (r *reconciler) reconcileOwners(ctx context.Context, n *node) error {
 		if len(dangling) == 0 && len(waiting) == 0 {
 			return nil
 		}
-		return r.fixOwnerRefs(ctx, n, dangling, waiting)
+		return r.fixOwnerRefs(ctx, obj, dangling, waiting)
 	}
 	// No owner is left: the object goes. If an owner waits for it in the
-	// foreground and it has dependents itself, it goes in the foreground too.
+	// foreground and it has dependents itself, it goes in the foreground too;
+	// otherwise as its own finalizers ask, else in the background.
 	policy := api.DeletePropagationBackground
-	if len(waiting) > 0 && len(r.graph.dependentsOf(n.UID)) > 0 {
+	switch {
+	case len(waiting) > 0 && len(r.graph.dependentsOf(n.UID)) > 0:
+		policy = api.DeletePropagationForeground
+	case slices.Contains(obj.GetFinalizers(), api.FinalizerOrphanDependents):
+		policy = api.DeletePropagationOrphan
+	case slices.Contains(obj.GetFinalizers(), api.FinalizerDeleteDependents):
 		policy = api.DeletePropagationForeground
 	}
 	logr.FromContextOrDiscard(ctx).Info("Deleting object whose owners are gone",
 		"object", n.Kind+" "+key(n), "uid", n.UID, "propagationPolicy", policy)
-	err := r.delete(ctx, n.object(), policy)
-	if apierrors.IsNotFound(err) || apierrors.IsConflict(err) {
-		return nil // gone already, or replaced by another object of that name
+	// obj carries the uid and resourceVersion that were judged: a dependent
+	// replaced or changed since (its ownerReferences, say) is not deleted.
+	err := r.delete(ctx, obj, policy)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if apierrors.IsConflict(err) {
+		return err
 	}
 	if err != nil {
-		r.event(ctx, n.object(), "Warning", reasonFailedDelete,
+		r.event(ctx, obj, "Warning", reasonFailedDelete,
 			fmt.Sprintf("garbage collector failed to delete %s whose owners are gone: %v", n.Kind, err))
 		return fmt.Errorf("delete %s %s: %w", n.Kind, key(n), err)
 	}
@@ -112,18 +161,9 @@ func (r *reconciler) ownerState(ctx context.Context, n *node, ref api.OwnerRefer
 }
 
 // fixOwnerRefs removes the references to dangling owners from the live object
-// and clears blockOwnerDeletion on those to waiting owners.
-func (r *reconciler) fixOwnerRefs(ctx context.Context, n *node, dangling, waiting []string) error {
-	obj := n.object()
-	if err := r.get(ctx, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("get %s %s: %w", n.Kind, key(n), err)
-	}
-	if obj.GetUID() != n.UID {
-		return nil
-	}
+// obj and clears blockOwnerDeletion on those to waiting owners. The update is
+// conditioned on obj's resourceVersion.
+func (r *reconciler) fixOwnerRefs(ctx context.Context, obj *api.Unstructured, dangling, waiting []string) error {
 	var refs []api.OwnerReference
 	changed := false
 	for _, ref := range obj.GetOwnerReferences() {
@@ -145,11 +185,12 @@ func (r *reconciler) fixOwnerRefs(ctx context.Context, n *node, dangling, waitin
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
-		if !apierrors.IsConflict(err) {
-			r.event(ctx, obj, "Warning", reasonFailedUpdateOwnerRefs,
-				fmt.Sprintf("garbage collector failed to update ownerReferences: %v", err))
+		if apierrors.IsConflict(err) {
+			return err // changed since it was read: decide again
 		}
-		return fmt.Errorf("update ownerReferences of %s %s: %w", n.Kind, key(n), err)
+		r.event(ctx, obj, "Warning", reasonFailedUpdateOwnerRefs,
+			fmt.Sprintf("garbage collector failed to update ownerReferences: %v", err))
+		return fmt.Errorf("update ownerReferences of %s %s: %w", obj.GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
 	}
 	return nil
 }

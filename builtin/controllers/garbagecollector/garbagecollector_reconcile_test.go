@@ -58,14 +58,23 @@ func withOwners(u *api.Unstructured, refs ...api.OwnerReference) *api.Unstructur
 	return u
 }
 
+func withFinalizers(u *api.Unstructured, f ...string) *api.Unstructured {
+	u.SetFinalizers(f)
+	return u
+}
+
 func TestReconcileOwners(t *testing.T) {
 	t.Parallel()
 	cmRef := func(name, uid string) api.OwnerReference {
 		return api.OwnerReference{APIVersion: "v1", Kind: "ConfigMap", Name: name, UID: uid}
 	}
 	tests := []struct {
-		name        string
-		dep         *node
+		name string
+		dep  *node
+		// liveDep is the dependent as the API server has it: by default the
+		// graph's view of it; noLiveDep means it is gone.
+		liveDep     *api.Unstructured
+		noLiveDep   bool
 		live        []*api.Unstructured
 		wantDeleted []string
 		wantUpdated int
@@ -99,11 +108,40 @@ func TestReconcileOwners(t *testing.T) {
 		dep:         &node{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "dep", UID: "d", Owners: []api.OwnerReference{cmRef("owner", "o"), cmRef("ghost", "g")}},
 		live:        []*api.Unstructured{liveObject("a", "owner", "o"), withOwners(liveObject("a", "dep", "d"), cmRef("owner", "o"), cmRef("ghost", "g"))},
 		wantUpdated: 1,
+	}, {
+		name:    "graph is stale: the live dependent has no ownerReferences any more",
+		dep:     &node{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "dep", UID: "d", Owners: []api.OwnerReference{cmRef("owner", "o")}},
+		liveDep: liveObject("a", "dep", "d"),
+	}, {
+		name:    "graph is stale: the live dependent now has a live owner",
+		dep:     &node{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "dep", UID: "d", Owners: []api.OwnerReference{cmRef("owner", "o")}},
+		liveDep: withOwners(liveObject("a", "dep", "d"), cmRef("other", "p")),
+		live:    []*api.Unstructured{liveObject("a", "other", "p")},
+	}, {
+		name:    "graph is stale: the dependent's name now holds another object",
+		dep:     &node{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "dep", UID: "d", Owners: []api.OwnerReference{cmRef("owner", "o")}},
+		liveDep: withOwners(liveObject("a", "dep", "d2"), cmRef("owner", "o")),
+	}, {
+		name:      "dependent gone",
+		dep:       &node{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "dep", UID: "d", Owners: []api.OwnerReference{cmRef("owner", "o")}},
+		noLiveDep: true,
+	}, {
+		name:        "dependent with the orphan finalizer is deleted with propagationPolicy Orphan",
+		dep:         &node{APIVersion: "v1", Kind: "ConfigMap", Namespace: "a", Name: "dep", UID: "d", Owners: []api.OwnerReference{cmRef("owner", "o")}},
+		liveDep:     withFinalizers(withOwners(liveObject("a", "dep", "d"), cmRef("owner", "o")), api.FinalizerOrphanDependents),
+		wantDeleted: []string{"a/dep:Orphan"},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			w := &fakeWorld{live: map[string]*api.Unstructured{}}
+			if !tt.noLiveDep {
+				dep := tt.liveDep
+				if dep == nil {
+					dep = withOwners(liveObject(tt.dep.Namespace, tt.dep.Name, tt.dep.UID), tt.dep.Owners...)
+				}
+				w.live[client.ObjectKeyFromObject(dep).String()] = dep
+			}
 			for _, o := range tt.live {
 				w.live[client.ObjectKeyFromObject(o).String()] = o
 			}

@@ -10,23 +10,49 @@
 //
 // Failure handling: failed pods count against backoffLimit unless a
 // podFailurePolicy rule says otherwise (Ignore: not counted; FailJob: the Job
-// fails at once; Count: counted). Replacement pods after failures wait an
+// fails at once; FailIndex: the pod's index fails; Count: counted). A pod being
+// deleted before it finished counts as failed, unless podReplacementPolicy is
+// Failed (then only phase Failed counts; a pod no node runs counts at once, as
+// Kubernetes' pod GC would mark it Failed); with TerminatingOrFailed
+// (the default) a replacement is created as soon as a pod is terminating, with
+// Failed only once it is gone. Replacement pods after failures wait an
 // exponential backoff (Options.BackoffBase doubling per consecutive failure,
 // capped at Options.BackoffMax; 10 s and 6 min by default).
-// activeDeadlineSeconds fails the Job with reason DeadlineExceeded.
+// activeDeadlineSeconds fails the Job with reason DeadlineExceeded; with
+// restartPolicy OnFailure, container restarts count against backoffLimit.
+//
+// Indexed Jobs with backoffLimitPerIndex count failures per index in the
+// batch.kubernetes.io/job-index-failure-count (and ...-ignored-failure-count)
+// annotation of each replacement pod, back off per index, add an index to
+// status.failedIndexes once its failures exceed the limit (or a FailIndex rule
+// matched), fail with MaxFailedIndexesExceeded beyond maxFailedIndexes, and
+// with FailedIndexes when every index completed or failed. The finalizer of the
+// last failed pod of an index stays until its replacement exists, so the count
+// survives the pod's deletion.
+//
+// Success: a successPolicy rule (Indexed Jobs: all of succeededIndexes, or
+// succeededCount of them or of all indexes) adds SuccessCriteriaMet with reason
+// SuccessPolicy ("Matched rules at index N"); reaching completions adds it with
+// CompletionsReached.
 //
 // Terminal conditions follow Kubernetes 1.31+: the controller first adds
 // FailureTarget (or SuccessCriteriaMet), deletes the remaining active pods, and
-// only when none is left adds Failed (or Complete) and completionTime. Suspend
-// deletes active pods and sets the Suspended condition; resuming resets
-// startTime. ttlSecondsAfterFinished deletes the finished Job (background
-// propagation) once the TTL elapsed.
+// only when none is left and every finished pod is counted adds Failed (or
+// Complete) and completionTime. Pods deleted because the Job fails count as
+// failed. Suspend deletes active pods (not counted) and sets the Suspended
+// condition; resuming resets startTime. ttlSecondsAfterFinished deletes the
+// finished Job (background propagation) once the TTL elapsed.
 //
-// Counting: the controller derives succeeded/failed from the Job's pods and
-// never lets the counters go down (completedIndexes is a union), so terminated
-// pods deleted by a user keep their past contribution. It does not use the
-// batch.kubernetes.io/job-tracking pod finalizer yet; a pod that finishes and is
-// deleted between two reconciles may therefore be missed.
+// Counting uses the batch.kubernetes.io/job-tracking finalizer, put on every
+// pod the controller creates (see job_tracking.go): a finished pod is first
+// recorded in status.uncountedTerminatedPods (Indexed successes directly in
+// completedIndexes), then loses its finalizer, then is moved into
+// status.succeeded or status.failed. A finished pod deleted at once is thus
+// still counted, and a controller restart between the steps counts it once.
+// The pods of a finished Job, of a deleted one and pods the garbage collector
+// orphaned (found by their batch.kubernetes.io/job-name label) lose the
+// finalizer without being counted. Running pods without the finalizer (created by an older
+// controller) get it.
 //
 // The reconciler is level-based: every decision comes from the Job and its
 // pods as they are now, never from the event that triggered it.

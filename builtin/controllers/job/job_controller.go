@@ -3,6 +3,7 @@ package job
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
@@ -12,7 +13,9 @@ import (
 	"github.com/converge-dev/converge/framework/builder"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
+	"github.com/converge-dev/converge/framework/reconcile"
 )
 
 // ControllerName is the controller's name (also the event source component).
@@ -57,6 +60,33 @@ func (o Options) complete() Options {
 	return o
 }
 
+// removeFinalizerPatch removes the tracking finalizer whatever else the pod's
+// finalizers are.
+const removeFinalizerPatch = `{"metadata":{"$deleteFromPrimitiveList/finalizers":["` + batchv1.JobTrackingFinalizer + `"]}}`
+
+// addFinalizerPatch adds the tracking finalizer to the pod's finalizers
+// (finalizers merge in a strategic merge patch).
+const addFinalizerPatch = `{"metadata":{"finalizers":["` + batchv1.JobTrackingFinalizer + `"]}}`
+
+// orphanPodJob maps a pod that still carries the tracking finalizer but has no
+// controller (the garbage collector orphaned it) to the Job named by its
+// batch.kubernetes.io/job-name label, whose reconcile releases it.
+func orphanPodJob(_ context.Context, obj api.Object) []reconcile.Request {
+	if !slices.Contains(obj.GetFinalizers(), batchv1.JobTrackingFinalizer) {
+		return nil
+	}
+	for _, ref := range obj.GetOwnerReferences() {
+		if ref.Controller != nil && *ref.Controller {
+			return nil
+		}
+	}
+	name := obj.GetLabels()[batchv1.JobNameLabel]
+	if name == "" {
+		return nil
+	}
+	return []reconcile.Request{{ObjectKey: client.ObjectKey{Namespace: obj.GetNamespace(), Name: name}}}
+}
+
 // Setup adds the Job controller with default options to mgr.
 func Setup(mgr *manager.Manager) error { return New(mgr, Options{}) }
 
@@ -83,6 +113,14 @@ func New(mgr *manager.Manager, opts Options) error {
 			}
 			return l.Items, nil
 		},
+		removeFinalizer: func(ctx context.Context, p *corev1.Pod) error {
+			target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+			return client.IgnoreNotFound(c.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(removeFinalizerPatch))))
+		},
+		addFinalizer: func(ctx context.Context, p *corev1.Pod) error {
+			target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+			return client.IgnoreNotFound(c.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(addFinalizerPatch))))
+		},
 		createPod: func(ctx context.Context, p *corev1.Pod) error { return c.Create(ctx, p) },
 		deletePod: func(ctx context.Context, p *corev1.Pod) error {
 			return client.IgnoreNotFound(c.Delete(ctx, p))
@@ -100,6 +138,7 @@ func New(mgr *manager.Manager, opts Options) error {
 		Named("job").
 		For(builder.Kind[*batchv1.Job]()).
 		Owns(builder.Kind[*corev1.Pod]()).
+		Watches(builder.Kind[*corev1.Pod](), handler.EnqueueRequestsFromMapFunc(orphanPodJob)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles, Logger: mgr.Logger()}).
 		Complete(r)
 	if err != nil {

@@ -41,7 +41,7 @@ func (s indexSet) Add(i int)      { s[i] = struct{}{} }
 func (s indexSet) Has(i int) bool { _, ok := s[i]; return ok }
 func (s indexSet) Len() int       { return len(s) }
 
-// String formats the set as sorted, compressed intervals.
+// String formats the set as sorted, compressed intervals, like Kubernetes.
 func (s indexSet) String() string {
 	idx := make([]int, 0, len(s))
 	for i := range s {
@@ -59,7 +59,12 @@ func (s indexSet) String() string {
 		}
 		b.WriteString(strconv.Itoa(idx[k]))
 		if j > k {
-			b.WriteByte('-')
+			// Two consecutive indexes are written "1,2", more "1-3".
+			if j == k+1 {
+				b.WriteByte(',')
+			} else {
+				b.WriteByte('-')
+			}
 			b.WriteString(strconv.Itoa(idx[j]))
 		}
 		k = j + 1

@@ -2,7 +2,9 @@ package job
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -23,8 +25,13 @@ type reconciler struct {
 	now                     func() time.Time
 	backoffBase, backoffMax time.Duration
 
-	getJob       func(ctx context.Context, key client.ObjectKey) (*batchv1.Job, error)
-	listPods     func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
+	getJob   func(ctx context.Context, key client.ObjectKey) (*batchv1.Job, error)
+	listPods func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
+	// removeFinalizer removes the job-tracking finalizer from the pod
+	// (a pod already gone is no error).
+	removeFinalizer func(ctx context.Context, p *corev1.Pod) error
+	// addFinalizer adds it (pods created by an older controller).
+	addFinalizer func(ctx context.Context, p *corev1.Pod) error
 	createPod    func(ctx context.Context, p *corev1.Pod) error
 	deletePod    func(ctx context.Context, p *corev1.Pod) error
 	updateStatus func(ctx context.Context, j *batchv1.Job) error
@@ -39,18 +46,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	job, err := r.getJob(ctx, req.ObjectKey)
 	if err != nil {
 		if apierrors.IsNotFound(err) {
-			return reconcile.Result{}, nil
+			return reconcile.Result{}, r.releaseOrphans(ctx, req.Namespace, req.Name, "")
 		}
 		return reconcile.Result{}, fmt.Errorf("get job %s: %w", req.ObjectKey, err)
 	}
-	if job.DeletionTimestamp != nil {
-		return reconcile.Result{}, nil
-	}
 	if job.Spec.ManagedBy != nil && *job.Spec.ManagedBy != batchv1.JobControllerName {
 		return reconcile.Result{}, nil
-	}
-	if isFinished(job) {
-		return r.reconcileFinished(ctx, job)
 	}
 	sel, err := labels.FromLabelSelector(job.Spec.Selector)
 	if err != nil {
@@ -60,70 +61,161 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, fmt.Errorf("list pods of job %s: %w", req.ObjectKey, err)
 	}
-	return r.reconcileActive(ctx, job, ownedPods(job, all))
+	pods := ownedPods(job, all)
+	if job.DeletionTimestamp != nil || isFinished(job) {
+		// Nothing is counted any more: let every pod go.
+		if _, err := r.removeFinalizers(ctx, withFinalizer(pods)); err != nil {
+			return reconcile.Result{}, err
+		}
+		if job.DeletionTimestamp != nil {
+			// Orphan propagation removes the pods' owner references.
+			return reconcile.Result{}, r.releaseOrphans(ctx, job.Namespace, job.Name, job.UID)
+		}
+		return r.reconcileFinished(ctx, job)
+	}
+	return r.reconcileActive(ctx, job, pods)
+}
+
+// releaseOrphans removes the tracking finalizer from the pods of the Job
+// named name that no Job counts any more: pods without a controller (orphaned
+// by the garbage collector) and pods controlled by a Job of that name other
+// than uid (deleted; "" when none exists). They are found by their
+// batch.kubernetes.io/job-name label.
+func (r *reconciler) releaseOrphans(ctx context.Context, ns, name, uid string) error {
+	pods, err := r.listPods(ctx, ns, labels.SelectorFromSet(map[string]string{batchv1.JobNameLabel: name}))
+	if err != nil {
+		return fmt.Errorf("list pods of job %s/%s: %w", ns, name, err)
+	}
+	var orphans []*corev1.Pod
+	for i := range pods {
+		p := &pods[i]
+		if !hasTrackingFinalizer(p) {
+			continue
+		}
+		ref := controllerOf(p)
+		if ref == nil || ref.Kind == "Job" && ref.Name == name && ref.UID != uid &&
+			strings.HasPrefix(ref.APIVersion, batchv1.GroupVersion.Group+"/") {
+			orphans = append(orphans, p)
+		}
+	}
+	_, err = r.removeFinalizers(ctx, orphans)
+	return err
+}
+
+// controllerOf returns the pod's controller reference, or nil.
+func controllerOf(p *corev1.Pod) *api.OwnerReference {
+	for i := range p.OwnerReferences {
+		if ref := &p.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
+			return ref
+		}
+	}
+	return nil
+}
+
+func withFinalizer(pods []corev1.Pod) []*corev1.Pod {
+	var out []*corev1.Pod
+	for i := range pods {
+		if hasTrackingFinalizer(&pods[i]) {
+			out = append(out, &pods[i])
+		}
+	}
+	return out
+}
+
+// trackLegacyPods adds the tracking finalizer to the running pods that lack
+// it: pods created before the controller tracked pods with finalizers are
+// counted from now on like the others (pods that finished before were counted
+// by the older controller).
+func (r *reconciler) trackLegacyPods(ctx context.Context, pods []corev1.Pod) error {
+	for i := range pods {
+		p := &pods[i]
+		if hasTrackingFinalizer(p) || p.DeletionTimestamp != nil ||
+			p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		if err := r.addFinalizer(ctx, p); err != nil {
+			return fmt.Errorf("add finalizer %s to pod %s/%s: %w", batchv1.JobTrackingFinalizer, p.Namespace, p.Name, err)
+		}
+		p.Finalizers = append(p.Finalizers, batchv1.JobTrackingFinalizer)
+	}
+	return nil
+}
+
+// finishingCondition is the Job's FailureTarget or SuccessCriteriaMet
+// condition, or nil.
+func finishingCondition(st *batchv1.JobStatus) *batchv1.JobCondition {
+	if c := findCondition(st.Conditions, batchv1.JobFailureTarget); c != nil {
+		return c
+	}
+	return findCondition(st.Conditions, batchv1.JobSuccessCriteriaMet)
 }
 
 // reconcileActive handles a Job that has not finished yet.
 func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods []corev1.Pod) (reconcile.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	now := r.now()
-	old := job.Status
-	st := &job.Status
-	st.Conditions = append([]batchv1.JobCondition(nil), old.Conditions...)
-	o := r.observe(job, pods)
-
-	st.Succeeded = max(old.Succeeded, o.succeeded)
-	if isIndexed(job) {
-		st.CompletedIndexes = o.completed.String()
-		st.Succeeded = max(st.Succeeded, int32(o.completed.Len()))
+	old, err := deepCopy(job.Status)
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("copy status of job %s/%s: %w", job.Namespace, job.Name, err)
 	}
-	st.Failed = max(old.Failed, o.failed)
+	st := &job.Status
+	if err := r.trackLegacyPods(ctx, pods); err != nil {
+		return reconcile.Result{}, err
+	}
+	o := r.observe(job, pods)
+	finishing := finishingCondition(st)
+	t := track(job, pods, finishing, o.delayed)
+
+	var result reconcile.Result
+	if finishing == nil && !isSuspended(job) {
+		reason, msg, deadlineIn := r.failureReason(job, o, t, now)
+		if reason != "" {
+			setCondition(&st.Conditions, batchv1.JobFailureTarget, corev1.ConditionTrue, reason, msg, now)
+		} else if reason, msg := successReason(job, o, t); reason != "" {
+			setCondition(&st.Conditions, batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue, reason, msg, now)
+		} else if deadlineIn > 0 {
+			result.RequeueAfter = deadlineIn
+		}
+		if finishing = finishingCondition(st); finishing != nil {
+			// Now finishing: the running pods lose their finalizer too (and
+			// count as failed when the Job fails).
+			t = track(job, pods, finishing, o.delayed)
+		}
+	}
+	mustRecord := t.record(job)
 	st.Ready = api.Ptr(o.ready)
 	st.Terminating = api.Ptr(int32(len(o.terminating)))
 	st.Active = int32(len(o.active))
 
-	var result reconcile.Result
-	failTarget := findCondition(st.Conditions, batchv1.JobFailureTarget)
-	successTarget := findCondition(st.Conditions, batchv1.JobSuccessCriteriaMet)
-	if failTarget == nil && successTarget == nil && !isSuspended(job) {
-		reason, msg, deadlineIn := r.failureReason(job, o, now)
-		switch {
-		case reason != "":
-			setCondition(&st.Conditions, batchv1.JobFailureTarget, corev1.ConditionTrue, reason, msg, now)
-		case successReached(job, st, o):
-			setCondition(&st.Conditions, batchv1.JobSuccessCriteriaMet, corev1.ConditionTrue,
-				batchv1.JobReasonCompletionsReached, "Reached expected number of succeeded pods", now)
-		case deadlineIn > 0:
-			result.RequeueAfter = deadlineIn
+	// Finished pods are recorded in the status before their finalizer goes,
+	// and counted once it went.
+	if mustRecord {
+		if err := r.updateStatus(ctx, job); err != nil {
+			return reconcile.Result{}, fmt.Errorf("record finished pods of job %s/%s: %w", job.Namespace, job.Name, err)
 		}
-		failTarget = findCondition(st.Conditions, batchv1.JobFailureTarget)
-		successTarget = findCondition(st.Conditions, batchv1.JobSuccessCriteriaMet)
 	}
+	removed, podErr := r.removeFinalizers(ctx, t.removeFinalizer)
+	countUncounted(job, pods, removed)
 
 	switch {
-	case failTarget != nil || successTarget != nil:
-		// Terminal: remove what still runs, then finish once nothing runs.
-		deleted, err := r.deletePods(ctx, job, o.active)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
+	case finishing != nil:
+		// Terminal: remove what still runs, then finish once nothing runs and
+		// every finished pod is counted.
+		deleted, err := r.deletePods(ctx, job, o.active, false)
+		podErr = errors.Join(podErr, err)
 		st.Active = 0
-		if failTarget != nil {
-			st.Failed += deleted
-		}
-		if len(o.terminating) == 0 {
-			r.finish(ctx, job, failTarget, successTarget, now)
+		if deleted == 0 && len(o.terminating) == 0 && uncountedEmpty(st) && podErr == nil {
+			r.finish(ctx, job, now)
 		}
 	case isSuspended(job):
-		if _, err := r.deletePods(ctx, job, o.active); err != nil {
-			return reconcile.Result{}, err
-		}
+		_, err := r.deletePods(ctx, job, o.active, true)
+		podErr = errors.Join(podErr, err)
 		st.Active = 0
 		if setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {
 			r.event(ctx, job, record.Normal, "Suspended", "Job suspended")
 		}
 	default:
-		if c := findCondition(st.Conditions, batchv1.JobSuspended); c != nil && c.Status == corev1.ConditionTrue {
+		if c := findCondition(st.Conditions, batchv1.JobSuspended); c != nil {
 			setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionFalse, "JobResumed", "Job resumed", now)
 			r.event(ctx, job, record.Normal, "Resumed", "Job resumed")
 			st.StartTime = nil
@@ -134,18 +226,18 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 				result.RequeueAfter = time.Duration(*d) * time.Second
 			}
 		}
-		after, err := r.managePods(ctx, job, o, now)
-		if err != nil {
-			return reconcile.Result{}, err
-		}
+		after, err := r.managePods(ctx, job, o, t, now)
+		podErr = errors.Join(podErr, err)
 		result.RequeueAfter = minPositive(result.RequeueAfter, after)
 	}
-
 	if !statusEqual(old, *st) {
 		if err := r.updateStatus(ctx, job); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of job %s/%s: %w", job.Namespace, job.Name, err)
 		}
 		log.V(1).Info("Updated job status", "active", st.Active, "succeeded", st.Succeeded, "failed", st.Failed)
+	}
+	if podErr != nil {
+		return reconcile.Result{}, podErr
 	}
 	if isFinished(job) {
 		return r.reconcileFinished(ctx, job)
@@ -153,15 +245,17 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 	return result, nil
 }
 
-// finish adds the final Complete or Failed condition.
-func (r *reconciler) finish(ctx context.Context, job *batchv1.Job, failTarget, successTarget *batchv1.JobCondition, now time.Time) {
+// finish adds the final Complete or Failed condition after FailureTarget or
+// SuccessCriteriaMet.
+func (r *reconciler) finish(ctx context.Context, job *batchv1.Job, now time.Time) {
 	st := &job.Status
-	if failTarget != nil {
-		setCondition(&st.Conditions, batchv1.JobFailed, corev1.ConditionTrue, failTarget.Reason, failTarget.Message, now)
-		r.event(ctx, job, record.Warning, failTarget.Reason, failTarget.Message)
+	if c := findCondition(st.Conditions, batchv1.JobFailureTarget); c != nil {
+		setCondition(&st.Conditions, batchv1.JobFailed, corev1.ConditionTrue, c.Reason, c.Message, now)
+		r.event(ctx, job, record.Warning, c.Reason, c.Message)
 		return
 	}
-	setCondition(&st.Conditions, batchv1.JobComplete, corev1.ConditionTrue, successTarget.Reason, successTarget.Message, now)
+	c := findCondition(st.Conditions, batchv1.JobSuccessCriteriaMet)
+	setCondition(&st.Conditions, batchv1.JobComplete, corev1.ConditionTrue, c.Reason, c.Message, now)
 	st.CompletionTime = api.NewTimePtr(now)
 	r.event(ctx, job, record.Normal, "Completed", "Job completed")
 }
@@ -187,16 +281,29 @@ func (r *reconciler) reconcileFinished(ctx context.Context, job *batchv1.Job) (r
 
 // failureReason says whether the Job must fail now (reason and message), or
 // else how long until its active deadline.
-func (r *reconciler) failureReason(job *batchv1.Job, o *observed, now time.Time) (reason, msg string, deadlineIn time.Duration) {
-	if o.failJobMessage != "" {
-		return batchv1.JobReasonPodFailurePolicy, o.failJobMessage, 0
+func (r *reconciler) failureReason(job *batchv1.Job, o *observed, t *tracking, now time.Time) (reason, msg string, deadlineIn time.Duration) {
+	if t.failJobMessage != "" {
+		return batchv1.JobReasonPodFailurePolicy, t.failJobMessage, 0
 	}
 	limit := int32(6)
 	if job.Spec.BackoffLimit != nil {
 		limit = *job.Spec.BackoffLimit
 	}
-	if max(job.Status.Failed, o.failed) > limit {
+	failed := job.Status.Failed + int32(len(t.newFailed))
+	if u := job.Status.UncountedTerminatedPods; u != nil {
+		failed += int32(len(u.Failed))
+	}
+	if failed > limit || pastBackoffLimitOnFailure(job, o, limit) {
 		return batchv1.JobReasonBackoffLimitExceeded, "Job has reached the specified backoff limit", 0
+	}
+	if isIndexed(job) && job.Spec.BackoffLimitPerIndex != nil {
+		nFailed := t.failedIdx.Len()
+		if m := job.Spec.MaxFailedIndexes; m != nil && nFailed > int(*m) {
+			return batchv1.JobReasonMaxFailedIndexesExceeded, "Job has exceeded the specified maximal number of failed indexes", 0
+		}
+		if nFailed > 0 && nFailed+t.completed.Len() >= completions(job) {
+			return batchv1.JobReasonFailedIndexes, "Job has failed indexes", 0
+		}
 	}
 	if d := job.Spec.ActiveDeadlineSeconds; d != nil && job.Status.StartTime != nil {
 		deadline := job.Status.StartTime.Add(time.Duration(*d) * time.Second)
@@ -208,16 +315,45 @@ func (r *reconciler) failureReason(job *batchv1.Job, o *observed, now time.Time)
 	return "", "", 0
 }
 
-// successReached reports whether the Job met its completions.
-func successReached(job *batchv1.Job, st *batchv1.JobStatus, o *observed) bool {
+// pastBackoffLimitOnFailure reports whether, with restartPolicy OnFailure, the
+// container restarts of the running pods reached backoffLimit.
+func pastBackoffLimitOnFailure(job *batchv1.Job, o *observed, limit int32) bool {
+	if job.Spec.Template.Spec.RestartPolicy != corev1.RestartPolicyOnFailure {
+		return false
+	}
+	if limit == 0 {
+		return o.restarts > 0
+	}
+	return o.restarts >= limit
+}
+
+// successReason says whether the Job met its success criteria: a success
+// policy rule (Indexed) or its completions.
+func successReason(job *batchv1.Job, o *observed, t *tracking) (reason, msg string) {
 	if isIndexed(job) {
-		return job.Spec.Completions != nil && int32(o.completed.Len()) >= *job.Spec.Completions
+		if msg, ok := matchSuccessPolicy(job.Spec.SuccessPolicy, completions(job), t.completed); ok {
+			return batchv1.JobReasonSuccessPolicy, msg
+		}
+		if job.Spec.Completions != nil && t.completed.Len() >= completions(job) {
+			return batchv1.JobReasonCompletionsReached, "Reached expected number of succeeded pods"
+		}
+		return "", ""
+	}
+	succeeded := job.Status.Succeeded + int32(len(t.newSucceeded))
+	if u := job.Status.UncountedTerminatedPods; u != nil {
+		succeeded += int32(len(u.Succeeded))
 	}
 	if job.Spec.Completions == nil {
 		// Work-queue Jobs: done once one pod succeeded and none runs.
-		return st.Succeeded > 0 && len(o.active) == 0
+		if succeeded > 0 && len(o.active) == 0 {
+			return batchv1.JobReasonCompletionsReached, "Reached expected number of succeeded pods"
+		}
+		return "", ""
 	}
-	return st.Succeeded >= *job.Spec.Completions
+	if succeeded >= *job.Spec.Completions {
+		return batchv1.JobReasonCompletionsReached, "Reached expected number of succeeded pods"
+	}
+	return "", ""
 }
 
 func minPositive(a, b time.Duration) time.Duration {

@@ -24,15 +24,25 @@ type observed struct {
 	active      []corev1.Pod // not terminal, not being deleted
 	terminating []corev1.Pod // being deleted, not terminal
 	ready       int32
-	succeeded   int32    // succeeded pods (NonIndexed)
-	completed   indexSet // completed indexes (Indexed), with the Job's previous ones
-	failed      int32    // failed pods counted against backoffLimit
+	// restarts is the sum of the container restarts of the active pods
+	// (restartPolicy OnFailure counts them against backoffLimit).
+	restarts int32
 	// consecutiveFailures are counted failures after the last success, and
 	// lastFailure the latest of their finish times (for the backoff).
 	consecutiveFailures int
 	lastFailure         time.Time
-	// failJobMessage is set when a failed pod matched a FailJob rule.
-	failJobMessage string
+	// byIndex is, per completion index, what the newest pod of that index
+	// says (Indexed Jobs with backoffLimitPerIndex).
+	byIndex map[int]indexState
+	// delayed are failed pods whose finalizer stays until their index got a
+	// replacement, so the index's failure count survives the pod's deletion.
+	delayed uidSet
+}
+
+// indexState is the failure record of one index, from its newest pod.
+type indexState struct {
+	failures, ignored int32     // for the replacement pod's annotations
+	failedAt          time.Time // when the newest pod failed; zero if it did not
 }
 
 // ownedPods keeps the pods whose controller is job.
@@ -51,37 +61,20 @@ func ownedPods(job *batchv1.Job, pods []corev1.Pod) []corev1.Pod {
 
 // observe classifies pods.
 func (r *reconciler) observe(job *batchv1.Job, pods []corev1.Pod) *observed {
-	o := &observed{}
-	if isIndexed(job) {
-		o.completed = parseIndexSet(job.Status.CompletedIndexes, completions(job))
-	}
+	o := &observed{delayed: uidSet{}}
 	var lastSuccess time.Time
-	type failure struct{ at time.Time }
-	var failures []failure
+	var failures []time.Time
 	for _, p := range pods {
 		switch {
 		case p.Status.Phase == corev1.PodSucceeded:
-			o.succeeded++
-			if isIndexed(job) {
-				if i, ok := podIndex(&p); ok && i < completions(job) {
-					o.completed.Add(i)
-				}
-			}
 			if t := podFinishTime(&p); t.After(lastSuccess) {
 				lastSuccess = t
 			}
 		case p.Status.Phase == corev1.PodFailed:
-			action, msg := matchPodFailurePolicy(job.Spec.PodFailurePolicy, &p)
-			switch action {
-			case batchv1.PodFailurePolicyActionIgnore:
+			if action, _ := matchPodFailurePolicy(job.Spec.PodFailurePolicy, &p); action == batchv1.PodFailurePolicyActionIgnore {
 				continue
-			case batchv1.PodFailurePolicyActionFailJob:
-				if o.failJobMessage == "" {
-					o.failJobMessage = msg
-				}
 			}
-			o.failed++
-			failures = append(failures, failure{podFinishTime(&p)})
+			failures = append(failures, podFinishTime(&p))
 		case p.DeletionTimestamp != nil:
 			o.terminating = append(o.terminating, p)
 		default:
@@ -89,22 +82,76 @@ func (r *reconciler) observe(job *batchv1.Job, pods []corev1.Pod) *observed {
 			if isPodReady(&p) {
 				o.ready++
 			}
-		}
-	}
-	for _, f := range failures {
-		if f.at.After(lastSuccess) || f.at.Equal(lastSuccess) && lastSuccess.IsZero() {
-			o.consecutiveFailures++
-			if f.at.After(o.lastFailure) {
-				o.lastFailure = f.at
+			for _, cs := range p.Status.ContainerStatuses {
+				o.restarts += cs.RestartCount
+			}
+			for _, cs := range p.Status.InitContainerStatuses {
+				o.restarts += cs.RestartCount
 			}
 		}
+	}
+	for _, at := range failures {
+		if at.After(lastSuccess) || at.Equal(lastSuccess) && lastSuccess.IsZero() {
+			o.consecutiveFailures++
+			if at.After(o.lastFailure) {
+				o.lastFailure = at
+			}
+		}
+	}
+	if isIndexed(job) && job.Spec.BackoffLimitPerIndex != nil {
+		r.observeIndexes(job, pods, o)
 	}
 	return o
 }
 
+// observeIndexes fills o.byIndex and o.delayed from the newest pod of each
+// index.
+func (r *reconciler) observeIndexes(job *batchv1.Job, pods []corev1.Pod, o *observed) {
+	newest := map[int]*corev1.Pod{}
+	for i := range pods {
+		p := &pods[i]
+		ix, ok := podIndex(p)
+		if !ok || ix >= completions(job) {
+			continue
+		}
+		// Each replacement counts one more failure (counted or ignored)
+		// than the pod it replaces; creation timestamps only have seconds.
+		if q := newest[ix]; q == nil || generation(p) > generation(q) ||
+			generation(p) == generation(q) && p.CreationTimestamp.After(q.CreationTimestamp.Time) {
+			newest[ix] = p
+		}
+	}
+	failedIdx := indexSet{}
+	if job.Status.FailedIndexes != nil {
+		failedIdx = parseIndexSet(*job.Status.FailedIndexes, completions(job))
+	}
+	o.byIndex = make(map[int]indexState, len(newest))
+	for ix, p := range newest {
+		s := indexState{failures: indexFailureCount(p), ignored: indexIgnoredCount(p)}
+		if isPodFailed(p, job) {
+			action, _ := matchPodFailurePolicy(job.Spec.PodFailurePolicy, p)
+			if action == batchv1.PodFailurePolicyActionIgnore {
+				s.ignored++
+			} else {
+				s.failures++
+			}
+			s.failedAt = podFinishTime(p)
+			// The index is retried: keep the finalizer until the
+			// replacement exists.
+			retried := action != batchv1.PodFailurePolicyActionFailIndex &&
+				action != batchv1.PodFailurePolicyActionFailJob &&
+				s.failures <= *job.Spec.BackoffLimitPerIndex && !failedIdx.Has(ix)
+			if retried && hasTrackingFinalizer(p) {
+				o.delayed[p.UID] = struct{}{}
+			}
+		}
+		o.byIndex[ix] = s
+	}
+}
+
 // managePods creates and deletes pods so the right number runs; it returns
 // when to look again (backoff).
-func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observed, now time.Time) (time.Duration, error) {
+func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observed, t *tracking, now time.Time) (time.Duration, error) {
 	parallelism := int32(1)
 	if job.Spec.Parallelism != nil {
 		parallelism = *job.Spec.Parallelism
@@ -112,18 +159,19 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 	// With podReplacementPolicy Failed, terminating pods are replaced only
 	// once they are gone.
 	var extra int32
-	if job.Spec.PodReplacementPolicy != nil && *job.Spec.PodReplacementPolicy == batchv1.Failed {
+	if onlyReplaceFailed(job) {
 		extra = int32(len(o.terminating))
 	}
 
 	var toDelete []corev1.Pod
 	var toCreate []int // indexes (Indexed) or -1 per NonIndexed pod
+	var wait time.Duration
 	if isIndexed(job) {
 		seen := map[int]bool{}
 		var kept []corev1.Pod
 		for _, p := range sortOldestFirst(o.active) {
 			i, ok := podIndex(&p)
-			if !ok || i >= completions(job) || o.completed.Has(i) || seen[i] {
+			if !ok || i >= completions(job) || t.completed.Has(i) || t.failedIdx.Has(i) || seen[i] {
 				toDelete = append(toDelete, p)
 				continue
 			}
@@ -142,15 +190,29 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 		}
 		busy := int32(len(kept)) + extra
 		for i := 0; i < completions(job) && busy+int32(len(toCreate)) < parallelism; i++ {
-			if !o.completed.Has(i) && !seen[i] && !indexTerminating(o.terminating, i, job) {
-				toCreate = append(toCreate, i)
+			if t.completed.Has(i) || t.failedIdx.Has(i) || seen[i] || indexTerminating(o.terminating, i, job) {
+				continue
 			}
+			if s, ok := o.byIndex[i]; ok && !s.failedAt.IsZero() && s.failures > 0 {
+				// Per-index backoff after the index's own failures.
+				ready := s.failedAt.Add(backoffDelay(int(s.failures), r.backoffBase, r.backoffMax))
+				if left := ready.Sub(now); left > 0 {
+					wait = minPositive(wait, left)
+					continue
+				}
+			}
+			toCreate = append(toCreate, i)
 		}
 	} else {
+		// t is recorded already: the new successes are in the uncounted UIDs.
+		succeeded := job.Status.Succeeded
+		if u := job.Status.UncountedTerminatedPods; u != nil {
+			succeeded += int32(len(u.Succeeded))
+		}
 		want := parallelism
 		if job.Spec.Completions != nil {
-			want = min(parallelism, max(0, *job.Spec.Completions-max(job.Status.Succeeded, o.succeeded)))
-		} else if o.succeeded > 0 || job.Status.Succeeded > 0 {
+			want = min(parallelism, max(0, *job.Spec.Completions-succeeded))
+		} else if succeeded > 0 {
 			want = 0
 		}
 		busy := int32(len(o.active)) + extra
@@ -164,18 +226,20 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 		}
 	}
 
-	if _, err := r.deletePods(ctx, job, toDelete); err != nil {
+	if _, err := r.deletePods(ctx, job, toDelete, true); err != nil {
 		return 0, err
 	}
 	job.Status.Active = int32(len(o.active) - len(toDelete))
 	if len(toCreate) == 0 {
-		return 0, nil
-	}
-	if wait := r.backoffRemaining(o, now); wait > 0 {
 		return wait, nil
 	}
+	if job.Spec.BackoffLimitPerIndex == nil {
+		if w := r.backoffRemaining(o, now); w > 0 {
+			return w, nil
+		}
+	}
 	for _, i := range toCreate {
-		pod, err := newPod(job, i)
+		pod, err := newPod(job, i, o.byIndex[i])
 		if err != nil {
 			return 0, err
 		}
@@ -186,26 +250,35 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 		job.Status.Active++
 		r.event(ctx, job, record.Normal, "SuccessfulCreate", "Created pod: "+pod.Name)
 	}
-	return 0, nil
+	return wait, nil
 }
 
 // deletePods deletes pods and records an event for each; it returns how many
-// it deleted.
-func (r *reconciler) deletePods(ctx context.Context, job *batchv1.Job, pods []corev1.Pod) (int32, error) {
+// it deleted. With release, the tracking finalizer is removed first, so the
+// pod is not counted as failed (the controller deletes it on purpose: excess
+// or suspended).
+func (r *reconciler) deletePods(ctx context.Context, job *batchv1.Job, pods []corev1.Pod, release bool) (int32, error) {
 	var n int32
 	for i := range pods {
-		if err := r.deletePod(ctx, &pods[i]); err != nil {
-			r.event(ctx, job, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting pod %s: %v", pods[i].Name, err))
-			return n, fmt.Errorf("delete pod %s/%s: %w", pods[i].Namespace, pods[i].Name, err)
+		p := &pods[i]
+		if release && hasTrackingFinalizer(p) {
+			if err := r.removeFinalizer(ctx, p); err != nil {
+				return n, fmt.Errorf("remove finalizer %s from pod %s/%s: %w", batchv1.JobTrackingFinalizer, p.Namespace, p.Name, err)
+			}
+		}
+		if err := r.deletePod(ctx, p); err != nil {
+			r.event(ctx, job, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting: %v", err))
+			return n, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		n++
-		r.event(ctx, job, record.Normal, "SuccessfulDelete", "Deleted pod: "+pods[i].Name)
+		r.event(ctx, job, record.Normal, "SuccessfulDelete", "Deleted pod: "+p.Name)
 	}
 	return n, nil
 }
 
-// newPod builds a pod of job; index is the completion index, or -1.
-func newPod(job *batchv1.Job, index int) (*corev1.Pod, error) {
+// newPod builds a pod of job; index is the completion index, or -1, and prev
+// the failure record of that index (backoffLimitPerIndex).
+func newPod(job *batchv1.Job, index int, prev indexState) (*corev1.Pod, error) {
 	spec, err := deepCopy(job.Spec.Template.Spec)
 	if err != nil {
 		return nil, fmt.Errorf("copy pod template of job %s/%s: %w", job.Namespace, job.Name, err)
@@ -216,7 +289,7 @@ func newPod(job *batchv1.Job, index int) (*corev1.Pod, error) {
 			Namespace:    job.Namespace,
 			Labels:       maps.Clone(job.Spec.Template.Labels),
 			Annotations:  maps.Clone(job.Spec.Template.Annotations),
-			Finalizers:   slices.Clone(job.Spec.Template.Finalizers),
+			Finalizers:   append(slices.Clone(job.Spec.Template.Finalizers), batchv1.JobTrackingFinalizer),
 			OwnerReferences: []api.OwnerReference{{
 				APIVersion: batchv1.GroupVersion.String(), Kind: "Job", Name: job.Name, UID: job.UID,
 				Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true),
@@ -235,6 +308,12 @@ func newPod(job *batchv1.Job, index int) (*corev1.Pod, error) {
 		}
 		pod.Labels[batchv1.JobCompletionIndexAnnotation] = idx
 		pod.Annotations[batchv1.JobCompletionIndexAnnotation] = idx
+		if job.Spec.BackoffLimitPerIndex != nil {
+			pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(prev.failures))
+			if prev.ignored > 0 {
+				pod.Annotations[batchv1.JobIndexIgnoredFailureCountAnnotation] = strconv.Itoa(int(prev.ignored))
+			}
+		}
 		for _, cs := range [][]corev1.Container{pod.Spec.InitContainers, pod.Spec.Containers} {
 			for i := range cs {
 				cs[i].Env = append(cs[i].Env, corev1.EnvVar{Name: completionIndexEnv, Value: idx})
@@ -301,6 +380,29 @@ func podIndex(p *corev1.Pod) (int, bool) {
 		return 0, false
 	}
 	return i, true
+}
+
+// indexFailureCount is the pod's batch.kubernetes.io/job-index-failure-count
+// annotation: the failures of its index before it.
+func indexFailureCount(p *corev1.Pod) int32 {
+	return annotationInt32(p, batchv1.JobIndexFailureCountAnnotation)
+}
+
+// indexIgnoredCount is the pod's
+// batch.kubernetes.io/job-index-ignored-failure-count annotation.
+func indexIgnoredCount(p *corev1.Pod) int32 {
+	return annotationInt32(p, batchv1.JobIndexIgnoredFailureCountAnnotation)
+}
+
+// generation orders the pods of one index: the failures before them.
+func generation(p *corev1.Pod) int32 { return indexFailureCount(p) + indexIgnoredCount(p) }
+
+func annotationInt32(p *corev1.Pod, key string) int32 {
+	n, err := strconv.ParseInt(p.Annotations[key], 10, 32)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return int32(n)
 }
 
 func isPodReady(p *corev1.Pod) bool {

@@ -18,7 +18,7 @@ import (
 func TestIndexSet(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
-		{"", ""}, {"0", "0"}, {"0,1,2", "0-2"}, {"3,1,5-6,2", "1-3,5-6"}, {"1-3,9", "1-3"}, {"x,4", "4"},
+		{"", ""}, {"0", "0"}, {"0,1,2", "0-2"}, {"3,1,5-6,2", "1-3,5,6"}, {"0-1", "0,1"}, {"1-3,9", "1-3"}, {"x,4", "4"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
 			t.Parallel()
@@ -92,11 +92,13 @@ func (f *fakeJobAPI) reconciler(now func() time.Time) *reconciler {
 		listPods: func(context.Context, string, labels.Selector) ([]corev1.Pod, error) {
 			return f.pods, nil
 		},
-		createPod:    func(context.Context, *corev1.Pod) error { f.created++; return nil },
-		deletePod:    func(context.Context, *corev1.Pod) error { return nil },
-		updateStatus: func(context.Context, *batchv1.Job) error { return nil },
-		deleteJob:    func(context.Context, *batchv1.Job) error { return nil },
-		event:        func(context.Context, api.Object, string, string, string) {},
+		removeFinalizer: func(context.Context, *corev1.Pod) error { return nil },
+		addFinalizer:    func(context.Context, *corev1.Pod) error { return nil },
+		createPod:       func(context.Context, *corev1.Pod) error { f.created++; return nil },
+		deletePod:       func(context.Context, *corev1.Pod) error { return nil },
+		updateStatus:    func(context.Context, *batchv1.Job) error { return nil },
+		deleteJob:       func(context.Context, *batchv1.Job) error { return nil },
+		event:           func(context.Context, api.Object, string, string, string) {},
 	}
 }
 
@@ -130,5 +132,117 @@ func TestReconcileWaitsForBackoff(t *testing.T) {
 	}
 	if f.created != 1 {
 		t.Fatalf("created %d pods after the backoff, want 1", f.created)
+	}
+}
+
+func TestMatchSuccessPolicy(t *testing.T) {
+	t.Parallel()
+	sp := &batchv1.SuccessPolicy{Rules: []batchv1.SuccessPolicyRule{
+		{SucceededIndexes: api.Ptr("0,2-4"), SucceededCount: api.Ptr[int32](2)},
+		{SucceededIndexes: api.Ptr("5")},
+		{SucceededCount: api.Ptr[int32](4)},
+	}}
+	for _, tc := range []struct {
+		completed string
+		want      string
+	}{
+		{"", ""},
+		{"1,5", "Matched rules at index 1"},
+		{"0,1", ""},
+		{"0,3", "Matched rules at index 0"},
+		{"1,6-8", "Matched rules at index 2"},
+	} {
+		t.Run(tc.completed, func(t *testing.T) {
+			t.Parallel()
+			got, ok := matchSuccessPolicy(sp, 10, parseIndexSet(tc.completed, 10))
+			if got != tc.want || ok != (tc.want != "") {
+				t.Errorf("matchSuccessPolicy(%q) = %q, %v; want %q", tc.completed, got, ok, tc.want)
+			}
+		})
+	}
+	if _, ok := matchSuccessPolicy(nil, 10, parseIndexSet("0-9", 10)); ok {
+		t.Error("no policy must not match")
+	}
+}
+
+// trackingAPI is a stateful fake: status writes and finalizer removals stick.
+type trackingAPI struct {
+	job       *batchv1.Job
+	pods      []corev1.Pod
+	failRemov bool
+}
+
+func (f *trackingAPI) reconciler(now time.Time) *reconciler {
+	r := (&fakeJobAPI{}).reconciler(func() time.Time { return now })
+	r.getJob = func(context.Context, client.ObjectKey) (*batchv1.Job, error) { return deepCopy(f.job) }
+	r.listPods = func(context.Context, string, labels.Selector) ([]corev1.Pod, error) { return deepCopy(f.pods) }
+	r.updateStatus = func(_ context.Context, j *batchv1.Job) error {
+		var err error
+		f.job, err = deepCopy(j)
+		return err
+	}
+	r.removeFinalizer = func(_ context.Context, p *corev1.Pod) error {
+		if f.failRemov {
+			return context.DeadlineExceeded
+		}
+		for i := range f.pods {
+			if f.pods[i].UID == p.UID {
+				f.pods[i].Finalizers = nil
+			}
+		}
+		return nil
+	}
+	return r
+}
+
+func TestTrackingSurvivesACrashBetweenRecordAndCount(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	owner := []api.OwnerReference{{UID: "u", Controller: api.Ptr(true)}}
+	pod := func(uid string, phase corev1.PodPhase) corev1.Pod {
+		return corev1.Pod{ObjectMeta: api.ObjectMeta{Name: uid, Namespace: "ns", UID: uid, OwnerReferences: owner,
+			Finalizers: []string{batchv1.JobTrackingFinalizer}}, Status: corev1.PodStatus{Phase: phase}}
+	}
+	f := &trackingAPI{
+		job: &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: "j", Namespace: "ns", UID: "u"},
+			Spec: batchv1.JobSpec{Parallelism: api.Ptr[int32](2), Completions: api.Ptr[int32](3), BackoffLimit: api.Ptr[int32](6),
+				Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
+			Status: batchv1.JobStatus{StartTime: api.NewTimePtr(t0)}},
+		pods: []corev1.Pod{pod("a", corev1.PodSucceeded), pod("b", corev1.PodFailed), pod("c", corev1.PodRunning)},
+	}
+	req := reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "j"}}
+	type counters struct {
+		succeeded, failed int32
+		uncounted         int
+	}
+	got := func() counters {
+		u := f.job.Status.UncountedTerminatedPods
+		return counters{f.job.Status.Succeeded, f.job.Status.Failed, len(u.Succeeded) + len(u.Failed)}
+	}
+	// The finalizers cannot be removed: the pods are recorded, not counted.
+	f.failRemov = true
+	if _, err := f.reconciler(t0).Reconcile(t.Context(), req); err == nil {
+		t.Fatal("Reconcile hid the failed finalizer removal")
+	}
+	if c := got(); c != (counters{0, 0, 2}) {
+		t.Fatalf("after the failed removal: %+v, want 2 uncounted", c)
+	}
+	// Later rounds count them exactly once.
+	f.failRemov = false
+	for range 3 {
+		if _, err := f.reconciler(t0).Reconcile(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		if c := got(); c != (counters{1, 1, 0}) {
+			t.Fatalf("counters %+v, want 1 succeeded, 1 failed", c)
+		}
+	}
+	// A counted pod that disappears changes nothing.
+	f.pods = f.pods[2:]
+	if _, err := f.reconciler(t0).Reconcile(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if c := got(); c != (counters{1, 1, 0}) {
+		t.Fatalf("counters %+v after the pods went, want 1 succeeded, 1 failed", c)
 	}
 }

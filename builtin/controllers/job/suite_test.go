@@ -37,28 +37,41 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	SetDefaultEventuallyTimeout(10 * time.Second)
 	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
 	var err error
-	env, err = testenv.Start(ctx, testenv.Options{})
+	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"garbagecollector"}})
 	Expect(err).NotTo(HaveOccurred())
 	sch, err := all.NewScheme()
 	Expect(err).NotTo(HaveOccurred())
 	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
 	Expect(err).NotTo(HaveOccurred())
 
-	// The controller runs in its own manager so the suite can shorten the
-	// backoff between pod recreations.
-	mgr, err := manager.New(&client.Config{Host: env.URL}, manager.Options{Scheme: sch, GracefulShutdownTimeout: 10 * time.Second})
+	startManager()
+})
+
+// startManager runs the Job controller in its own manager, so the suite can
+// shorten the backoff between pod recreations and restart the controller.
+func startManager() {
+	sch, err := all.NewScheme()
+	Expect(err).NotTo(HaveOccurred())
+	mgr, err := manager.New(&client.Config{Host: env.URL}, manager.Options{Scheme: sch, GracefulShutdownTimeout: 10 * time.Second, Logger: GinkgoLogr})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(job.New(mgr, job.Options{BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond})).To(Succeed())
 	var mctx context.Context
-	mctx, stop = context.WithCancel(context.WithoutCancel(ctx))
+	mctx, stop = context.WithCancel(context.Background())
 	done = make(chan error, 1)
 	go func() { done <- mgr.Start(mctx) }()
-})
+}
+
+// stopManager stops the controller (a crash as far as the Job is concerned:
+// nothing is flushed).
+func stopManager() {
+	stop()
+	Eventually(done, 15*time.Second).Should(Receive(BeNil()))
+	stop = nil
+}
 
 var _ = AfterSuite(func() {
 	if stop != nil {
-		stop()
-		Eventually(done, 15*time.Second).Should(Receive(BeNil()))
+		stopManager()
 	}
 	if env != nil {
 		Expect(env.Stop()).To(Succeed())
@@ -121,13 +134,13 @@ func finishPod(ctx context.Context, p corev1.Pod, code int32) {
 	if code != 0 {
 		phase = corev1.PodFailed
 	}
-	now := api.Now()
-	p.Status.Phase = phase
-	p.Status.ContainerStatuses = []corev1.ContainerStatus{{
-		Name: "main", Image: "busybox",
-		State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, FinishedAt: now}},
-	}}
-	Expect(c.Status().Update(ctx, &p)).To(Succeed())
+	updatePodStatus(ctx, p, func(p *corev1.Pod) {
+		p.Status.Phase = phase
+		p.Status.ContainerStatuses = []corev1.ContainerStatus{{
+			Name: "main", Image: "busybox",
+			State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: code, FinishedAt: api.Now()}},
+		}}
+	})
 }
 
 func runPod(ctx context.Context, p corev1.Pod, ready bool) {
@@ -135,9 +148,24 @@ func runPod(ctx context.Context, p corev1.Pod, ready bool) {
 	if ready {
 		status = corev1.ConditionTrue
 	}
-	p.Status.Phase = corev1.PodRunning
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
-	Expect(c.Status().Update(ctx, &p)).To(Succeed())
+	updatePodStatus(ctx, p, func(p *corev1.Pod) {
+		p.Status.Phase = corev1.PodRunning
+		p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: status}}
+	})
+}
+
+// updatePodStatus plays the node agent: it applies mutate to the pod's
+// latest version and writes its status (the controller may have changed the
+// pod's metadata meanwhile).
+func updatePodStatus(ctx context.Context, p corev1.Pod, mutate func(*corev1.Pod)) {
+	Eventually(func() error {
+		cur := &corev1.Pod{}
+		if err := c.Get(ctx, client.ObjectKeyFromObject(&p), cur); err != nil {
+			return err
+		}
+		mutate(cur)
+		return c.Status().Update(ctx, cur)
+	}).Should(Succeed(), func() string { return fmt.Sprint(eventsAll(ctx, p.Namespace)) })
 }
 
 func condition(j *batchv1.Job, t batchv1.JobConditionType) *batchv1.JobCondition {
@@ -167,6 +195,16 @@ func events(ctx context.Context, obj api.Object) []string {
 		if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.UID == obj.GetUID() {
 			out = append(out, e.Type+"/"+e.Reason+": "+e.Message)
 		}
+	}
+	return out
+}
+
+func eventsAll(ctx context.Context, ns string) []string {
+	l := &corev1.EventList{}
+	Expect(c.List(ctx, l, client.InNamespace(ns))).To(Succeed())
+	var out []string
+	for _, e := range l.Items {
+		out = append(out, e.InvolvedObject.Name+" "+e.Reason+": "+e.Message+"\n")
 	}
 	return out
 }

@@ -75,10 +75,8 @@ func New(mgr *manager.Manager, opts Options) error {
 			return pvc, nil
 		},
 		createClaim: func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error { return c.Create(ctx, pvc) },
-		deleteClaim: func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error {
-			return client.IgnoreNotFound(c.Delete(ctx, pvc))
-		},
-		createPod: func(ctx context.Context, p *corev1.Pod) error { return c.Create(ctx, p) },
+		updateClaim: func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error { return c.Update(ctx, pvc) },
+		createPod:   func(ctx context.Context, p *corev1.Pod) error { return c.Create(ctx, p) },
 		deletePod: func(ctx context.Context, p *corev1.Pod) error {
 			return client.IgnoreNotFound(c.Delete(ctx, p, client.Preconditions{UID: &p.UID}))
 		},

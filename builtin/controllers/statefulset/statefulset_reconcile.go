@@ -31,7 +31,7 @@ type reconciler struct {
 	deleteRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
 	getClaim       func(ctx context.Context, key client.ObjectKey) (*corev1.PersistentVolumeClaim, error)
 	createClaim    func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
-	deleteClaim    func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
+	updateClaim    func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
 	createPod      func(ctx context.Context, p *corev1.Pod) error
 	deletePod      func(ctx context.Context, p *corev1.Pod) error
 	updateStatus   func(ctx context.Context, s *appsv1.StatefulSet) error
@@ -150,6 +150,18 @@ func (r *reconciler) sync(ctx context.Context, s *appsv1.StatefulSet, pods []cor
 		return ob - oa
 	})
 
+	// A spec change (the retention policy, a scale-up) may change who owns
+	// the claims of the ordinals in range.
+	if len(s.Spec.VolumeClaimTemplates) > 0 && s.Status.ObservedGeneration != s.Generation {
+		for ord := start; ord < start+replicas; ord++ {
+			if pod := byOrdinal[ord]; pod != nil && pod.DeletionTimestamp == nil {
+				if err := r.syncClaimOwners(ctx, s, ord, pod, false); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+
 	// Replicas in ascending order.
 	for ord := start; ord < start+replicas; ord++ {
 		pod := byOrdinal[ord]
@@ -175,16 +187,23 @@ func (r *reconciler) sync(ctx context.Context, s *appsv1.StatefulSet, pods []cor
 			}
 		case !parallel && !runningAndReady(pod):
 			return 0, nil // OrderedReady: wait for this one
+		case !parallel:
+			// OrderedReady: and until it is available (minReadySeconds).
+			if ok, wait := isAvailable(pod, s.Spec.MinReadySeconds, now); !ok {
+				return wait, nil
+			}
 		}
 	}
 
-	// Scale down, highest ordinal first.
+	// Scale down, highest ordinal first; the claims of a removed pod follow
+	// the retention policy before it goes.
 	for _, pod := range condemned {
 		if pod.DeletionTimestamp == nil {
-			if err := r.removePod(ctx, s, pod); err != nil {
+			ord, _ := ordinalOf(s, pod)
+			if err := r.syncClaimOwners(ctx, s, ord, pod, true); err != nil {
 				return 0, err
 			}
-			if err := r.removeScaledClaims(ctx, s, pod); err != nil {
+			if err := r.removePod(ctx, s, pod); err != nil {
 				return 0, err
 			}
 		}
@@ -196,35 +215,72 @@ func (r *reconciler) sync(ctx context.Context, s *appsv1.StatefulSet, pods []cor
 		return 0, nil
 	}
 
-	// Rolling update from the highest ordinal down to the partition, one
-	// pod at a time, only while every replica is running and ready.
+	// Rolling update from the highest ordinal down to the partition, at most
+	// maxUnavailable replicas unavailable at a time (1 by default: one pod at
+	// a time, only while every replica is running and available).
 	if s.Spec.UpdateStrategy.Type == appsv1.OnDeleteStatefulSetStrategyType {
 		return 0, nil
 	}
+	return r.rollingUpdate(ctx, s, byOrdinal, start, replicas, updateRev, now)
+}
+
+// rollingUpdate deletes pods of an old revision, highest ordinal first and
+// not below the partition, while fewer than maxUnavailable replicas are
+// unavailable (missing, terminating, not running and ready, or ready for less
+// than minReadySeconds); it returns when a pod becomes available.
+func (r *reconciler) rollingUpdate(ctx context.Context, s *appsv1.StatefulSet, byOrdinal map[int]*corev1.Pod,
+	start, replicas int, updateRev string, now time.Time) (time.Duration, error) {
 	var requeue time.Duration
+	unavailable := 0
 	for ord := start; ord < start+replicas; ord++ {
 		pod := byOrdinal[ord]
 		if pod == nil || pod.DeletionTimestamp != nil || !runningAndReady(pod) {
-			return 0, nil
+			unavailable++
+			continue
 		}
 		if ok, wait := isAvailable(pod, s.Spec.MinReadySeconds, now); !ok {
+			unavailable++
 			requeue = max(requeue, wait)
 		}
 	}
-	if requeue > 0 {
+	budget := maxUnavailable(s, replicas) - unavailable
+	if budget <= 0 {
 		return requeue, nil
 	}
 	partition := 0
 	if ru := s.Spec.UpdateStrategy.RollingUpdate; ru != nil && ru.Partition != nil {
 		partition = int(*ru.Partition)
 	}
-	for ord := start + replicas - 1; ord >= start+partition; ord-- {
+	for ord := start + replicas - 1; ord >= start+partition && budget > 0; ord-- {
 		pod := byOrdinal[ord]
-		if pod.Labels[appsv1.StatefulSetRevisionLabel] != updateRev {
-			return 0, r.removePod(ctx, s, pod)
+		if pod == nil || pod.DeletionTimestamp != nil || pod.Labels[appsv1.StatefulSetRevisionLabel] == updateRev {
+			continue
 		}
+		if err := r.removePod(ctx, s, pod); err != nil {
+			return 0, err
+		}
+		budget--
 	}
-	return 0, nil
+	return requeue, nil
+}
+
+// maxUnavailable resolves spec.updateStrategy.rollingUpdate.maxUnavailable
+// against replicas (percentages round up), at least 1.
+func maxUnavailable(s *appsv1.StatefulSet, replicas int) int {
+	ru := s.Spec.UpdateStrategy.RollingUpdate
+	if ru == nil || ru.MaxUnavailable == nil {
+		return 1
+	}
+	v := *ru.MaxUnavailable
+	n := int(v.IntVal)
+	if v.Type != api.Int {
+		pct, err := strconv.Atoi(strings.TrimSuffix(v.StrVal, "%"))
+		if err != nil {
+			return 1
+		}
+		n = (pct*replicas + 99) / 100
+	}
+	return max(n, 1)
 }
 
 // revisionFor says which revision a (re)created pod gets: below the
@@ -295,11 +351,10 @@ func isAvailable(p *corev1.Pod, minReadySeconds int32, now time.Time) (bool, tim
 
 func computeStatus(s *appsv1.StatefulSet, pods []corev1.Pod, currentRev, updateRev string, now time.Time) appsv1.StatefulSetStatus {
 	st := appsv1.StatefulSetStatus{ObservedGeneration: s.Generation, CurrentRevision: currentRev, UpdateRevision: updateRev}
+	// As in Kubernetes, terminating pods still count as replicas (and ready
+	// ones as ready) until they are gone, but never as current or updated.
 	for i := range pods {
 		p := &pods[i]
-		if p.DeletionTimestamp != nil {
-			continue
-		}
 		if _, ok := ordinalOf(s, p); !ok {
 			continue
 		}
@@ -309,6 +364,9 @@ func computeStatus(s *appsv1.StatefulSet, pods []corev1.Pod, currentRev, updateR
 			if ok, _ := isAvailable(p, s.Spec.MinReadySeconds, now); ok {
 				st.AvailableReplicas++
 			}
+		}
+		if p.DeletionTimestamp != nil {
+			continue
 		}
 		if p.Labels[appsv1.StatefulSetRevisionLabel] == currentRev {
 			st.CurrentReplicas++

@@ -47,7 +47,9 @@ func (r *reconciler) ensureClaim(ctx context.Context, s *appsv1.StatefulSet, t *
 	name := claimName(t, s, ord)
 	_, err := r.getClaim(ctx, client.ObjectKey{Namespace: s.Namespace, Name: name})
 	if err == nil {
-		return nil
+		// The claim survived an earlier pod (or a scale-down): it belongs
+		// to this ordinal again.
+		return r.syncClaimOwners(ctx, s, ord, &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: podName}}, false)
 	}
 	if !apierrors.IsNotFound(err) {
 		return fmt.Errorf("get claim %s: %w", name, err)
@@ -63,32 +65,12 @@ func (r *reconciler) ensureClaim(ctx context.Context, s *appsv1.StatefulSet, t *
 		ObjectMeta: api.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: lbls, Annotations: maps.Clone(t.Annotations)},
 		Spec:       t.Spec,
 	}
-	if rp := s.Spec.PersistentVolumeClaimRetentionPolicy; rp != nil && rp.WhenDeleted == appsv1.DeletePersistentVolumeClaimRetentionPolicyType {
-		pvc.OwnerReferences = []api.OwnerReference{{APIVersion: appsv1.GroupVersion.String(), Kind: "StatefulSet",
-			Name: s.Name, UID: s.UID, BlockOwnerDeletion: api.Ptr(true)}}
-	}
+	pvc.OwnerReferences, _ = claimOwnerRefs(s, nil, nil, false)
 	if err := r.createClaim(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
 		r.event(ctx, s, record.Warning, "FailedCreate", fmt.Sprintf("create Claim %s for Pod %s in StatefulSet %s failed error: %v", name, podName, s.Name, err))
 		return fmt.Errorf("create claim %s: %w", name, err)
 	}
 	r.event(ctx, s, record.Normal, "SuccessfulCreate", fmt.Sprintf("create Claim %s Pod %s in StatefulSet %s success", name, podName, s.Name))
-	return nil
-}
-
-// removeScaledClaims deletes the claims of a pod removed by a scale-down when
-// whenScaled is Delete.
-func (r *reconciler) removeScaledClaims(ctx context.Context, s *appsv1.StatefulSet, pod *corev1.Pod) error {
-	rp := s.Spec.PersistentVolumeClaimRetentionPolicy
-	if rp == nil || rp.WhenScaled != appsv1.DeletePersistentVolumeClaimRetentionPolicyType {
-		return nil
-	}
-	ord, _ := ordinalOf(s, pod)
-	for i := range s.Spec.VolumeClaimTemplates {
-		name := claimName(&s.Spec.VolumeClaimTemplates[i], s, ord)
-		if err := r.deleteClaim(ctx, &corev1.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Name: name, Namespace: s.Namespace}}); err != nil {
-			return fmt.Errorf("delete claim %s: %w", name, err)
-		}
-	}
 	return nil
 }
 

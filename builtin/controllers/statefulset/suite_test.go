@@ -34,7 +34,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	SetDefaultEventuallyTimeout(10 * time.Second)
 	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
 	var err error
-	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"statefulset"}})
+	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"statefulset", "garbagecollector"}})
 	Expect(err).NotTo(HaveOccurred())
 	sch, err := all.NewScheme()
 	Expect(err).NotTo(HaveOccurred())

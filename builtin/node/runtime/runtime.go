@@ -115,3 +115,25 @@ type Runtime interface {
 	// its exit code and combined output.
 	Exec(ctx context.Context, id string, cmd []string) (int, []byte, error)
 }
+
+// ContainerInfo is a container a Lister knows: the spec it was started with
+// and its current status.
+type ContainerInfo struct {
+	Spec   ContainerSpec
+	Status ContainerStatus
+}
+
+// Lister is implemented by runtimes whose containers outlive the agent (the
+// process runtime with a StateDir). List returns every container the runtime
+// knows, including those started by an earlier agent that the runtime adopted
+// on start-up, so a restarted agent re-adopts them instead of starting
+// duplicates or leaving them orphaned. A container that exited while no agent
+// watched it has Reason ReasonStatusUnknown.
+type Lister interface {
+	List(ctx context.Context) ([]ContainerInfo, error)
+}
+
+// ReasonStatusUnknown is the Reason of a container whose exit status was lost
+// (it exited while no agent was its parent); its ExitCode is 137, as the
+// kubelet reports such containers.
+const ReasonStatusUnknown = "ContainerStatusUnknown"

@@ -46,6 +46,11 @@ type Options struct {
 	// JobCompletionDelay makes pods owned by a Job succeed that long after
 	// they started (0: they run forever).
 	JobCompletionDelay time.Duration
+	// PodTerminationDelay is how long a pod being deleted (deletionTimestamp
+	// set) stays Terminating before the fleet deletes it with a grace of 0
+	// (default 0: at once, so large simulated clusters keep no Terminating
+	// pods). It is capped by the pod's own grace period.
+	PodTerminationDelay time.Duration
 	// Workers is the number of concurrent writers (default 32).
 	Workers int
 	// Version is reported as the kubelet version (default v1.32.0).
@@ -102,6 +107,8 @@ type Fleet struct {
 	queue *workqueue.Typed[string]
 	pods  *cache.Store[*corev1.Pod]
 	seen  sync.Map // pod UID → time first seen
+	// deleting maps pod UID → time its deletionTimestamp was first seen.
+	deleting sync.Map
 }
 
 type simNode struct {
@@ -190,6 +197,7 @@ func (f *Fleet) Start(ctx context.Context) error {
 		}
 		if ev.Type == cache.Deleted {
 			f.seen.Delete(p.UID)
+			f.deleting.Delete(p.UID)
 			return
 		}
 		f.queue.Add(p.Namespace + "/" + p.Name)
@@ -398,6 +406,9 @@ func (f *Fleet) syncPod(ctx context.Context, key string) time.Duration {
 		return 0
 	}
 	if p.DeletionTimestamp != nil {
+		if wait := f.terminationWait(p); wait > 0 {
+			return wait
+		}
 		del := &corev1.Pod{}
 		del.Namespace, del.Name = p.Namespace, p.Name
 		uid := p.UID
@@ -434,6 +445,21 @@ func (f *Fleet) syncPod(ctx context.Context, key string) time.Duration {
 		return f.opts.JobCompletionDelay
 	}
 	return 0
+}
+
+// terminationWait is how long the pod being deleted still stays Terminating:
+// PodTerminationDelay (at most its grace period) after the fleet saw the
+// deletion.
+func (f *Fleet) terminationWait(p *corev1.Pod) time.Duration {
+	delay := f.opts.PodTerminationDelay
+	if g := p.DeletionGracePeriodSeconds; g != nil {
+		delay = min(delay, time.Duration(*g)*time.Second)
+	}
+	if delay <= 0 {
+		return 0
+	}
+	first, _ := f.deleting.LoadOrStore(p.UID, time.Now())
+	return time.Until(first.(time.Time).Add(delay))
 }
 
 func (f *Fleet) patchPod(ctx context.Context, p *corev1.Pod, st corev1.PodStatus) time.Duration {

@@ -2,6 +2,7 @@ package simulated_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -75,6 +76,9 @@ var _ = Describe("A simulated fleet", func() {
 			g.Expect(suite.c.List(ctx, nodes)).To(Succeed())
 			ready := 0
 			for _, n := range nodes.Items {
+				if !strings.HasPrefix(n.Name, "sim-node-") {
+					continue // another spec's fleet
+				}
 				for _, c := range n.Status.Conditions {
 					if c.Type == corev1.NodeReady && c.Status == corev1.ConditionTrue {
 						ready++

@@ -372,9 +372,7 @@ func (c *Cache) removeImagesLocked(n *corev1.Node) {
 func (c *Cache) setImageStatesLocked(ni *framework.NodeInfo) {
 	n := ni.Node()
 	if n == nil || len(n.Status.Images) == 0 {
-		if len(ni.ImageStates) > 0 {
-			ni.ImageStates = map[string]*framework.ImageStateSummary{}
-		}
+		ni.ImageStates = nil
 		return
 	}
 	m := make(map[string]*framework.ImageStateSummary, len(n.Status.Images))

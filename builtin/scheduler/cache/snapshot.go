@@ -65,6 +65,9 @@ func NewSnapshot(pods []*corev1.Pod, nodes []*corev1.Node) *Snapshot {
 		ni.SetNode(n)
 		for _, img := range n.Status.Images {
 			for _, name := range img.Names {
+				if ni.ImageStates == nil {
+					ni.ImageStates = map[string]*framework.ImageStateSummary{}
+				}
 				ni.ImageStates[NormalizeImageName(name)] = images[NormalizeImageName(name)]
 			}
 		}

@@ -80,6 +80,7 @@ func DefaultMultiPoint() []Plugin {
 		{Name: "NodeAffinity", Weight: 2},
 		{Name: "NodePorts"},
 		{Name: "NodeResourcesFit", Weight: 1},
+		{Name: "VolumeBinding"},
 		{Name: "PodTopologySpread", Weight: 2},
 		{Name: "InterPodAffinity", Weight: 2},
 		{Name: "DefaultPreemption"},

@@ -37,6 +37,8 @@ const (
 	// UnscheduledPod is an update of a pending pod itself.
 	UnscheduledPod EventResource = "UnscheduledPod"
 	Node           EventResource = "Node"
+	// PersistentVolumeClaim is a claim added, updated or deleted.
+	PersistentVolumeClaim EventResource = "PersistentVolumeClaim"
 	// WildCard matches every resource.
 	WildCard EventResource = "*"
 )

@@ -19,23 +19,30 @@ type ImageStateSummary struct {
 // it (bound or assumed) and what they use. Values obtained from a snapshot
 // are read-only; use Snapshot to get a private copy.
 type NodeInfo struct {
-	node *corev1.Node
+	// The fields Filter and Score read for every node come first, and the
+	// node's name, unschedulable flag and taints are copied from the Node, so
+	// that evaluating a node touches the NodeInfo's first cache lines only.
+	node          *corev1.Node
+	name          string
+	taints        []corev1.Taint
+	unschedulable bool
+	// Allocatable is the node's allocatable resources.
+	Allocatable Resource
+	// Requested is the sum of the pods' requests. The three resource sums are
+	// held inline rather than behind pointers.
+	Requested Resource
+	// NonZeroRequested is the same with scoring defaults applied.
+	NonZeroRequested Resource
 	// Pods are the pods on the node, bound or assumed.
 	Pods []*PodInfo
+	// ImageStates are the node's images, by normalised name (nil when none).
+	ImageStates map[string]*ImageStateSummary
 	// PodsWithAffinity are the pods with any (anti-)affinity term.
 	PodsWithAffinity []*PodInfo
 	// PodsWithRequiredAntiAffinity are the pods with required anti-affinity.
 	PodsWithRequiredAntiAffinity []*PodInfo
 	// UsedPorts are the host ports in use.
 	UsedPorts HostPortInfo
-	// Requested is the sum of the pods' requests.
-	Requested *Resource
-	// NonZeroRequested is the same with scoring defaults applied.
-	NonZeroRequested *Resource
-	// Allocatable is the node's allocatable resources.
-	Allocatable *Resource
-	// ImageStates are the node's images, by normalised name.
-	ImageStates map[string]*ImageStateSummary
 	// Generation changes whenever the NodeInfo changes; set by the owner (the
 	// scheduler cache) to let snapshots update incrementally.
 	Generation int64
@@ -43,13 +50,7 @@ type NodeInfo struct {
 
 // NewNodeInfo returns a NodeInfo holding pods and no node.
 func NewNodeInfo(pods ...*corev1.Pod) *NodeInfo {
-	n := &NodeInfo{
-		UsedPorts:        HostPortInfo{},
-		Requested:        &Resource{},
-		NonZeroRequested: &Resource{},
-		Allocatable:      &Resource{},
-		ImageStates:      map[string]*ImageStateSummary{},
-	}
+	n := &NodeInfo{}
 	for _, p := range pods {
 		pi, _ := NewPodInfo(p)
 		n.AddPodInfo(pi)
@@ -65,14 +66,29 @@ func (n *NodeInfo) Node() *corev1.Node {
 	return n.node
 }
 
+// NodeName returns the node's name ("" when the node is unknown); it reads
+// no more than the NodeInfo.
+func (n *NodeInfo) NodeName() string { return n.name }
+
+// Taints returns the node's spec.taints without reading the Node.
+func (n *NodeInfo) Taints() []corev1.Taint { return n.taints }
+
+// Unschedulable returns the node's spec.unschedulable without reading the
+// Node.
+func (n *NodeInfo) Unschedulable() bool { return n.unschedulable }
+
 // SetNode sets the node and its allocatable resources.
 func (n *NodeInfo) SetNode(node *corev1.Node) {
 	n.node = node
-	n.Allocatable = NewResource(node.Status.Allocatable)
+	n.name, n.taints, n.unschedulable = node.Name, node.Spec.Taints, node.Spec.Unschedulable
+	n.Allocatable = Resource{}
+	n.Allocatable.Add(node.Status.Allocatable)
 }
 
 // RemoveNode forgets the node, keeping its pods.
-func (n *NodeInfo) RemoveNode() { n.node = nil }
+func (n *NodeInfo) RemoveNode() {
+	n.node, n.name, n.taints, n.unschedulable = nil, "", nil, false
+}
 
 // AddPod adds a pod.
 func (n *NodeInfo) AddPod(pod *corev1.Pod) {
@@ -139,12 +155,18 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 		n.Requested.SubResource(pi.Requests)
 		n.NonZeroRequested.SubResource(pi.NonZeroRequests)
 	}
+	if !pi.hasHostPorts {
+		return
+	}
 	for _, c := range pi.Pod.Spec.Containers {
 		for _, p := range c.Ports {
 			if p.HostPort <= 0 {
 				continue
 			}
 			if sign > 0 {
+				if n.UsedPorts == nil {
+					n.UsedPorts = HostPortInfo{}
+				}
 				n.UsedPorts.Add(p.HostIP, string(p.Protocol), p.HostPort)
 			} else {
 				n.UsedPorts.Remove(p.HostIP, string(p.Protocol), p.HostPort)
@@ -158,13 +180,16 @@ func (n *NodeInfo) update(pi *PodInfo, sign int64) {
 func (n *NodeInfo) Snapshot() *NodeInfo {
 	c := &NodeInfo{
 		node:                         n.node,
+		name:                         n.name,
+		taints:                       n.taints,
+		unschedulable:                n.unschedulable,
 		Pods:                         slices.Clone(n.Pods),
 		PodsWithAffinity:             slices.Clone(n.PodsWithAffinity),
 		PodsWithRequiredAntiAffinity: slices.Clone(n.PodsWithRequiredAntiAffinity),
 		UsedPorts:                    n.UsedPorts.Clone(),
-		Requested:                    n.Requested.Clone(),
-		NonZeroRequested:             n.NonZeroRequested.Clone(),
-		Allocatable:                  n.Allocatable.Clone(),
+		Requested:                    n.Requested.clone(),
+		NonZeroRequested:             n.NonZeroRequested.clone(),
+		Allocatable:                  n.Allocatable.clone(),
 		ImageStates:                  n.ImageStates,
 		Generation:                   n.Generation,
 	}
@@ -173,7 +198,7 @@ func (n *NodeInfo) Snapshot() *NodeInfo {
 
 // String summarises the node for logs.
 func (n *NodeInfo) String() string {
-	return fmt.Sprintf("&NodeInfo{Node:%s, Pods:%d, Requested:%+v, Allocatable:%+v}", n.nodeName(), len(n.Pods), *n.Requested, *n.Allocatable)
+	return fmt.Sprintf("&NodeInfo{Node:%s, Pods:%d, Requested:%+v, Allocatable:%+v}", n.nodeName(), len(n.Pods), n.Requested, n.Allocatable)
 }
 
 // DefaultBindAllHostIP is the host IP meaning "all addresses".
@@ -249,8 +274,11 @@ func (h HostPortInfo) CheckConflict(ip, protocol string, port int32) bool {
 	return h[ip][pp] > 0 || h[DefaultBindAllHostIP][pp] > 0
 }
 
-// Clone returns a deep copy.
+// Clone returns a deep copy (nil for an empty set).
 func (h HostPortInfo) Clone() HostPortInfo {
+	if len(h) == 0 {
+		return nil
+	}
 	c := make(HostPortInfo, len(h))
 	for ip, m := range h {
 		cm := make(map[ProtocolPort]int, len(m))

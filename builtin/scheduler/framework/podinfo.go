@@ -51,6 +51,22 @@ type PodInfo struct {
 	RequiredAntiAffinityTerms  []AffinityTerm
 	PreferredAffinityTerms     []WeightedAffinityTerm
 	PreferredAntiAffinityTerms []WeightedAffinityTerm
+	// hasHostPorts is set when a container asks for a host port.
+	hasHostPorts bool
+	// parseErr is the error of the last Update (an affinity term that did not
+	// parse).
+	parseErr error
+}
+
+// PodInfoFor returns the PodInfo the scheduler computed for pod when it
+// started the cycle (see CycleState.SetPodInfo), or a new one; the error is
+// NewPodInfo's. PreFilter and PreScore plugins use it instead of deriving the
+// pod's requests and affinity terms again.
+func PodInfoFor(state *CycleState, pod *corev1.Pod) (*PodInfo, error) {
+	if state != nil && state.podInfo != nil && state.podInfo.Pod == pod {
+		return state.podInfo, state.podInfo.parseErr
+	}
+	return NewPodInfo(pod)
 }
 
 // NewPodInfo derives a PodInfo. An error means an affinity term could not be
@@ -66,8 +82,17 @@ func (pi *PodInfo) Update(pod *corev1.Pod) error {
 	pi.Pod = pod
 	pi.Requests = ComputePodRequests(pod, false)
 	pi.NonZeroRequests = ComputePodRequests(pod, true)
+	pi.hasHostPorts = false
+	for i := range pod.Spec.Containers {
+		for _, p := range pod.Spec.Containers[i].Ports {
+			if p.HostPort > 0 {
+				pi.hasHostPorts = true
+			}
+		}
+	}
 	pi.RequiredAffinityTerms, pi.RequiredAntiAffinityTerms = nil, nil
 	pi.PreferredAffinityTerms, pi.PreferredAntiAffinityTerms = nil, nil
+	pi.parseErr = nil
 	aff := pod.Spec.Affinity
 	if aff == nil {
 		return nil
@@ -109,9 +134,9 @@ func (pi *PodInfo) Update(pod *corev1.Pod) error {
 		pi.PreferredAntiAffinityTerms = parseWeighted(a.PreferredDuringSchedulingIgnoredDuringExecution)
 	}
 	if len(errs) > 0 {
-		return fmt.Errorf("parse affinity terms of pod %s/%s: %v", pod.Namespace, pod.Name, errs)
+		pi.parseErr = fmt.Errorf("parse affinity terms of pod %s/%s: %v", pod.Namespace, pod.Name, errs)
 	}
-	return nil
+	return pi.parseErr
 }
 
 // NewAffinityTerm parses one term of pod.

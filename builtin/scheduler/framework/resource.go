@@ -126,6 +126,12 @@ func (r *Resource) Clone() *Resource {
 	return &c
 }
 
+// clone returns a copy by value with its own ScalarResources.
+func (r Resource) clone() Resource {
+	r.ScalarResources = maps.Clone(r.ScalarResources)
+	return r
+}
+
 // Get returns the amount of a named resource in the units above.
 func (r *Resource) Get(name string) int64 {
 	switch corev1.ResourceName(name) {

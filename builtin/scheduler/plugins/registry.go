@@ -15,6 +15,7 @@ import (
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/podtopologyspread"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/schedulinggates"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/tainttoleration"
+	"github.com/converge-dev/converge/builtin/scheduler/plugins/volumebinding"
 )
 
 // NewInTreeRegistry returns a new registry of the in-tree plugins.
@@ -32,6 +33,7 @@ func NewInTreeRegistry() framework.Registry {
 		defaultbinder.Name:      defaultbinder.New,
 		podtopologyspread.Name:  podtopologyspread.New,
 		interpodaffinity.Name:   interpodaffinity.New,
+		volumebinding.Name:      volumebinding.New,
 		defaultpreemption.Name:  defaultpreemption.New,
 	}
 }

@@ -487,6 +487,19 @@ func (q *PriorityQueue) Lens() (active, backoff, unschedulable int) {
 	return q.activeQ.Len(), q.backoffQ.Len(), len(q.unschedulable)
 }
 
+// PendingCounts returns the sizes of activeQ and backoffQ, the number of
+// parked pods that were tried, and the number of gated pods.
+func (q *PriorityQueue) PendingCounts() (active, backoff, unschedulable, gated int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for _, p := range q.unschedulable {
+		if p.Gated {
+			gated++
+		}
+	}
+	return q.activeQ.Len(), q.backoffQ.Len(), len(q.unschedulable) - gated, gated
+}
+
 // Nominator returns the queue's PodNominator.
 func (q *PriorityQueue) Nominator() framework.PodNominator { return q.nominator }
 
@@ -562,6 +575,9 @@ func (n *nominator) deleteLocked(pod *corev1.Pod) {
 		n.byNode[node] = list
 	}
 }
+
+// HasNominatedPods reports whether any pod is nominated (without locking).
+func (n *nominator) HasNominatedPods() bool { return n.count.Load() != 0 }
 
 // NominatedPodsForNode implements framework.PodNominator.
 func (n *nominator) NominatedPodsForNode(nodeName string) []*framework.PodInfo {

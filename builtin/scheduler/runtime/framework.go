@@ -52,6 +52,9 @@ type Framework struct {
 
 	waitingMu sync.Mutex
 	waiting   map[string]*waitingPod
+
+	// scoreBufs holds *[]framework.NodeScore reused by RunScorePlugins.
+	scoreBufs sync.Pool
 }
 
 var _ framework.Handle = (*Framework)(nil)
@@ -78,6 +81,7 @@ func New(ctx context.Context, registry framework.Registry, profile *config.Profi
 		opts: opts, name: profile.SchedulerName, percentage: profile.PercentageOfNodesToScore,
 		plugins: map[string]framework.Plugin{}, weights: map[string]int64{}, waiting: map[string]*waitingPod{},
 	}
+	f.scoreBufs.New = func() any { return new([]framework.NodeScore) }
 	// Candidates: registered defaults plus every explicitly enabled plugin.
 	var candidates []string
 	for _, p := range defaults {
@@ -279,6 +283,13 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 		}
 	}
 	state.SetSkipFilter(skip)
+	active := make([]framework.FilterPlugin, 0, len(f.filter))
+	for _, p := range f.filter {
+		if _, skipped := skip[p.Name()]; !skipped {
+			active = append(active, p)
+		}
+	}
+	state.SetFilterPlugins(active)
 	return result, nil
 }
 
@@ -314,8 +325,12 @@ func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *f
 
 // RunFilterPlugins implements framework.PluginsRunner.
 func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
-	for _, p := range f.filter {
-		if state.SkipFilter(p.Name()) {
+	plugins, ok := state.FilterPlugins()
+	if !ok {
+		plugins = f.filter
+	}
+	for _, p := range plugins {
+		if !ok && state.SkipFilter(p.Name()) {
 			continue
 		}
 		if s := p.Filter(ctx, state, pod, nodeInfo); !s.IsSuccess() {
@@ -332,6 +347,9 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 // node must fit with the nominated pods of equal or higher priority added
 // (pass 1) and without them (pass 2), as in kube-scheduler.
 func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+	if !f.mayHaveNominatedPods() {
+		return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
+	}
 	var s *framework.Status
 	podsAdded := false
 	for i := 0; i < 2; i++ {
@@ -357,7 +375,7 @@ func (f *Framework) addNominatedPods(ctx context.Context, pod *corev1.Pod, state
 	if nodeInfo.Node() == nil {
 		return false, state, nodeInfo, nil
 	}
-	nominated := f.NominatedPodsForNode(nodeInfo.Node().Name)
+	nominated := f.NominatedPodsForNode(nodeInfo.NodeName())
 	if len(nominated) == 0 {
 		return false, state, nodeInfo, nil
 	}
@@ -374,6 +392,19 @@ func (f *Framework) addNominatedPods(ctx context.Context, pod *corev1.Pod, state
 		}
 	}
 	return added, stateOut, infoOut, nil
+}
+
+// nominationCounter is implemented by nominators that can tell cheaply that
+// no pod is nominated anywhere (the scheduling queue's).
+type nominationCounter interface {
+	HasNominatedPods() bool
+}
+
+func (f *Framework) mayHaveNominatedPods() bool {
+	if c, ok := f.opts.Nominator.(nominationCounter); ok {
+		return c.HasNominatedPods()
+	}
+	return true
 }
 
 func prio(p *corev1.Pod) int32 {
@@ -432,27 +463,49 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 // parallel, normalises and weights the scores, and returns the totals in the
 // order of nodes.
 func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) ([]int64, *framework.Status) {
-	var plugins []framework.ScorePlugin
+	totals := make([]int64, len(nodes))
+	if st := f.RunScorePluginsInto(ctx, state, pod, nodes, totals); !st.IsSuccess() {
+		return nil, st
+	}
+	return totals, nil
+}
+
+// RunScorePluginsInto is RunScorePlugins writing the totals into totals,
+// which must have len(nodes) elements (the scheduler reuses one buffer).
+func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo, totals []int64) *framework.Status {
+	if len(totals) != len(nodes) {
+		return framework.AsStatus(fmt.Errorf("score totals buffer has %d elements for %d nodes", len(totals), len(nodes)))
+	}
+	clear(totals)
+	plugins := make([]framework.ScorePlugin, 0, len(f.score))
 	for _, p := range f.score {
 		if !state.SkipScore(p.Name()) {
 			plugins = append(plugins, p)
 		}
 	}
-	totals := make([]int64, len(nodes))
 	if len(plugins) == 0 {
-		return totals, nil
+		return nil
 	}
+	// One buffer holds every plugin's list; it is reused across cycles.
+	bufp := f.scoreBufs.Get().(*[]framework.NodeScore)
+	defer f.scoreBufs.Put(bufp)
+	if need := len(plugins) * len(nodes); cap(*bufp) < need {
+		*bufp = make([]framework.NodeScore, need)
+	}
+	buf := (*bufp)[:len(plugins)*len(nodes)]
 	scores := make([]framework.NodeScoreList, len(plugins))
 	for i := range scores {
-		scores[i] = make(framework.NodeScoreList, len(nodes))
+		scores[i] = buf[i*len(nodes) : (i+1)*len(nodes) : (i+1)*len(nodes)]
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var errMu sync.Mutex
 	var firstErr *framework.Status
 	f.opts.Parallelizer.Until(ctx, len(nodes), func(ctx context.Context, n int) {
+		ni := nodes[n]
+		name := ni.NodeName()
 		for i, p := range plugins {
-			s, st := p.Score(ctx, state, pod, nodes[n])
+			s, st := p.Score(ctx, state, pod, ni)
 			if !st.IsSuccess() {
 				errMu.Lock()
 				if firstErr == nil {
@@ -462,28 +515,28 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 				cancel()
 				return
 			}
-			scores[i][n] = framework.NodeScore{Name: nodes[n].Node().Name, Score: s}
+			scores[i][n] = framework.NodeScore{Name: name, Score: s}
 		}
 	}, "Score")
 	if firstErr != nil {
-		return nil, firstErr
+		return firstErr
 	}
 	for i, p := range plugins {
 		if ext := p.ScoreExtensions(); ext != nil {
 			if s := ext.NormalizeScore(ctx, state, pod, scores[i]); !s.IsSuccess() {
-				return nil, framework.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+				return framework.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 			}
 		}
 		w := f.weights[p.Name()]
 		for n := range scores[i] {
 			s := scores[i][n].Score
 			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
-				return nil, framework.AsStatus(fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing", p.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
+				return framework.AsStatus(fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing", p.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
 			}
 			totals[n] += s * w
 		}
 	}
-	return totals, nil
+	return nil
 }
 
 // RunReservePluginsReserve runs Reserve; on failure the caller must run

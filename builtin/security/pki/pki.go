@@ -61,6 +61,10 @@ const (
 type Options struct {
 	// Dir holds the files. Required.
 	Dir string
+	// ServingDir holds the serving certificate and key instead of Dir, so that
+	// API servers sharing one Dir (its CA, ServiceAccount key and admin
+	// certificate) each serve a certificate with their own names.
+	ServingDir string
 	// ExtraSANs are added to the serving certificate (IPs or DNS names).
 	ExtraSANs []string
 	// CAValidity (default 10 years) and LeafValidity (default 1 year).
@@ -106,6 +110,11 @@ func Ensure(opts Options) (*PKI, error) {
 	}
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("pki: %w", err)
+	}
+	if opts.ServingDir != "" {
+		if err := os.MkdirAll(opts.ServingDir, 0o700); err != nil {
+			return nil, fmt.Errorf("pki: %w", err)
+		}
 	}
 	p := &PKI{opts: opts}
 	if err := p.loadOrCreateCA(); err != nil {
@@ -155,7 +164,12 @@ func (p *PKI) loadOrCreateSAKey() error {
 // ServiceAccountKey signs ServiceAccount tokens.
 func (p *PKI) ServiceAccountKey() *ecdsa.PrivateKey { return p.saKey }
 
-func (p *PKI) path(name string) string { return filepath.Join(p.opts.Dir, name) }
+func (p *PKI) path(name string) string {
+	if p.opts.ServingDir != "" && (name == ServingCertFile || name == ServingKeyFile) {
+		return filepath.Join(p.opts.ServingDir, name)
+	}
+	return filepath.Join(p.opts.Dir, name)
+}
 
 func (p *PKI) loadOrCreateCA() error {
 	certPEM, err1 := os.ReadFile(p.path(CACertFile))

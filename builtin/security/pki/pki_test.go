@@ -2,6 +2,7 @@ package pki
 
 import (
 	"bytes"
+	"crypto/tls"
 	"crypto/x509"
 	"os"
 	"path/filepath"
@@ -88,5 +89,147 @@ func TestWriteAdminKubeconfig(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("kubeconfig lacks %q:\n%s", want, b)
 		}
+	}
+}
+
+func TestIssueServingCertFromEnsureCA(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ca, err := EnsureCA(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ServingCertFile)); !os.IsNotExist(err) {
+		t.Errorf("EnsureCA wrote a serving certificate (stat: %v)", err)
+	}
+	tests := []struct {
+		hosts, verify []string
+		validity      time.Duration
+	}{
+		{hosts: []string{"127.0.0.1", "localhost"}, verify: []string{"127.0.0.1", "localhost"}},
+		{hosts: []string{"webhook.example.svc"}, verify: []string{"webhook.example.svc"}, validity: time.Minute},
+	}
+	for _, tt := range tests {
+		certPEM, keyPEM, err := ca.IssueServingCert(tt.hosts, tt.validity)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pair, err := tls.X509KeyPair(certPEM, keyPEM)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range tt.verify {
+			if _, err := pair.Leaf.Verify(x509.VerifyOptions{Roots: ca.CAPool(), DNSName: h}); err != nil {
+				t.Errorf("%v: verify %s: %v", tt.hosts, h, err)
+			}
+		}
+		if tt.validity > 0 && pair.Leaf.NotAfter.After(time.Now().Add(tt.validity+time.Minute)) {
+			t.Errorf("%v: not after %v, want within %v", tt.hosts, pair.Leaf.NotAfter, tt.validity)
+		}
+	}
+	// The same files back the full PKI: Ensure reuses the CA.
+	full, err := Ensure(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(full.CAPEM(), ca.CAPEM()) {
+		t.Error("Ensure created another CA")
+	}
+	if _, _, err := ca.IssueServingCert(nil, 0); err == nil {
+		t.Error("no hosts: want an error")
+	}
+}
+
+// TestSharedDirOwnServingCertificates: API servers sharing Dir share the CA
+// and ServiceAccount key but keep their serving certificates (with their own
+// names) in their own ServingDir.
+func TestSharedDirOwnServingCertificates(t *testing.T) {
+	t.Parallel()
+	shared := t.TempDir()
+	a, err := Ensure(Options{Dir: shared, ServingDir: t.TempDir(), ExtraSANs: []string{"10.0.0.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Ensure(Options{Dir: shared, ServingDir: t.TempDir(), ExtraSANs: []string{"10.0.0.2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.CAPEM(), b.CAPEM()) || !a.ServiceAccountKey().Equal(b.ServiceAccountKey()) {
+		t.Fatal("the CA or the ServiceAccount key is not shared")
+	}
+	if err := a.ServingCertificate().Leaf.VerifyHostname("10.0.0.1"); err != nil {
+		t.Error(err)
+	}
+	if err := b.ServingCertificate().Leaf.VerifyHostname("10.0.0.2"); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(shared, ServingCertFile)); !os.IsNotExist(err) {
+		t.Errorf("a serving certificate was written to the shared directory (stat: %v)", err)
+	}
+	again, err := Ensure(Options{Dir: shared, ServingDir: filepath.Dir(a.path(ServingCertFile)), ExtraSANs: []string{"10.0.0.1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again.ServingCertificate().Certificate[0], a.ServingCertificate().Certificate[0]) {
+		t.Error("the first server's serving certificate was re-issued")
+	}
+}
+
+// TestNodeLogServerTLS: a node log server accepts the API server's node
+// client certificate and refuses others and none.
+func TestNodeLogServerTLS(t *testing.T) {
+	t.Parallel()
+	p, err := Ensure(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvCfg, err := NodeLogServerTLS(p.CAPEM(), []string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := tls.Listen("tcp", "127.0.0.1:0", srvCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				_ = c.(*tls.Conn).Handshake()
+				_, _ = c.Write([]byte("ok"))
+				c.Close()
+			}()
+		}
+	}()
+	dial := func(cfg *tls.Config) error {
+		c, err := tls.Dial("tcp", ln.Addr().String(), cfg)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		buf := make([]byte, 2)
+		_, err = c.Read(buf) // TLS 1.3 reports a refused client certificate on the first read
+		return err
+	}
+	if err := dial(p.NodeClientTLS()); err != nil {
+		t.Errorf("the API server's node client: %v", err)
+	}
+	certPEM, keyPEM, err := p.IssueClientCert("alice", nil, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dial(&tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{alice}}); err == nil { //nolint:gosec // test
+		t.Error("alice read container logs")
+	}
+	if err := dial(&tls.Config{InsecureSkipVerify: true}); err == nil { //nolint:gosec // test
+		t.Error("a client without a certificate got in")
 	}
 }

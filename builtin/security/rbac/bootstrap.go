@@ -43,11 +43,13 @@ func aggregated(label string) *rbacv1.AggregationRule {
 
 // ClusterRoles returns the default ClusterRoles: cluster-admin, admin, edit and
 // view (aggregated from the system:aggregate-to-* roles by label, as in
-// Kubernetes), system:discovery, system:basic-user and system:public-info-viewer.
+// Kubernetes), system:discovery, system:basic-user, system:public-info-viewer
+// and the components' roles (system:node, system:kube-scheduler,
+// system:kube-controller-manager, system:node-proxier).
 func ClusterRoles() []rbacv1.ClusterRole {
 	core, apps, batch := []string{""}, []string{"apps"}, []string{"batch"}
 	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRole"}
-	return []rbacv1.ClusterRole{
+	return append([]rbacv1.ClusterRole{
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("cluster-admin", nil), Rules: []rbacv1.PolicyRule{
 			rule([]string{"*"}, []string{"*"}, "*"),
 			{Verbs: []string{"*"}, NonResourceURLs: []string{"*"}},
@@ -94,12 +96,13 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:public-info-viewer", nil), Rules: []rbacv1.PolicyRule{
 			{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}},
 		}},
-	}
+	}, componentRoles(tm)...)
 }
 
 // ClusterRoleBindings returns the default bindings: cluster-admin to
 // system:masters, system:discovery and system:basic-user to
-// system:authenticated, system:public-info-viewer to everyone.
+// system:authenticated, system:public-info-viewer to everyone, and each
+// component's role to its user.
 func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRoleBinding"}
 	bind := func(name string, groups ...string) rbacv1.ClusterRoleBinding {
@@ -110,12 +113,12 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		}
 		return b
 	}
-	return []rbacv1.ClusterRoleBinding{
+	return append([]rbacv1.ClusterRoleBinding{
 		bind("cluster-admin", filters.GroupMasters),
 		bind("system:discovery", filters.GroupAuthenticated),
 		bind("system:basic-user", filters.GroupAuthenticated),
 		bind("system:public-info-viewer", filters.GroupAuthenticated, filters.GroupUnauthenticated),
-	}
+	}, componentBindings(tm)...)
 }
 
 // BootstrapUser is the identity Bootstrap writes as.

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"net"
 	"net/http"
@@ -13,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	kubeconfigpkg "github.com/converge-dev/converge/framework/client/kubeconfig"
+	"github.com/converge-dev/converge/framework/client/rest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the command's writes and the test's reads.
@@ -95,19 +99,29 @@ func TestUpServesWritesKubeconfigAndStopsCleanly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	url := "http://127.0.0.1:" + strconv.Itoa(port)
+	url := "https://127.0.0.1:" + strconv.Itoa(port)
 	if !strings.Contains(string(kc), "server: "+url) {
 		t.Errorf("kubeconfig does not point at %s:\n%s", url, kc)
 	}
-	// Create an object, restart, and read it back.
-	resp, err := http.Post(url+"/api/v1/namespaces/default/configmaps", "application/json",
-		strings.NewReader(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"survivor"},"data":{"a":"b"}}`))
+	// Anonymous requests are refused: secure is the default.
+	anon := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}} //nolint:gosec // only the status code matters
+	if resp, err := anon.Get(url + "/api/v1/namespaces"); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("anonymous request: %d, want 401", resp.StatusCode)
+	}
+	// Create an object with the kubeconfig's credentials, restart, and read it back.
+	cfg, _, err := kubeconfigpkg.LoadKubeconfig(kubeconfig, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create: %d", resp.StatusCode)
+	c, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Do(t.Context(), rest.Request{Method: http.MethodPost, Path: "/api/v1/namespaces/default/configmaps",
+		Body: []byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"survivor"},"data":{"a":"b"}}`)}); err != nil {
+		t.Fatalf("create: %v", err)
 	}
 	code, took := stop()
 	if code != 0 {
@@ -118,13 +132,9 @@ func TestUpServesWritesKubeconfigAndStopsCleanly(t *testing.T) {
 	}
 	stop2, _ := startUp(t, dataDir, port)
 	defer stop2()
-	resp, err = http.Get(url + "/api/v1/namespaces/default/configmaps/survivor")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("after restart: %d", resp.StatusCode)
+	c.CloseIdleConnections()
+	if _, err := c.Do(t.Context(), rest.Request{Method: http.MethodGet, Path: "/api/v1/namespaces/default/configmaps/survivor"}); err != nil {
+		t.Fatalf("after restart (same CA and admin certificate): %v", err)
 	}
 }
 

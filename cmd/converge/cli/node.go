@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+	"crypto/tls"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,31 +15,44 @@ import (
 	"github.com/converge-dev/converge/builtin/node/runtime/containerd"
 	"github.com/converge-dev/converge/builtin/node/runtime/containerd/daemon"
 	"github.com/converge-dev/converge/builtin/node/runtime/process"
+	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 )
 
 func newNodeCommand(g *globalOptions) *cobra.Command {
 	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress string
 	var leaseDuration time.Duration
+	var join joinOptions
 	cmd := &cobra.Command{
 		Use:   "node",
 		Short: "Run a node agent (the kubelet equivalent) against an API server",
 		Example: `  converge node --kubeconfig ~/.converge/kubeconfig --name worker-1 --root-dir /var/lib/cv/node
-  converge node --runtime containerd --containerd-address /run/containerd/containerd.sock`,
+  converge node --runtime containerd --containerd-address /run/containerd/containerd.sock
+
+  # Join a secure control plane with a bootstrap token (see converge token create)
+  converge node --server https://10.0.0.1:6443 --token abcdef.0123456789abcdef --ca-cert-hash sha256:...`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			env := kubeconfig.DefaultEnvironment()
-			env.Getenv = g.getenv
-			cfg, _, err := env.Load(g.kubeconfig, g.context)
-			if err != nil {
-				return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG", err)
-			}
+			var err error
 			if name == "" {
 				if name, err = os.Hostname(); err != nil {
 					return fmt.Errorf("--name is required: %w", err)
 				}
 			}
 			log := g.logger().WithName("node")
+			var cfg *client.Config
+			if join.token != "" || join.server != "" {
+				if cfg, err = joinedConfig(cmd.Context(), join, name, rootDir, log); err != nil {
+					return err
+				}
+			} else {
+				env := kubeconfig.DefaultEnvironment()
+				env.Getenv = g.getenv
+				if cfg, _, err = env.Load(g.kubeconfig, g.context); err != nil {
+					return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG (or join with --server and --token)", err)
+				}
+			}
 			var rt runtime.Runtime
 			switch runtimeName {
 			case "process":
@@ -60,8 +75,12 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 			default:
 				return fmt.Errorf("unknown --runtime %q: use process or containerd", runtimeName)
 			}
+			logTLS, err := nodeLogTLS(cfg, internalIP)
+			if err != nil {
+				return err
+			}
 			agent, err := node.New(node.Options{NodeName: name, Config: cfg, Runtime: rt, RootDir: rootDir,
-				PodCIDR: podCIDR, InternalIP: internalIP, Logger: log,
+				PodCIDR: podCIDR, InternalIP: internalIP, Logger: log, LogTLS: logTLS,
 				LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4})
 			if err != nil {
 				return err
@@ -78,5 +97,27 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from (default 127.10.0.0/16; give each node its own)")
 	f.StringVar(&internalIP, "internal-ip", "", "the node's address (default 127.0.0.1)")
 	f.StringVar(&ctrdAddress, "containerd-address", "", "containerd socket (default: start a private containerd under --root-dir)")
+	f.StringVar(&join.server, "server", "", "join the API server at this https:// URL with --token (credentials are kept in <root-dir>/kubeconfig)")
+	f.StringVar(&join.token, "token", "", "bootstrap token to join with (converge token create)")
+	f.StringVar(&join.caHash, "ca-cert-hash", "", "sha256:HASH of the cluster CA's public key, to trust the server on first contact")
+	f.StringVar(&join.caFile, "certificate-authority", "", "the cluster CA certificate file (instead of --ca-cert-hash)")
 	return cmd
+}
+
+// nodeLogTLS is the log server configuration of a node agent: against a
+// secure control plane (its kubeconfig has the cluster CA) HTTPS that requires
+// the API server's client certificate; otherwise plain HTTP (nil).
+func nodeLogTLS(cfg *client.Config, internalIP string) (*tls.Config, error) {
+	ca := cfg.TLS.CAData
+	if len(ca) == 0 && cfg.TLS.CAFile != "" {
+		b, err := os.ReadFile(cfg.TLS.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("read the cluster CA: %w", err)
+		}
+		ca = b
+	}
+	if len(ca) == 0 {
+		return nil, nil
+	}
+	return pki.NodeLogServerTLS(ca, []string{cmp.Or(internalIP, "127.0.0.1"), "localhost"})
 }

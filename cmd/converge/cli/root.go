@@ -85,6 +85,8 @@ and converge itself covers the everyday kubectl commands.`,
 		newAPIServerCommand(g),
 		newControllerManagerCommand(g),
 		newNodeCommand(g),
+		newTokenCommand(g),
+		newCertsCommand(g),
 	)
 	return root
 }

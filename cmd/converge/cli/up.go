@@ -23,13 +23,20 @@ type upOptions struct {
 	noScheduler    bool
 	schedConfig    string
 	secure         bool
+	insecure       bool
+	pkiDir         string
 	tlsSANs        []string
 	tokenFile      string
 	auditLog       string
 	auditPolicy    string
 	maxInflight    int
 	maxMutating    int
+	encKeys        []string
+	perUserPercent int
+	maxWatches     int
+	encConfig      string
 	noNode         bool
+	podCIDR        string
 	simulatedNodes int
 	// apiServerOnly runs storage and the API server without controllers,
 	// scheduler or operators (`converge apiserver`).
@@ -44,9 +51,18 @@ func newUpCommand(g *globalOptions) *cobra.Command {
 		Long: `Run the bundled control plane in this process: an API server on embedded etcd
 (or an external etcd cluster with --etcd-servers). It writes a kubeconfig to
 <data-dir>/kubeconfig, prints the export line for it, and runs until Ctrl-C.
-Data survives restarts.`,
-		Example: `  # Start on the defaults (~/.converge, 127.0.0.1:6443)
+Data survives restarts.
+
+It serves HTTPS only and authenticates (client certificates, tokens,
+ServiceAccount tokens) and authorizes (RBAC) every request: the CA and the
+certificates are created in <data-dir>/pki on first start, and the kubeconfig
+carries the CA and admin credentials. --insecure serves plain HTTP where every
+client is admin.`,
+		Example: `  # Start on the defaults (~/.converge, https://127.0.0.1:6443, certificates in ~/.converge/pki)
   converge up
+
+  # Plain HTTP without authentication (local experiments only)
+  converge up --insecure
 
   # Another data dir and port
   converge up --data-dir /tmp/cv --port 7443
@@ -60,6 +76,7 @@ Data survives restarts.`,
 	addServerFlags(cmd, o)
 	f := cmd.Flags()
 	f.BoolVar(&o.noNode, "no-node", false, "do not run the local node agent (process runtime) and service proxy")
+	f.StringVar(&o.podCIDR, "pod-cidr", "", "range the local node's pod IPs come from (default 127.10.0.0/16; give each control plane on a machine its own)")
 	f.IntVar(&o.simulatedNodes, "simulated-nodes", 0, "also run this many simulated nodes (no containers), for scale tests")
 	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
 	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
@@ -77,13 +94,19 @@ func addServerFlags(cmd *cobra.Command, o *upOptions) {
 	f.StringVar(&o.etcdCAFile, "etcd-cafile", "", "CA file to verify the external etcd members")
 	f.StringVar(&o.etcdCertFile, "etcd-certfile", "", "client certificate for the external etcd")
 	f.StringVar(&o.etcdKeyFile, "etcd-keyfile", "", "client key for the external etcd")
-	f.BoolVar(&o.secure, "secure", false, "serve HTTPS only, with client certificates/tokens, RBAC and admission webhooks (certificates in <data-dir>/pki)")
-	f.StringSliceVar(&o.tlsSANs, "tls-san", nil, "extra names or IPs for the serving certificate (with --secure)")
-	f.StringVar(&o.tokenFile, "token-auth-file", "", "static token file: token,user,uid,\"group1,group2\" (with --secure)")
-	f.StringVar(&o.auditLog, "audit-log-path", "", "write an audit log (JSON lines) to this file (with --secure)")
+	f.BoolVar(&o.insecure, "insecure", false, "serve plain HTTP without authentication or authorization (every client is admin; for local experiments only)")
+	f.BoolVar(&o.secure, "secure", false, "deprecated and ignored: HTTPS with authentication and RBAC is the default (see --insecure)")
+	f.StringVar(&o.pkiDir, "pki-dir", "", "directory of the CA, ServiceAccount key and certificates (default <data-dir>/pki; share it between API server replicas)")
+	f.StringSliceVar(&o.tlsSANs, "tls-san", nil, "extra names or IPs for the serving certificate")
+	f.StringVar(&o.tokenFile, "token-auth-file", "", "static token file: token,user,uid,\"group1,group2\"")
+	f.StringVar(&o.auditLog, "audit-log-path", "", "write an audit log (JSON lines) to this file")
 	f.StringVar(&o.auditPolicy, "audit-policy-file", "", "audit policy (levels None/Metadata/Request/RequestResponse)")
-	f.IntVar(&o.maxInflight, "max-requests-inflight", 0, "limit of concurrent read-only requests (0: none; 429 beyond)")
-	f.IntVar(&o.maxMutating, "max-mutating-requests-inflight", 0, "limit of concurrent mutating requests (0: none; 429 beyond)")
+	f.IntVar(&o.maxInflight, "max-requests-inflight", 400, "limit of concurrent read-only requests (0: none; 429 beyond; not with --insecure)")
+	f.IntVar(&o.maxMutating, "max-mutating-requests-inflight", 200, "limit of concurrent mutating requests (0: none; 429 beyond; not with --insecure)")
+	f.IntVar(&o.perUserPercent, "max-requests-inflight-per-user-percent", 50, "share of each in-flight limit one user may hold (429 beyond; 100: no per-user share)")
+	f.IntVar(&o.maxWatches, "max-watches-per-user", 0, "limit of open watches per user (0: none; 429 beyond; not with --insecure)")
+	f.StringArrayVar(&o.encKeys, "encryption-key", nil, "encrypt Secrets at rest with AES-GCM: NAME=BASE64 (16/24/32-byte key; repeatable: the first encrypts, all decrypt; see docs/security.md)")
+	f.StringVar(&o.encConfig, "encryption-provider-config", "", "EncryptionConfiguration file (apiserver.config.k8s.io/v1) selecting resources and providers (aesgcm, aescbc, identity)")
 }
 
 func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
@@ -94,6 +117,18 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	if err != nil {
 		return fmt.Errorf("data dir %q: %w", o.dataDir, err)
 	}
+	if o.secure && o.insecure {
+		return fmt.Errorf("--secure and --insecure contradict each other (--secure is the default and may be left out)")
+	}
+	if o.secure {
+		fmt.Fprintln(g.stderr, "Flag --secure is deprecated: HTTPS with authentication and RBAC is the default")
+	}
+	pkiDir := o.pkiDir
+	if pkiDir != "" {
+		if pkiDir, err = filepath.Abs(pkiDir); err != nil {
+			return fmt.Errorf("pki dir %q: %w", o.pkiDir, err)
+		}
+	}
 	start := time.Now()
 	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
 	controllers := []string{"*"}
@@ -103,9 +138,11 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
-		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, SimulatedNodes: o.simulatedNodes,
-		Secure: o.secure, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
+		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, PodCIDR: o.podCIDR, SimulatedNodes: o.simulatedNodes,
+		Secure: !o.insecure, PKIDir: pkiDir, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
 		MaxReadOnlyInFlight: o.maxInflight, MaxMutatingInFlight: o.maxMutating,
+		PerUserInFlightPercent: o.perUserPercent, MaxWatchesPerUser: o.maxWatches,
+		EncryptionKeys: o.encKeys, EncryptionConfigFile: o.encConfig,
 		Progress: func(step string, took time.Duration) {
 			fmt.Fprintf(out, "  ✓ %-12s %s\n", step, took.Round(time.Millisecond))
 		},

@@ -83,6 +83,51 @@ func (c *Chain) Admit(ctx context.Context, a *Attributes) error {
 	return nil
 }
 
+type warningsKey struct{}
+
+// WithWarnings returns ctx carrying sink, which receives the warnings admission
+// plugins add (AddWarning; webhook responses' warnings): the API server sends
+// them to the client as Warning headers.
+func WithWarnings(ctx context.Context, sink func(text string)) context.Context {
+	return context.WithValue(ctx, warningsKey{}, sink)
+}
+
+// AddWarning sends text to the warning sink of ctx, if it has one.
+func AddWarning(ctx context.Context, text string) {
+	if sink, ok := ctx.Value(warningsKey{}).(func(string)); ok && sink != nil {
+		sink(text)
+	}
+}
+
+// ChangeReporter is implemented by Mutators that know whether they changed
+// the object, so that the server need not canonicalize an unchanged object
+// again.
+type ChangeReporter interface {
+	// AdmitReport is Admit that also reports whether a.Object changed.
+	AdmitReport(ctx context.Context, a *Attributes) (changed bool, err error)
+}
+
+// AdmitReport runs every mutator like Admit and reports whether any of them
+// may have changed a.Object (a mutator that is not a ChangeReporter may have).
+func (c *Chain) AdmitReport(ctx context.Context, a *Attributes) (bool, error) {
+	changed := false
+	for _, m := range c.Mutators {
+		if r, ok := m.(ChangeReporter); ok {
+			ch, err := r.AdmitReport(ctx, a)
+			if err != nil {
+				return changed, err
+			}
+			changed = changed || ch
+			continue
+		}
+		if err := m.Admit(ctx, a); err != nil {
+			return true, err
+		}
+		changed = true
+	}
+	return changed, nil
+}
+
 // Validate runs every validator and returns the first error.
 func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
 	for _, v := range c.Validators {

@@ -12,16 +12,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/google/uuid"
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/patch"
 )
 
@@ -51,6 +54,17 @@ type Hook struct {
 	SideEffects string
 	// TimeoutSeconds bounds each call (default 10, at most 30).
 	TimeoutSeconds int32
+	// MatchPolicy is "Exact" or "Equivalent" (the default, as in
+	// admissionregistration.k8s.io/v1): with Equivalent, a request for a
+	// resource the rules do not name is still sent when they name the same
+	// group-resource in another served version, converted to that version.
+	MatchPolicy string
+	// MatchConditions further select requests (all must be true); see
+	// MatchCondition.
+	MatchConditions []MatchCondition
+	// ReinvocationPolicy of a mutating webhook: "Never" (default) or
+	// "IfNeeded" (called once more when a later webhook changed the object).
+	ReinvocationPolicy string
 }
 
 // ServiceReference locates a webhook served by a Service.
@@ -113,15 +127,23 @@ type Webhooks struct {
 	// ServiceURL turns a service reference into a URL; nil uses
 	// https://NAME.NAMESPACE.svc:PORT/PATH.
 	ServiceURL func(ctx context.Context, ref ServiceReference) (string, error)
-	// Warn receives the warnings webhooks return; may be nil.
+	// Warn receives the warnings webhooks return; may be nil. They also go to
+	// the client through the sink of the request's context (WithWarnings).
 	Warn func(ctx context.Context, text string)
+	// Equivalents lists the resources equivalent to a request's resource (the
+	// same group-resource served in other versions), for hooks whose
+	// matchPolicy is Equivalent; nil means none (every hook matches exactly).
+	// RegistryEquivalents derives them from a registry.
+	Equivalents func(gvr api.GroupVersionResource) []EquivalentResource
 
-	clients sync.Map // CA bundle hash → *http.Client
+	clients    sync.Map // CA bundle hash → *http.Client
+	conditions matchConditions
 }
 
 var (
-	_ Mutator   = (*Webhooks)(nil)
-	_ Validator = (*Webhooks)(nil)
+	_ Mutator        = (*Webhooks)(nil)
+	_ Validator      = (*Webhooks)(nil)
+	_ ChangeReporter = (*Webhooks)(nil)
 )
 
 // Admit implements Mutator (a no-op unless Mutating).
@@ -130,6 +152,14 @@ func (w *Webhooks) Admit(ctx context.Context, a *Attributes) error {
 		return nil
 	}
 	return w.run(ctx, a)
+}
+
+// AdmitReport implements ChangeReporter: a webhook's patch replaces a.Object,
+// so the object changed when a.Object is another map afterwards.
+func (w *Webhooks) AdmitReport(ctx context.Context, a *Attributes) (bool, error) {
+	before := reflect.ValueOf(a.Object).UnsafePointer()
+	err := w.Admit(ctx, a)
+	return reflect.ValueOf(a.Object).UnsafePointer() != before, err
 }
 
 // Validate implements Validator (a no-op when Mutating).
@@ -155,39 +185,178 @@ func (w *Webhooks) run(ctx context.Context, a *Attributes) error {
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("list admission webhooks: %w", err))
 	}
+	// For reinvocationPolicy IfNeeded: the object as each such mutating
+	// webhook left it.
+	type invoked struct {
+		hook  *Hook
+		after unsafe.Pointer
+	}
+	var ifNeeded []invoked
 	for i := range hooks {
 		h := &hooks[i]
-		match, err := w.matches(ctx, h, a)
+		called, err := w.invoke(ctx, h, a)
 		if err != nil {
-			if h.FailurePolicy == "Ignore" {
-				continue
-			}
-			return apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", h.Name, err))
+			return err
 		}
-		if !match {
+		if called && w.Mutating && h.ReinvocationPolicy == "IfNeeded" {
+			ifNeeded = append(ifNeeded, invoked{hook: h, after: reflect.ValueOf(a.Object).UnsafePointer()})
+		}
+	}
+	// Like Kubernetes, a webhook that asked for it is called once more when a
+	// later webhook changed the object after it ran.
+	for _, inv := range ifNeeded {
+		if reflect.ValueOf(a.Object).UnsafePointer() == inv.after {
 			continue
 		}
-		if a.DryRun && h.SideEffects != "None" && h.SideEffects != "NoneOnDryRun" {
-			return apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.Name))
-		}
-		if err := w.call(ctx, h, a); err != nil {
-			var se *apierrors.StatusError
-			if errors.As(err, &se) {
-				return err
-			}
-			if h.FailurePolicy == "Ignore" {
-				continue
-			}
-			return apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", h.Name, err))
+		if _, err := w.invoke(ctx, inv.hook, a); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-func (w *Webhooks) matches(ctx context.Context, h *Hook, a *Attributes) (bool, error) {
-	if !slices.ContainsFunc(h.Rules, func(r Rule) bool { return r.Matches(a) }) {
+// invoke calls h for a when its rules, selectors and matchConditions select
+// the request; called reports whether it was called. Errors are final: the
+// webhook's failurePolicy has been applied.
+func (w *Webhooks) invoke(ctx context.Context, h *Hook, a *Attributes) (called bool, err error) {
+	eq, ruleMatch := w.target(h, a)
+	if !ruleMatch {
 		return false, nil
 	}
+	match, err := w.matches(ctx, h, a)
+	if err != nil {
+		if h.FailurePolicy == "Ignore" {
+			return false, nil
+		}
+		return false, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", h.Name, err))
+	}
+	if !match {
+		return false, nil
+	}
+	if a.DryRun && h.SideEffects != "None" && h.SideEffects != "NoneOnDryRun" {
+		return false, apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.Name))
+	}
+	if err := w.callAs(ctx, h, a, eq); err != nil {
+		if errors.Is(err, errConditionsNotMet) {
+			return false, nil
+		}
+		var se *apierrors.StatusError
+		if errors.As(err, &se) {
+			return false, err
+		}
+		if h.FailurePolicy == "Ignore" {
+			return false, nil
+		}
+		return false, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", h.Name, err))
+	}
+	return true, nil
+}
+
+// errConditionsNotMet: a matchCondition was false, so the webhook is skipped.
+var errConditionsNotMet = errors.New("matchConditions not met")
+
+// EquivalentResource is a resource equivalent to a request's: the same
+// group-resource in another served version.
+type EquivalentResource struct {
+	Resource api.GroupVersionResource
+	Kind     api.GroupVersionKind
+	// Convert converts an object of the group-resource, in any version, to
+	// version to (and sets apiVersion). It may modify obj.
+	Convert func(obj map[string]any, to api.GroupVersion) (map[string]any, error)
+}
+
+// RegistryEquivalents lists, for a resource of reg, the other versions reg
+// serves of the same group-resource when the resource converts between them
+// (Resource.Convert), the storage version first.
+func RegistryEquivalents(reg *registry.Registry) func(gvr api.GroupVersionResource) []EquivalentResource {
+	return func(gvr api.GroupVersionResource) []EquivalentResource {
+		cur := reg.Get(gvr)
+		if cur == nil || cur.Convert == nil {
+			return nil
+		}
+		storage := cur.StorageGroupVersion().Version
+		var out []EquivalentResource
+		for _, r := range reg.All() {
+			if r.GroupVersion.Group != gvr.Group || r.Resource != gvr.Resource || r.GroupVersion.Version == gvr.Version {
+				continue
+			}
+			eq := EquivalentResource{Resource: r.GroupVersionResource(), Kind: r.GroupVersionKind(), Convert: cur.Convert}
+			if r.GroupVersion.Version == storage {
+				out = append([]EquivalentResource{eq}, out...)
+			} else {
+				out = append(out, eq)
+			}
+		}
+		return out
+	}
+}
+
+// target reports whether h's rules select a: as it is (eq nil) or, with
+// matchPolicy Equivalent, through the first equivalent resource they name
+// (eq is the resource h is to be called with).
+func (w *Webhooks) target(h *Hook, a *Attributes) (eq *EquivalentResource, match bool) {
+	if slices.ContainsFunc(h.Rules, func(r Rule) bool { return r.Matches(a) }) {
+		return nil, true
+	}
+	if h.MatchPolicy == "Exact" || w.Equivalents == nil {
+		return nil, false
+	}
+	if a.Subresource != "" && a.Subresource != "status" {
+		// Other subresources (scale) have kinds of their own.
+		return nil, false
+	}
+	for _, e := range w.Equivalents(a.Resource) {
+		b := *a
+		b.Resource, b.Kind = e.Resource, e.Kind
+		if slices.ContainsFunc(h.Rules, func(r Rule) bool { return r.Matches(&b) }) {
+			return &e, true
+		}
+	}
+	return nil, false
+}
+
+// callAs calls h with a, converted to eq's version when eq is set; a mutated
+// object is converted back to a's version.
+func (w *Webhooks) callAs(ctx context.Context, h *Hook, a *Attributes, eq *EquivalentResource) error {
+	if eq == nil {
+		return w.call(ctx, h, a, a)
+	}
+	convert := func(o map[string]any, to api.GroupVersion) (map[string]any, error) {
+		if o == nil {
+			return nil, nil
+		}
+		out, err := eq.Convert(api.DeepCopyJSON(o), to)
+		if err != nil {
+			return nil, apierrors.NewInternalError(fmt.Errorf("admission webhook %q: convert %s to %s: %w", h.Name, a.Resource, to, err))
+		}
+		return out, nil
+	}
+	b := *a
+	b.Resource, b.Kind = eq.Resource, eq.Kind
+	var err error
+	if b.Object, err = convert(a.Object, eq.Resource.GroupVersion()); err != nil {
+		return err
+	}
+	if b.OldObject, err = convert(a.OldObject, eq.Resource.GroupVersion()); err != nil {
+		return err
+	}
+	sent := b.Object
+	if err := w.call(ctx, h, &b, a); err != nil {
+		return err
+	}
+	if b.Object == nil || reflect.ValueOf(b.Object).UnsafePointer() == reflect.ValueOf(sent).UnsafePointer() {
+		return nil
+	}
+	back, err := convert(b.Object, a.Resource.GroupVersion())
+	if err != nil {
+		return err
+	}
+	a.Object = back
+	return nil
+}
+
+// matches applies h's object and namespace selectors (its rules matched).
+func (w *Webhooks) matches(ctx context.Context, h *Hook, a *Attributes) (bool, error) {
 	if h.ObjectSelector != nil {
 		sel, err := labels.FromLabelSelector(h.ObjectSelector)
 		if err != nil {
@@ -291,7 +460,10 @@ type AdmissionResponse struct {
 	Warnings         []string          `json:"warnings,omitempty"`
 }
 
-func (w *Webhooks) call(ctx context.Context, h *Hook, a *Attributes) error {
+// call sends a to h; orig is the request as the client made it (requestKind,
+// requestResource), a itself unless a is its conversion for matchPolicy
+// Equivalent.
+func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error {
 	url := h.URL
 	if url == "" {
 		if h.Service == nil {
@@ -317,15 +489,26 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a *Attributes) error {
 	uid := uuid.NewString()
 	kind := GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
 	res := GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
+	reqKind := GroupVersionKind{Group: orig.Kind.Group, Version: orig.Kind.Version, Kind: orig.Kind.Kind}
+	reqRes := GroupVersionResource{Group: orig.Resource.Group, Version: orig.Resource.Version, Resource: orig.Resource.Resource}
 	req := &AdmissionRequest{
 		UID: uid, Kind: kind, Resource: res, SubResource: a.Subresource,
-		RequestKind: &kind, RequestResource: &res, RequestSubResource: a.Subresource,
+		RequestKind: &reqKind, RequestResource: &reqRes, RequestSubResource: orig.Subresource,
 		Name: a.Name, Namespace: a.Namespace, Operation: a.Operation,
 		Object: a.Object, OldObject: a.OldObject, DryRun: &a.DryRun,
 		UserInfo: map[string]any{},
 	}
 	if a.User != nil {
 		req.UserInfo = a.User
+	}
+	if len(h.MatchConditions) > 0 {
+		ok, err := w.conditions.evaluate(h.MatchConditions, req)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errConditionsNotMet
+		}
 	}
 	switch a.Operation {
 	case Create:
@@ -381,6 +564,7 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a *Attributes) error {
 		if w.Warn != nil {
 			w.Warn(ctx, warn)
 		}
+		AddWarning(ctx, warn)
 	}
 	if !r.Allowed {
 		return denied(h.Name, r.Result)

@@ -176,6 +176,7 @@ type AuditEvent struct {
 	RequestURI               string            `json:"requestURI"`
 	Verb                     string            `json:"verb"`
 	User                     User              `json:"user"`
+	ImpersonatedUser         *User             `json:"impersonatedUser,omitempty"`
 	SourceIPs                []string          `json:"sourceIPs,omitempty"`
 	UserAgent                string            `json:"userAgent,omitempty"`
 	ObjectRef                *AuditObjectRef   `json:"objectRef,omitempty"`
@@ -328,10 +329,11 @@ type AuditOptions struct {
 
 // auditContext is the in-flight event that inner filters complete.
 type auditContext struct {
-	mu       sync.Mutex
-	user     *User
-	decision string
-	reason   string
+	mu           sync.Mutex
+	user         *User
+	impersonated *User
+	decision     string
+	reason       string
 }
 
 type auditKey struct{}
@@ -340,6 +342,14 @@ func recordUser(ctx context.Context, u *User) {
 	if ac, ok := ctx.Value(auditKey{}).(*auditContext); ok {
 		ac.mu.Lock()
 		ac.user = u
+		ac.mu.Unlock()
+	}
+}
+
+func recordImpersonation(ctx context.Context, u *User) {
+	if ac, ok := ctx.Value(auditKey{}).(*auditContext); ok {
+		ac.mu.Lock()
+		ac.impersonated = u
 		ac.mu.Unlock()
 	}
 }
@@ -395,7 +405,7 @@ func WithAudit(next http.Handler, opts AuditOptions) http.Handler {
 		next.ServeHTTP(rec, r.WithContext(ctx))
 
 		ac.mu.Lock()
-		u := ac.user
+		u, imp := ac.user, ac.impersonated
 		decision, reason := ac.decision, ac.reason
 		ac.mu.Unlock()
 		level := policy.LevelFor(u, ri)
@@ -418,6 +428,7 @@ func WithAudit(next http.Handler, opts AuditOptions) http.Handler {
 		if u != nil {
 			ev.User = *u
 		}
+		ev.ImpersonatedUser = imp
 		if decision != "" {
 			ev.Annotations["authorization.k8s.io/decision"] = decision
 			if reason != "" {

@@ -24,11 +24,12 @@ type Options struct {
 // Enabled reports whether any filter is configured.
 func (o *Options) Enabled() bool {
 	return o.Authenticator != nil || o.Authorizer != nil || o.Audit.Sink != nil ||
-		o.MaxInFlight.Mutating > 0 || o.MaxInFlight.ReadOnly > 0 || o.Inner != nil
+		o.MaxInFlight.enabled() || o.Inner != nil
 }
 
 // Chain wraps h with the configured filters, outermost first: request info,
-// audit, authentication, max in flight, authorization, Inner.
+// audit, authentication, impersonation (with an authorizer), max in flight,
+// authorization, Inner.
 func Chain(h http.Handler, o Options) http.Handler {
 	if !o.Enabled() {
 		return h
@@ -40,6 +41,9 @@ func Chain(h http.Handler, o Options) http.Handler {
 		h = WithAuthorization(h, o.Authorizer)
 	}
 	h = WithMaxInFlight(h, o.MaxInFlight)
+	if o.Authenticator != nil && o.Authorizer != nil {
+		h = WithImpersonation(h, o.Authorizer)
+	}
 	if o.Authenticator != nil {
 		h = WithAuthentication(h, o.Authenticator, o.Authentication)
 	}

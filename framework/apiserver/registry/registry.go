@@ -108,6 +108,10 @@ type Deletion struct {
 	Pending func(obj map[string]any) bool
 	// Prepare updates an object being marked for deletion (e.g. phase Terminating).
 	Prepare func(obj map[string]any)
+	// GracePeriod, when set, makes deletion graceful (pods): see
+	// GracePeriodFunc and BeforeDelete. Nil means every DELETE deletes at
+	// once, finalizers permitting.
+	GracePeriod GracePeriodFunc
 }
 
 // Scale locates the fields of the scale subresource (JSON paths as field lists).

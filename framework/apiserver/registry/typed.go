@@ -48,7 +48,7 @@ func (s Typed[T]) CanonicalizeTyped(obj map[string]any) (map[string]any, Decoded
 		// cannot stand in for the fields they resemble.
 		src = withoutUnknown(obj, reflect.TypeFor[T]())
 	}
-	raw, err := json.Marshal(src)
+	raw, err := api.EncodeJSON(src)
 	if err != nil {
 		return nil, Decoded{}, nil, field.ErrorList{field.InternalError(nil, err)}
 	}
@@ -147,7 +147,7 @@ func (s Typed[T]) ValidateUpdate(ctx context.Context, obj, old map[string]any) f
 
 // FromMap decodes a JSON-compatible map into a new T.
 func FromMap[T any](obj map[string]any) (*T, error) {
-	raw, err := json.Marshal(obj)
+	raw, err := api.EncodeJSON(obj)
 	if err != nil {
 		return nil, err
 	}
@@ -176,9 +176,58 @@ var (
 // in the dotted form Kubernetes reports ("spec.template.spec.foo"), sorted by the
 // order they are found.
 func UnknownFields(obj map[string]any, t reflect.Type) []string {
+	if !hasUnknown(obj, t) {
+		return nil // the common case, without building paths or sorting keys
+	}
 	var out []string
 	walkUnknown(obj, t, "", &out)
 	return out
+}
+
+// hasUnknown reports whether walkUnknown would report anything.
+func hasUnknown(v any, t reflect.Type) bool {
+	ti := infoOf(t)
+	if ti.opaque {
+		return false
+	}
+	switch ti.elem.Kind() {
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		for k, e := range m {
+			ft, ok := ti.fields[k]
+			if !ok || hasUnknown(e, ft) {
+				return true
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		s, ok := v.([]any)
+		if !ok {
+			return false
+		}
+		for _, e := range s {
+			if hasUnknown(e, ti.elem.Elem()) {
+				return true
+			}
+		}
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return false
+		}
+		et := ti.elem.Elem()
+		if et.Kind() == reflect.String {
+			return false
+		}
+		for _, e := range m {
+			if hasUnknown(e, et) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // typeInfo is what walkUnknown and objectMetaOf need of a type, computed once.

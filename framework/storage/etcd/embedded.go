@@ -175,6 +175,10 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 	// tens of milliseconds instead of etcd's default of up to a second.
 	cfg.TickMs = singleMemberTickMs
 	cfg.ElectionMs = singleMemberElectionMs
+	// embed.NewConfig leaves this at 0 (only etcd's command line applies the
+	// 300 ms default), which makes etcd treat every unary request as expensive
+	// and render it as text for a warning on every call, e.g. each create's Txn.
+	cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 	closing := new(atomic.Bool)
 	lg, err := serverLogger(opts.LogLevel, closing)
 	if err != nil {

@@ -232,6 +232,10 @@ func StartMember(ctx context.Context, opts MemberOptions) (*Embedded, error) {
 	cfg.InitialCluster = opts.InitialCluster
 	cfg.ClusterState = opts.InitialClusterState
 	cfg.InitialClusterToken = opts.InitialClusterToken
+	// embed.NewConfig leaves this at 0 (only etcd's command line applies the
+	// 300 ms default), which makes etcd treat every unary request as expensive
+	// and render it as text for a warning on every call, e.g. each create's Txn.
+	cfg.WarningUnaryRequestDuration = embed.DefaultWarningUnaryRequestDuration
 	if opts.HeartbeatInterval > 0 {
 		cfg.TickMs = uint(opts.HeartbeatInterval / time.Millisecond)
 	}

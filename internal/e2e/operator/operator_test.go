@@ -1,155 +1,205 @@
-package operator
+package operator_test
 
 import (
-	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
+	"regexp"
 	"strings"
 	"syscall"
-	"testing"
 	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/client/kubeconfig"
+	"github.com/converge-dev/converge/framework/client/rest"
+	"github.com/converge-dev/converge/framework/controllerutil"
+	"github.com/converge-dev/converge/operators/examples/greeting"
+	"github.com/converge-dev/converge/operators/loader"
+	"github.com/converge-dev/converge/operators/postgres"
 )
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := filepath.Abs("../../..")
-	if err != nil {
-		t.Fatal(err)
+// status runs `converge status -o json` against the running converge up.
+func status() (out string, reports []loader.Report) {
+	GinkgoHelper()
+	cmd := exec.Command(suite.bin, "status", "-o", "json", "--kubeconfig", suite.kubeconfig)
+	b, err := cmd.Output()
+	Expect(err).NotTo(HaveOccurred(), "converge status: %s", b)
+	var r struct {
+		Operators []loader.Report `json:"operators"`
 	}
-	if _, err := os.Stat(filepath.Join(dir, "go.mod")); err != nil {
-		t.Fatalf("repository root not found at %s", dir)
-	}
-	return dir
+	Expect(json.Unmarshal(b, &r)).To(Succeed(), "%s", b)
+	return string(b), r.Operators
 }
 
-func freePort(t *testing.T) int {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+func readyz() {
+	GinkgoHelper()
+	// The control plane serves HTTPS (the default): use the kubeconfig's CA
+	// and credentials.
+	cfg, _, err := kubeconfig.LoadKubeconfig(suite.kubeconfig, "")
+	Expect(err).NotTo(HaveOccurred())
+	rc, err := rest.NewClient(cfg)
+	Expect(err).NotTo(HaveOccurred())
+	defer rc.CloseIdleConnections()
+	resp, err := rc.Do(context.Background(), rest.Request{Method: http.MethodGet, Path: "/readyz"})
+	Expect(err).NotTo(HaveOccurred())
+	Expect(resp.StatusCode).To(Equal(http.StatusOK))
 }
 
-func run(t *testing.T, dir string, env []string, name string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command(name, args...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
-	}
-	return string(out)
-}
-
-// TestPluginBuiltByConvergeLoadsIntoConvergeUp builds converge, builds the sample
-// operator with `converge operator build`, starts `converge up --operator` and
-// checks that a Greeting is reconciled, then that a plugin from elsewhere is
-// refused without stopping the control plane.
-func TestPluginBuiltByConvergeLoadsIntoConvergeUp(t *testing.T) {
-	root := repoRoot(t)
-	tmp := t.TempDir()
-	bin := filepath.Join(tmp, "converge")
-	run(t, root, []string{"CGO_ENABLED=1"}, "go", "build", "-o", bin, "./cmd/converge")
-	so := filepath.Join(tmp, "greeting.so")
-	out := run(t, root, []string{"CONVERGE_SRC=" + root}, bin, "operator", "build", "./operators/examples/greeting/plugin", "-o", so)
-	if !strings.Contains(out, "Built ") {
-		t.Fatalf("operator build output: %s", out)
-	}
-	// A file that is not a plugin of this binary must be refused, not crash converge.
-	bogus := filepath.Join(tmp, "bogus.so")
-	if err := os.WriteFile(bogus, []byte("not a plugin"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
-	port := freePort(t)
-	dataDir := filepath.Join(tmp, "data")
-	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
-	defer cancel()
-	up := exec.CommandContext(ctx, bin, "up", "--data-dir", dataDir, "--port", strconv.Itoa(port), "--operator", so, "--operator", bogus)
-	up.Cancel = func() error { return up.Process.Signal(syscall.SIGTERM) }
-	stdout, err := up.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	up.Stderr = io.Discard
-	if err := up.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cancel(); _ = up.Wait() }()
-	lines := make(chan string, 100)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			lines <- sc.Text()
+var _ = Describe("converge up --operator", func() {
+	It("refuses mismatched plugins with the first difference and the rebuild command, and keeps serving", func() {
+		_, reports := status()
+		byPath := map[string]loader.Report{}
+		for _, r := range reports {
+			byPath[r.Path] = r
 		}
-		close(lines)
-	}()
-	var seen []string
-	deadline := time.After(90 * time.Second)
-wait:
-	for {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("converge up exited:\n%s", strings.Join(seen, "\n"))
-			}
-			seen = append(seen, l)
-			if strings.Contains(l, "is ready at") {
-				break wait
-			}
-		case <-deadline:
-			t.Fatalf("converge up not ready:\n%s", strings.Join(seen, "\n"))
+		for _, tc := range []struct{ plugin, want string }{
+			{"uuid", "module github.com/google/uuid differs (converge: github.com/google/uuid@v1.6.0, plugin: github.com/google/uuid@v1.5.0)"},
+			{"race", "-race differs (converge: false, plugin: true)"},
+			{"toolchain", "Go version differs (converge: go1.26"},
+			{"bogus", "bogus.so"},
+		} {
+			path := suite.plugins[tc.plugin]
+			r, ok := byPath[path]
+			Expect(ok).To(BeTrue(), "no report for %s in %+v", path, reports)
+			Expect(r.State).To(BeEquivalentTo("Failed"), tc.plugin)
+			Expect(r.Error).To(ContainSubstring(tc.want), tc.plugin)
+			Expect(r.Error).To(ContainSubstring("converge operator build"), tc.plugin)
+			Expect(r.Error).NotTo(ContainSubstring("plugin was built with"), tc.plugin)
+			Expect(suite.banner).To(MatchRegexp(`✗ operator \S+ \(`+regexp.QuoteMeta(path)+`\) `), tc.plugin)
 		}
-	}
-	all := strings.Join(seen, "\n")
-	if !strings.Contains(all, "✓ operator greeting") {
-		t.Errorf("greeting operator not reported running:\n%s", all)
-	}
-	if !strings.Contains(all, "✗ operator") || !strings.Contains(all, "bogus.so") {
-		t.Errorf("bogus plugin not reported as failed:\n%s", all)
-	}
+		Expect(byPath[suite.plugins["toolchain"]].Error).To(ContainSubstring("plugin: go1.25"))
+		for _, name := range []string{"postgres", "memcached"} {
+			r := byPath[suite.plugins[name]]
+			Expect(r.State).To(BeEquivalentTo("Running"), "%s: %+v", name, r)
+			Expect(r.Name).To(Equal(name))
+			Expect(suite.banner).To(ContainSubstring("✓ operator " + name))
+		}
+		readyz()
+	})
 
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	cr := `{"apiVersion":"examples.converge.dev/v1alpha1","kind":"Greeting","metadata":{"name":"hello","namespace":"default"},"spec":{"message":"hi"}}`
-	resp, err := http.Post(base+"/apis/examples.converge.dev/v1alpha1/namespaces/default/greetings", "application/json", strings.NewReader(cr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusCreated {
-		t.Fatalf("create Greeting: %d %s", resp.StatusCode, body)
-	}
-	until := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(base + "/api/v1/namespaces/default/configmaps/greeting-hello")
-		if err == nil {
-			b, _ := io.ReadAll(resp.Body)
+	// The greeting operator runs standalone against converge up here (and
+	// against testenv in operators/run, as a plugin in operators/loader).
+	It("runs the greeting sample operator standalone with converge operator run", func(ctx SpecContext) {
+		health := fmt.Sprintf("127.0.0.1:%d", freePort())
+		cmd := exec.Command(suite.bin, "operator", "run", "./operators/examples/greeting", "--kubeconfig", suite.kubeconfig, "--",
+			"--metrics-bind-address", "0", "--health-probe-bind-address", health, "--leader-election-namespace", "kube-system")
+		cmd.Dir = suite.root
+		// Its own process group: the interrupt reaches converge, go run and the operator.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		cmd.Stdout, cmd.Stderr = GinkgoWriter, GinkgoWriter
+		Expect(cmd.Start()).To(Succeed())
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		DeferCleanup(func() {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+			select {
+			case err := <-done:
+				GinkgoWriter.Printf("converge operator run exited: %v\n", err)
+			case <-time.After(45 * time.Second):
+				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+				Fail("the standalone operator did not stop within 45 s of SIGINT")
+			}
+		})
+		// go run compiles it first.
+		Eventually(ctx, func() (int, error) {
+			resp, err := http.Get("http://" + health + "/readyz")
+			if err != nil {
+				return 0, err
+			}
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				if !strings.Contains(string(b), `"kind":"Greeting"`) {
-					t.Errorf("ConfigMap has no owner reference to the Greeting: %s", b)
-				}
-				break
+			return resp.StatusCode, nil
+		}).WithTimeout(3 * time.Minute).WithPolling(time.Second).Should(Equal(http.StatusOK))
+
+		g := &greeting.Greeting{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "hello"},
+			Spec: greeting.GreetingSpec{Message: "hi from a standalone operator"}}
+		Expect(suite.c.Create(ctx, g)).To(Succeed())
+		eventually(ctx, 30*time.Second, func() string {
+			cm := &corev1.ConfigMap{}
+			if err := suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: greeting.ConfigMapName("hello")}, cm); err != nil {
+				return err.Error()
 			}
-		}
-		if time.Now().After(until) {
-			t.Fatalf("the greeting operator did not create its ConfigMap")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	// The control plane keeps serving after the failed plugin.
-	if resp, err := http.Get(base + "/readyz"); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("readyz after operator failure: %v", err)
-	}
-}
+			if cm.Data["message"] != "hi from a standalone operator" || controllerutil.GetControllerOf(cm) == nil {
+				return "ConfigMap not reconciled"
+			}
+			return ""
+		})
+	})
+
+	It("runs a freshly scaffolded operator", func(ctx SpecContext) {
+		m := &api.Unstructured{Object: map[string]any{"apiVersion": "cache.example.com/v1alpha1", "kind": "Memcached",
+			"metadata": map[string]any{"namespace": "default", "name": "cache"}, "spec": map[string]any{"message": "scaffolded"}}}
+		Expect(suite.c.Create(ctx, m)).To(Succeed())
+		eventually(ctx, 30*time.Second, func() string {
+			cm := &corev1.ConfigMap{}
+			if err := suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "memcached-cache"}, cm); err != nil {
+				return err.Error()
+			}
+			if ref := controllerutil.GetControllerOf(cm); ref == nil || ref.Kind != "Memcached" {
+				return "ConfigMap has no controller reference to the Memcached"
+			}
+			live := &api.Unstructured{Object: map[string]any{"apiVersion": "cache.example.com/v1alpha1", "kind": "Memcached"}}
+			if err := suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "cache"}, live); err != nil {
+				return err.Error()
+			}
+			conds := api.NestedSlice(live.Object, "status", "conditions")
+			for _, c := range conds {
+				if c, ok := c.(map[string]any); ok && c["type"] == "Ready" && c["status"] == "True" {
+					return ""
+				}
+			}
+			return "Memcached not Ready"
+		})
+	})
+
+	It("runs the PostgreSQL operator: a 1-instance cluster with real PostgreSQL becomes Ready", func(ctx SpecContext) {
+		storage := filepath.Join(suite.work, "pgdata")
+		c := &postgres.PostgresCluster{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "db"},
+			Spec: postgres.ClusterSpec{Instances: 1, Storage: postgres.StorageSpec{Path: storage}}}
+		start := time.Now()
+		Expect(suite.c.Create(ctx, c)).To(Succeed())
+		eventually(ctx, 90*time.Second, func() string {
+			if err := suite.c.Get(ctx, client.ObjectKeyFromObject(c), c); err != nil {
+				return err.Error()
+			}
+			if !controllerutil.IsStatusConditionTrue(c.Status.Conditions, "Ready") || c.Status.ReadyInstances != 1 {
+				return "cluster not Ready: " + c.Status.Phase
+			}
+			return ""
+		})
+		GinkgoWriter.Printf("PostgresCluster Ready in %s\n", time.Since(start).Round(time.Millisecond))
+		Expect(c.Status.CurrentPrimary).To(Equal("db-1"))
+		Expect(postgres.DataDir(storage, "db-1")).To(BeADirectory())
+
+		// Real PostgreSQL answers through the -rw Service.
+		sec := &corev1.Secret{}
+		Expect(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: postgres.SecretName("db")}, sec)).To(Succeed())
+		svc := &corev1.Service{}
+		Expect(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "db-rw"}, svc)).To(Succeed())
+		Eventually(ctx, func() (string, error) {
+			cmd := exec.CommandContext(ctx, "psql", "-XAtq", "-d", "host="+svc.Spec.ClusterIP+" port=5432 connect_timeout=3 user="+
+				string(sec.Data["username"])+" dbname="+string(sec.Data["dbname"]), "-c", "SELECT 40 + 2")
+			cmd.Env = append(os.Environ(), "PGPASSWORD="+string(sec.Data["password"]))
+			out, err := cmd.CombinedOutput()
+			return strings.TrimSpace(string(out)), err
+		}).WithTimeout(20 * time.Second).Should(Equal("42"))
+
+		// Deleting it removes its data directory (finalizer), so nothing is left behind.
+		Expect(suite.c.Delete(ctx, c)).To(Succeed())
+		Eventually(ctx, func() bool {
+			return apierrors.IsNotFound(suite.c.Get(ctx, client.ObjectKeyFromObject(c), &postgres.PostgresCluster{}))
+		}).WithTimeout(60 * time.Second).Should(BeTrue())
+		_, err := os.Stat(storage)
+		Expect(os.IsNotExist(err)).To(BeTrue(), "data directory: %v", err)
+		readyz()
+	})
+})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/api/validation"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/scheme"
@@ -175,6 +176,7 @@ func ValidateValidating(c *ValidatingWebhookConfiguration) field.ErrorList {
 		}
 		seen[w.Name] = true
 		errs = append(errs, validateWebhook(p, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)...)
+		errs = append(errs, validateMatchConditions(p.Child("matchConditions"), w.MatchConditions)...)
 	}
 	return errs
 }
@@ -190,6 +192,7 @@ func ValidateMutating(c *MutatingWebhookConfiguration) field.ErrorList {
 		}
 		seen[w.Name] = true
 		errs = append(errs, validateWebhook(p, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)...)
+		errs = append(errs, validateMatchConditions(p.Child("matchConditions"), w.MatchConditions)...)
 		if rp := w.ReinvocationPolicy; rp != nil && *rp != "Never" && *rp != "IfNeeded" {
 			errs = append(errs, field.NotSupported(p.Child("reinvocationPolicy"), *rp, []string{"Never", "IfNeeded"}))
 		}
@@ -231,6 +234,44 @@ func hook(config, name string, cc WebhookClientConfig, rules []RuleWithOperation
 	return h
 }
 
+func matchConditions(in []MatchCondition) []admission.MatchCondition {
+	var out []admission.MatchCondition
+	for _, c := range in {
+		out = append(out, admission.MatchCondition{Name: c.Name, Expression: c.Expression})
+	}
+	return out
+}
+
+// validateMatchConditions checks names (unique qualified names) and that each
+// expression compiles to a bool, like Kubernetes.
+func validateMatchConditions(p *field.Path, conds []MatchCondition) field.ErrorList {
+	var errs field.ErrorList
+	if len(conds) > admission.MaxMatchConditions {
+		errs = append(errs, field.TooMany(p, len(conds), admission.MaxMatchConditions))
+	}
+	seen := map[string]bool{}
+	for i, c := range conds {
+		cp := p.Index(i)
+		switch {
+		case c.Name == "":
+			errs = append(errs, field.Required(cp.Child("name"), ""))
+		case seen[c.Name]:
+			errs = append(errs, field.Duplicate(cp.Child("name"), c.Name))
+		default:
+			for _, msg := range validation.IsQualifiedName(c.Name) {
+				errs = append(errs, field.Invalid(cp.Child("name"), c.Name, msg))
+			}
+		}
+		seen[c.Name] = true
+		if c.Expression == "" {
+			errs = append(errs, field.Required(cp.Child("expression"), ""))
+		} else if err := admission.CompileMatchCondition(c.Expression); err != nil {
+			errs = append(errs, field.Invalid(cp.Child("expression"), c.Expression, err.Error()))
+		}
+	}
+	return errs
+}
+
 // ValidatingHooks returns the webhooks of configs in Kubernetes' call order
 // (configurations by name, then webhooks in order).
 func ValidatingHooks(configs []ValidatingWebhookConfiguration) []admission.Hook {
@@ -238,7 +279,12 @@ func ValidatingHooks(configs []ValidatingWebhookConfiguration) []admission.Hook 
 	var out []admission.Hook
 	for _, c := range configs {
 		for _, w := range c.Webhooks {
-			out = append(out, hook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.NamespaceSelector, w.ObjectSelector, w.TimeoutSeconds))
+			h := hook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.NamespaceSelector, w.ObjectSelector, w.TimeoutSeconds)
+			if w.MatchPolicy != nil {
+				h.MatchPolicy = *w.MatchPolicy
+			}
+			h.MatchConditions = matchConditions(w.MatchConditions)
+			out = append(out, h)
 		}
 	}
 	return out
@@ -250,7 +296,15 @@ func MutatingHooks(configs []MutatingWebhookConfiguration) []admission.Hook {
 	var out []admission.Hook
 	for _, c := range configs {
 		for _, w := range c.Webhooks {
-			out = append(out, hook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.NamespaceSelector, w.ObjectSelector, w.TimeoutSeconds))
+			h := hook(c.Name, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.NamespaceSelector, w.ObjectSelector, w.TimeoutSeconds)
+			if w.MatchPolicy != nil {
+				h.MatchPolicy = *w.MatchPolicy
+			}
+			h.MatchConditions = matchConditions(w.MatchConditions)
+			if w.ReinvocationPolicy != nil {
+				h.ReinvocationPolicy = *w.ReinvocationPolicy
+			}
+			out = append(out, h)
 		}
 	}
 	return out

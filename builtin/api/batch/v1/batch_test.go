@@ -193,6 +193,63 @@ func TestValidateJob(t *testing.T) {
 			j.Spec.CompletionMode = api.Ptr(IndexedCompletion)
 			j.Spec.Completions = nil
 		}, []string{"spec.completions: Required value: when completion mode is Indexed"}},
+		{"success policy", func(j *Job) {
+			indexed(j, 5)
+			j.Spec.SuccessPolicy = &SuccessPolicy{Rules: []SuccessPolicyRule{
+				{SucceededIndexes: api.Ptr("0,2-4"), SucceededCount: api.Ptr[int32](2)},
+				{SucceededCount: api.Ptr[int32](5)},
+			}}
+		}, nil},
+		{"success policy errors", func(j *Job) {
+			indexed(j, 5)
+			j.Spec.SuccessPolicy = &SuccessPolicy{Rules: []SuccessPolicyRule{
+				{},
+				{SucceededIndexes: api.Ptr("0-5")},
+				{SucceededIndexes: api.Ptr("3,1")},
+				{SucceededIndexes: api.Ptr("1-2"), SucceededCount: api.Ptr[int32](3)},
+				{SucceededCount: api.Ptr[int32](6)},
+			}}
+		}, []string{
+			"spec.successPolicy.rules[0]: Required value: at least one of succeededCount or succeededIndexes must be specified",
+			`spec.successPolicy.rules[1].succeededIndexes: Invalid value: "0-5": error parsing succeededIndexes: too large index: "5"`,
+			`spec.successPolicy.rules[2].succeededIndexes: Invalid value: "3,1": error parsing succeededIndexes: non-increasing order, previous: 3, current: 1`,
+			"spec.successPolicy.rules[3].succeededCount: Invalid value: 3: must be less than or equal to 2 (the number of indexes in the specified succeededIndexes field)",
+			"spec.successPolicy.rules[4].succeededCount: Invalid value: 6: must be less than or equal to 5 (the number of specified completions)",
+		}},
+		{"empty success policy", func(j *Job) { indexed(j, 2); j.Spec.SuccessPolicy = &SuccessPolicy{} },
+			[]string{"spec.successPolicy.rules: Required value: at least one rules must be specified when the successPolicy is specified"}},
+		{"success policy needs indexed", func(j *Job) {
+			j.Spec.SuccessPolicy = &SuccessPolicy{Rules: []SuccessPolicyRule{{SucceededCount: api.Ptr[int32](1)}}}
+		}, []string{"spec.successPolicy: Invalid value: requires indexed completion mode"}},
+		{"per index", func(j *Job) {
+			indexed(j, 5)
+			j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes = api.Ptr[int32](1), api.Ptr[int32](6)
+		}, []string{"spec.maxFailedIndexes: Invalid value: 6: must be less than or equal to completions"}},
+		{"max failed indexes alone", func(j *Job) { indexed(j, 5); j.Spec.MaxFailedIndexes = api.Ptr[int32](1) },
+			[]string{"spec.backoffLimitPerIndex: Required value: when maxFailedIndexes is specified"}},
+		{"pod failure policy", func(j *Job) {
+			j.Spec.PodReplacementPolicy = api.Ptr(Failed)
+			j.Spec.PodFailurePolicy = &PodFailurePolicy{Rules: []PodFailurePolicyRule{
+				{Action: PodFailurePolicyActionFailIndex, OnExitCodes: &PodFailurePolicyOnExitCodesRequirement{
+					ContainerName: api.Ptr("x"), Operator: PodFailurePolicyOnExitCodesOpIn, Values: []int32{0, 3, 3, 2}}},
+				{Action: "Retry", OnPodConditions: []PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget", Status: "Maybe"}}},
+				{Action: PodFailurePolicyActionIgnore},
+			}}
+		}, []string{
+			`spec.podFailurePolicy.rules[0].action: Invalid value: "FailIndex": requires the backoffLimitPerIndex to be set`,
+			`spec.podFailurePolicy.rules[0].onExitCodes.containerName: Invalid value: "x": must be one of the container or initContainer names in the pod template`,
+			"spec.podFailurePolicy.rules[0].onExitCodes.values[0]: Invalid value: 0: must not be 0 for the In operator",
+			"spec.podFailurePolicy.rules[0].onExitCodes.values[2]: Duplicate value: 3",
+			"spec.podFailurePolicy.rules[0].onExitCodes.values: Invalid value: []int32{0, 3, 3, 2}: must be ordered",
+			`spec.podFailurePolicy.rules[1].action: Unsupported value: "Retry": supported values: "Count", "FailIndex", "FailJob", "Ignore"`,
+			`spec.podFailurePolicy.rules[1].onPodConditions[0].status: Unsupported value: "Maybe": supported values: "False", "True", "Unknown"`,
+			`spec.podFailurePolicy.rules[2]: Invalid value: specifying one of OnExitCodes and OnPodConditions is required`,
+		}},
+		{"replacement policy with pod failure policy", func(j *Job) {
+			j.Spec.PodReplacementPolicy = api.Ptr(TerminatingOrFailed)
+			j.Spec.PodFailurePolicy = &PodFailurePolicy{Rules: []PodFailurePolicyRule{{Action: PodFailurePolicyActionIgnore,
+				OnPodConditions: []PodFailurePolicyOnPodConditionsPattern{{Type: "DisruptionTarget", Status: corev1.ConditionTrue}}}}}
+		}, []string{`spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: "Failed"`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -200,6 +257,46 @@ func TestValidateJob(t *testing.T) {
 			j := validJob()
 			tt.modify(j)
 			if diff := cmp.Diff(tt.want, messages(ValidateJob(j))); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func indexed(j *Job, n int32) {
+	j.Spec.CompletionMode = api.Ptr(IndexedCompletion)
+	j.Spec.Completions, j.Spec.Parallelism = api.Ptr(n), api.Ptr(n)
+}
+
+func TestValidateJobUpdate(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		modify func(j *Job)
+		want   []string
+	}{
+		{"max failed indexes is mutable", func(j *Job) { j.Spec.MaxFailedIndexes = api.Ptr[int32](2) }, nil},
+		{"elastic indexed", func(j *Job) { j.Spec.Completions, j.Spec.Parallelism = api.Ptr[int32](7), api.Ptr[int32](7) }, nil},
+		{"completions", func(j *Job) { j.Spec.Completions = api.Ptr[int32](7) },
+			[]string{"spec.completions: Invalid value: 7: field is immutable"}},
+		{"backoff limit per index", func(j *Job) { j.Spec.BackoffLimitPerIndex = api.Ptr[int32](2) },
+			[]string{"spec.backoffLimitPerIndex: Invalid value: 2: field is immutable"}},
+		{"success policy", func(j *Job) { j.Spec.SuccessPolicy = nil },
+			[]string{`spec.successPolicy: Invalid value: field is immutable`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			old := validJob()
+			indexed(old, 5)
+			old.Spec.BackoffLimitPerIndex, old.Spec.MaxFailedIndexes = api.Ptr[int32](1), api.Ptr[int32](1)
+			old.Spec.SuccessPolicy = &SuccessPolicy{Rules: []SuccessPolicyRule{{SucceededCount: api.Ptr[int32](1)}}}
+			j := validJob()
+			indexed(j, 5)
+			j.Spec.BackoffLimitPerIndex, j.Spec.MaxFailedIndexes = api.Ptr[int32](1), api.Ptr[int32](1)
+			j.Spec.SuccessPolicy = &SuccessPolicy{Rules: []SuccessPolicyRule{{SucceededCount: api.Ptr[int32](1)}}}
+			tt.modify(j)
+			if diff := cmp.Diff(tt.want, messages(ValidateJobUpdate(j, old))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

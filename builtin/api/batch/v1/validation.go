@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,9 +13,21 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/field"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/api/validation"
 )
 
-const maxParallelismForIndexedJob = 100000
+// Limits of Kubernetes' Job validation.
+const (
+	maxParallelismForIndexedJob            = 100000
+	maxFailedIndexesForIndexedJob          = 100000
+	completionsSoftLimit                   = 100000
+	parallelismLimitForHighCompletions     = 10000
+	maxPodFailurePolicyRules               = 20
+	maxPodFailurePolicyOnExitCodesValues   = 255
+	maxPodFailurePolicyOnPodConditions     = 20
+	maxSuccessPolicyRules                  = 20
+	maxSuccessPolicySucceededIndexesLength = 64 * 1024
+)
 
 // selectorMatches reports whether set satisfies sel. An invalid selector counts
 // as matching: it is reported as a selector error instead.
@@ -124,6 +137,29 @@ func validateJobSpec(s *JobSpec, p *field.Path) field.ErrorList {
 			errs = append(errs, field.Invalid(p.Child("successPolicy"), field.OmitValue, "requires indexed completion mode"))
 		}
 	}
+	if indexed && s.Completions != nil {
+		if s.MaxFailedIndexes != nil && *s.MaxFailedIndexes > maxFailedIndexesForIndexedJob {
+			errs = append(errs, field.Invalid(p.Child("maxFailedIndexes"), *s.MaxFailedIndexes,
+				fmt.Sprintf("must be less than or equal to %d", maxFailedIndexesForIndexedJob)))
+		}
+		if *s.Completions > completionsSoftLimit && s.BackoffLimitPerIndex != nil {
+			if s.MaxFailedIndexes == nil {
+				errs = append(errs, field.Required(p.Child("maxFailedIndexes"),
+					fmt.Sprintf("must be specified when completions is above %d", completionsSoftLimit)))
+			}
+			if s.Parallelism != nil && *s.Parallelism > parallelismLimitForHighCompletions {
+				errs = append(errs, field.Invalid(p.Child("parallelism"), *s.Parallelism,
+					fmt.Sprintf("must be less than or equal to %d when completions are above %d and used with backoff limit per index",
+						parallelismLimitForHighCompletions, completionsSoftLimit)))
+			}
+		}
+		if s.SuccessPolicy != nil {
+			errs = append(errs, validateSuccessPolicy(s, p.Child("successPolicy"))...)
+		}
+	}
+	if s.PodFailurePolicy != nil {
+		errs = append(errs, validatePodFailurePolicy(s, p.Child("podFailurePolicy"))...)
+	}
 	if s.PodReplacementPolicy != nil {
 		pp := p.Child("podReplacementPolicy")
 		switch {
@@ -146,6 +182,195 @@ func validateJobSpec(s *JobSpec, p *field.Path) field.ErrorList {
 	return errs
 }
 
+func validatePodFailurePolicy(s *JobSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rp := p.Child("rules")
+	if n := len(s.PodFailurePolicy.Rules); n > maxPodFailurePolicyRules {
+		errs = append(errs, field.TooMany(rp, n, maxPodFailurePolicyRules))
+	}
+	names := map[string]bool{}
+	for _, c := range s.Template.Spec.Containers {
+		names[c.Name] = true
+	}
+	for _, c := range s.Template.Spec.InitContainers {
+		names[c.Name] = true
+	}
+	actions := []string{string(PodFailurePolicyActionCount), string(PodFailurePolicyActionFailIndex),
+		string(PodFailurePolicyActionFailJob), string(PodFailurePolicyActionIgnore)}
+	for i, rule := range s.PodFailurePolicy.Rules {
+		p := rp.Index(i)
+		ap := p.Child("action")
+		switch rule.Action {
+		case "":
+			errs = append(errs, field.Required(ap, fmt.Sprintf("valid values: %q", actions)))
+		case PodFailurePolicyActionFailIndex:
+			if s.BackoffLimitPerIndex == nil {
+				errs = append(errs, field.Invalid(ap, string(rule.Action), "requires the backoffLimitPerIndex to be set"))
+			}
+		case PodFailurePolicyActionCount, PodFailurePolicyActionFailJob, PodFailurePolicyActionIgnore:
+		default:
+			errs = append(errs, field.NotSupported(ap, string(rule.Action), actions))
+		}
+		if rule.OnExitCodes != nil {
+			errs = append(errs, validateOnExitCodes(rule.OnExitCodes, p.Child("onExitCodes"), names)...)
+		}
+		if len(rule.OnPodConditions) > 0 {
+			errs = append(errs, validateOnPodConditions(rule.OnPodConditions, p.Child("onPodConditions"))...)
+		}
+		switch {
+		case rule.OnExitCodes != nil && len(rule.OnPodConditions) > 0:
+			errs = append(errs, field.Invalid(p, field.OmitValue, "specifying both OnExitCodes and OnPodConditions is not supported"))
+		case rule.OnExitCodes == nil && len(rule.OnPodConditions) == 0:
+			errs = append(errs, field.Invalid(p, field.OmitValue, "specifying one of OnExitCodes and OnPodConditions is required"))
+		}
+	}
+	return errs
+}
+
+func validateOnExitCodes(req *PodFailurePolicyOnExitCodesRequirement, p *field.Path, containers map[string]bool) field.ErrorList {
+	var errs field.ErrorList
+	ops := []string{string(PodFailurePolicyOnExitCodesOpIn), string(PodFailurePolicyOnExitCodesOpNotIn)}
+	op := p.Child("operator")
+	switch req.Operator {
+	case "":
+		errs = append(errs, field.Required(op, fmt.Sprintf("valid values: %q", ops)))
+	case PodFailurePolicyOnExitCodesOpIn, PodFailurePolicyOnExitCodesOpNotIn:
+	default:
+		errs = append(errs, field.NotSupported(op, string(req.Operator), ops))
+	}
+	if req.ContainerName != nil && !containers[*req.ContainerName] {
+		errs = append(errs, field.Invalid(p.Child("containerName"), *req.ContainerName,
+			"must be one of the container or initContainer names in the pod template"))
+	}
+	vp := p.Child("values")
+	switch n := len(req.Values); {
+	case n == 0:
+		errs = append(errs, field.Invalid(vp, req.Values, "at least one value is required"))
+	case n > maxPodFailurePolicyOnExitCodesValues:
+		errs = append(errs, field.TooMany(vp, n, maxPodFailurePolicyOnExitCodesValues))
+	}
+	seen := map[int32]bool{}
+	ordered := true
+	for i, v := range req.Values {
+		if req.Operator == PodFailurePolicyOnExitCodesOpIn && v == 0 {
+			errs = append(errs, field.Invalid(vp.Index(i), v, "must not be 0 for the In operator"))
+		}
+		if seen[v] {
+			errs = append(errs, field.Duplicate(vp.Index(i), v))
+		}
+		seen[v] = true
+		if i > 0 && req.Values[i-1] > v {
+			ordered = false
+		}
+	}
+	if !ordered {
+		errs = append(errs, field.Invalid(vp, req.Values, "must be ordered"))
+	}
+	return errs
+}
+
+func validateOnPodConditions(pats []PodFailurePolicyOnPodConditionsPattern, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if n := len(pats); n > maxPodFailurePolicyOnPodConditions {
+		errs = append(errs, field.TooMany(p, n, maxPodFailurePolicyOnPodConditions))
+	}
+	statuses := []string{string(corev1.ConditionFalse), string(corev1.ConditionTrue), string(corev1.ConditionUnknown)}
+	for i, pat := range pats {
+		pp := p.Index(i)
+		for _, msg := range validation.IsQualifiedName(string(pat.Type)) {
+			errs = append(errs, field.Invalid(pp.Child("type"), string(pat.Type), msg))
+		}
+		sp := pp.Child("status")
+		switch pat.Status {
+		case "":
+			errs = append(errs, field.Required(sp, fmt.Sprintf("valid values: %q", statuses)))
+		case corev1.ConditionFalse, corev1.ConditionTrue, corev1.ConditionUnknown:
+		default:
+			errs = append(errs, field.NotSupported(sp, string(pat.Status), statuses))
+		}
+	}
+	return errs
+}
+
+func validateSuccessPolicy(s *JobSpec, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rp := p.Child("rules")
+	rules := s.SuccessPolicy.Rules
+	if len(rules) == 0 {
+		errs = append(errs, field.Required(rp, "at least one rules must be specified when the successPolicy is specified"))
+	}
+	if len(rules) > maxSuccessPolicyRules {
+		errs = append(errs, field.TooMany(rp, len(rules), maxSuccessPolicyRules))
+	}
+	for i, rule := range rules {
+		p := rp.Index(i)
+		if rule.SucceededCount == nil && rule.SucceededIndexes == nil {
+			errs = append(errs, field.Required(p, "at least one of succeededCount or succeededIndexes must be specified"))
+		}
+		var total int32
+		if rule.SucceededIndexes != nil {
+			ip := p.Child("succeededIndexes")
+			if len(*rule.SucceededIndexes) > maxSuccessPolicySucceededIndexesLength {
+				errs = append(errs, field.TooLong(ip, *rule.SucceededIndexes, maxSuccessPolicySucceededIndexesLength))
+			}
+			var err error
+			if total, err = ValidateIndexesFormat(*rule.SucceededIndexes, *s.Completions); err != nil {
+				errs = append(errs, field.Invalid(ip, *rule.SucceededIndexes, fmt.Sprintf("error parsing succeededIndexes: %s", err)))
+			}
+		}
+		if rule.SucceededCount != nil {
+			cp := p.Child("succeededCount")
+			errs = append(errs, apivalidation.ValidateNonnegativeField(int64(*rule.SucceededCount), cp)...)
+			if *rule.SucceededCount > *s.Completions {
+				errs = append(errs, field.Invalid(cp, *rule.SucceededCount,
+					fmt.Sprintf("must be less than or equal to %d (the number of specified completions)", *s.Completions)))
+			}
+			if rule.SucceededIndexes != nil && *rule.SucceededCount > total {
+				errs = append(errs, field.Invalid(cp, *rule.SucceededCount,
+					fmt.Sprintf("must be less than or equal to %d (the number of indexes in the specified succeededIndexes field)", total)))
+			}
+		}
+	}
+	return errs
+}
+
+// ValidateIndexesFormat checks an index set written as increasing intervals
+// ("1,3-5,7"), every index below completions, and returns how many indexes it
+// holds.
+func ValidateIndexesFormat(s string, completions int32) (int32, error) {
+	if s == "" {
+		return 0, nil
+	}
+	var total int32
+	last := int64(-1)
+	for _, interval := range strings.Split(s, ",") {
+		limits := strings.Split(interval, "-")
+		if len(limits) > 2 {
+			return 0, fmt.Errorf("the fragment %q violates the requirement that an index interval can have at most two parts separated by '-'", interval)
+		}
+		var prev int64
+		for k, l := range limits {
+			x, err := strconv.Atoi(l)
+			if err != nil {
+				return 0, fmt.Errorf("cannot convert string to integer for index: %q", l)
+			}
+			if x >= int(completions) {
+				return 0, fmt.Errorf("too large index: %q", l)
+			}
+			if last >= int64(x) {
+				return 0, fmt.Errorf("non-increasing order, previous: %d, current: %d", last, x)
+			}
+			if k == 0 {
+				total++
+			} else {
+				total += int32(int64(x) - prev)
+			}
+			prev, last = int64(x), int64(x)
+		}
+	}
+	return total, nil
+}
+
 // ValidateJobUpdate checks an update: selector and completionMode are immutable,
 // and the template may only change while the Job is suspended.
 func ValidateJobUpdate(j, old *Job) field.ErrorList {
@@ -157,11 +382,44 @@ func ValidateJobUpdate(j, old *Job) field.ErrorList {
 	if !reflect.DeepEqual(j.Spec.CompletionMode, old.Spec.CompletionMode) && old.Spec.CompletionMode != nil {
 		errs = append(errs, field.Invalid(p.Child("completionMode"), field.OmitValue, "field is immutable"))
 	}
+	if !reflect.DeepEqual(j.Spec.Completions, old.Spec.Completions) && !elasticIndexed(j, old) {
+		errs = append(errs, field.Invalid(p.Child("completions"), optionalValue(j.Spec.Completions), "field is immutable"))
+	}
+	if !reflect.DeepEqual(j.Spec.PodFailurePolicy, old.Spec.PodFailurePolicy) {
+		errs = append(errs, field.Invalid(p.Child("podFailurePolicy"), field.OmitValue, "field is immutable"))
+	}
+	if !reflect.DeepEqual(j.Spec.BackoffLimitPerIndex, old.Spec.BackoffLimitPerIndex) {
+		errs = append(errs, field.Invalid(p.Child("backoffLimitPerIndex"), optionalValue(j.Spec.BackoffLimitPerIndex), "field is immutable"))
+	}
+	if !reflect.DeepEqual(j.Spec.SuccessPolicy, old.Spec.SuccessPolicy) {
+		errs = append(errs, field.Invalid(p.Child("successPolicy"), field.OmitValue, "field is immutable"))
+	}
+	if !reflect.DeepEqual(j.Spec.ManagedBy, old.Spec.ManagedBy) {
+		errs = append(errs, field.Invalid(p.Child("managedBy"), optionalValue(j.Spec.ManagedBy), "field is immutable"))
+	}
 	suspended := old.Spec.Suspend != nil && *old.Spec.Suspend
 	if !suspended && !reflect.DeepEqual(j.Spec.Template, old.Spec.Template) {
 		errs = append(errs, field.Invalid(p.Child("template"), field.OmitValue, "field is immutable"))
 	}
 	return errs
+}
+
+// elasticIndexed reports whether an Indexed Job scales: completions may change
+// together with parallelism when both stay equal (Kubernetes' elastic Indexed
+// Jobs).
+func elasticIndexed(j, old *Job) bool {
+	indexed := j.Spec.CompletionMode != nil && *j.Spec.CompletionMode == IndexedCompletion
+	eq := func(a, b *int32) bool { return a != nil && b != nil && *a == *b }
+	return indexed && eq(j.Spec.Completions, j.Spec.Parallelism) && eq(old.Spec.Completions, old.Spec.Parallelism)
+}
+
+// optionalValue is the value a pointer field's error shows: the pointee, or
+// null.
+func optionalValue[T any](v *T) any {
+	if v == nil {
+		return nil
+	}
+	return *v
 }
 
 func normalize(s *api.LabelSelector) *api.LabelSelector {

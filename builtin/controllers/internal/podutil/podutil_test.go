@@ -102,3 +102,38 @@ func TestExpectations(t *testing.T) {
 		t.Fatal("expired expectations must be satisfied")
 	}
 }
+
+func TestBackoff(t *testing.T) {
+	t.Parallel()
+	t0 := time.Now()
+	b := NewBackoff(time.Second, 4*time.Second)
+	if in, _ := b.InBackoff("k", t0); in {
+		t.Fatal("unknown key in backoff")
+	}
+	var delays []time.Duration
+	now := t0
+	for range 4 {
+		b.Next("k", now)
+		in, left := b.InBackoff("k", now)
+		if !in {
+			t.Fatal("just attempted, not in backoff")
+		}
+		delays = append(delays, left)
+		now = now.Add(left)
+		if in, _ := b.InBackoff("k", now); in {
+			t.Fatalf("still in backoff after %v", left)
+		}
+	}
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 4 * time.Second}
+	for i := range want {
+		if delays[i] != want[i] {
+			t.Fatalf("delays = %v, want %v", delays, want)
+		}
+	}
+	// Unused for more than twice the maximum: starts over.
+	now = now.Add(9 * time.Second)
+	b.Next("k", now)
+	if _, left := b.InBackoff("k", now); left != time.Second {
+		t.Fatalf("delay after a long pause = %v, want 1s", left)
+	}
+}

@@ -22,6 +22,13 @@
 //   - Exit codes: the process's status, or 128+signal when it was killed.
 //   - Exec runs a host command with the container's env, working dir, user and
 //     mount namespace.
+//   - With Options.StateDir, containers outlive the agent: each one's record
+//     (spec, PID, process start time from /proc against PID reuse, exit status)
+//     is kept there and its output goes through named pipes there that the
+//     container holds open read-write (no SIGPIPE while no agent reads). A new
+//     runtime on the same StateDir adopts live containers (same PID and start
+//     time) and reports dead ones as exited (ContainerStatusUnknown, 137, when
+//     the exit was not observed); List (runtime.Lister) returns them all.
 //
 // The network is the host's: the agent gives each pod a loopback IP and exports
 // it as POD_IP; programs bind it themselves.

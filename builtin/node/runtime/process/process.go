@@ -32,6 +32,11 @@ type Options struct {
 	// root) containers are created under (default: this process's own cgroup
 	// plus "/converge").
 	CgroupParent string
+	// StateDir, when set, persists each container (spec, PID, process start
+	// time, exit status) and routes its output through named pipes there, so
+	// containers outlive the agent: a later runtime with the same StateDir
+	// adopts the live ones and reports the dead ones as exited (see List).
+	StateDir string
 }
 
 // Runtime runs containers as host processes. Create it with New.
@@ -40,6 +45,7 @@ type Runtime struct {
 	namespaces bool
 	root       bool
 	cgroups    *cgroups
+	stateDir   string
 
 	mu         sync.Mutex
 	containers map[string]*container // guarded by mu
@@ -54,8 +60,13 @@ type container struct {
 	mu     sync.Mutex
 	status runtime.ContainerStatus // guarded by mu
 	pid    int
-	done   chan struct{} // closed when the process exited and its output is flushed
+	done   chan struct{}  // closed when the process exited and its output is flushed
+	sent   syscall.Signal // the last signal Stop sent; guarded by mu
 
+	procStart    uint64   // the process's start time (clock ticks), against PID reuse
+	pidNS        bool     // PID 1 of its own PID namespace
+	adopted      bool     // started by an earlier runtime: not our child
+	closeReaders func()   // adopted: closes the output pipes' read ends
 	createdPaths []string // mount points or symlinks created on the host
 	cgroupDirs   []string
 }
@@ -68,7 +79,13 @@ func New(opts Options) *Runtime {
 		r.namespaces = probeNamespaces()
 	}
 	r.cgroups = newCgroups(opts.CgroupParent, r.log)
-	r.log.V(1).Info("Process runtime ready", "namespaces", r.namespaces, "root", r.root)
+	if opts.StateDir != "" {
+		r.stateDir = opts.StateDir
+		if err := r.load(); err != nil {
+			r.log.Error(err, "Adopting the containers of an earlier runtime failed", "stateDir", r.stateDir)
+		}
+	}
+	r.log.V(1).Info("Process runtime ready", "namespaces", r.namespaces, "root", r.root, "stateDir", r.stateDir)
 	return r
 }
 
@@ -162,17 +179,15 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 		return "", fmt.Errorf("open log %s: %w", spec.LogPath, err)
 	}
 	lw := &logWriter{f: logf}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		logf.Close()
-		return "", fmt.Errorf("create stdout pipe: %w", err)
+	var outR, outW, errR, errW *os.File
+	if r.stateDir != "" {
+		outW, errW, outR, errR, err = r.openFIFOs(c.id)
+	} else {
+		outR, outW, errR, errW, err = pipes()
 	}
-	errR, errW, err := os.Pipe()
 	if err != nil {
 		logf.Close()
-		outR.Close()
-		outW.Close()
-		return "", fmt.Errorf("create stderr pipe: %w", err)
+		return "", err
 	}
 
 	cmd := &exec.Cmd{Path: path, Args: spec.Args, Env: spec.Env, Dir: spec.WorkingDir, Stdout: outW, Stderr: errW}
@@ -190,6 +205,7 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 		outW.Close()
 		errR.Close()
 		errW.Close()
+		r.forget(c.id)
 		return "", err
 	}
 	attr.Credential = cred
@@ -230,11 +246,16 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 		logf.Close()
 		r.cgroups.remove(c.cgroupDirs)
 		removeCreated(c.createdPaths)
+		r.forget(c.id)
 		return "", fmt.Errorf("start container %s of pod %s/%s: %w", spec.Name, spec.PodNamespace, spec.PodName, err)
 	}
 	r.cgroups.attach(c.cgroupDirs, cmd.Process.Pid)
 	c.mu.Lock()
 	c.pid = cmd.Process.Pid
+	c.pidNS = r.namespaces
+	if _, st, err := procStat(c.pid); err == nil {
+		c.procStart = st
+	}
 	c.status.State = runtime.StateRunning
 	c.status.StartedAt = time.Now()
 	c.status.PID = c.pid
@@ -242,6 +263,7 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 	r.mu.Lock()
 	r.containers[c.id] = c
 	r.mu.Unlock()
+	r.save(c)
 
 	var copiers sync.WaitGroup
 	copiers.Add(2)
@@ -277,6 +299,7 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 		c.status.Reason = reason
 		c.status.PID = 0
 		c.mu.Unlock()
+		r.save(c)
 		close(c.done)
 	}()
 	return c.id, nil
@@ -367,10 +390,11 @@ func (r *Runtime) Stop(ctx context.Context, id string, grace time.Duration) erro
 	default:
 	}
 	c.mu.Lock()
-	pid := c.pid
+	pid, pidNS := c.pid, c.pidNS
 	c.mu.Unlock()
 	if grace > 0 {
-		if r.namespaces {
+		c.setSent(syscall.SIGTERM)
+		if pidNS {
 			_ = syscall.Kill(pid, syscall.SIGTERM)
 		} else {
 			_ = syscall.Kill(-pid, syscall.SIGTERM)
@@ -384,6 +408,7 @@ func (r *Runtime) Stop(ctx context.Context, id string, grace time.Duration) erro
 		case <-ctx.Done():
 		}
 	}
+	c.setSent(syscall.SIGKILL)
 	_ = syscall.Kill(-pid, syscall.SIGKILL)
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 	select {
@@ -412,7 +437,29 @@ func (r *Runtime) Remove(ctx context.Context, id string) error {
 	r.mu.Unlock()
 	r.cgroups.remove(c.cgroupDirs)
 	removeCreated(c.createdPaths)
+	r.forget(id)
 	return nil
+}
+
+func (c *container) setSent(sig syscall.Signal) {
+	c.mu.Lock()
+	c.sent = sig
+	c.mu.Unlock()
+}
+
+// pipes returns two anonymous pipes (stdout and stderr), read ends first.
+func pipes() (outR, outW, errR, errW *os.File, err error) {
+	outR, outW, err = os.Pipe()
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("create stdout pipe: %w", err)
+	}
+	errR, errW, err = os.Pipe()
+	if err != nil {
+		outR.Close()
+		outW.Close()
+		return nil, nil, nil, nil, fmt.Errorf("create stderr pipe: %w", err)
+	}
+	return outR, outW, errR, errW, nil
 }
 
 // Exec implements runtime.Runtime.

@@ -49,8 +49,9 @@ func New(_ context.Context, args any, _ framework.Handle) (framework.Plugin, err
 // Name implements framework.Plugin.
 func (*BalancedAllocation) Name() string { return Name }
 
-func (b *BalancedAllocation) podRequests(pod *corev1.Pod) []int64 {
-	r := framework.ComputePodRequests(pod, false)
+func (b *BalancedAllocation) podRequests(state *framework.CycleState, pod *corev1.Pod) []int64 {
+	pi, _ := framework.PodInfoFor(state, pod)
+	r := pi.Requests
 	out := make([]int64, len(b.resources))
 	for i, res := range b.resources {
 		out[i] = r.Get(res.Name)
@@ -61,7 +62,7 @@ func (b *BalancedAllocation) podRequests(pod *corev1.Pod) []int64 {
 // PreScore implements framework.PreScorePlugin; Skip for pods that request
 // none of the resources (best effort).
 func (b *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
-	req := b.podRequests(pod)
+	req := b.podRequests(state, pod)
 	zero := true
 	for _, v := range req {
 		if v != 0 {
@@ -79,7 +80,7 @@ func (b *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleS
 func (b *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
 	s, err := framework.ReadState[*preScoreState](state, preScoreKey)
 	if err != nil {
-		s = &preScoreState{requested: b.podRequests(pod)}
+		s = &preScoreState{requested: b.podRequests(state, pod)}
 	}
 	return Score(b.resources, s.requested, ni), nil
 }

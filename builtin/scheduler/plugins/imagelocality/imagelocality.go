@@ -19,10 +19,24 @@ const (
 	maxContainerThreshold       = 1000 * mb
 )
 
-// ImageLocality implements framework.ScorePlugin.
+const preScoreKey framework.StateKey = "PreScore" + Name
+
+// preScoreState is computed once per cycle: the pod's normalised image
+// names and the number of nodes.
+type preScoreState struct {
+	images     []string
+	totalNodes int
+}
+
+func (s *preScoreState) Clone() framework.StateData { return s }
+
+// ImageLocality implements framework.PreScorePlugin and framework.ScorePlugin.
 type ImageLocality struct{ h framework.Handle }
 
-var _ framework.ScorePlugin = (*ImageLocality)(nil)
+var (
+	_ framework.PreScorePlugin = (*ImageLocality)(nil)
+	_ framework.ScorePlugin    = (*ImageLocality)(nil)
+)
 
 // New is the plugin factory.
 func New(_ context.Context, _ any, h framework.Handle) (framework.Plugin, error) {
@@ -32,30 +46,57 @@ func New(_ context.Context, _ any, h framework.Handle) (framework.Plugin, error)
 // Name implements framework.Plugin.
 func (*ImageLocality) Name() string { return Name }
 
-// Score implements framework.ScorePlugin.
-func (p *ImageLocality) Score(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
+func imageNames(pod *corev1.Pod) []string {
+	names := make([]string, 0, len(pod.Spec.InitContainers)+len(pod.Spec.Containers))
+	for _, c := range pod.Spec.InitContainers {
+		names = append(names, cache.NormalizeImageName(c.Image))
+	}
+	for _, c := range pod.Spec.Containers {
+		names = append(names, cache.NormalizeImageName(c.Image))
+	}
+	return names
+}
+
+// PreScore implements framework.PreScorePlugin: it normalises the pod's
+// image names once instead of per node.
+func (p *ImageLocality) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
 	nodes, err := p.h.SnapshotSharedLister().NodeInfos().List()
 	if err != nil {
-		return 0, framework.AsStatus(err)
+		return framework.AsStatus(err)
 	}
-	return Score(pod, ni, len(nodes)), nil
+	state.Write(preScoreKey, &preScoreState{images: imageNames(pod), totalNodes: len(nodes)})
+	return nil
+}
+
+// Score implements framework.ScorePlugin.
+func (p *ImageLocality) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
+	s, err := framework.ReadState[*preScoreState](state, preScoreKey)
+	if err != nil {
+		nodes, err := p.h.SnapshotSharedLister().NodeInfos().List()
+		if err != nil {
+			return 0, framework.AsStatus(err)
+		}
+		return Score(pod, ni, len(nodes)), nil
+	}
+	return scoreImages(s.images, ni, s.totalNodes), nil
 }
 
 // Score computes the score of the node for the pod in a cluster of totalNodes.
 func Score(pod *corev1.Pod, ni *framework.NodeInfo, totalNodes int) int64 {
+	return scoreImages(imageNames(pod), ni, totalNodes)
+}
+
+// scoreImages scores a node for containers with the given normalised images.
+func scoreImages(images []string, ni *framework.NodeInfo, totalNodes int) int64 {
 	var sum int64
-	containers := 0
-	add := func(cs []corev1.Container) {
-		for _, c := range cs {
-			containers++
-			if s, ok := ni.ImageStates[cache.NormalizeImageName(c.Image)]; ok && totalNodes > 0 {
+	if len(ni.ImageStates) > 0 && totalNodes > 0 {
+		for _, name := range images {
+			if s, ok := ni.ImageStates[name]; ok {
 				sum += int64(float64(s.Size) * float64(s.NumNodes) / float64(totalNodes))
 			}
 		}
 	}
-	add(pod.Spec.InitContainers)
-	add(pod.Spec.Containers)
-	maxThreshold := maxContainerThreshold * int64(max(containers, 1))
+	maxThreshold := maxContainerThreshold * int64(max(len(images), 1))
 	sum = min(max(sum, minThreshold), maxThreshold)
 	return framework.MaxNodeScore * (sum - minThreshold) / (maxThreshold - minThreshold)
 }

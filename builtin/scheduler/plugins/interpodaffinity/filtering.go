@@ -6,6 +6,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/framework/api/labels"
 )
 
 const preFilterStateKey framework.StateKey = "PreFilter" + Name
@@ -62,6 +63,9 @@ func calPreFilterState(pi *framework.PodInfo, nodes []*framework.NodeInfo, nsLab
 	in := pi.Pod
 	inLabels := nsLabels(in.Namespace)
 	hasIncoming := len(pi.RequiredAffinityTerms)+len(pi.RequiredAntiAffinityTerms) > 0
+	// The existing pods' namespace labels are looked up only for terms that
+	// select namespaces by label.
+	needNS := selectsNamespacesByLabel(pi.RequiredAffinityTerms) || selectsNamespacesByLabel(pi.RequiredAntiAffinityTerms)
 	for _, n := range nodes {
 		node := n.Node()
 		if node == nil {
@@ -74,7 +78,10 @@ func calPreFilterState(pi *framework.PodInfo, nodes []*framework.NodeInfo, nsLab
 			continue
 		}
 		for _, existing := range n.Pods {
-			l := nsLabels(existing.Pod.Namespace)
+			var l map[string]string
+			if needNS {
+				l = nsLabels(existing.Pod.Namespace)
+			}
 			s.affinityCounts.updateWithAffinityTerms(pi.RequiredAffinityTerms, existing.Pod, l, node, 1)
 			s.antiAffinityCounts.updateWithAntiAffinityTerms(pi.RequiredAntiAffinityTerms, existing.Pod, l, node, 1)
 		}
@@ -149,18 +156,23 @@ func (s *preFilterState) filter(node *corev1.Node) *framework.Status {
 // PreFilter counts the domains of the required terms; Skip when the pod has no
 // required terms and no pod on any node has required anti-affinity.
 func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	pi, err := framework.NewPodInfo(pod)
+	pi, err := framework.PodInfoFor(state, pod)
 	if err != nil {
 		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %v", err))
 	}
-	if len(pi.RequiredAffinityTerms)+len(pi.RequiredAntiAffinityTerms) == 0 && !anyRequiredAntiAffinity(nodes) {
+	if len(pi.RequiredAffinityTerms)+len(pi.RequiredAntiAffinityTerms) == 0 && !pl.anyRequiredAntiAffinity(nodes) {
 		return nil, framework.NewStatus(framework.Skip)
 	}
 	state.Write(preFilterStateKey, calPreFilterState(pi, nodes, pl.nsLabels))
 	return nil, nil
 }
 
-func anyRequiredAntiAffinity(nodes []*framework.NodeInfo) bool {
+func (pl *InterPodAffinity) anyRequiredAntiAffinity(nodes []*framework.NodeInfo) bool {
+	if pl.nodesWithRequiredAntiAffinityPods != nil {
+		if list, err := pl.nodesWithRequiredAntiAffinityPods(); err == nil {
+			return len(list) > 0
+		}
+	}
 	for _, n := range nodes {
 		if len(n.PodsWithRequiredAntiAffinity) > 0 {
 			return true
@@ -204,4 +216,14 @@ func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleStat
 		return framework.AsStatus(err)
 	}
 	return s.filter(node)
+}
+
+// selectsNamespacesByLabel reports whether a term has a namespaceSelector.
+func selectsNamespacesByLabel(terms []framework.AffinityTerm) bool {
+	for i := range terms {
+		if terms[i].NamespaceSelector != labels.Nothing() {
+			return true
+		}
+	}
+	return false
 }

@@ -43,6 +43,9 @@ type InterPodAffinity struct {
 	// allNodes and nodesWithAffinityPods read the cycle's snapshot (PreScore).
 	allNodes              func() ([]*framework.NodeInfo, error)
 	nodesWithAffinityPods func() ([]*framework.NodeInfo, error)
+	// nodesWithRequiredAntiAffinityPods reads the snapshot's list of nodes
+	// with such pods (PreFilter); nil: PreFilter scans its nodes.
+	nodesWithRequiredAntiAffinityPods func() ([]*framework.NodeInfo, error)
 }
 
 var (
@@ -72,6 +75,9 @@ func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, err
 		allNodes: func() ([]*framework.NodeInfo, error) { return h.SnapshotSharedLister().NodeInfos().List() },
 		nodesWithAffinityPods: func() ([]*framework.NodeInfo, error) {
 			return h.SnapshotSharedLister().NodeInfos().HavePodsWithAffinityList()
+		},
+		nodesWithRequiredAntiAffinityPods: func() ([]*framework.NodeInfo, error) {
+			return h.SnapshotSharedLister().NodeInfos().HavePodsWithRequiredAntiAffinityList()
 		},
 	}
 	if inf := h.Informers(); inf != nil {

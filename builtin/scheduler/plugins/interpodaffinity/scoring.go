@@ -7,6 +7,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/framework/api/labels"
 )
 
 const preScoreStateKey framework.StateKey = "PreScore" + Name
@@ -47,7 +48,10 @@ func (pl *InterPodAffinity) processExistingPod(m scoreMap, in *framework.PodInfo
 	if len(node.Labels) == 0 {
 		return
 	}
-	exLabels := pl.nsLabels(existing.Pod.Namespace)
+	var exLabels map[string]string
+	if selectsNamespacesByLabelW(in.PreferredAffinityTerms) || selectsNamespacesByLabelW(in.PreferredAntiAffinityTerms) {
+		exLabels = pl.nsLabels(existing.Pod.Namespace)
+	}
 	// The incoming pod's preferred terms matching the existing pod.
 	m.processTerms(in.PreferredAffinityTerms, existing.Pod, exLabels, node, 1)
 	m.processTerms(in.PreferredAntiAffinityTerms, existing.Pod, exLabels, node, -1)
@@ -66,7 +70,7 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	if len(nodes) == 0 {
 		return framework.NewStatus(framework.Skip)
 	}
-	in, err := framework.NewPodInfo(pod)
+	in, err := framework.PodInfoFor(state, pod)
 	if err != nil {
 		return framework.AsStatus(fmt.Errorf("parse pod: %w", err))
 	}
@@ -155,4 +159,15 @@ func normalize(scores framework.NodeScoreList) {
 		}
 		scores[i].Score = int64(f)
 	}
+}
+
+// selectsNamespacesByLabelW reports whether a weighted term has a
+// namespaceSelector.
+func selectsNamespacesByLabelW(terms []framework.WeightedAffinityTerm) bool {
+	for i := range terms {
+		if terms[i].NamespaceSelector != labels.Nothing() {
+			return true
+		}
+	}
+	return false
 }

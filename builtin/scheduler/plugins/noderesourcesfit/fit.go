@@ -37,7 +37,12 @@ type Fit struct {
 	args     Args
 	ignored  map[string]struct{}
 	resource []ResourceSpec
-	scorer   func(requested, allocatable []int64) int64
+	weights  []int64
+	// one scores one resource; Score combines them by weight.
+	one func(requested, capacity int64) int64
+	// cpuMem[i] is set when resource[i] is cpu or memory (scored with
+	// non-zero defaults).
+	cpuMem []bool
 }
 
 var (
@@ -71,17 +76,19 @@ func NewWithArgs(a Args) (*Fit, error) {
 	for _, r := range a.IgnoredResources {
 		f.ignored[r] = struct{}{}
 	}
-	weights := make([]int64, len(f.resource))
+	f.weights = make([]int64, len(f.resource))
+	f.cpuMem = make([]bool, len(f.resource))
 	for i, r := range f.resource {
-		weights[i] = r.Weight
+		f.weights[i] = r.Weight
+		f.cpuMem[i] = r.Name == "cpu" || r.Name == "memory"
 	}
 	switch a.ScoringStrategy.Type {
 	case LeastAllocated:
-		f.scorer = weighted(weights, leastRequestedScore)
+		f.one = leastRequestedScore
 	case MostAllocated:
-		f.scorer = weighted(weights, mostRequestedScore)
+		f.one = mostRequestedScore
 	case RequestedToCapacityRatio:
-		f.scorer = weighted(weights, shapeScorer(a.ScoringStrategy.RequestedToCapacityRatio.Shape))
+		f.one = shapeScorer(a.ScoringStrategy.RequestedToCapacityRatio.Shape)
 	}
 	return f, nil
 }
@@ -91,7 +98,8 @@ func (*Fit) Name() string { return Name }
 
 // PreFilter implements framework.PreFilterPlugin.
 func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	state.Write(preFilterKey, &preFilterState{*framework.ComputePodRequests(pod, false)})
+	pi, _ := framework.PodInfoFor(state, pod)
+	state.Write(preFilterKey, &preFilterState{*pi.Requests})
 	return nil, nil
 }
 
@@ -178,8 +186,8 @@ func Fits(podRequest *framework.Resource, ni *framework.NodeInfo, ignored func(s
 // PreScore implements framework.PreScorePlugin: it records the pod's
 // requests for the scored resources (non-zero defaults for cpu/memory).
 func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
-	nz := framework.ComputePodRequests(pod, true)
-	plain := framework.ComputePodRequests(pod, false)
+	pi, _ := framework.PodInfoFor(state, pod)
+	nz, plain := pi.NonZeroRequests, pi.Requests
 	s := &preScoreState{requested: make([]int64, len(f.resource))}
 	for i, r := range f.resource {
 		if r.Name == "cpu" || r.Name == "memory" {
@@ -201,34 +209,39 @@ func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *corev1.
 		}
 		s, _ = framework.ReadState[*preScoreState](state, preScoreKey)
 	}
-	return Score(f.resource, s.requested, ni, f.scorer), nil
+	return f.score(s.requested, ni), nil
 }
 
-// Score computes the node's score for a pod requesting podRequested[i] of
-// resources[i], with the strategy's scorer.
-func Score(resources []ResourceSpec, podRequested []int64, ni *framework.NodeInfo, scorer func(requested, allocatable []int64) int64) int64 {
-	// Small fixed buffers avoid two allocations per node and pod.
-	var reqBuf, allocBuf [8]int64
-	requested, allocatable := reqBuf[:0], allocBuf[:0]
-	if len(resources) > len(reqBuf) {
-		requested, allocatable = make([]int64, 0, len(resources)), make([]int64, 0, len(resources))
-	}
-	requested, allocatable = requested[:len(resources)], allocatable[:len(resources)]
-	for i, r := range resources {
-		allocatable[i] = ni.Allocatable.Get(r.Name)
-		var used int64
-		if r.Name == "cpu" || r.Name == "memory" {
-			used = ni.NonZeroRequested.Get(r.Name)
-		} else {
+// score is the weighted mean of the per-resource scores for a pod
+// requesting podRequested[i] of resource[i]; resources with zero allocatable
+// (and extended resources the pod does not request) are left out. It
+// allocates nothing.
+func (f *Fit) score(podRequested []int64, ni *framework.NodeInfo) int64 {
+	var score, sum int64
+	for i, r := range f.resource {
+		var alloc, used int64
+		switch {
+		case f.cpuMem[i] && r.Name == "cpu":
+			alloc, used = ni.Allocatable.MilliCPU, ni.NonZeroRequested.MilliCPU
+		case f.cpuMem[i]:
+			alloc, used = ni.Allocatable.Memory, ni.NonZeroRequested.Memory
+		default:
 			if podRequested[i] == 0 {
 				// Extended resources the pod does not request do not count.
-				allocatable[i] = 0
+				continue
 			}
-			used = ni.Requested.Get(r.Name)
+			alloc, used = ni.Allocatable.Get(r.Name), ni.Requested.Get(r.Name)
 		}
-		requested[i] = used + podRequested[i]
+		if alloc == 0 {
+			continue
+		}
+		score += f.one(used+podRequested[i], alloc) * f.weights[i]
+		sum += f.weights[i]
 	}
-	return scorer(requested, allocatable)
+	if sum == 0 {
+		return 0
+	}
+	return score / sum
 }
 
 // ScoreExtensions implements framework.ScorePlugin.
@@ -239,25 +252,6 @@ func (*Fit) EventsToRegister() []framework.ClusterEventWithHint {
 	return []framework.ClusterEventWithHint{
 		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete | framework.UpdatePodScaleDown}},
 		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}},
-	}
-}
-
-// weighted combines per-resource scores by weight; resources with zero
-// allocatable are left out.
-func weighted(weights []int64, one func(requested, capacity int64) int64) func(requested, allocatable []int64) int64 {
-	return func(requested, allocatable []int64) int64 {
-		var score, sum int64
-		for i := range requested {
-			if allocatable[i] == 0 {
-				continue
-			}
-			score += one(requested[i], allocatable[i]) * weights[i]
-			sum += weights[i]
-		}
-		if sum == 0 {
-			return 0
-		}
-		return score / sum
 	}
 }
 

@@ -38,11 +38,10 @@ func (NodeUnschedulable) Name() string { return Name }
 
 // Filter implements framework.FilterPlugin.
 func (NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
-	node := ni.Node()
-	if node == nil {
+	if ni.Node() == nil {
 		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnknownCondition)
 	}
-	if !node.Spec.Unschedulable {
+	if !ni.Unschedulable() {
 		return nil
 	}
 	t := corev1.Taint{Key: TaintNodeUnschedulable, Effect: corev1.TaintEffectNoSchedule}

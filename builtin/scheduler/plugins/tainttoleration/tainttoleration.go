@@ -38,7 +38,7 @@ func (TaintToleration) Name() string { return Name }
 
 // Filter implements framework.FilterPlugin.
 func (TaintToleration) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
-	taint, found := taints.FindMatchingUntoleratedTaint(ni.Node().Spec.Taints, pod.Spec.Tolerations, taints.DoNotScheduleTaintsFilter)
+	taint, found := taints.FindMatchingUntoleratedTaint(ni.Taints(), pod.Spec.Tolerations, taints.DoNotScheduleTaintsFilter)
 	if !found {
 		return nil
 	}
@@ -82,7 +82,7 @@ func (TaintToleration) Score(_ context.Context, state *framework.CycleState, pod
 	if err != nil {
 		tols = preferNoScheduleTolerations(pod.Spec.Tolerations)
 	}
-	return CountIntolerable(ni.Node().Spec.Taints, tols), nil
+	return CountIntolerable(ni.Taints(), tols), nil
 }
 
 // ScoreExtensions implements framework.ScorePlugin.

@@ -1,0 +1,17 @@
+// Package volumebinder is the built-in local-path volume binder: it plays the
+// parts of Kubernetes' PersistentVolume binder and of a local-path provisioner
+// (rancher's local-path-provisioner) for PersistentVolumeClaims, with
+// WaitForFirstConsumer semantics.
+//
+// A claim stays Pending until a pod that uses it is scheduled. Then the claim
+// is bound to a directory volume on that pod's node: the claim gets the
+// annotation volume.kubernetes.io/selected-node (the node), the bind
+// annotations pv.kubernetes.io/bind-completed and bound-by-controller,
+// spec.volumeName "pvc-<claim uid>", and status phase Bound with the requested
+// storage as capacity and the requested access modes. No PersistentVolume
+// object is created: the node agent materialises the volume as the directory
+// <root>/volumes/claims/<namespace>/<name>-<uid> on the selected node and
+// removes it once the claim is deleted (reclaim policy Delete). Claims with a
+// selector or a pre-bound spec.volumeName cannot be provisioned this way; they
+// get a ProvisioningFailed event and stay Pending.
+package volumebinder

@@ -1,0 +1,155 @@
+package volumebinder
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/go-logr/logr"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/reconcile"
+)
+
+// Annotations of a bound claim, as Kubernetes' scheduler and binder set them.
+const (
+	// AnnSelectedNode names the node the claim's volume lives on.
+	AnnSelectedNode = "volume.kubernetes.io/selected-node"
+	// AnnBindCompleted marks a claim whose binding is complete.
+	AnnBindCompleted = "pv.kubernetes.io/bind-completed"
+	// AnnBoundByController marks a claim bound by a controller.
+	AnnBoundByController = "pv.kubernetes.io/bound-by-controller"
+)
+
+// Event reasons.
+const (
+	reasonWaitForFirstConsumer = "WaitForFirstConsumer"
+	reasonProvisioningFailed   = "ProvisioningFailed"
+	reasonProvisioned          = "ProvisioningSucceeded"
+)
+
+// VolumeName is the name of the volume a claim with uid is bound to.
+func VolumeName(uid string) string { return "pvc-" + uid }
+
+type reconciler struct {
+	getClaim     func(ctx context.Context, key client.ObjectKey) (*corev1.PersistentVolumeClaim, error)
+	listPods     func(ctx context.Context, ns string) ([]corev1.Pod, error)
+	update       func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
+	updateStatus func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
+	event        func(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+var _ reconcile.Reconciler = (*reconciler)(nil)
+
+// Reconcile binds the claim to a volume on the node of its first scheduled
+// consumer, if it is not bound yet.
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pvc, err := r.getClaim(ctx, req.ObjectKey)
+	if apierrors.IsNotFound(err) {
+		return reconcile.Result{}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("get claim %s: %w", req.ObjectKey, err)
+	}
+	if pvc.DeletionTimestamp != nil {
+		return reconcile.Result{}, nil
+	}
+	node := pvc.Annotations[AnnSelectedNode]
+	if node != "" && pvc.Status.Phase == corev1.ClaimBound {
+		return reconcile.Result{}, nil
+	}
+	if node == "" {
+		pods, err := r.listPods(ctx, pvc.Namespace)
+		if err != nil {
+			return reconcile.Result{}, fmt.Errorf("list pods of %s: %w", req.ObjectKey, err)
+		}
+		node = consumerNode(pods, pvc.Name)
+		if node == "" {
+			r.event(ctx, pvc, "Normal", reasonWaitForFirstConsumer,
+				"waiting for first consumer to be created before binding")
+			return reconcile.Result{}, nil
+		}
+		if msg := unsupported(pvc); msg != "" {
+			r.event(ctx, pvc, "Warning", reasonProvisioningFailed, msg)
+			return reconcile.Result{}, nil
+		}
+	}
+	vol := VolumeName(pvc.UID)
+	if pvc.Annotations[AnnSelectedNode] != node || pvc.Spec.VolumeName != vol || pvc.Annotations[AnnBindCompleted] != "yes" {
+		if pvc.Annotations == nil {
+			pvc.Annotations = map[string]string{}
+		}
+		pvc.Annotations[AnnSelectedNode] = node
+		pvc.Annotations[AnnBindCompleted] = "yes"
+		pvc.Annotations[AnnBoundByController] = "yes"
+		pvc.Spec.VolumeName = vol
+		if err := r.update(ctx, pvc); err != nil {
+			return reconcile.Result{}, fmt.Errorf("bind claim %s: %w", req.ObjectKey, err)
+		}
+	}
+	pvc.Status.Phase = corev1.ClaimBound
+	pvc.Status.AccessModes = pvc.Spec.AccessModes
+	pvc.Status.Capacity = corev1.ResourceList{}
+	if q, ok := pvc.Spec.Resources.Requests[string(corev1.ResourceStorage)]; ok {
+		pvc.Status.Capacity[string(corev1.ResourceStorage)] = q
+	}
+	if err := r.updateStatus(ctx, pvc); err != nil {
+		return reconcile.Result{}, fmt.Errorf("update status of claim %s: %w", req.ObjectKey, err)
+	}
+	logr.FromContextOrDiscard(ctx).Info("Bound claim", "claim", req.ObjectKey.String(), "volume", vol, "node", node)
+	r.event(ctx, pvc, "Normal", reasonProvisioned,
+		fmt.Sprintf("Successfully provisioned volume %s on node %s", vol, node))
+	return reconcile.Result{}, nil
+}
+
+// unsupported says why the claim cannot get a local directory volume, or "".
+func unsupported(pvc *corev1.PersistentVolumeClaim) string {
+	switch {
+	case pvc.Spec.Selector != nil:
+		return "claim.Spec.Selector is not supported: volumes are provisioned as local directories"
+	case pvc.Spec.VolumeName != "" && pvc.Spec.VolumeName != VolumeName(pvc.UID):
+		return fmt.Sprintf("volume %q does not exist: PersistentVolumes are not supported, volumes are provisioned as local directories", pvc.Spec.VolumeName)
+	case pvc.Spec.VolumeMode != nil && *pvc.Spec.VolumeMode == corev1.PersistentVolumeBlock:
+		return "volumeMode Block is not supported: volumes are provisioned as local directories"
+	}
+	return ""
+}
+
+// consumerNode returns the node of the first (oldest) scheduled, unfinished
+// pod that uses claim, or "".
+func consumerNode(pods []corev1.Pod, claim string) string {
+	var best *corev1.Pod
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName == "" || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
+			continue
+		}
+		uses := false
+		for _, n := range claimNames(p) {
+			uses = uses || n == claim
+		}
+		if uses && (best == nil || p.CreationTimestamp.Time.Before(best.CreationTimestamp.Time)) {
+			best = p
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	return best.Spec.NodeName
+}
+
+// claimNames lists the claims pod's volumes name.
+func claimNames(pod *corev1.Pod) []string {
+	var out []string
+	for _, v := range pod.Spec.Volumes {
+		switch {
+		case v.PersistentVolumeClaim != nil:
+			out = append(out, v.PersistentVolumeClaim.ClaimName)
+		case v.Ephemeral != nil:
+			out = append(out, pod.Name+"-"+v.Name)
+		}
+	}
+	return out
+}

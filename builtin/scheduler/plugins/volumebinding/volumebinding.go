@@ -1,0 +1,243 @@
+package volumebinding
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/framework/cache"
+)
+
+// Name is the plugin's name in the registry and in configuration.
+const Name = "VolumeBinding"
+
+// AnnSelectedNode is the claim annotation naming the node its volume lives
+// on (set by the volumebinder controller, as Kubernetes' scheduler sets it).
+const AnnSelectedNode = "volume.kubernetes.io/selected-node"
+
+// ErrReasonNodeConflict is the Filter rejection, worded like kube-scheduler's.
+const ErrReasonNodeConflict = "node(s) had volume node affinity conflict"
+
+const stateKey framework.StateKey = "PreFilter" + Name
+
+// ClaimGetter returns the claim namespace/name from the scheduler's cache;
+// false when there is none. The claim must not be modified.
+type ClaimGetter func(namespace, name string) (*corev1.PersistentVolumeClaim, bool)
+
+// stateData is what PreFilter found: the node the pod's bound claims are on.
+type stateData struct {
+	// node is the node of every claim that has one.
+	node string
+	// conflict: the claims are on different nodes, so no node fits.
+	conflict bool
+}
+
+// Clone implements framework.StateData; the value is never modified.
+func (s *stateData) Clone() framework.StateData { return s }
+
+// VolumeBinding is the plugin.
+type VolumeBinding struct {
+	getClaim ClaimGetter
+	assumed  *assumeCache
+	// skip is the Skip status PreFilter returns for pods without bound
+	// claims, shared so that those pods allocate nothing; never modified.
+	skip *framework.Status
+}
+
+var (
+	_ framework.PreFilterPlugin   = (*VolumeBinding)(nil)
+	_ framework.FilterPlugin      = (*VolumeBinding)(nil)
+	_ framework.ReservePlugin     = (*VolumeBinding)(nil)
+	_ framework.EnqueueExtensions = (*VolumeBinding)(nil)
+)
+
+// New is the plugin factory. It reads claims from h's PersistentVolumeClaim
+// informer (requested here; the scheduler starts it and, since this plugin
+// registers PersistentVolumeClaim events, feeds its events to the queue).
+// Without informers (unit tests) no claim exists.
+func New(_ context.Context, _ any, h framework.Handle) (framework.Plugin, error) {
+	get := func(string, string) (*corev1.PersistentVolumeClaim, bool) { return nil, false }
+	if inf := h.Informers(); inf != nil {
+		pvcs, err := cache.InformerFor(inf, cache.InformerOptions[*corev1.PersistentVolumeClaim]{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: persistentvolumeclaim informer: %w", Name, err)
+		}
+		store := pvcs.Store()
+		get = func(namespace, name string) (*corev1.PersistentVolumeClaim, bool) {
+			return store.Get(claimKey(namespace, name))
+		}
+		pl := NewWithGetter(get, DefaultAssumeTTL, time.Now)
+		pvcs.AddHandler(pl.onClaimEvent)
+		return pl, nil
+	}
+	return NewWithGetter(get, DefaultAssumeTTL, time.Now), nil
+}
+
+// NewWithGetter returns the plugin reading claims through get; reservations
+// of unbound claims last at most assumeTTL by the clock now.
+func NewWithGetter(get ClaimGetter, assumeTTL time.Duration, now func() time.Time) *VolumeBinding {
+	return &VolumeBinding{getClaim: get, assumed: newAssumeCache(assumeTTL, now), skip: framework.NewStatus(framework.Skip)}
+}
+
+// onClaimEvent forgets reservations that the binder has recorded
+// (selected-node) or whose claim is gone.
+func (pl *VolumeBinding) onClaimEvent(e cache.Event[*corev1.PersistentVolumeClaim]) {
+	if e.Type == cache.Deleted || e.Object.Annotations[AnnSelectedNode] != "" {
+		pl.assumed.forget(e.Object.Namespace, e.Object.Name)
+	}
+}
+
+// Name implements framework.Plugin.
+func (pl *VolumeBinding) Name() string { return Name }
+
+// EventsToRegister implements framework.EnqueueExtensions: a claim of the pod
+// created or changed (bound, its deletion cancelled...) may let it schedule,
+// and so may a node added (the claims' node re-registering) or changed.
+func (pl *VolumeBinding) EventsToRegister() []framework.ClusterEventWithHint {
+	return []framework.ClusterEventWithHint{
+		{Event: framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add | framework.Update}, QueueingHintFn: isSchedulableAfterClaimChange},
+		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeLabel | framework.UpdateNodeTaint}},
+	}
+}
+
+// isSchedulableAfterClaimChange queues the pod only for one of its claims.
+func isSchedulableAfterClaimChange(pod *corev1.Pod, _, newObj any) (framework.QueueingHint, error) {
+	pvc, ok := newObj.(*corev1.PersistentVolumeClaim)
+	if !ok {
+		return framework.Queue, fmt.Errorf("%s: unexpected object %T in a persistentvolumeclaim event", Name, newObj)
+	}
+	if pvc.Namespace != pod.Namespace {
+		return framework.QueueSkip, nil
+	}
+	for i := range pod.Spec.Volumes {
+		if name, _ := claimName(pod, &pod.Spec.Volumes[i]); name == pvc.Name {
+			return framework.Queue, nil
+		}
+	}
+	return framework.QueueSkip, nil
+}
+
+// claimName returns the name of the claim a volume uses ("" for none) and
+// whether it is an ephemeral volume's claim ("<pod>-<volume>").
+func claimName(pod *corev1.Pod, v *corev1.Volume) (string, bool) {
+	switch {
+	case v.PersistentVolumeClaim != nil:
+		return v.PersistentVolumeClaim.ClaimName, false
+	case v.Ephemeral != nil:
+		return pod.Name + "-" + v.Name, true
+	}
+	return "", false
+}
+
+// Reserve implements framework.ReservePlugin: the pod's unbound claims are
+// reserved for nodeName until the binder binds them there, so that other
+// consumers scheduled meanwhile follow.
+func (pl *VolumeBinding) Reserve(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+	for i := range pod.Spec.Volumes {
+		name, _ := claimName(pod, &pod.Spec.Volumes[i])
+		if name == "" {
+			continue
+		}
+		if pvc, ok := pl.getClaim(pod.Namespace, name); ok && pvc.Annotations[AnnSelectedNode] == "" {
+			pl.assumed.assume(pvc, nodeName, pod.UID)
+		}
+	}
+	return nil
+}
+
+// Unreserve implements framework.ReservePlugin: it drops the pod's
+// reservations (its binding failed).
+func (pl *VolumeBinding) Unreserve(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, _ string) {
+	for i := range pod.Spec.Volumes {
+		if name, _ := claimName(pod, &pod.Spec.Volumes[i]); name != "" {
+			pl.assumed.forgetPod(pod.Namespace, name, pod.UID)
+		}
+	}
+}
+
+// PreFilter implements framework.PreFilterPlugin: it checks the pod's claims
+// and records their node; Skip when no claim constrains the node.
+func (pl *VolumeBinding) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+	s, st := pl.claimsNode(pod)
+	if st != nil {
+		return nil, st
+	}
+	if s == nil {
+		return nil, pl.skip
+	}
+	state.Write(stateKey, s)
+	return nil, nil
+}
+
+// claimsNode evaluates the pod's claims: a rejection status, or the node
+// they are on (nil: no claim has a node).
+func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *framework.Status) {
+	var s *stateData
+	for i := range pod.Spec.Volumes {
+		name, ephemeral := claimName(pod, &pod.Spec.Volumes[i])
+		if name == "" {
+			continue
+		}
+		pvc, ok := pl.getClaim(pod.Namespace, name)
+		if !ok {
+			if ephemeral {
+				return nil, unresolvable("waiting for ephemeral volume controller to create the persistentvolumeclaim %q", name)
+			}
+			return nil, unresolvable("persistentvolumeclaim %q not found", name)
+		}
+		if pvc.Status.Phase == corev1.ClaimLost {
+			return nil, unresolvable("persistentvolumeclaim %q bound to non-existent persistentvolume %q", name, pvc.Spec.VolumeName)
+		}
+		if pvc.DeletionTimestamp != nil {
+			return nil, unresolvable("persistentvolumeclaim %q is being deleted", name)
+		}
+		if ephemeral && !controlledBy(pvc, pod) {
+			return nil, unresolvable("PVC %s/%s was not created for pod %s/%s (pod is not owner)", pvc.Namespace, pvc.Name, pod.Namespace, pod.Name)
+		}
+		node := pvc.Annotations[AnnSelectedNode]
+		if node == "" {
+			// Reserved by an earlier consumer and not bound yet.
+			node = pl.assumed.node(pvc)
+		}
+		switch {
+		case node == "":
+		case s == nil:
+			s = &stateData{node: node}
+		case s.node != node:
+			s.conflict = true
+		}
+	}
+	return s, nil
+}
+
+func unresolvable(format string, args ...any) *framework.Status {
+	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(format, args...))
+}
+
+// controlledBy reports whether pod is the claim's controller owner.
+func controlledBy(pvc *corev1.PersistentVolumeClaim, pod *corev1.Pod) bool {
+	for _, ref := range pvc.OwnerReferences {
+		if ref.Controller != nil && *ref.Controller {
+			return ref.UID == pod.UID
+		}
+	}
+	return false
+}
+
+// PreFilterExtensions implements framework.PreFilterPlugin: the result does
+// not depend on other pods.
+func (pl *VolumeBinding) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+
+// Filter implements framework.FilterPlugin: only the claims' node fits.
+func (pl *VolumeBinding) Filter(_ context.Context, state *framework.CycleState, _ *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
+	s, err := framework.ReadState[*stateData](state, stateKey)
+	if err != nil {
+		return framework.AsStatus(fmt.Errorf("%s: %w", Name, err))
+	}
+	if s.conflict || ni.NodeName() != s.node {
+		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+	}
+	return nil
+}

@@ -1,0 +1,121 @@
+package scheduler_test
+
+import (
+	"context"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/scheduler/plugins/volumebinding"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+// createClaim creates a claim (with selected-node when node is set, as if a
+// consumer had been scheduled there); it is deleted when the spec ends.
+func createClaim(ctx context.Context, ns, name, node string) *corev1.PersistentVolumeClaim {
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name}}
+	if node != "" {
+		pvc.Annotations = map[string]string{volumebinding.AnnSelectedNode: node}
+	}
+	pvc.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+	pvc.Spec.Resources.Requests = corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}
+	Expect(c.Create(ctx, pvc)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, pvc))).To(Succeed()) })
+	return pvc
+}
+
+// claimNode returns the claim's selected-node once it is Bound, else "".
+func claimNode(ctx context.Context, ns, name string) func() string {
+	return func() string {
+		var pvc corev1.PersistentVolumeClaim
+		if err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: name}, &pvc); err != nil || pvc.Status.Phase != corev1.ClaimBound {
+			return ""
+		}
+		return pvc.Annotations[volumebinding.AnnSelectedNode]
+	}
+}
+
+func withClaim(volume, claim string) podOpt {
+	return func(p *corev1.Pod) {
+		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+		}})
+	}
+}
+
+var _ = Describe("VolumeBinding", func() {
+	It("places pods on their bound claim's node, against the score", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		// vb-a has the more free cpu, so LeastAllocated prefers it.
+		createNode(ctx, "vb-a", "8", "16Gi")
+		createNode(ctx, "vb-b", "2", "16Gi")
+		createClaim(ctx, ns, "data", "vb-b")
+		Eventually(claimNode(ctx, ns, "data")).Should(Equal("vb-b"))
+		var pods []*corev1.Pod
+		for _, name := range []string{"p1", "p2", "p3"} {
+			pods = append(pods, createPod(ctx, ns, name, requests("100m", "128Mi"), withClaim("data", "data")))
+		}
+		free := createPod(ctx, ns, "free", requests("100m", "128Mi"))
+		for _, p := range pods {
+			Eventually(nodeNameOf(ctx, p)).Should(Equal("vb-b"))
+		}
+		Eventually(nodeNameOf(ctx, free)).Should(Equal("vb-a"))
+	})
+
+	It("explains a volume node affinity conflict like Kubernetes", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		createNode(ctx, "vb-a", "8", "16Gi")
+		createNode(ctx, "vb-b", "2", "16Gi")
+		createClaim(ctx, ns, "data", "vb-b")
+		Eventually(claimNode(ctx, ns, "data")).Should(Equal("vb-b"))
+		// Fits vb-a's cpu only, but the claim is on vb-b.
+		p := createPod(ctx, ns, "big", requests("4", "1Gi"), withClaim("data", "data"))
+		const msg = "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) had volume node affinity conflict. preemption: 0/2 nodes are available: "
+		Eventually(scheduledCondition(ctx, p)).Should(And(Not(BeNil()), HaveField("Reason", "Unschedulable"), HaveField("Message", HavePrefix(msg))))
+		Eventually(eventsOf(ctx, p, "FailedScheduling")).Should(ContainElement(HavePrefix("Warning " + msg)))
+		Consistently(nodeNameOf(ctx, p), "500ms").Should(BeEmpty())
+	})
+
+	It("keeps a pod with a missing claim Pending until the claim is created, then follows the binding", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		createNode(ctx, "vb-a", "4", "16Gi")
+		createNode(ctx, "vb-b", "4", "16Gi")
+		first := createPod(ctx, ns, "first", requests("1", "1Gi"), withClaim("data", "later"))
+		const msg = `0/2 nodes are available: persistentvolumeclaim "later" not found. preemption: 0/2 nodes are available: 2 Preemption is not helpful for scheduling.`
+		Eventually(scheduledCondition(ctx, first)).Should(And(Not(BeNil()), HaveField("Reason", "Unschedulable"), HaveField("Message", msg)))
+		Eventually(eventsOf(ctx, first, "FailedScheduling")).Should(ContainElement("Warning " + msg))
+		Consistently(nodeNameOf(ctx, first), "300ms").Should(BeEmpty())
+
+		// The claim's creation moves the pod back at once (the suite keeps the
+		// 5 minute flush), and the binder then binds the claim to its node.
+		createClaim(ctx, ns, "later", "")
+		Eventually(nodeNameOf(ctx, first)).ShouldNot(BeEmpty())
+		node := nodeNameOf(ctx, first)()
+		Eventually(claimNode(ctx, ns, "later")).Should(Equal(node))
+
+		// LeastAllocated would put a second pod on the other node; the claim
+		// keeps it with the first.
+		second := createPod(ctx, ns, "second", requests("1", "1Gi"), withClaim("data", "later"))
+		Eventually(nodeNameOf(ctx, second)).Should(Equal(node))
+	})
+
+	It("keeps the consumers of an unbound claim together while the binder catches up", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		createNode(ctx, "vb-a", "4", "16Gi")
+		createNode(ctx, "vb-b", "4", "16Gi")
+		createClaim(ctx, ns, "shared", "")
+		// Created together: LeastAllocated alone would spread them over both
+		// nodes before the binder binds the claim to the first one's.
+		var pods []*corev1.Pod
+		for _, name := range []string{"c1", "c2", "c3", "c4"} {
+			pods = append(pods, createPod(ctx, ns, name, requests("500m", "1Gi"), withClaim("data", "shared")))
+		}
+		Eventually(claimNode(ctx, ns, "shared")).ShouldNot(BeEmpty())
+		node := claimNode(ctx, ns, "shared")()
+		for _, p := range pods {
+			Eventually(nodeNameOf(ctx, p)).Should(Equal(node))
+		}
+	})
+})

@@ -1,0 +1,400 @@
+package api
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// Fast paths for the JSON-compatible maps the API server moves on every request
+// (decode a body, canonicalize, store, respond). They produce exactly what
+// encoding/json produces — the same values decoded, the same bytes encoded — and
+// hand everything unusual (errors, escapes, non-ASCII text, exotic numbers and
+// types) to encoding/json itself, so its results and error messages stay the
+// reference.
+
+// maxFastDepth bounds the recursion of the fast decoder; deeper documents take
+// the encoding/json path (which has its own limit and error).
+const maxFastDepth = 1000
+
+// decodeMapFast decodes a JSON object as DecodeMap does. ok is false when the
+// input is not one it is sure about; the caller then decodes it with
+// encoding/json.
+func decodeMapFast(data []byte) (map[string]any, bool) {
+	d := fastDecoder{data: data}
+	d.skipSpace()
+	if d.i >= len(d.data) || d.data[d.i] != '{' {
+		return nil, false
+	}
+	m, ok := d.object(0)
+	if !ok {
+		return nil, false
+	}
+	d.skipSpace()
+	if d.i != len(d.data) {
+		return nil, false
+	}
+	return m, true
+}
+
+type fastDecoder struct {
+	data []byte
+	i    int
+}
+
+func (d *fastDecoder) skipSpace() {
+	for d.i < len(d.data) {
+		switch d.data[d.i] {
+		case ' ', '\t', '\n', '\r':
+			d.i++
+		default:
+			return
+		}
+	}
+}
+
+// object decodes an object; d.i is at its '{'.
+func (d *fastDecoder) object(depth int) (map[string]any, bool) {
+	if depth > maxFastDepth {
+		return nil, false
+	}
+	d.i++ // '{'
+	m := map[string]any{}
+	d.skipSpace()
+	if d.i < len(d.data) && d.data[d.i] == '}' {
+		d.i++
+		return m, true
+	}
+	for {
+		if d.i >= len(d.data) || d.data[d.i] != '"' {
+			return nil, false
+		}
+		k, ok := d.str()
+		if !ok {
+			return nil, false
+		}
+		d.skipSpace()
+		if d.i >= len(d.data) || d.data[d.i] != ':' {
+			return nil, false
+		}
+		d.i++
+		d.skipSpace()
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		m[k] = v
+		d.skipSpace()
+		if d.i >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+			d.skipSpace()
+		case '}':
+			d.i++
+			return m, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// array decodes an array; d.i is at its '['.
+func (d *fastDecoder) array(depth int) ([]any, bool) {
+	if depth > maxFastDepth {
+		return nil, false
+	}
+	d.i++ // '['
+	s := []any{}
+	d.skipSpace()
+	if d.i < len(d.data) && d.data[d.i] == ']' {
+		d.i++
+		return s, true
+	}
+	for {
+		v, ok := d.value(depth)
+		if !ok {
+			return nil, false
+		}
+		s = append(s, v)
+		d.skipSpace()
+		if d.i >= len(d.data) {
+			return nil, false
+		}
+		switch d.data[d.i] {
+		case ',':
+			d.i++
+			d.skipSpace()
+		case ']':
+			d.i++
+			return s, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+func (d *fastDecoder) value(depth int) (any, bool) {
+	if d.i >= len(d.data) {
+		return nil, false
+	}
+	switch c := d.data[d.i]; {
+	case c == '{':
+		return d.object(depth + 1)
+	case c == '[':
+		return d.array(depth + 1)
+	case c == '"':
+		return d.str()
+	case c == 't':
+		return true, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return nil, d.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		return d.number()
+	}
+	return nil, false
+}
+
+func (d *fastDecoder) literal(lit string) bool {
+	if len(d.data)-d.i < len(lit) || string(d.data[d.i:d.i+len(lit)]) != lit {
+		return false
+	}
+	d.i += len(lit)
+	return true
+}
+
+// str decodes a string; d.i is at its opening quote. Plain ASCII is copied;
+// strings with escapes or other bytes are unquoted by encoding/json.
+func (d *fastDecoder) str() (string, bool) {
+	start := d.i + 1
+	i := start
+	for i < len(d.data) {
+		c := d.data[i]
+		if c == '"' {
+			d.i = i + 1
+			return string(d.data[start:i]), true
+		}
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			break
+		}
+		i++
+	}
+	// Find the closing quote, then let encoding/json validate and unquote.
+	for i < len(d.data) {
+		c := d.data[i]
+		switch {
+		case c == '\\':
+			i += 2
+			continue
+		case c < 0x20:
+			return "", false
+		case c == '"':
+			var s string
+			if err := json.Unmarshal(d.data[start-1:i+1], &s); err != nil {
+				return "", false
+			}
+			d.i = i + 1
+			return s, true
+		}
+		i++
+	}
+	return "", false
+}
+
+// number decodes a number as DecodeMap does: int64 when the literal is an
+// integer in range, float64 otherwise.
+func (d *fastDecoder) number() (any, bool) {
+	start := d.i
+	i := start
+	if d.data[i] == '-' {
+		i++
+	}
+	if i >= len(d.data) {
+		return nil, false
+	}
+	switch c := d.data[i]; {
+	case c == '0':
+		i++
+	case c >= '1' && c <= '9':
+		for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
+			i++
+		}
+	default:
+		return nil, false
+	}
+	integer := true
+	if i < len(d.data) && d.data[i] == '.' {
+		integer = false
+		i++
+		n := i
+		for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
+			i++
+		}
+		if i == n {
+			return nil, false
+		}
+	}
+	if i < len(d.data) && (d.data[i] == 'e' || d.data[i] == 'E') {
+		integer = false
+		i++
+		if i < len(d.data) && (d.data[i] == '+' || d.data[i] == '-') {
+			i++
+		}
+		n := i
+		for i < len(d.data) && d.data[i] >= '0' && d.data[i] <= '9' {
+			i++
+		}
+		if i == n {
+			return nil, false
+		}
+	}
+	tok := d.data[start:i]
+	d.i = i
+	if integer && len(tok) <= 18 {
+		// Fits in int64 whatever the digits: what json.Number.Int64 returns.
+		neg := tok[0] == '-'
+		digits := tok
+		if neg {
+			digits = tok[1:]
+		}
+		var n int64
+		for _, c := range digits {
+			n = n*10 + int64(c-'0')
+		}
+		if neg {
+			n = -n
+		}
+		return n, true
+	}
+	s := string(tok)
+	if integer {
+		if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return n, true
+		}
+	}
+	f, _ := strconv.ParseFloat(s, 64)
+	return f, true
+}
+
+// EncodeJSON returns what json.Marshal(v) returns, faster for JSON-compatible
+// values (maps, slices, strings, bools, int64 and float64 numbers, nil).
+func EncodeJSON(v any) ([]byte, error) {
+	return AppendJSON(make([]byte, 0, 512), v)
+}
+
+// AppendJSON appends the json.Marshal encoding of v to dst. On error dst is
+// returned unchanged.
+func AppendJSON(dst []byte, v any) ([]byte, error) {
+	out, err := appendJSON(dst, v)
+	if err != nil {
+		return dst, err
+	}
+	return out, nil
+}
+
+func appendJSON(dst []byte, v any) ([]byte, error) {
+	switch t := v.(type) {
+	case nil:
+		return append(dst, "null"...), nil
+	case string:
+		return appendJSONString(dst, t)
+	case bool:
+		return strconv.AppendBool(dst, t), nil
+	case int64:
+		return strconv.AppendInt(dst, t, 10), nil
+	case int:
+		return strconv.AppendInt(dst, int64(t), 10), nil
+	case int32:
+		return strconv.AppendInt(dst, int64(t), 10), nil
+	case float64:
+		if math.IsInf(t, 0) || math.IsNaN(t) {
+			break
+		}
+		abs := math.Abs(t)
+		f := byte('f')
+		if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+			f = 'e'
+		}
+		dst = strconv.AppendFloat(dst, t, f, -1, 64)
+		if f == 'e' {
+			// Clean up e-09 to e-9, as encoding/json does.
+			if n := len(dst); n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+				dst[n-2] = dst[n-1]
+				dst = dst[:n-1]
+			}
+		}
+		return dst, nil
+	case map[string]any:
+		if t == nil {
+			return append(dst, "null"...), nil
+		}
+		return appendJSONMap(dst, t)
+	case []any:
+		if t == nil {
+			return append(dst, "null"...), nil
+		}
+		dst = append(dst, '[')
+		for i, e := range t {
+			if i > 0 {
+				dst = append(dst, ',')
+			}
+			var err error
+			if dst, err = appendJSON(dst, e); err != nil {
+				return dst, err
+			}
+		}
+		return append(dst, ']'), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return dst, err
+	}
+	return append(dst, b...), nil
+}
+
+// appendJSONMap encodes m with its keys sorted, as encoding/json does.
+func appendJSONMap(dst []byte, m map[string]any) ([]byte, error) {
+	var small [16]string
+	keys := small[:0]
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys) // encoding/json orders map keys by strings.Compare
+	dst = append(dst, '{')
+	for i, k := range keys {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		var err error
+		if dst, err = appendJSONString(dst, k); err != nil {
+			return dst, err
+		}
+		dst = append(dst, ':')
+		if dst, err = appendJSON(dst, m[k]); err != nil {
+			return dst, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
+// appendJSONString quotes s as encoding/json does (HTML-safe); strings that need
+// escaping or hold non-ASCII text are quoted by encoding/json itself.
+func appendJSONString(dst []byte, s string) ([]byte, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, err := json.Marshal(s)
+			if err != nil {
+				return dst, err
+			}
+			return append(dst, b...), nil
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"'), nil
+}

@@ -1,0 +1,99 @@
+package api
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+var jsonCorpus = []string{
+	`{}`, ` {} `, "{\n\t\"a\" : 1 \r}", `{"a":1}}`, `{"a":1} x`, `{"a":1}{}`, `[]`, `null`, `"s"`, `1`, ``, `{`, `{"a"}`, `{"a":}`,
+	`{"a":1,}`, `{,}`, `{"a":[1,]}`, `{"a":[,1]}`, `{"a":01}`, `{"a":-}`, `{"a":1.}`, `{"a":.5}`, `{"a":1e}`, `{"a":1e+}`,
+	`{"a":-0}`, `{"a":-0.0}`, `{"a":0.5e-3}`, `{"a":1E5}`, `{"a":1e400}`, `{"a":-1e400}`, `{"a":123456789012345678}`,
+	`{"a":-123456789012345678}`, `{"a":9223372036854775807}`, `{"a":-9223372036854775808}`, `{"a":9223372036854775808}`,
+	`{"a":18446744073709551615}`, `{"a":1.0}`, `{"a":100000000000000000000000}`, `{"a":true,"b":false,"c":null}`,
+	`{"a":tru}`, `{"a":nul}`, `{"a":True}`, `{"a":"x","a":"y"}`, `{"a":{"b":[1,"2",{"c":[]}]}}`,
+	`{"a":"\""}`, `{"a":"\\"}`, `{"a":"\/"}`, `{"a":"\b\f\n\r\t"}`, `{"a":"\u00e9\u2028"}`, `{"a":"\ud83d\ude00"}`,
+	`{"a":"\ud83d"}`, `{"a":"\ude00x"}`, `{"a":"\ud83d\u0041"}`, `{"a":"\x"}`, `{"a":"\u12"}`, `{"a":"\u12g4"}`,
+	"{\"a\":\"\x01\"}", "{\"a\":\"\x7f\"}", "{\"a\":\"caf\xc3\xa9\"}", "{\"a\":\"bad\xff\xfe\"}", "{\"a\":\"\xed\xa0\x80\"}",
+	"{\"\xc3\xa9\":1}", "{\"a\":\"x\"\xff}", "\xef\xbb\xbf{}", `{"a":"unterminated}`, `{"a":"\`, `{"a":[`, `{"a":{`,
+	`{"metadata":{"name":"x","labels":{"a":"b"},"annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\"}\n"}},"data":{"k":"<&>"}}`,
+	`{"a":[[[[[[[[[[]]]]]]]]]]}`, `{"a" :[ 1 , 2 ] , "b" : { } }`,
+}
+
+func checkDecode(t *testing.T, in string) {
+	want, wantErr := decodeMapStd([]byte(in))
+	got, ok := decodeMapFast([]byte(in))
+	if !ok {
+		return // DecodeMap falls back to decodeMapStd
+	}
+	if wantErr != nil {
+		t.Fatalf("%q: fast path decoded what encoding/json refuses (%v): %#v", in, wantErr, got)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: fast %#v, encoding/json %#v", in, got, want)
+	}
+	// And DecodeMap itself.
+	if m, err := DecodeMap([]byte(in)); err != nil || !reflect.DeepEqual(m, want) {
+		t.Fatalf("%q: DecodeMap %#v, %v", in, m, err)
+	}
+}
+
+func checkEncode(t *testing.T, v any) {
+	want, wantErr := json.Marshal(v)
+	got, err := EncodeJSON(v)
+	if (err == nil) != (wantErr == nil) || (err != nil && err.Error() != wantErr.Error()) {
+		t.Fatalf("%#v: error %v, encoding/json %v", v, err, wantErr)
+	}
+	if string(got) != string(want) && wantErr == nil {
+		t.Fatalf("%#v:\n fast %s\n json %s", v, got, want)
+	}
+}
+
+func TestDecodeMapFastMatchesEncodingJSON(t *testing.T) {
+	for _, in := range jsonCorpus {
+		checkDecode(t, in)
+	}
+	deep := strings.Repeat(`{"a":`, 1200) + "1" + strings.Repeat("}", 1200)
+	checkDecode(t, deep)
+	if _, err := DecodeMap([]byte(deep)); err != nil {
+		t.Fatalf("deep object: %v", err)
+	}
+	// Sanity: the fast path does take the common case.
+	if _, ok := decodeMapFast([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"},"data":{"k":"v"}}`)); !ok {
+		t.Fatal("the fast path refused a plain object")
+	}
+}
+
+func TestEncodeJSONMatchesEncodingJSON(t *testing.T) {
+	for _, in := range jsonCorpus {
+		if m, err := decodeMapStd([]byte(in)); err == nil {
+			checkEncode(t, m)
+		}
+	}
+	type named string
+	for _, v := range []any{
+		nil, map[string]any(nil), []any(nil), map[string]any{}, []any{}, "", "a<b>&c", "é", "\u2028", "bad\xff", "\x00\x1f\"\\/",
+		int64(-5), 3, int32(7), uint64(math.MaxUint64), 1.5, 1e21, 1e20, 1e-6, 1e-7, -1e-7, 123456789.125, math.SmallestNonzeroFloat64,
+		math.MaxFloat64, 0.0, math.Copysign(0, -1), math.Inf(1), math.NaN(), true, false, json.Number("12"), named("x"),
+		map[string]string{"b": "1", "a": "2"}, []string{"x"}, map[string]any{"f": func() {}},
+		map[string]any{"z": 1, "a": []any{map[string]any{"y": nil, "b": "<"}}, "A": 1.25, "é": "ü", "\u2028k": 1, "": 0},
+		Time{}, map[string]any{"t": Time{}},
+	} {
+		checkEncode(t, v)
+	}
+}
+
+func FuzzDecodeMapFast(f *testing.F) {
+	for _, in := range jsonCorpus {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkDecode(t, string(in))
+		if m, err := decodeMapStd(in); err == nil {
+			checkEncode(t, m)
+		}
+	})
+}

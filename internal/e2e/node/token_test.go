@@ -1,0 +1,122 @@
+package node
+
+import (
+	"crypto/tls"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controlplane"
+	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/client/rest"
+)
+
+const saDir = "/var/run/secrets/kubernetes.io/serviceaccount"
+
+var _ = Describe("The service-account token volume", func() {
+	It("gives a pod on a secure control plane a token issued through TokenRequest, the CA and its namespace", func(ctx SpecContext) {
+		// A control plane of its own: tokens are issued only when it is secure.
+		// It has no Services, so its service proxy binds nothing that the
+		// suite's environment uses, and the pod binds no port.
+		dataDir := GinkgoT().TempDir()
+		cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: dataDir, NoFsync: true, CompactionInterval: -1,
+			Secure: true, LocalNode: true, NodeName: "secure-node", Controllers: []string{"serviceaccount"}, Scheduler: true})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(cp.Close()).To(Succeed()) })
+		cfg, err := cp.ClientConfig("test-admin")
+		Expect(err).NotTo(HaveOccurred())
+		sch, err := all.NewScheme()
+		Expect(err).NotTo(HaveOccurred())
+		c, err := client.New(cfg, client.Options{Scheme: sch})
+		Expect(err).NotTo(HaveOccurred())
+		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
+		Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
+
+		// The ServiceAccount admission plugin adds the kube-api-access-XXXXX
+		// projected volume (token, kube-root-ca.crt's ca.crt, namespace) and
+		// mounts it at saDir; the root CA publisher makes kube-root-ca.crt.
+		pod := &corev1.Pod{}
+		pod.Name, pod.Namespace = "token-reader", "default"
+		pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+		pod.Spec.Containers = []corev1.Container{{Name: "main", Image: "local/podserver:1",
+			Command: []string{suite.server, "-cat", saDir + "/token," + saDir + "/namespace," + saDir + "/ca.crt"}}}
+		// The default ServiceAccount appears shortly after the namespace.
+		Eventually(func() error {
+			return c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "default"}, &corev1.ServiceAccount{})
+		}).
+			WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
+		Expect(c.Create(ctx, pod)).To(Succeed())
+		Expect(pod.Spec.Volumes).To(ContainElement(HaveField("Name", HavePrefix("kube-api-access-"))))
+		Expect(pod.Spec.Containers[0].VolumeMounts).To(ContainElement(HaveField("MountPath", saDir)))
+		Eventually(func(g Gomega) {
+			p := &corev1.Pod{}
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(pod), p)).To(Succeed())
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodSucceeded), "%+v", p.Status)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+
+		out, err := kubectlWith(ctx, kubeconfig, "logs", "token-reader").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), string(out))
+
+		By("the node serves logs over TLS, to the API server only")
+		n := &corev1.Node{}
+		Expect(c.Get(ctx, client.ObjectKey{Name: "secure-node"}, n)).To(Succeed())
+		logURL := fmt.Sprintf("https://127.0.0.1:%d/containerLogs/default/token-reader/main", n.Status.DaemonEndpoints.KubeletEndpoint.Port)
+		p, err := pki.Ensure(pki.Options{Dir: filepath.Join(dataDir, "pki")})
+		Expect(err).NotTo(HaveOccurred())
+		aliceCert, aliceKey, err := p.IssueClientCert("alice", nil, time.Hour)
+		Expect(err).NotTo(HaveOccurred())
+		alice, err := tls.X509KeyPair(aliceCert, aliceKey)
+		Expect(err).NotTo(HaveOccurred())
+		for who, certs := range map[string][]tls.Certificate{"no certificate": nil, "alice": {alice}} {
+			hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{ //nolint:gosec // the node's certificate is self-signed
+				InsecureSkipVerify: true, Certificates: certs}}}
+			resp, err := hc.Get(logURL)
+			if err == nil {
+				resp.Body.Close()
+			}
+			Expect(err).To(HaveOccurred(), "%s read the node's logs", who)
+			hc.CloseIdleConnections()
+		}
+		files := map[string]string{}
+		for _, part := range strings.Split(string(out), "== ")[1:] {
+			path, content, _ := strings.Cut(part, "\n")
+			files[path] = strings.TrimSpace(content)
+		}
+		Expect(files).To(HaveKeyWithValue(saDir+"/namespace", "default"))
+		Expect(files).To(HaveKeyWithValue(saDir+"/ca.crt", strings.TrimSpace(string(cfg.TLS.CAData))))
+		token := files[saDir+"/token"]
+		parts := strings.Split(token, ".")
+		Expect(parts).To(HaveLen(3), "token %q is not a JWT", token)
+		payload, err := base64.RawURLEncoding.DecodeString(parts[1])
+		Expect(err).NotTo(HaveOccurred())
+		var claims struct {
+			Sub string   `json:"sub"`
+			Aud []string `json:"aud"`
+			Exp int64    `json:"exp"`
+			Iat int64    `json:"iat"`
+		}
+		Expect(json.Unmarshal(payload, &claims)).To(Succeed())
+		Expect(claims.Sub).To(Equal("system:serviceaccount:default:default"))
+		Expect(claims.Exp - claims.Iat).To(BeNumerically("~", 3607, 2))
+
+		By("the API server accepts the token")
+		rc, err := rest.NewClient(&rest.Config{Host: cp.URL(), TLS: rest.TLSConfig{CAData: cfg.TLS.CAData}, BearerToken: token})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = rc.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/api"})
+		Expect(err).NotTo(HaveOccurred())
+		rc, err = rest.NewClient(&rest.Config{Host: cp.URL(), TLS: rest.TLSConfig{CAData: cfg.TLS.CAData}, BearerToken: token + "x"})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = rc.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/api"})
+		Expect(err).To(HaveOccurred(), "a tampered token is refused")
+	}, SpecTimeout(2*time.Minute))
+})
