@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -125,6 +126,11 @@ var _ = Describe("Admission webhooks with matchPolicy", Ordered, func() {
 	}, SpecTimeout(time.Minute))
 
 	It("does not call it with matchPolicy Exact", func(ctx SpecContext) {
+		// The configurations of the previous spec are deleted by its cleanup;
+		// wait until the API server's cache has seen that.
+		Eventually(func() int {
+			return call(ctx, admin.http, http.MethodPost, cp.URL()+widgets, widget(fmt.Sprintf("before-%d", time.Now().UnixNano()), 13)).code
+		}).WithContext(ctx).Should(Equal(http.StatusCreated))
 		register(ctx, "validatingwebhookconfigurations", "exact", "/validate", "Exact")
 		// A probe through v1 shows the configuration is in effect.
 		Eventually(func() int {
