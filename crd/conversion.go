@@ -18,35 +18,19 @@ import (
 
 	crdapi "github.com/converge-dev/converge/crd/api"
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/review"
 )
 
-// ConversionReview is apiextensions.k8s.io/v1 ConversionReview, the body a
-// conversion webhook receives and answers.
-type ConversionReview struct {
-	APIVersion string              `json:"apiVersion"`
-	Kind       string              `json:"kind"`
-	Request    *ConversionRequest  `json:"request,omitempty"`
-	Response   *ConversionResponse `json:"response,omitempty"`
-}
-
-// ConversionRequest asks for objects to be converted to DesiredAPIVersion.
-type ConversionRequest struct {
-	UID               string           `json:"uid"`
-	DesiredAPIVersion string           `json:"desiredAPIVersion"`
-	Objects           []map[string]any `json:"objects"`
-}
-
-// ConversionResponse holds the converted objects, in request order, and the
-// outcome (Result.Status "Success" or "Failure" with a message).
-type ConversionResponse struct {
-	UID              string           `json:"uid"`
-	ConvertedObjects []map[string]any `json:"convertedObjects"`
-	Result           api.Status       `json:"result"`
-}
+// The ConversionReview wire types (framework/api/review).
+type (
+	ConversionReview   = review.ConversionReview
+	ConversionRequest  = review.ConversionRequest
+	ConversionResponse = review.ConversionResponse
+)
 
 // ConversionReviewAPIVersion is the only ConversionReview version Converge
 // speaks (Kubernetes also knows v1beta1).
-const ConversionReviewAPIVersion = "apiextensions.k8s.io/v1"
+const ConversionReviewAPIVersion = review.ConversionAPIVersion
 
 // DefaultConversionTimeout bounds one call of a conversion webhook (as in
 // Kubernetes).

@@ -2,13 +2,12 @@ package controlplane
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 
-	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
+	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver"
@@ -24,72 +23,17 @@ func (cp *ControlPlane) withWebhookAdmission(sec *apiserver.Security) {
 	if cp.opts.Secure || !sec.Admission.Empty() {
 		return
 	}
-	list := func(ctx context.Context, resource string) ([][]byte, error) {
+	list := func(ctx context.Context, gvr api.GroupVersionResource, namespace string) ([][]byte, int64, error) {
 		if cp.server == nil {
-			return nil, errors.New("controlplane: the API server is not created yet")
+			return nil, 0, errors.New("controlplane: the API server is not created yet")
 		}
-		items, _, err := cp.server.CachedObjects(ctx, admissionregistrationv1.GroupVersion.WithResource(resource), "")
-		if errors.Is(err, apiserver.ErrNotServed) {
-			return nil, nil
-		}
-		return items, err
-	}
-	namespaceLabels := func(ctx context.Context, namespace string) (map[string]string, error) {
-		items, _, err := cp.server.CachedObjects(ctx, api.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "")
-		if err != nil {
-			return nil, err
-		}
-		for _, b := range items {
-			var ns struct{ Metadata api.ObjectMeta }
-			if json.Unmarshal(b, &ns) == nil && ns.Metadata.Name == namespace {
-				return ns.Metadata.Labels, nil
-			}
-		}
-		return nil, fmt.Errorf("namespace %q not found", namespace)
-	}
-	mutating := func(ctx context.Context) ([]admission.Hook, error) {
-		items, err := list(ctx, "mutatingwebhookconfigurations")
-		if err != nil {
-			return nil, err
-		}
-		cs, err := decodeItems[admissionregistrationv1.MutatingWebhookConfiguration](items)
-		if err != nil {
-			return nil, err
-		}
-		return admissionregistrationv1.MutatingHooks(cs), nil
-	}
-	validating := func(ctx context.Context) ([]admission.Hook, error) {
-		items, err := list(ctx, "validatingwebhookconfigurations")
-		if err != nil {
-			return nil, err
-		}
-		cs, err := decodeItems[admissionregistrationv1.ValidatingWebhookConfiguration](items)
-		if err != nil {
-			return nil, err
-		}
-		return admissionregistrationv1.ValidatingHooks(cs), nil
+		return cp.server.CachedObjects(ctx, gvr, namespace)
 	}
 	warn := func(_ context.Context, text string) {
 		cp.log.V(1).Info("Admission webhook warning", "warning", text)
 	}
-	sec.Admission = &admission.Chain{
-		Mutators: []admission.Mutator{&admission.Webhooks{Mutating: true, Hooks: mutating, NamespaceLabels: namespaceLabels, Warn: warn,
-			Equivalents: cp.equivalentResources}},
-		Validators: []admission.Validator{&admission.Webhooks{Hooks: validating, NamespaceLabels: namespaceLabels, Warn: warn,
-			Equivalents: cp.equivalentResources}},
-	}
-}
-
-func decodeItems[T any](items [][]byte) ([]T, error) {
-	out := make([]T, 0, len(items))
-	for _, b := range items {
-		var t T
-		if err := json.Unmarshal(b, &t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
+	mutating, validating := security.WebhookAdmission(list, cp.equivalentResources, warn)
+	sec.Admission = &admission.Chain{Mutators: []admission.Mutator{mutating}, Validators: []admission.Validator{validating}}
 }
 
 // webhookOptions configures the webhook servers of operators: their

@@ -6,13 +6,11 @@ import (
 	"crypto/ecdsa"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
 
-	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
 	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
 	"github.com/converge-dev/converge/builtin/security/bootstrap"
 	"github.com/converge-dev/converge/builtin/security/csr"
@@ -144,12 +142,13 @@ func New(opts Options) (*Security, error) {
 	if opts.ServiceAccounts != nil {
 		builtin = append(builtin, &serviceaccount.Admission{Get: opts.ServiceAccounts})
 	}
+	mutatingWebhooks, validatingWebhooks := WebhookAdmission(s.list, opts.Equivalents, warn)
 	s.chain = &admission.Chain{
-		Mutators: append(builtin, admission.MutatorFunc(csrRequester), &admission.Webhooks{Mutating: true, Hooks: s.mutatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn, Equivalents: opts.Equivalents}),
+		Mutators: append(builtin, admission.MutatorFunc(csrRequester), mutatingWebhooks),
 		Validators: []admission.Validator{
 			node.Restriction{},
 			rbac.EscalationCheck(s.rbac, s.authorizer),
-			&admission.Webhooks{Hooks: s.validatingHooks, NamespaceLabels: s.namespaceLabels, Warn: warn, Equivalents: opts.Equivalents},
+			validatingWebhooks,
 		},
 	}
 	return s, errors.Join(errs...)
@@ -312,60 +311,4 @@ func (s *Security) pods(ctx context.Context, namespace, nodeName string) ([]node
 		}
 	}
 	return decodeAll[node.Pod](mine)
-}
-
-func (s *Security) namespaceLabels(ctx context.Context, namespace string) (map[string]string, error) {
-	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: "namespaces"}, "")
-	if err != nil {
-		return nil, err
-	}
-	for _, b := range items {
-		var ns struct{ Metadata api.ObjectMeta }
-		if json.Unmarshal(b, &ns) == nil && ns.Metadata.Name == namespace {
-			return ns.Metadata.Labels, nil
-		}
-	}
-	return nil, fmt.Errorf("namespace %q not found", namespace)
-}
-
-func decodeAll[T any](items [][]byte) ([]T, error) {
-	out := make([]T, 0, len(items))
-	for _, b := range items {
-		var t T
-		if err := json.Unmarshal(b, &t); err != nil {
-			return nil, err
-		}
-		out = append(out, t)
-	}
-	return out, nil
-}
-
-func (s *Security) validatingHooks(ctx context.Context) ([]admission.Hook, error) {
-	items, _, err := s.list(ctx, admissionregistrationv1.GroupVersion.WithResource("validatingwebhookconfigurations"), "")
-	if errors.Is(err, apiserver.ErrNotServed) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	cs, err := decodeAll[admissionregistrationv1.ValidatingWebhookConfiguration](items)
-	if err != nil {
-		return nil, err
-	}
-	return admissionregistrationv1.ValidatingHooks(cs), nil
-}
-
-func (s *Security) mutatingHooks(ctx context.Context) ([]admission.Hook, error) {
-	items, _, err := s.list(ctx, admissionregistrationv1.GroupVersion.WithResource("mutatingwebhookconfigurations"), "")
-	if errors.Is(err, apiserver.ErrNotServed) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	cs, err := decodeAll[admissionregistrationv1.MutatingWebhookConfiguration](items)
-	if err != nil {
-		return nil, err
-	}
-	return admissionregistrationv1.MutatingHooks(cs), nil
 }

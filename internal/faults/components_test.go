@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -30,13 +29,7 @@ var fastElection = []string{
 // <dataDir>/kubeconfig.
 func startAPIServerOnly(ctx context.Context, t testing.TB, ip string) *apiServer {
 	t.Helper()
-	addr := freeAddr(t, ip)
-	_, port, _ := net.SplitHostPort(addr)
-	dataDir := filepath.Join(t.TempDir(), "apiserver")
-	s := &apiServer{url: "https://" + addr, dataDir: dataDir,
-		args: []string{"apiserver", "--data-dir", dataDir, "--bind-address", ip, "--port", port}}
-	s.start(ctx, t, "apiserver")
-	return s
+	return startServer(ctx, t, "apiserver", "apiserver", ip, filepath.Join(t.TempDir(), "apiserver"), "")
 }
 
 func (s *apiServer) kubeconfig() string { return filepath.Join(s.dataDir, "kubeconfig") }
@@ -310,13 +303,9 @@ func TestAPIServerFailover(t *testing.T) {
 	// its admin certificate is accepted by both. The first one creates it.
 	pkiDir := filepath.Join(t.TempDir(), "pki")
 	for i, ip := range []string{"127.0.0.61", "127.0.0.62"} {
-		addr := freeAddr(t, ip)
-		_, port, _ := net.SplitHostPort(addr)
-		dataDir := filepath.Join(t.TempDir(), fmt.Sprintf("apiserver-%d", i))
-		s := &apiServer{url: "https://" + addr, dataDir: dataDir, pkiDir: pkiDir, args: []string{"apiserver", "--data-dir", dataDir,
-			"--pki-dir", pkiDir, "--bind-address", ip, "--port", port, "--etcd-servers", strings.Join(cluster.endpoints(), ",")}}
-		s.start(ctx, t, fmt.Sprintf("apiserver-%d", i))
-		servers = append(servers, s)
+		name := fmt.Sprintf("apiserver-%d", i)
+		servers = append(servers, startServer(ctx, t, name, "apiserver", ip, filepath.Join(t.TempDir(), name), pkiDir,
+			"--etcd-servers", strings.Join(cluster.endpoints(), ",")))
 	}
 	c, err := rest.NewClient(&rest.Config{Hosts: []string{servers[0].url, servers[1].url}, MaxTries: 3,
 		Timeout: 10 * time.Second, UserAgent: "converge-faults", TLS: servers[0].tls()})

@@ -359,13 +359,25 @@ type apiServer struct {
 // etcdServers when not empty) and waits until /readyz answers.
 func startAPIServer(ctx context.Context, t testing.TB, name, ip, dataDir string, etcdServers []string) *apiServer {
 	t.Helper()
-	addr := freeAddr(t, ip)
-	_, port, _ := net.SplitHostPort(addr)
-	args := []string{"up", "--data-dir", dataDir, "--bind-address", ip, "--port", port, "--pod-cidr", "127.56.0.0/16"}
+	args := []string{"--pod-cidr", "127.56.0.0/16"}
 	if len(etcdServers) > 0 {
 		args = append(args, "--etcd-servers", strings.Join(etcdServers, ","))
 	}
-	s := &apiServer{url: "https://" + addr, dataDir: dataDir, args: args}
+	return startServer(ctx, t, name, "up", ip, dataDir, "", args...)
+}
+
+// startServer runs `converge COMMAND` (up or apiserver) on a free port of ip
+// with dataDir (and the shared pkiDir when not empty) and waits until /readyz
+// answers.
+func startServer(ctx context.Context, t testing.TB, name, command, ip, dataDir, pkiDir string, extra ...string) *apiServer {
+	t.Helper()
+	addr := freeAddr(t, ip)
+	_, port, _ := net.SplitHostPort(addr)
+	args := []string{command, "--data-dir", dataDir, "--bind-address", ip, "--port", port}
+	if pkiDir != "" {
+		args = append(args, "--pki-dir", pkiDir)
+	}
+	s := &apiServer{url: "https://" + addr, dataDir: dataDir, pkiDir: pkiDir, args: append(args, extra...)}
 	s.start(ctx, t, name)
 	return s
 }

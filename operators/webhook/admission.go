@@ -10,6 +10,7 @@ import (
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/apiserver/admission"
 )
 
 // AdmissionReviewAPIVersion is the AdmissionReview version served.
@@ -62,31 +63,13 @@ type UserInfo struct {
 	Extra    map[string][]string `json:"extra,omitempty"`
 }
 
-// GroupVersionKind is metav1.GroupVersionKind as AdmissionReview encodes it.
-type GroupVersionKind struct {
-	Group   string `json:"group"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-}
-
-// GroupVersionResource is metav1.GroupVersionResource as AdmissionReview encodes it.
-type GroupVersionResource struct {
-	Group    string `json:"group"`
-	Version  string `json:"version"`
-	Resource string `json:"resource"`
-}
-
-// AdmissionResponse is the response half of an AdmissionReview. The server
-// copies the request's uid into it.
-type AdmissionResponse struct {
-	UID              string            `json:"uid"`
-	Allowed          bool              `json:"allowed"`
-	Result           *api.Status       `json:"status,omitempty"`
-	Patch            []byte            `json:"patch,omitempty"`
-	PatchType        *string           `json:"patchType,omitempty"`
-	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
-	Warnings         []string          `json:"warnings,omitempty"`
-}
+// The AdmissionReview types shared with the API server's webhook client
+// (framework/apiserver/admission).
+type (
+	GroupVersionKind     = admission.GroupVersionKind
+	GroupVersionResource = admission.GroupVersionResource
+	AdmissionResponse    = admission.AdmissionResponse
+)
 
 // Warnings are returned to the client (kubectl prints them as "Warning: ...").
 type Warnings []string

@@ -9,33 +9,19 @@ import (
 	"strings"
 
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/review"
 	"github.com/converge-dev/converge/operators"
 )
 
 // ConversionReviewAPIVersion is the ConversionReview version served.
-const ConversionReviewAPIVersion = "apiextensions.k8s.io/v1"
+const ConversionReviewAPIVersion = review.ConversionAPIVersion
 
-// ConversionReview is apiextensions.k8s.io/v1 ConversionReview.
-type ConversionReview struct {
-	APIVersion string              `json:"apiVersion"`
-	Kind       string              `json:"kind"`
-	Request    *ConversionRequest  `json:"request,omitempty"`
-	Response   *ConversionResponse `json:"response,omitempty"`
-}
-
-// ConversionRequest asks for Objects to be converted to DesiredAPIVersion.
-type ConversionRequest struct {
-	UID               string           `json:"uid"`
-	DesiredAPIVersion string           `json:"desiredAPIVersion"`
-	Objects           []map[string]any `json:"objects"`
-}
-
-// ConversionResponse holds the converted objects in request order.
-type ConversionResponse struct {
-	UID              string           `json:"uid"`
-	ConvertedObjects []map[string]any `json:"convertedObjects"`
-	Result           api.Status       `json:"result"`
-}
+// The ConversionReview wire types (framework/api/review).
+type (
+	ConversionReview   = review.ConversionReview
+	ConversionRequest  = review.ConversionRequest
+	ConversionResponse = review.ConversionResponse
+)
 
 // ConvertFunc converts obj, in place, from one version of a kind to another.
 // It changes the fields that differ (renames, moves, defaults); the SDK sets

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/converge-dev/converge/builtin/api/all"
-	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/simulated"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
@@ -40,17 +39,9 @@ func BenchmarkFleetReady(b *testing.B) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		took := time.Since(t0)
-		list := &corev1.NodeList{}
-		if err := c.List(ctx, list); err != nil {
+		ready, err := readyNodes(ctx, c)
+		if err != nil {
 			b.Fatal(err)
-		}
-		ready := 0
-		for _, n := range list.Items {
-			for _, cond := range n.Status.Conditions {
-				if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-					ready++
-				}
-			}
 		}
 		if ready != nodes {
 			b.Fatalf("%d of %d nodes Ready", ready, nodes)

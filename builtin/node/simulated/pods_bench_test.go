@@ -110,17 +110,9 @@ func benchPod(i int) *corev1.Pod {
 func waitNodesReady(ctx context.Context, b *testing.B, c *client.Client, want int) {
 	b.Helper()
 	for {
-		list := &corev1.NodeList{}
-		if err := c.List(ctx, list); err != nil {
+		ready, err := readyNodes(ctx, c)
+		if err != nil {
 			b.Fatal(err)
-		}
-		ready := 0
-		for _, n := range list.Items {
-			for _, cond := range n.Status.Conditions {
-				if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
-					ready++
-				}
-			}
 		}
 		if ready == want {
 			return
@@ -131,4 +123,21 @@ func waitNodesReady(ctx context.Context, b *testing.B, c *client.Client, want in
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// readyNodes counts the nodes whose Ready condition is True.
+func readyNodes(ctx context.Context, c *client.Client) (int, error) {
+	list := &corev1.NodeList{}
+	if err := c.List(ctx, list); err != nil {
+		return 0, err
+	}
+	ready := 0
+	for _, n := range list.Items {
+		for _, cond := range n.Status.Conditions {
+			if cond.Type == corev1.NodeReady && cond.Status == corev1.ConditionTrue {
+				ready++
+			}
+		}
+	}
+	return ready, nil
 }
