@@ -28,10 +28,15 @@ const (
 // DefaultPod applies the defaults the API server gives a new or updated Pod: the
 // PodSpec defaults, requests copied from limits, enableServiceLinks, host ports for
 // host-network pods and the not-ready/unreachable tolerations
-// (DefaultTolerationSeconds admission). Priority and preemptionPolicy come from
-// the Priority admission step (PriorityClasses), not from defaulting.
+// (DefaultTolerationSeconds admission), and phase Pending for a pod that has
+// none yet (what Kubernetes' PrepareForCreate gives every new pod). Priority and
+// preemptionPolicy come from the Priority admission step (PriorityClasses), not
+// from defaulting.
 func DefaultPod(p *Pod) {
 	DefaultPodSpec(&p.Spec)
+	if p.Status.Phase == "" {
+		p.Status.Phase = PodPending
+	}
 	for _, cs := range [][]Container{p.Spec.Containers, p.Spec.InitContainers} {
 		for i := range cs {
 			r := &cs[i].Resources

@@ -95,3 +95,16 @@ func TestDefaultNamespaceAndSecret(t *testing.T) {
 		t.Errorf("secret: %+v", s)
 	}
 }
+
+func TestDefaultPodPhase(t *testing.T) {
+	p := &Pod{}
+	DefaultPod(p)
+	if p.Status.Phase != PodPending {
+		t.Errorf("new pod phase %q, want Pending", p.Status.Phase)
+	}
+	p = &Pod{Status: PodStatus{Phase: PodRunning}}
+	DefaultPod(p)
+	if p.Status.Phase != PodRunning {
+		t.Errorf("running pod phase %q after defaulting", p.Status.Phase)
+	}
+}
