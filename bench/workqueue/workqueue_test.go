@@ -3,6 +3,7 @@ package workqueue
 import (
 	"fmt"
 	"sync"
+	"time"
 
 	"testing"
 
@@ -91,7 +92,71 @@ func serial(b *testing.B, q queue, ks []string) {
 	}
 }
 
+// BenchmarkWorkqueueInterleaved runs each case in alternating slices, converge
+// then client-go, ten times, and reports both peers' ns per item over all slices
+// and their ratio (client-go's time ÷ Converge's): load from other processes
+// that comes and goes then weighs on both alike. b.N items per peer.
+func BenchmarkWorkqueueInterleaved(b *testing.B) {
+	ks := keys(keySpace)
+	for _, c := range []struct {
+		name string
+		n    int // producers and consumers; 0: serial
+	}{{"serial", 0}, {"p1", 1}, {"p8", 8}} {
+		b.Run(c.name, func(b *testing.B) {
+			const slices = 10
+			per := max(b.N/slices, 1000)
+			var total [2]time.Duration
+			for range slices {
+				for i, p := range peers {
+					q := p.new()
+					var start time.Time
+					begin := func() { start = time.Now() }
+					if c.n == 0 {
+						serialN(q, ks, per, begin)
+					} else {
+						runProducerConsumer(q, ks, c.n, per, begin)
+					}
+					total[i] += time.Since(start)
+				}
+			}
+			items := float64(per * slices)
+			b.ReportMetric(float64(total[0].Nanoseconds())/items, "converge-ns/item")
+			b.ReportMetric(float64(total[1].Nanoseconds())/items, "clientgo-ns/item")
+			b.ReportMetric(float64(total[1])/float64(total[0]), "ratio")
+			b.ReportMetric(0, "ns/op")
+		})
+	}
+}
+
+// serialN is serial without a testing.B: n cycles after the warm-up, which
+// ends with a call of started.
+func serialN(q queue, ks []string, n int, started func()) {
+	defer q.ShutDown()
+	for _, k := range ks {
+		q.Add(k)
+	}
+	for range ks {
+		k, _ := q.Get()
+		q.Done(k)
+	}
+	started()
+	for i := range n {
+		q.Add(ks[i&(len(ks)-1)])
+		k, _ := q.Get()
+		q.Done(k)
+	}
+}
+
 func producerConsumer(b *testing.B, q queue, ks []string, n int) {
+	runProducerConsumer(q, ks, n, b.N, func() {
+		b.ReportAllocs()
+		b.ResetTimer()
+	})
+}
+
+// runProducerConsumer is the pN case for total adds; started, if set, runs
+// once the consumers are running, just before the producers start.
+func runProducerConsumer(q queue, ks []string, n, total int, started func()) {
 	index := make(map[string]int, len(ks))
 	for i, k := range ks {
 		index[k] = i
@@ -119,13 +184,14 @@ func producerConsumer(b *testing.B, q queue, ks []string, n int) {
 			}
 		})
 	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	per := b.N / n
+	if started != nil {
+		started()
+	}
+	per := total / n
 	for w := range n {
 		count := per
 		if w == 0 {
-			count += b.N - per*n
+			count += total - per*n
 		}
 		producers.Go(func() {
 			for range count {

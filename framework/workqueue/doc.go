@@ -23,14 +23,17 @@
 //     1000 s, and an overall 10 qps / 100 burst token bucket); Forget resets an item's
 //     backoff and NumRequeues reports it.
 //   - Cheap: a warmed queue does not allocate for Add, Get and Done; without a
-//     MetricsProvider it takes no timestamps. One lock guards the queue and is
-//     held only for index and list updates: items are hashed before it is taken,
-//     and a Get that had to wait is handed its item directly instead of
-//     competing for the lock again once woken. The last 1024 items to finish
-//     keep their bookkeeping entry, so keys that come back soon cost fewer index
-//     operations; older ones are released. Goroutines: one per queue for the
-//     metrics gauges (only with metrics) and one for delayed adds (from the
-//     first AddAfter); both end at ShutDown.
+//     MetricsProvider it takes no timestamps. Items are spread by hash over 16
+//     shards, each keeping its items' bookkeeping under its own lock, held only
+//     for an index probe and a state change (items are hashed before it is
+//     taken). The order is kept by one FIFO of queued items, a lock-free ring
+//     with an overflow list, so Get takes no lock at all while items are
+//     waiting, and many producers and consumers on few CPUs do not park on a
+//     shared mutex. The last 2048 items to finish keep their bookkeeping entry,
+//     so keys that come back soon cost fewer index operations; older ones are
+//     released. Goroutines: one per queue for the metrics gauges (only with
+//     metrics) and one for delayed adds (from the first AddAfter); both end at
+//     ShutDown.
 //
 // A typical worker:
 //

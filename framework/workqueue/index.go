@@ -4,7 +4,7 @@ package workqueue
 // hash computed before the queue's lock is taken (a Go map would hash under the
 // lock), so that the lock is held for a probe and a comparison. Deletion shifts
 // the rest of a probe run back instead of leaving tombstones. It is not safe for
-// concurrent use; Typed guards it with its mutex.
+// concurrent use; each shard guards its own with its mutex.
 type index struct {
 	entries []indexEntry // power-of-two length, or nil while empty
 	n       int          // entries in use
@@ -19,8 +19,9 @@ const minIndexSize = 16
 
 func (x *index) home(h uint64) uint64 { return h & uint64(len(x.entries)-1) }
 
-// indexGet returns the slot number of item, whose hash is h.
-func indexGet[T comparable](x *index, h uint64, item T, slots []slot[T]) (int32, bool) {
+// indexGet returns the slot number of item, whose hash is h, in shard sh.
+func indexGet[T comparable](sh *shard[T], h uint64, item T) (int32, bool) {
+	x := &sh.index
 	if x.n == 0 {
 		return 0, false
 	}
@@ -30,7 +31,7 @@ func indexGet[T comparable](x *index, h uint64, item T, slots []slot[T]) (int32,
 		if e.id == 0 {
 			return 0, false
 		}
-		if e.hash == h && slots[e.id-1].item == item {
+		if e.hash == h && sh.slot(e.id-1).item == item {
 			return e.id - 1, true
 		}
 	}

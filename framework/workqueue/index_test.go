@@ -21,16 +21,17 @@ func TestIndex(t *testing.T) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			const items = 500
 			hashOf := func(item int) uint64 { return uint64(item) * 0x9e3779b97f4a7c15 % tc.homes }
-			slots := make([]slot[int], items)
-			for i := range slots {
-				slots[i] = slot[int]{item: i, hash: hashOf(i)}
+			sh := &shard[int]{}
+			for i := range items {
+				s := sh.slot(sh.newSlot())
+				s.item, s.hash = i, hashOf(i)
 			}
-			var x index
+			x := &sh.index
 			want := map[int]bool{}
 			for op := range 20000 {
 				item := rng.IntN(items)
 				h := hashOf(item)
-				id, ok := indexGet(&x, h, item, slots)
+				id, ok := indexGet(sh, h, item)
 				if ok != want[item] || (ok && id != int32(item)) {
 					t.Fatalf("op %d: get(%d) = %d, %v; want present=%v", op, item, id, ok, want[item])
 				}
@@ -46,7 +47,7 @@ func TestIndex(t *testing.T) {
 				}
 			}
 			for item := range items {
-				if _, ok := indexGet(&x, hashOf(item), item, slots); ok != want[item] {
+				if _, ok := indexGet(sh, hashOf(item), item); ok != want[item] {
 					t.Fatalf("final get(%d) present=%v, want %v", item, ok, want[item])
 				}
 			}

@@ -47,8 +47,10 @@ func (noopMetric) Observe(float64) {}
 // unfinishedWorkPeriod is how often the unfinished-work gauges are refreshed.
 const unfinishedWorkPeriod = 500 * time.Millisecond
 
-// queueMetrics records a queue's metrics; its methods other than retry are called
-// with Typed.mu held, so its maps need no lock of their own. It exists only when metrics are enabled.
+// queueMetrics records a queue's metrics. Each shard has its own, holding the
+// timestamps of that shard's items; its methods other than retry are called with
+// the shard's lock held, so its maps need no lock of their own. The instruments
+// are shared. It exists only when metrics are enabled.
 type queueMetrics[T comparable] struct {
 	m     QueueMetrics
 	clock Clock
@@ -112,17 +114,16 @@ func (qm *queueMetrics[T]) done(item T) {
 
 func (qm *queueMetrics[T]) retry() { qm.m.Retries.Inc() }
 
-// updateUnfinished sets the unfinished-work gauges from the processing items.
-func (qm *queueMetrics[T]) updateUnfinished() {
+// unfinished returns the seconds that processing items have been processing,
+// summed and the longest.
+func (qm *queueMetrics[T]) unfinished() (total, longest float64) {
 	now := qm.clock.Now()
-	var total, longest float64
 	for _, t := range qm.startTimes {
 		d := now.Sub(t).Seconds()
 		total += d
 		longest = max(longest, d)
 	}
-	qm.m.UnfinishedWork.Set(total)
-	qm.m.LongestRunningProcessor.Set(longest)
+	return total, longest
 }
 
 // updateUnfinishedWorkLoop refreshes the unfinished-work gauges every
@@ -136,9 +137,17 @@ func (q *Typed[T]) updateUnfinishedWorkLoop(timer Timer) {
 			return
 		case <-timer.C():
 		}
-		q.mu.Lock()
-		q.metrics.updateUnfinished()
-		q.mu.Unlock()
+		var total, longest float64
+		for i := range q.shards {
+			sh := &q.shards[i]
+			sh.mu.Lock()
+			t, l := sh.metrics.unfinished()
+			sh.mu.Unlock()
+			total += t
+			longest = max(longest, l)
+		}
+		q.metrics.m.UnfinishedWork.Set(total)
+		q.metrics.m.LongestRunningProcessor.Set(longest)
 		timer.Reset(unfinishedWorkPeriod)
 	}
 }

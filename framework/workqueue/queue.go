@@ -4,29 +4,51 @@ import (
 	"context"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 )
 
 // Item states. An item with neither flag is idle: it may keep its slot for a while
 // (see maxIdle) or have none.
 const (
-	stateDirty      uint8 = 1 << iota // waiting to be handed to Get
-	stateProcessing                   // handed out by Get, Done not yet called
+	stateDirty      uint32 = 1 << iota // waiting to be handed to Get
+	stateProcessing                    // handed out by Get, Done not yet called
 )
 
-// maxIdle is how many idle items keep their slot. An item that comes back while its
-// slot is kept costs one index probe per Add and per Done instead of an insertion
-// and a deletion; the oldest idle slot is released once more are idle.
-const maxIdle = 1024
+// Shards. Items are spread over numShards shards by hash; each shard keeps the
+// bookkeeping of its items (index, slots, states) under its own lock, so that
+// goroutines working on different items rarely wait for each other. The order
+// in which items are handed out is kept by one FIFO shared by all shards.
+const (
+	shardBits  = 4
+	numShards  = 1 << shardBits
+	shardShift = 64 - shardBits // a shard is chosen by the top bits of an item's hash
+)
+
+// maxIdle is how many idle items keep their slot, over all shards. An item that
+// comes back while its slot is kept costs one index probe per Add and per Done
+// instead of an insertion and a deletion; the oldest idle slot of a shard is
+// released once more than maxIdle/numShards of its items are idle.
+const maxIdle = 2048
+
+const maxIdlePerShard = maxIdle / numShards
 
 // slot is the record of an item that is dirty, processing, or recently idle. Slots are
-// reused through a free list, and the FIFO holds slot numbers, so Get needs no hashing
-// and a warmed queue never allocates.
+// reused through a free list and never move, and the FIFO holds pointers to them, so
+// Get needs no hashing and no lock, and a warmed queue never allocates.
+//
+// Get reads a slot without its shard's lock: a slot in the FIFO is dirty and not
+// processing, and only Get changes such a slot (to processing, atomically); its item
+// was written before it was queued. Add and Done change states under the lock.
 type slot[T comparable] struct {
 	item  T
-	hash  uint64 // of item, under the queue's seed
-	state uint8
-	gen   uint32 // bumped each time the item becomes idle; matches its idle entry
+	hash  uint64        // of item, under the queue's seed
+	state atomic.Uint32 // stateDirty and stateProcessing bits
+	gen   uint32        // bumped each time the item becomes idle; matches its idle entry
+	shard uint8         // the shard the slot belongs to
 }
+
+// slotChunk is how many slots are allocated at once; chunks never move.
+const slotChunk = 64
 
 // idleEntry records that a slot became idle; it is stale once the slot's gen moved on
 // or the slot is in use again.
@@ -35,46 +57,53 @@ type idleEntry struct {
 	gen uint32
 }
 
-// waiter is a Get blocked on an empty queue. Add and Done hand an item to the
-// oldest waiter directly, already marked processing, so the woken Get returns
-// without taking the lock again; ShutDown sends shutdown to every waiter. ch has
-// room for the one message a waiter ever receives, so senders never block.
-type waiter[T comparable] struct {
-	ch chan handoff[T]
+// shard holds the bookkeeping of the items whose hash selects it.
+type shard[T comparable] struct {
+	_ [64]byte // keep neighbouring shards' locks off one cache line
+
+	mu      sync.Mutex
+	index   index           // slot number of each item that is dirty, processing or kept idle
+	chunks  [][]slot[T]     // slot number i is chunks[i/slotChunk][i%slotChunk]
+	nslots  int32           // slot numbers handed out so far
+	free    []int32         // unused slot numbers
+	idle    ring[idleEntry] // slots that became idle, oldest first; at most maxIdlePerShard
+	metrics *queueMetrics[T]
 }
 
-type handoff[T comparable] struct {
-	item     T
-	shutdown bool
+// slot returns slot number id; sh.mu is held.
+func (sh *shard[T]) slot(id int32) *slot[T] { return &sh.chunks[id/slotChunk][id%slotChunk] }
+
+// newSlot returns an unused slot number, from the free list or a new one.
+func (sh *shard[T]) newSlot() int32 {
+	if n := len(sh.free); n > 0 {
+		id := sh.free[n-1]
+		sh.free = sh.free[:n-1]
+		return id
+	}
+	id := sh.nslots
+	if id%slotChunk == 0 {
+		sh.chunks = append(sh.chunks, make([]slot[T], slotChunk))
+	}
+	sh.nslots++
+	return id
 }
 
 // Typed is a work queue of items of type T; see the package documentation for its
 // contract. Create it with New. All methods are safe for concurrent use.
-//
-// One lock guards the state, and it is held only for table and list updates:
-// items are hashed before it is taken, and a Get that had to wait is handed its
-// item instead of competing for the lock again when woken.
 type Typed[T comparable] struct {
-	// mu guards the fields from queue to metrics. It is never held together with
-	// delay.mu or a rate limiter's lock.
-	mu sync.Mutex
+	shards [numShards]shard[T]
+	fifo   fifo[*slot[T]] // dirty items not being processed, oldest first
 
-	queue        ring[int32]      // slots of dirty items not being processed, FIFO
-	index        index            // slot of each item that is dirty, processing or kept idle
-	slots        []slot[T]        // indexed by slot number
-	free         []int32          // unused slot numbers
-	idle         ring[idleEntry]  // slots that became idle, oldest first; at most maxIdle
-	waiting      ring[*waiter[T]] // blocked Gets, oldest first; non-empty only if queue is
-	dirty        int              // number of dirty items (queued or dirty while processing)
-	processing   int              // number of processing items
-	shuttingDown bool             // no more adds; Get returns shutdown once queue is empty
-	drained      chan struct{}    // closed when processing reaches 0 after a ShutDownWithDrain
-	metrics      *queueMetrics[T] // nil when metrics are disabled
+	shuttingDown atomic.Bool   // no more adds; Get returns shutdown once the FIFO is empty
+	draining     atomic.Bool   // a ShutDownWithDrain is waiting for processing items
+	drainWake    chan struct{} // capacity 1: a processing item was marked Done while draining
+	waiting      atomic.Int32  // Gets blocked on an empty FIFO
+	stop         chan struct{} // closed by the first ShutDown; stops the background goroutines
+	stopOnce     sync.Once
 
 	seed    maphash.Seed
-	waiters sync.Pool // of *waiter[T], reused across Gets
-
-	stop chan struct{} // closed by the first ShutDown; stops background goroutines
+	metrics *queueMetrics[T] // nil when metrics are disabled
+	depth   atomic.Int64     // dirty items over all shards; kept only with metrics
 
 	clock       Clock
 	rateLimiter RateLimiter[T]
@@ -89,10 +118,11 @@ func New[T comparable](opts Options[T]) *Typed[T] {
 	q := &Typed[T]{
 		seed:        maphash.MakeSeed(),
 		stop:        make(chan struct{}),
+		drainWake:   make(chan struct{}, 1),
 		clock:       opts.Clock,
 		rateLimiter: opts.RateLimiter,
 	}
-	q.waiters.New = func() any { return &waiter[T]{ch: make(chan handoff[T], 1)} }
+	q.fifo.init()
 	if q.clock == nil {
 		q.clock = RealClock{}
 	}
@@ -101,84 +131,63 @@ func New[T comparable](opts Options[T]) *Typed[T] {
 	}
 	q.delay.init()
 	if opts.MetricsProvider != nil && opts.Name != "" {
-		q.metrics = newQueueMetrics[T](opts.MetricsProvider.NewQueueMetrics(opts.Name), q.clock)
+		m := opts.MetricsProvider.NewQueueMetrics(opts.Name)
+		q.metrics = newQueueMetrics[T](m, q.clock)
+		for i := range q.shards {
+			q.shards[i].metrics = newQueueMetrics[T](m, q.clock)
+		}
 		go q.updateUnfinishedWorkLoop(q.clock.NewTimer(unfinishedWorkPeriod))
 	}
 	return q
+}
+
+// shardOf returns the shard of an item with hash h and its number.
+func (q *Typed[T]) shardOf(h uint64) (*shard[T], int) {
+	i := int(h >> shardShift)
+	return &q.shards[i], i
 }
 
 // Add marks item as needing processing. An item that is already waiting is not added
 // again (stingy); an item that is being processed is queued again when its worker
 // calls Done, never handed to a second worker. Add does nothing after ShutDown.
 func (q *Typed[T]) Add(item T) {
+	if q.shuttingDown.Load() {
+		return
+	}
 	h := maphash.Comparable(q.seed, item)
-	q.mu.Lock()
-	if q.shuttingDown {
-		q.mu.Unlock()
-		return
-	}
-	id, ok := indexGet(&q.index, h, item, q.slots)
-	if ok {
-		s := &q.slots[id]
-		if s.state&stateDirty != 0 {
-			q.mu.Unlock()
+	sh, si := q.shardOf(h)
+	sh.mu.Lock()
+	if id, ok := indexGet(sh, h, item); ok {
+		s := sh.slot(id)
+		state := s.state.Load()
+		if state&stateDirty != 0 {
+			// Queued: the Get that takes it starts processing after this Add.
+			sh.mu.Unlock()
 			return
 		}
-		wasIdle := s.state == 0
-		s.state |= stateDirty
-		q.dirty++
-		if q.metrics != nil {
-			q.metrics.add(item, q.dirty)
-		}
-		if !wasIdle { // processing: Done queues it again
-			q.mu.Unlock()
-			return
-		}
-		q.ready(id) // unlocks
+		s.state.Store(state | stateDirty)
+		q.countAdd(sh, item)
+		if state == 0 {
+			q.fifo.push(s)
+		} // else processing: Done queues it again
+		sh.mu.Unlock()
 		return
 	}
-	if n := len(q.free); n > 0 {
-		id = q.free[n-1]
-		q.free = q.free[:n-1]
-		s := &q.slots[id]
-		s.item, s.hash, s.state = item, h, stateDirty
-	} else {
-		id = int32(len(q.slots))
-		q.slots = append(q.slots, slot[T]{item: item, hash: h, state: stateDirty})
-	}
-	q.index.put(h, id)
-	q.dirty++
-	if q.metrics != nil {
-		q.metrics.add(item, q.dirty)
-	}
-	q.ready(id) // unlocks
+	id := sh.newSlot()
+	s := sh.slot(id)
+	s.item, s.hash, s.shard = item, h, uint8(si)
+	s.state.Store(stateDirty)
+	sh.index.put(h, id)
+	q.countAdd(sh, item)
+	q.fifo.push(s)
+	sh.mu.Unlock()
 }
 
-// ready makes the dirty slot id available to Get: it hands the item to the oldest
-// waiting Get, or queues it. The caller holds q.mu; ready releases it, and sends
-// to the waiter after unlocking, so that the woken Get does not find the lock held.
-func (q *Typed[T]) ready(id int32) {
-	if q.waiting.n == 0 {
-		q.queue.push(id)
-		q.mu.Unlock()
-		return
+// countAdd records an item becoming dirty in the metrics; sh.mu is held.
+func (q *Typed[T]) countAdd(sh *shard[T], item T) {
+	if sh.metrics != nil {
+		sh.metrics.add(item, int(q.depth.Add(1)))
 	}
-	w := q.waiting.pop()
-	item := q.take(id)
-	q.mu.Unlock()
-	w.ch <- handoff[T]{item: item}
-}
-
-// take marks the dirty slot id processing and returns its item; q.mu is held.
-func (q *Typed[T]) take(id int32) T {
-	s := &q.slots[id]
-	s.state = stateProcessing
-	q.dirty--
-	q.processing++
-	if q.metrics != nil {
-		q.metrics.get(s.item, q.dirty)
-	}
-	return s.item
 }
 
 // Get blocks until an item is available and returns it; the caller owns the item
@@ -188,86 +197,100 @@ func (q *Typed[T]) take(id int32) T {
 // Get takes no context: a consumer's lifetime is the queue's, and the owner ends it
 // with ShutDown (typically when its own context ends).
 func (q *Typed[T]) Get() (item T, shutdown bool) {
-	q.mu.Lock()
-	if q.queue.n > 0 {
-		item = q.take(q.queue.pop())
-		q.mu.Unlock()
-		return item, false
+	s, ok := q.fifo.tryPop()
+	for !ok {
+		if q.shuttingDown.Load() {
+			return item, true
+		}
+		q.waiting.Add(1)
+		s, ok = q.fifo.pop()
+		q.waiting.Add(-1)
+		if !ok {
+			return item, true
+		}
 	}
-	if q.shuttingDown {
-		q.mu.Unlock()
-		return item, true
+	return q.take(s), false
+}
+
+// take marks the queued slot s processing and returns its item. A slot is in the
+// FIFO only while it is dirty and not processing, and nothing but take changes such
+// a slot, so take needs the shard's lock only for the metrics.
+func (q *Typed[T]) take(s *slot[T]) T {
+	sh := &q.shards[s.shard]
+	item := s.item
+	s.state.Store(stateProcessing)
+	if sh.metrics != nil {
+		sh.mu.Lock()
+		sh.metrics.get(item, int(q.depth.Add(-1)))
+		sh.mu.Unlock()
 	}
-	w := q.waiters.Get().(*waiter[T])
-	q.waiting.push(w)
-	q.mu.Unlock()
-	h := <-w.ch
-	q.waiters.Put(w)
-	return h.item, h.shutdown
+	return item
 }
 
 // Done marks item as processed. If it was added again while being processed, it is
 // queued again now. Done for an item that is not being processed does nothing.
 func (q *Typed[T]) Done(item T) {
 	h := maphash.Comparable(q.seed, item)
-	q.mu.Lock()
-	id, ok := indexGet(&q.index, h, item, q.slots)
-	if !ok || q.slots[id].state&stateProcessing == 0 {
-		q.mu.Unlock()
+	sh, _ := q.shardOf(h)
+	sh.mu.Lock()
+	id, ok := indexGet(sh, h, item)
+	if !ok {
+		sh.mu.Unlock()
 		return
 	}
-	q.processing--
-	if q.metrics != nil {
-		q.metrics.done(item)
+	s := sh.slot(id)
+	state := s.state.Load()
+	if state&stateProcessing == 0 {
+		sh.mu.Unlock()
+		return
 	}
-	s := &q.slots[id]
-	if s.state&stateDirty == 0 {
-		s.state = 0
-		s.gen++
-		q.idle.push(idleEntry{id: id, gen: s.gen})
-		if q.idle.n > maxIdle {
-			q.release(q.idle.pop())
-		}
+	if sh.metrics != nil {
+		sh.metrics.done(item)
+	}
+	if state&stateDirty != 0 {
+		s.state.Store(stateDirty)
+		q.fifo.push(s)
 	} else {
-		s.state = stateDirty
+		s.state.Store(0)
+		s.gen++
+		sh.idle.push(idleEntry{id: id, gen: s.gen})
+		if sh.idle.n > maxIdlePerShard {
+			sh.release(sh.idle.pop())
+		}
 	}
-	if q.processing == 0 && q.drained != nil {
-		close(q.drained)
-		q.drained = nil
+	sh.mu.Unlock()
+	if q.draining.Load() {
+		select {
+		case q.drainWake <- struct{}{}:
+		default:
+		}
 	}
-	if s.state == stateDirty {
-		q.ready(id) // unlocks
-		return
-	}
-	q.mu.Unlock()
 }
 
-// release frees the slot of an idle entry unless the entry is stale.
-func (q *Typed[T]) release(e idleEntry) {
-	s := &q.slots[e.id]
-	if s.state != 0 || s.gen != e.gen {
+// release frees the slot of an idle entry unless the entry is stale; sh.mu is held.
+func (sh *shard[T]) release(e idleEntry) {
+	s := sh.slot(e.id)
+	if s.state.Load() != 0 || s.gen != e.gen {
 		return
 	}
-	q.index.remove(s.hash, e.id)
+	sh.index.remove(s.hash, e.id)
 	s.item = *new(T)
-	q.free = append(q.free, e.id)
+	sh.free = append(sh.free, e.id)
 }
 
 // Len returns the number of items waiting to be handed out by Get, not counting
 // items that are dirty while being processed or waiting in AddAfter.
-func (q *Typed[T]) Len() int {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.queue.n
-}
+func (q *Typed[T]) Len() int { return q.fifo.len() }
 
 // ShutDown stops the queue: later adds are ignored, delayed items are dropped,
 // blocked and later Gets return the items still queued and then shutdown == true.
 // It does not wait for workers. Calling it more than once is harmless.
 func (q *Typed[T]) ShutDown() {
-	q.mu.Lock()
-	q.shutDownLocked()
-	q.mu.Unlock()
+	q.stopOnce.Do(func() {
+		q.shuttingDown.Store(true)
+		q.fifo.close()
+		close(q.stop)
+	})
 }
 
 // ShutDownWithDrain shuts the queue down like ShutDown and then waits until no item
@@ -275,41 +298,35 @@ func (q *Typed[T]) ShutDown() {
 // queued are not waited for: workers keep getting them until the queue is empty. It
 // returns ctx.Err() if ctx ends first; the queue stays shut down either way.
 func (q *Typed[T]) ShutDownWithDrain(ctx context.Context) error {
-	q.mu.Lock()
-	q.shutDownLocked()
-	if q.processing == 0 {
-		q.mu.Unlock()
-		return nil
+	q.ShutDown()
+	q.draining.Store(true) // before counting: a Done after the count then wakes us
+	for q.processing() > 0 {
+		select {
+		case <-q.drainWake:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
-	if q.drained == nil {
-		q.drained = make(chan struct{})
+	return nil
+}
+
+// processing counts the items handed out by Get and not yet Done. It looks at
+// every slot: Get keeps no count, to stay cheap, and this runs only while a
+// ShutDownWithDrain waits.
+func (q *Typed[T]) processing() int {
+	n := 0
+	for i := range q.shards {
+		sh := &q.shards[i]
+		sh.mu.Lock()
+		for id := range sh.nslots {
+			if sh.slot(id).state.Load()&stateProcessing != 0 {
+				n++
+			}
+		}
+		sh.mu.Unlock()
 	}
-	drained := q.drained
-	q.mu.Unlock()
-	select {
-	case <-drained:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return n
 }
 
 // ShuttingDown reports whether ShutDown or ShutDownWithDrain has been called.
-func (q *Typed[T]) ShuttingDown() bool {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.shuttingDown
-}
-
-// shutDownLocked starts shutdown; q.mu is held. Waiting Gets exist only while the
-// queue is empty, so they all return shutdown.
-func (q *Typed[T]) shutDownLocked() {
-	if q.shuttingDown {
-		return
-	}
-	q.shuttingDown = true
-	close(q.stop)
-	for q.waiting.n > 0 {
-		q.waiting.pop().ch <- handoff[T]{shutdown: true}
-	}
-}
+func (q *Typed[T]) ShuttingDown() bool { return q.shuttingDown.Load() }

@@ -76,22 +76,31 @@ func TestDirtyWhileProcessing(t *testing.T) {
 	}
 }
 
-// TestStress runs many producers and workers over few keys and checks the two
-// guarantees that matter to controllers: a key is never held by two workers at once,
-// and the last add of each key is followed by a Get that sees it.
+// TestStress runs many producers and workers over few keys, and over more keys
+// than the FIFO's ring holds, and checks the two guarantees that matter to
+// controllers: a key is never held by two workers at once, and the last add of
+// each key is followed by a Get that sees it.
 func TestStress(t *testing.T) {
 	t.Parallel()
+	for _, keys := range []int{16, 3 * ringSize} {
+		t.Run(fmt.Sprint(keys), func(t *testing.T) {
+			t.Parallel()
+			stress(t, keys)
+		})
+	}
+}
+
+func stress(t *testing.T, keys int) {
 	const (
-		keys      = 16
 		producers = 8
 		workers   = 8
 		addsEach  = 5000
 	)
 	q := New(Options[int]{})
 	var (
-		inFlight [keys]atomic.Int32
-		version  [keys]atomic.Int64 // bumped before each Add
-		seen     [keys]atomic.Int64 // highest version a worker saw after Get
+		inFlight = make([]atomic.Int32, keys)
+		version  = make([]atomic.Int64, keys) // bumped before each Add
+		seen     = make([]atomic.Int64, keys) // highest version a worker saw after Get
 		failures atomic.Int32
 		wg, pw   sync.WaitGroup
 	)
@@ -389,8 +398,9 @@ func TestNoAllocs(t *testing.T) {
 					q.Done(k)
 				}
 			}
-			cycle() // warm up
-			cycle()
+			for range 5 { // warm up
+				cycle()
+			}
 			if allocs := testing.AllocsPerRun(20, cycle); allocs != 0 {
 				t.Errorf("allocations per %d items = %v, want 0", len(keys), allocs)
 			}
@@ -415,9 +425,14 @@ func TestIdleSlots(t *testing.T) {
 				t.Fatalf("round %d: item %d = %d", round, i, item)
 			}
 		}
-		q.mu.Lock()
-		kept, slots := q.index.n, len(q.slots)
-		q.mu.Unlock()
+		kept, slots := 0, 0
+		for i := range q.shards {
+			sh := &q.shards[i]
+			sh.mu.Lock()
+			kept += sh.index.n
+			slots += int(sh.nslots)
+			sh.mu.Unlock()
+		}
 		if kept != maxIdle {
 			t.Errorf("round %d: %d items keep a slot, want %d", round, kept, maxIdle)
 		}
@@ -447,9 +462,7 @@ func TestWaitingGets(t *testing.T) {
 	t.Parallel()
 	q := New(Options[string]{})
 	waiting := func() int {
-		q.mu.Lock()
-		defer q.mu.Unlock()
-		return q.waiting.n
+		return int(q.waiting.Load())
 	}
 	type result struct {
 		item     string
