@@ -108,16 +108,20 @@ func (f *fifo[E]) push(e E) {
 		f.mu.Unlock()
 	}
 	if f.sleepers.Load() > 0 {
-		f.mu.Lock()
-		// Each sleeper is signalled once: the count drops here, not when it
-		// wakes, so pushes that follow do not take the lock to signal it again
-		// while it waits for the lock to return.
-		if f.sleepers.Load() > 0 {
-			f.sleepers.Add(-1)
-			f.nonEmpty.Signal()
-		}
-		f.mu.Unlock()
+		f.wakeOne()
 	}
+}
+
+// wakeOne signals one sleeping pop, if any. Each sleeper is signalled once: the
+// count drops here, not when it wakes, so pushes that follow do not take the lock
+// to signal it again while it waits for the lock to return.
+func (f *fifo[E]) wakeOne() {
+	f.mu.Lock()
+	if f.sleepers.Load() > 0 {
+		f.sleepers.Add(-1)
+		f.nonEmpty.Signal()
+	}
+	f.mu.Unlock()
 }
 
 // refillLocked moves overflow elements into the ring while it has room; f.mu is
@@ -163,8 +167,11 @@ func (f *fifo[E]) tryPop() (e E, ok bool) {
 // pop waits for the oldest element; it returns false once the FIFO is closed and
 // empty.
 func (f *fifo[E]) pop() (e E, ok bool) {
-	for {
+	for slept := false; ; slept = true {
 		if e, ok = f.tryPop(); ok {
+			if slept {
+				f.passOn()
+			}
 			return e, true
 		}
 		f.mu.Lock()
@@ -193,6 +200,16 @@ func (f *fifo[E]) pop() (e E, ok bool) {
 			}
 			return e, true
 		}
+	}
+}
+
+// passOn wakes another sleeper if elements are left after a woken pop took one.
+// A push signals one sleeper, but a pop that looked while an earlier push had
+// claimed its position and not yet stored its element went to sleep though a
+// later element was there; the pop woken for the earlier element wakes it.
+func (f *fifo[E]) passOn() {
+	if f.len() > 0 && f.sleepers.Load() > 0 {
+		f.wakeOne()
 	}
 }
 
