@@ -46,7 +46,10 @@ fuzz:
 	  framework/patch:FuzzMergePatch \
 	  framework/patch:FuzzStrategicMergePatch \
 	  framework/apiserver/protobuf:FuzzDecode \
-	  framework/api:FuzzDecodeMapFast; do \
+	  framework/api:FuzzDecodeMapFast \
+	  framework/api:FuzzDecodeValue \
+	  framework/api/validation:FuzzNameMatchers \
+	  framework/apiserver/registry:FuzzCanonicalizeTypedFast; do \
 	  pkg=$${spec%%:*}; target=$${spec##*:}; \
 	  echo "fuzz $$pkg $$target ($(FUZZTIME))"; \
 	  $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$(FUZZTIME) ./$$pkg; \

@@ -1,7 +1,9 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -13,6 +15,22 @@ import (
 // hand everything unusual (errors, escapes, non-ASCII text, exotic numbers and
 // types) to encoding/json itself, so its results and error messages stay the
 // reference.
+
+var (
+	// plainStringByte: bytes the decoder copies as they are (ASCII, not a
+	// control character, quote or backslash).
+	plainStringByte [256]bool
+	// safeStringByte: bytes encoding/json writes as they are (plainStringByte
+	// but the HTML-escaped '<', '>' and '&').
+	safeStringByte [256]bool
+)
+
+func init() {
+	for c := 0x20; c < 0x80; c++ {
+		plainStringByte[c] = c != '"' && c != '\\'
+		safeStringByte[c] = plainStringByte[c] && c != '<' && c != '>' && c != '&'
+	}
+}
 
 // maxFastDepth bounds the recursion of the fast decoder; deeper documents take
 // the encoding/json path (which has its own limit and error).
@@ -173,16 +191,12 @@ func (d *fastDecoder) literal(lit string) bool {
 func (d *fastDecoder) str() (string, bool) {
 	start := d.i + 1
 	i := start
-	for i < len(d.data) {
-		c := d.data[i]
-		if c == '"' {
-			d.i = i + 1
-			return string(d.data[start:i]), true
-		}
-		if c == '\\' || c < 0x20 || c >= 0x80 {
-			break
-		}
+	for i < len(d.data) && plainStringByte[d.data[i]] {
 		i++
+	}
+	if i < len(d.data) && d.data[i] == '"' {
+		d.i = i + 1
+		return string(d.data[start:i]), true
 	}
 	// Find the closing quote, then let encoding/json validate and unquote.
 	for i < len(d.data) {
@@ -386,7 +400,7 @@ func appendJSONMap(dst []byte, m map[string]any) ([]byte, error) {
 // escaping or hold non-ASCII text are quoted by encoding/json itself.
 func appendJSONString(dst []byte, s string) ([]byte, error) {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+		if !safeStringByte[s[i]] {
 			b, err := json.Marshal(s)
 			if err != nil {
 				return dst, err
@@ -397,4 +411,34 @@ func appendJSONString(dst []byte, s string) ([]byte, error) {
 	dst = append(dst, '"')
 	dst = append(dst, s...)
 	return append(dst, '"'), nil
+}
+
+// DecodeValue decodes any JSON value as DecodeMap decodes the values inside an
+// object: objects as map[string]any, arrays as []any, integers as int64 when in
+// range, other numbers as float64.
+func DecodeValue(data []byte) (any, error) {
+	d := fastDecoder{data: data}
+	d.skipSpace()
+	if v, ok := d.value(0); ok {
+		d.skipSpace()
+		if d.i == len(d.data) {
+			return v, nil
+		}
+	}
+	return decodeValueStd(data)
+}
+
+// decodeValueStd is DecodeValue by encoding/json, the reference for its fast
+// path.
+func decodeValueStd(data []byte) (any, error) {
+	if !json.Valid(data) {
+		return nil, errors.New("invalid JSON value")
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return NormalizeNumbers(v), nil
 }

@@ -97,3 +97,23 @@ func FuzzDecodeMapFast(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeValue checks DecodeValue against encoding/json (decodeValueStd).
+func FuzzDecodeValue(f *testing.F) {
+	for _, in := range jsonCorpus {
+		f.Add([]byte(in))
+	}
+	for _, in := range []string{`"x"`, `1`, `-0`, `1.5e3`, `null`, `true`, `[1,"a",{}]`, ` "2026-01-02T03:04:05Z" `, `1 2`, `"a" }`, `99999999999999999999`} {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := DecodeValue(in)
+		want, wantErr := decodeValueStd(in)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("DecodeValue(%q) error %v, encoding/json: %v", in, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("DecodeValue(%q) = %#v, encoding/json: %#v", in, got, want)
+		}
+	})
+}

@@ -28,7 +28,7 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	if t.Time.IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(t.UTC().Format(time.RFC3339))
+	return quoteTime(t.UTC(), time.RFC3339), nil
 }
 
 // UnmarshalJSON accepts RFC 3339 (with or without fractional seconds) or null.
@@ -37,8 +37,8 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		t.Time = time.Time{}
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := unquoteJSON(b)
+	if err != nil {
 		return err
 	}
 	if s == "" {
@@ -67,7 +67,7 @@ func (t MicroTime) MarshalJSON() ([]byte, error) {
 	if t.Time.IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(t.UTC().Format("2006-01-02T15:04:05.000000Z07:00"))
+	return quoteTime(t.UTC(), "2006-01-02T15:04:05.000000Z07:00"), nil
 }
 
 // UnmarshalJSON accepts RFC 3339 with optional fractional seconds, or null.
@@ -76,8 +76,8 @@ func (t *MicroTime) UnmarshalJSON(b []byte) error {
 		t.Time = time.Time{}
 		return nil
 	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	s, err := unquoteJSON(b)
+	if err != nil {
 		return err
 	}
 	if s == "" {
@@ -112,4 +112,33 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 	}
 	d.Duration = pd
 	return nil
+}
+
+// quoteTime is json.Marshal(t.Format(layout)) for the layouts above, whose
+// text (digits, '-', '+', ':', '.', 'T', 'Z') JSON never escapes.
+func quoteTime(t time.Time, layout string) []byte {
+	b := make([]byte, 0, len(layout)+8)
+	b = append(b, '"')
+	b = t.AppendFormat(b, layout)
+	return append(b, '"')
+}
+
+// unquoteJSON decodes a JSON string as json.Unmarshal into a string does,
+// without it for plain ASCII text.
+func unquoteJSON(b []byte) (string, error) {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' {
+		plain := true
+		for _, c := range b[1 : n-1] {
+			if c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return string(b[1 : n-1]), nil
+		}
+	}
+	var s string
+	err := json.Unmarshal(b, &s)
+	return s, err
 }

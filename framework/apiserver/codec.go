@@ -77,17 +77,34 @@ func withResourceVersion(stored []byte, rv int64) []byte {
 		}
 		return b
 	}
-	rvs := strconv.FormatInt(rv, 10)
-	out := make([]byte, 0, len(stored)+len(rvs)+22)
-	out = append(out, storedPrefix...)
-	out = append(out, `"resourceVersion":"`...)
-	out = append(out, rvs...)
-	out = append(out, '"')
+	out := make([]byte, 0, len(stored)+42)
+	out = appendRVHead(out, stored, rv)
+	return append(out, stored[len(storedPrefix):]...)
+}
+
+// appendRVHead appends what replaces storedPrefix in stored JSON written by
+// encodeStored to set its resourceVersion to rv.
+func appendRVHead(dst, stored []byte, rv int64) []byte {
+	dst = append(dst, storedPrefix...)
+	dst = append(dst, `"resourceVersion":"`...)
+	dst = strconv.AppendInt(dst, rv, 10)
+	dst = append(dst, '"')
 	if stored[len(storedPrefix)] != '}' {
-		out = append(out, ',')
+		dst = append(dst, ',')
 	}
-	out = append(out, stored[len(storedPrefix):]...)
-	return out
+	return dst
+}
+
+// jsonBody is a JSON response body in two parts, head then tail, so that
+// stored JSON can be sent with its resourceVersion without copying it.
+type jsonBody struct{ head, tail []byte }
+
+// storedBody is withResourceVersion(stored, rv) as a jsonBody.
+func storedBody(stored []byte, rv int64) jsonBody {
+	if !bytes.HasPrefix(stored, storedPrefix) {
+		return jsonBody{head: withResourceVersion(stored, rv)}
+	}
+	return jsonBody{head: appendRVHead(make([]byte, 0, 64), stored, rv), tail: stored[len(storedPrefix):]}
 }
 
 // decodeStored decodes stored JSON into a map with resourceVersion set.

@@ -47,6 +47,9 @@ func TestEncodeStoredSplicesResourceVersion(t *testing.T) {
 			}
 			spliced := withResourceVersion(stored, c.rv)
 			assertSameJSON(t, spliced, c.want)
+			if body := storedBody(stored, c.rv); string(body.head)+string(body.tail) != string(spliced) {
+				t.Errorf("storedBody = %s + %s, want %s", body.head, body.tail, spliced)
+			}
 			decoded, err := decodeStored(stored, c.rv)
 			if err != nil {
 				t.Fatalf("decodeStored: %v", err)
@@ -64,6 +67,9 @@ func TestWithResourceVersionForeignBytes(t *testing.T) {
 	assertSameJSON(t, got, `{"kind":"X","metadata":{"name":"a","resourceVersion":"5"}}`)
 	got = withResourceVersion([]byte(`{"kind":"X"}`), 6)
 	assertSameJSON(t, got, `{"kind":"X","metadata":{"resourceVersion":"6"}}`)
+	if body := storedBody([]byte(`{"kind":"X"}`), 6); string(body.head)+string(body.tail) != string(got) {
+		t.Errorf("storedBody = %s + %s, want %s", body.head, body.tail, got)
+	}
 }
 
 func TestEncodeStoredRejectsEmptyMetadata(t *testing.T) {

@@ -17,10 +17,10 @@ type requestInfo struct {
 	verb        string
 }
 
-// parseResourcePath parses /api/v1/... and /apis/GROUP/VERSION/... paths. ok is
-// false when the path is not a resource path (discovery roots are handled first).
-func parseResourcePath(method, path string, watchParam bool) (requestInfo, bool) {
-	parts := splitPath(path)
+// parseResourcePath parses /api/v1/... and /apis/GROUP/VERSION/... paths, split
+// by splitPath. ok is false when the path is not a resource path (discovery
+// roots are handled first).
+func parseResourcePath(method string, parts []string, watchParam bool) (requestInfo, bool) {
 	var ri requestInfo
 	switch {
 	case len(parts) >= 3 && parts[0] == "api":

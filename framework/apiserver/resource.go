@@ -69,13 +69,15 @@ func validateWriteOptions(q *request) error {
 	return nil
 }
 
-func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri requestInfo) {
+// serveResource serves a resource request; query is r's parsed query, which
+// the request owns.
+func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri requestInfo, query url.Values) {
 	res := s.opts.Registry.Get(ri.gv.WithResource(ri.resource))
 	if res == nil {
 		writeError(w, notFoundPath(r.URL.Path))
 		return
 	}
-	q := &request{w: w, r: r, ri: ri, res: res, query: r.URL.Query()}
+	q := &request{w: w, r: r, ri: ri, res: res, query: query}
 	if res.DeprecationWarning != "" {
 		addWarning(w, res.DeprecationWarning)
 	}

@@ -32,10 +32,18 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 }
 
 func writeRawJSON(w http.ResponseWriter, code int, b []byte) {
+	writeJSONBody(w, code, jsonBody{head: b})
+}
+
+// writeJSONBody writes b.head then b.tail as one JSON response.
+func writeJSONBody(w http.ResponseWriter, code int, b jsonBody) {
 	w.Header().Set("Content-Type", mediaJSON)
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Header().Set("Content-Length", strconv.Itoa(len(b.head)+len(b.tail)))
 	w.WriteHeader(code)
-	_, _ = w.Write(b)
+	_, _ = w.Write(b.head)
+	if len(b.tail) > 0 {
+		_, _ = w.Write(b.tail)
+	}
 }
 
 // writeError writes err as a Status; errors that carry none become 500s.
@@ -94,7 +102,7 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 // contentType returns the request's media type without parameters.
 func contentType(r *http.Request) string {
 	ct := r.Header.Get("Content-Type")
-	if ct == "" {
+	if ct == "" || ct == mediaJSON {
 		return mediaJSON
 	}
 	mt, _, err := mime.ParseMediaType(ct)

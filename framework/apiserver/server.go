@@ -85,6 +85,9 @@ type Server struct {
 
 	mu     sync.Mutex
 	caches map[string]*cacheHandle // by storage prefix
+	// started holds the same handles as caches, for cacheFor to find a
+	// started cache without taking mu.
+	started sync.Map // storage prefix → *cacheHandle
 
 	discoveryMu    sync.Mutex // guards the OpenAPI document cache below
 	discoveryCache map[string][]byte
@@ -130,6 +133,7 @@ func (s *Server) registryChanged() {
 		if !served[p] {
 			h.cancel()
 			delete(s.caches, p)
+			s.started.Delete(p)
 		}
 	}
 }
@@ -137,6 +141,12 @@ func (s *Server) registryChanged() {
 // cacheFor returns the (started) watch cache of a resource.
 func (s *Server) cacheFor(ctx context.Context, res *registry.Resource) (*watchCache, error) {
 	prefix := storagePrefix(res)
+	if h, ok := s.started.Load(prefix); ok {
+		if err := h.(*cacheHandle).cache.waitReady(ctx); err != nil {
+			return nil, err
+		}
+		return h.(*cacheHandle).cache, nil
+	}
 	s.mu.Lock()
 	h, ok := s.caches[prefix]
 	if !ok {
@@ -154,6 +164,7 @@ func (s *Server) cacheFor(ctx context.Context, res *registry.Resource) (*watchCa
 			})
 		h = &cacheHandle{cache: wc, cancel: cancel}
 		s.caches[prefix] = h
+		s.started.Store(prefix, h)
 		go wc.run(cctx)
 	}
 	s.mu.Unlock()
@@ -264,13 +275,14 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		s.serveResourceList(w, r, api.GroupVersion{Group: parts[1], Version: parts[2]})
 		return
 	}
-	watchParam := isTrue(r.URL.Query().Get("watch"))
-	ri, ok := parseResourcePath(r.Method, path, watchParam)
+	query := r.URL.Query()
+	watchParam := isTrue(query.Get("watch"))
+	ri, ok := parseResourcePath(r.Method, parts, watchParam)
 	if !ok {
 		writeError(w, notFoundPath(path))
 		return
 	}
-	s.serveResource(w, r, ri)
+	s.serveResource(w, r, ri, query)
 }
 
 func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {

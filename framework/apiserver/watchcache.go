@@ -423,6 +423,11 @@ func (c *watchCache) stop() {
 func (c *watchCache) waitReady(ctx context.Context) error {
 	select {
 	case <-c.readyCh:
+		return nil // the common case, without ctx.Done
+	default:
+	}
+	select {
+	case <-c.readyCh:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -7,14 +7,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/google/uuid"
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -80,6 +80,33 @@ func (s *Server) checkKind(res *registry.Resource, obj map[string]any) error {
 	obj["apiVersion"], obj["kind"] = want.GroupVersion().String(), want.Kind
 	return nil
 }
+
+// readObject reads and decodes the request body (decodeObject). A JSON body,
+// which the decoder does not keep any of, is read into a pooled buffer.
+func (s *Server) readObject(q *request) (map[string]any, error) {
+	if n := q.r.ContentLength; n > 0 && n <= maxPooledBody && n <= s.opts.MaxRequestBytes && q.r.Body != nil && contentType(q.r) == mediaJSON {
+		bp := bodyPool.Get().(*[]byte)
+		defer bodyPool.Put(bp)
+		if int64(cap(*bp)) < n {
+			*bp = make([]byte, n)
+		}
+		body := (*bp)[:n]
+		if _, err := io.ReadFull(q.r.Body, body); err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("read request body: %v", err))
+		}
+		return s.decodeObject(q, body)
+	}
+	body, err := s.readBody(q.r)
+	if err != nil {
+		return nil, err
+	}
+	return s.decodeObject(q, body)
+}
+
+// maxPooledBody bounds the bodies readObject reads into pooled buffers.
+const maxPooledBody = 64 << 10
+
+var bodyPool = sync.Pool{New: func() any { return new([]byte) }}
 
 // jsonTypeName names the JSON type of a decoded value, for error messages.
 func jsonTypeName(v any) string {
@@ -186,11 +213,7 @@ func generateName(base string) string {
 }
 
 func (s *Server) serveCreate(q *request) error {
-	body, err := s.readBody(q.r)
-	if err != nil {
-		return err
-	}
-	obj, err := s.decodeObject(q, body)
+	obj, err := s.readObject(q)
 	if err != nil {
 		return err
 	}
@@ -198,17 +221,17 @@ func (s *Server) serveCreate(q *request) error {
 	if err != nil {
 		return err
 	}
-	writeRawJSON(q.w, http.StatusCreated, out)
+	writeJSONBody(q.w, http.StatusCreated, out)
 	return nil
 }
 
 // create runs the create path for obj and returns the response body: the stored
 // object, with its resourceVersion, in the request's version.
-func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]byte, error) {
+func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (jsonBody, error) {
 	meta := metaOf(obj)
 	if ns, _ := meta["namespace"].(string); q.res.Namespaced {
 		if ns != "" && ns != q.ri.namespace {
-			return nil, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
+			return jsonBody{}, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
 		meta["namespace"] = q.ri.namespace
 	} else {
@@ -224,7 +247,7 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 	}
 	// Server-owned metadata is set before the strategy runs, so the object it
 	// canonicalizes (and may keep decoded for validation) is the one stored.
-	meta["uid"] = uuid.NewString()
+	meta["uid"] = newUID()
 	meta["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
 	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"} {
 		delete(meta, k)
@@ -235,10 +258,10 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 	p, prepares := q.res.Strategy.(registry.Preparer)
 	obj, dec, err := s.canonicalizeTyped(q, obj, name, !prepares)
 	if err != nil {
-		return nil, err
+		return jsonBody{}, err
 	}
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
-		return nil, err
+		return jsonBody{}, err
 	}
 	// The key is the name of the object as stored, whatever the body looked like.
 	name = api.NestedString(obj, "metadata", "name")
@@ -254,55 +277,56 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) ([]
 		errs = append(errs, q.res.Strategy.ValidateCreate(ctx, obj)...)
 	}
 	if len(errs) > 0 {
-		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
+		return jsonBody{}, apierrors.NewInvalid(q.groupKind(), name, errs)
 	}
 	if err := s.validateCreate(ctx, q, name, obj); err != nil {
-		return nil, err
+		return jsonBody{}, err
 	}
 	if q.res.Namespaced {
 		if err := s.checkNamespace(ctx, q, name); err != nil {
-			return nil, err
+			return jsonBody{}, err
 		}
 	}
 	adm, err := admitCreate(ctx, q, obj)
 	if err != nil {
-		return nil, err
+		return jsonBody{}, err
 	}
 	committed := false
 	defer func() { adm.end(ctx, committed) }()
 	if q.dryRun() {
 		b, err := api.EncodeJSON(obj)
 		if err != nil {
-			return nil, internalError("%v", err)
+			return jsonBody{}, internalError("%v", err)
 		}
-		return b, nil
+		return jsonBody{head: b}, nil
 	}
 	stored, err := toStorage(q.res, obj)
 	if err != nil {
-		return nil, internalError("%v", err)
+		return jsonBody{}, internalError("%v", err)
 	}
 	data, err := encodeStored(stored)
 	if err != nil {
-		return nil, internalError("%v", err)
+		return jsonBody{}, internalError("%v", err)
 	}
 	if err := s.checkObjectSize(data); err != nil {
-		return nil, err
+		return jsonBody{}, err
 	}
 	rev, err := s.opts.Storage.Create(ctx, storageKey(q.res, q.ri.namespace, name), data)
 	if err != nil {
 		if errors.Is(err, storage.ErrExists) {
-			return nil, apierrors.NewAlreadyExists(q.groupResource(), name)
+			return jsonBody{}, apierrors.NewAlreadyExists(q.groupResource(), name)
 		}
-		return nil, internalError("create %s: %v", name, err)
+		return jsonBody{}, internalError("create %s: %v", name, err)
 	}
 	committed = true
-	out := withResourceVersion(data, rev)
 	if v := viewOf(q.res); v.convert != nil && api.NestedString(stored, "apiVersion") != v.version {
-		if out, err = v.render(out); err != nil {
-			return nil, internalError("%v", err)
+		out, err := v.render(withResourceVersion(data, rev))
+		if err != nil {
+			return jsonBody{}, internalError("%v", err)
 		}
+		return jsonBody{head: out}, nil
 	}
-	return out, nil
+	return storedBody(data, rev), nil
 }
 
 // checkObjectSize refuses an encoded object larger than storage takes.

@@ -2,7 +2,6 @@ package validation
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -40,14 +39,62 @@ const (
 	dns1035LabelErrMsg = "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an alphabetic character, and end with an alphanumeric character"
 )
 
-// The compiled patterns are immutable after package initialisation.
-var (
-	qualifiedNameRegexp    = regexp.MustCompile("^" + qualifiedNameFmt + "$")
-	labelValueRegexp       = regexp.MustCompile("^" + labelValueFmt + "$")
-	dns1123LabelRegexp     = regexp.MustCompile("^" + dns1123LabelFmt + "$")
-	dns1123SubdomainRegexp = regexp.MustCompile("^" + dns1123SubdomainFmt + "$")
-	dns1035LabelRegexp     = regexp.MustCompile("^" + dns1035LabelFmt + "$")
-)
+// Matchers of the formats above, as anchored regular expressions would match
+// them (match_test.go checks them against the expressions).
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+func isLowerAlnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= '0' && c <= '9' }
+
+// matchQualifiedName matches qualifiedNameFmt.
+func matchQualifiedName(s string) bool {
+	if s == "" || !isAlnum(s[0]) || !isAlnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; !isAlnum(c) && c != '-' && c != '_' && c != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchLabelValue matches labelValueFmt.
+func matchLabelValue(s string) bool { return s == "" || matchQualifiedName(s) }
+
+// matchDNS1123Label matches dns1123LabelFmt.
+func matchDNS1123Label(s string) bool {
+	if s == "" || !isLowerAlnum(s[0]) || !isLowerAlnum(s[len(s)-1]) {
+		return false
+	}
+	for i := 1; i < len(s)-1; i++ {
+		if c := s[i]; !isLowerAlnum(c) && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+// matchDNS1123Subdomain matches dns1123SubdomainFmt.
+func matchDNS1123Subdomain(s string) bool {
+	for {
+		label, rest, more := strings.Cut(s, ".")
+		if !matchDNS1123Label(label) {
+			return false
+		}
+		if !more {
+			return true
+		}
+		s = rest
+	}
+}
+
+// matchDNS1035Label matches dns1035LabelFmt.
+func matchDNS1035Label(s string) bool {
+	return s != "" && s[0] >= 'a' && s[0] <= 'z' && matchDNS1123Label(s)
+}
 
 // IsQualifiedName checks a "qualified name": an optional RFC 1123 subdomain
 // prefix and '/', then a name of at most 63 alphanumeric characters, '-', '_'
@@ -79,7 +126,7 @@ func IsQualifiedName(value string) []string {
 	} else if len(name) > QualifiedNameMaxLength {
 		errs = append(errs, "name part "+MaxLenError(QualifiedNameMaxLength))
 	}
-	if !qualifiedNameRegexp.MatchString(name) {
+	if !matchQualifiedName(name) {
 		errs = append(errs, "name part "+RegexError(qualifiedNameErrMsg, qualifiedNameFmt, "MyName", "my.name", "123-abc"))
 	}
 	return errs
@@ -92,7 +139,7 @@ func IsValidLabelValue(value string) []string {
 	if len(value) > LabelValueMaxLength {
 		errs = append(errs, MaxLenError(LabelValueMaxLength))
 	}
-	if !labelValueRegexp.MatchString(value) {
+	if !matchLabelValue(value) {
 		errs = append(errs, RegexError(labelValueErrMsg, labelValueFmt, "MyValue", "my_value", "12345"))
 	}
 	return errs
@@ -106,8 +153,8 @@ func IsDNS1123Label(value string) []string {
 	if len(value) > DNS1123LabelMaxLength {
 		errs = append(errs, MaxLenError(DNS1123LabelMaxLength))
 	}
-	if !dns1123LabelRegexp.MatchString(value) {
-		if dns1123SubdomainRegexp.MatchString(value) {
+	if !matchDNS1123Label(value) {
+		if matchDNS1123Subdomain(value) {
 			// A valid subdomain but not a valid label: the length was checked
 			// above, so the problem is the dots.
 			errs = append(errs, "must not contain dots")
@@ -125,7 +172,7 @@ func IsDNS1123Subdomain(value string) []string {
 	if len(value) > DNS1123SubdomainMaxLength {
 		errs = append(errs, MaxLenError(DNS1123SubdomainMaxLength))
 	}
-	if !dns1123SubdomainRegexp.MatchString(value) {
+	if !matchDNS1123Subdomain(value) {
 		errs = append(errs, RegexError(dns1123SubdomainErrMsg, dns1123SubdomainFmt, "example.com"))
 	}
 	return errs
@@ -139,7 +186,7 @@ func IsDNS1035Label(value string) []string {
 	if len(value) > DNS1035LabelMaxLength {
 		errs = append(errs, MaxLenError(DNS1035LabelMaxLength))
 	}
-	if !dns1035LabelRegexp.MatchString(value) {
+	if !matchDNS1035Label(value) {
 		errs = append(errs, RegexError(dns1035LabelErrMsg, dns1035LabelFmt, "my-name", "abc-123"))
 	}
 	return errs

@@ -81,12 +81,23 @@ func ValidateObjectMeta(meta *api.ObjectMeta, namespaced bool, nameFn NameFunc, 
 
 // validateCommon validates what create and update check alike.
 func validateCommon(meta *api.ObjectMeta, path *field.Path) field.ErrorList {
+	// Each check finds nothing in an empty list: skip it, and its path.
 	var errs field.ErrorList
-	errs = append(errs, ValidateLabels(meta.Labels, path.Child("labels"))...)
-	errs = append(errs, ValidateAnnotations(meta.Annotations, path.Child("annotations"))...)
-	errs = append(errs, ValidateOwnerReferences(meta.OwnerReferences, path.Child("ownerReferences"))...)
-	errs = append(errs, ValidateFinalizers(meta.Finalizers, path.Child("finalizers"))...)
-	errs = append(errs, ValidateManagedFields(meta.ManagedFields, path.Child("managedFields"))...)
+	if len(meta.Labels) > 0 {
+		errs = append(errs, ValidateLabels(meta.Labels, path.Child("labels"))...)
+	}
+	if len(meta.Annotations) > 0 {
+		errs = append(errs, ValidateAnnotations(meta.Annotations, path.Child("annotations"))...)
+	}
+	if len(meta.OwnerReferences) > 0 {
+		errs = append(errs, ValidateOwnerReferences(meta.OwnerReferences, path.Child("ownerReferences"))...)
+	}
+	if len(meta.Finalizers) > 0 {
+		errs = append(errs, ValidateFinalizers(meta.Finalizers, path.Child("finalizers"))...)
+	}
+	if len(meta.ManagedFields) > 0 {
+		errs = append(errs, ValidateManagedFields(meta.ManagedFields, path.Child("managedFields"))...)
+	}
 	return errs
 }
 

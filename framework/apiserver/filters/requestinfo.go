@@ -27,7 +27,7 @@ type RequestInfo struct {
 
 // NewRequestInfo parses r.
 func NewRequestInfo(r *http.Request) *RequestInfo {
-	ri := &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+	ri := &RequestInfo{Path: r.URL.Path, Verb: lowerMethod(r.Method)}
 	parts := splitPath(r.URL.Path)
 	switch {
 	case len(parts) >= 3 && parts[0] == "api":
@@ -44,7 +44,7 @@ func NewRequestInfo(r *http.Request) *RequestInfo {
 		watch = true
 		parts = parts[1:]
 		if len(parts) == 0 {
-			return &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+			return &RequestInfo{Path: r.URL.Path, Verb: lowerMethod(r.Method)}
 		}
 	}
 	if parts[0] == "namespaces" && len(parts) > 1 {
@@ -54,7 +54,7 @@ func NewRequestInfo(r *http.Request) *RequestInfo {
 		}
 	}
 	if len(parts) > 3 {
-		return &RequestInfo{Path: r.URL.Path, Verb: strings.ToLower(r.Method)}
+		return &RequestInfo{Path: r.URL.Path, Verb: lowerMethod(r.Method)}
 	}
 	ri.IsResourceRequest = true
 	ri.Resource = parts[0]
@@ -67,11 +67,10 @@ func NewRequestInfo(r *http.Request) *RequestInfo {
 	if ri.Resource == "namespaces" && ri.Name != "" {
 		ri.Namespace = ri.Name
 	}
-	q := r.URL.Query()
 	switch r.Method {
 	case http.MethodGet, http.MethodHead:
 		switch {
-		case watch || ((q.Get("watch") == "true" || q.Get("watch") == "1") && ri.Subresource == ""):
+		case watch || (ri.Subresource == "" && watchParam(r)):
 			ri.Verb = "watch"
 		case ri.Name == "":
 			ri.Verb = "list"
@@ -92,6 +91,34 @@ func NewRequestInfo(r *http.Request) *RequestInfo {
 		}
 	}
 	return ri
+}
+
+// lowerMethod is strings.ToLower(method), without allocating for the usual
+// methods.
+func lowerMethod(method string) string {
+	switch method {
+	case http.MethodGet:
+		return "get"
+	case http.MethodPost:
+		return "post"
+	case http.MethodPut:
+		return "put"
+	case http.MethodPatch:
+		return "patch"
+	case http.MethodDelete:
+		return "delete"
+	case http.MethodHead:
+		return "head"
+	case http.MethodOptions:
+		return "options"
+	}
+	return strings.ToLower(method)
+}
+
+// watchParam reports whether the query sets watch=true (or 1).
+func watchParam(r *http.Request) bool {
+	v := r.URL.Query().Get("watch")
+	return v == "true" || v == "1"
 }
 
 func splitPath(path string) []string {

@@ -2,10 +2,12 @@ package registry
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -250,6 +252,9 @@ type Registry struct {
 	resources map[api.GroupVersionResource]*Resource
 	version   int64
 	listeners []func()
+	// served is a copy of resources, replaced (never changed) on every Add
+	// and Remove, for Get to read without locking.
+	served atomic.Pointer[map[api.GroupVersionResource]*Resource]
 }
 
 // New returns an empty registry.
@@ -261,7 +266,7 @@ func New() *Registry {
 func (r *Registry) Add(res *Resource) {
 	r.mu.Lock()
 	r.resources[res.GroupVersionResource()] = res
-	r.version++
+	r.publish()
 	ls := slices.Clone(r.listeners)
 	r.mu.Unlock()
 	for _, l := range ls {
@@ -273,12 +278,20 @@ func (r *Registry) Add(res *Resource) {
 func (r *Registry) Remove(gvr api.GroupVersionResource) {
 	r.mu.Lock()
 	delete(r.resources, gvr)
-	r.version++
+	r.publish()
 	ls := slices.Clone(r.listeners)
 	r.mu.Unlock()
 	for _, l := range ls {
 		l()
 	}
+}
+
+// publish counts a change of resources and publishes a copy for Get; r.mu is
+// held.
+func (r *Registry) publish() {
+	r.version++
+	m := maps.Clone(r.resources)
+	r.served.Store(&m)
 }
 
 // OnChange calls f after every Add or Remove.
@@ -290,9 +303,10 @@ func (r *Registry) OnChange(f func()) {
 
 // Get returns the resource, or nil.
 func (r *Registry) Get(gvr api.GroupVersionResource) *Resource {
-	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return r.resources[gvr]
+	if m := r.served.Load(); m != nil {
+		return (*m)[gvr]
+	}
+	return nil
 }
 
 // Version counts changes; discovery uses it as a cache key.

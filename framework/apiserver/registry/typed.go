@@ -40,7 +40,18 @@ func (s Typed[T]) Canonicalize(obj map[string]any) (map[string]any, []string, fi
 // CanonicalizeTyped implements TypedStrategy: the Decoded value is the *T that
 // out was encoded from.
 func (s Typed[T]) CanonicalizeTyped(obj map[string]any) (map[string]any, Decoded, []string, field.ErrorList) {
-	unknown := UnknownFields(obj, reflect.TypeFor[T]())
+	// canonicalizeFast refuses keys its plan does not know, and those are a
+	// subset of the fields UnknownFields knows: when it succeeds, there are no
+	// unknown fields.
+	if out, dec, errs, ok := s.canonicalizeFast(obj); ok {
+		return out, dec, nil, errs
+	}
+	return s.canonicalizeJSON(obj, UnknownFields(obj, reflect.TypeFor[T]()))
+}
+
+// canonicalizeJSON is CanonicalizeTyped through JSON text, the reference for
+// canonicalizeFast.
+func (s Typed[T]) canonicalizeJSON(obj map[string]any, unknown []string) (map[string]any, Decoded, []string, field.ErrorList) {
 	src := any(obj)
 	if len(unknown) > 0 {
 		// encoding/json matches field names case-insensitively; Kubernetes'
@@ -64,6 +75,32 @@ func (s Typed[T]) CanonicalizeTyped(obj map[string]any) (map[string]any, Decoded
 		return nil, Decoded{}, nil, field.ErrorList{field.InternalError(nil, err)}
 	}
 	return out, Decoded{Value: t, Meta: objectMetaOf(t)}, unknown, nil
+}
+
+// canonicalizeFast is CanonicalizeTyped for an object without unknown fields,
+// by decodeFast and encodeFast; ok is false when decodeFast is not sure (the
+// caller then takes the JSON round trip).
+func (s Typed[T]) canonicalizeFast(obj map[string]any) (map[string]any, Decoded, field.ErrorList, bool) {
+	t := new(T)
+	p := planOf(reflect.TypeFor[T]())
+	if !decodeFast(obj, p, reflect.ValueOf(t).Elem(), 0) {
+		return nil, Decoded{}, nil, false
+	}
+	if s.Default != nil {
+		s.Default(t)
+	}
+	var out map[string]any
+	if v, ok := encodeFast(reflect.ValueOf(t).Elem(), p, 0); ok {
+		out, ok = v.(map[string]any)
+	}
+	if out == nil {
+		// Defaulting made something this path does not encode: the reference.
+		var err error
+		if out, err = ToMap(t); err != nil {
+			return nil, Decoded{}, field.ErrorList{field.InternalError(nil, err)}, true
+		}
+	}
+	return out, Decoded{Value: t, Meta: objectMetaOf(t)}, nil, true
 }
 
 // ValidateCreateTyped implements TypedStrategy.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"unsafe"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -47,7 +48,7 @@ func (s *Store) Get(ctx context.Context, key string) (storage.KeyValue, error) {
 func (s *Store) Create(ctx context.Context, key string, value []byte) (int64, error) {
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, string(value))).
+		Then(clientv3.OpPut(key, bytesString(value))).
 		Commit()
 	if err != nil {
 		return 0, fmt.Errorf("create %q: %w", key, mapError(err))
@@ -69,7 +70,7 @@ func (s *Store) Update(ctx context.Context, key string, value []byte, expected i
 	}
 	resp, err := s.client.Txn(ctx).
 		If(cmp).
-		Then(clientv3.OpPut(key, string(value))).
+		Then(clientv3.OpPut(key, bytesString(value))).
 		Else(clientv3.OpGet(key, clientv3.WithKeysOnly())).
 		Commit()
 	if err != nil {
@@ -105,6 +106,13 @@ func (s *Store) Delete(ctx context.Context, key string, expected int64) (storage
 		return storage.KeyValue{}, 0, fmt.Errorf("delete %q: %w", key, storage.ErrNotFound)
 	}
 	return toKeyValue(del.PrevKvs[0]), resp.Header.Revision, nil
+}
+
+// bytesString views value as a string without copying it: the client copies
+// it into the request (OpPut's value becomes the protobuf's []byte), and
+// storage.Interface does not let callers change value during a call.
+func bytesString(value []byte) string {
+	return unsafe.String(unsafe.SliceData(value), len(value))
 }
 
 // preconditionFailure explains a failed compare from the Else branch's Get:

@@ -1,0 +1,250 @@
+package registry
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/field"
+)
+
+type fastInner struct {
+	Name   string            `json:"name"`
+	Port   *int32            `json:"port,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+type fastEmbedded struct {
+	Shared string `json:"shared,omitempty"`
+	hidden string
+}
+
+type fastAlias string
+
+type fastNamedMap map[fastAlias]int
+
+type fastSpec struct {
+	fastEmbedded
+	Size      int64                      `json:"size"`
+	Small     int8                       `json:"small,omitempty"`
+	Count     uint16                     `json:"count,omitempty"`
+	Ratio     float64                    `json:"ratio,omitempty"`
+	Weight    float32                    `json:"weight,omitempty"`
+	On        bool                       `json:"on"`
+	Maybe     *bool                      `json:"maybe,omitempty"`
+	Tags      map[string]string          `json:"tags,omitempty"`
+	Parts     []fastInner                `json:"parts,omitempty"`
+	PartPtrs  []*fastInner               `json:"partPtrs,omitempty"`
+	ByName    map[string]fastInner       `json:"byName,omitempty"`
+	ByNamePtr map[string]*fastInner      `json:"byNamePtr,omitempty"`
+	Named     fastNamedMap               `json:"named,omitempty"`
+	Alias     fastAlias                  `json:"alias,omitempty"`
+	Any       any                        `json:"any,omitempty"`
+	Anys      []any                      `json:"anys"`
+	AnyMap    map[string]any             `json:"anyMap,omitempty"`
+	Raw       json.RawMessage            `json:"raw,omitempty"`
+	RawMap    map[string]json.RawMessage `json:"rawMap,omitempty"`
+	Bytes     []byte                     `json:"bytes,omitempty"`
+	Quantity  api.Quantity               `json:"quantity,omitempty"`
+	QPtr      *api.Quantity              `json:"qPtr,omitempty"`
+	Port      api.IntOrString            `json:"port,omitempty"`
+	When      api.Time                   `json:"when,omitempty"`
+	WhenPtr   *api.Time                  `json:"whenPtr,omitempty"`
+	Ext       api.RawExtension           `json:"ext,omitempty"`
+	Strs      []string                   `json:"strs"`
+	Nested    [][]int                    `json:"nested,omitempty"`
+	Arr       *[2]int                    `json:"arr,omitempty"`
+	Inner     fastInner                  `json:"inner"`
+	InnerPtr  *fastInner                 `json:"innerPtr,omitempty"`
+	Untagged  string
+	Skipped   string      `json:"-"`
+	Dash      string      `json:"-,"`
+	Dollar    string      `json:"$ref,omitempty"`
+	Number    json.Number `json:"number,omitempty"`
+	Uint64    uint64      `json:"uint64,omitempty"`
+}
+
+type fastObject struct {
+	api.TypeMeta   `json:",inline"`
+	api.ObjectMeta `json:"metadata,omitempty"`
+	Spec           fastSpec  `json:"spec"`
+	Status         *fastSpec `json:"status,omitempty"`
+}
+
+var fastCorpus = []string{
+	`{"apiVersion":"v1","kind":"Fast","metadata":{"name":"a","namespace":"ns","uid":"u","creationTimestamp":"2026-01-02T03:04:05Z","labels":{"a":"b"},"generation":1}}`,
+	`{"metadata":{"name":"a","annotations":{"k":"v"},"ownerReferences":[{"apiVersion":"v1","kind":"X","name":"o","uid":"1","controller":true}]},"spec":{"size":3,"on":true,"tags":{"x":"y"},"parts":[{"name":"p","port":80}],"any":{"a":[1,2.5,"x",null,true]},"anys":[1,{"b":2}],"raw":{"z":1},"bytes":"aGVsbG8=","quantity":"100m","port":"http","when":"2026-01-02T03:04:05Z","strs":["a"],"nested":[[1,2],[]]}}`,
+	`{"spec":{"size":-9223372036854775808,"small":127,"count":65535,"ratio":1.5,"maybe":false,"byName":{"a":{"name":"b","labels":{}}},"byNamePtr":{"a":null,"b":{"name":"c"}},"named":{"x":1},"alias":"al","qPtr":"1Gi","whenPtr":null,"ext":{"k":[1]},"inner":{"name":"i"},"innerPtr":{"name":"j"},"Untagged":"u","-":"d","$ref":"r"}}`,
+	`{"spec":{"size":1.5}}`,
+	`{"spec":{"small":128}}`,
+	`{"spec":{"count":-1}}`,
+	`{"spec":{"weight":1.1}}`,
+	`{"spec":{"arr":[1,2]}}`,
+	`{"spec":{"number":12}}`,
+	`{"spec":{"size":null,"on":null,"tags":null,"parts":null,"inner":null,"innerPtr":null,"raw":null,"any":null,"when":null,"quantity":null}}`,
+	`{"spec":{"bytes":"!!"}}`,
+	`{"spec":{"bytes":[1,2,300]}}`,
+	`{"spec":{"bytes":[1,2,3]}}`,
+	`{"spec":{"when":"yesterday"}}`,
+	`{"spec":{"tags":{"a":1}}}`,
+	`{"spec":{"parts":{"a":1}}}`,
+	`{"spec":{"inner":"x"}}`,
+	`{"spec":{"ratio":1e300,"uint64":18446744073709551615}}`,
+	`{"spec":{"ratio":100000000000000000000,"anys":[1e21,-0,0.000001,1e-7]}}`,
+	`{"spec":{"strs":["\u00e9\u2028<&>"],"tags":{"\u00e9":"\ud800"}}}`,
+	`{"spec":{"fastEmbedded":{"shared":"x"},"shared":"y"}}`,
+	`{"spec":{"rawMap":{"a":null,"b":[1]}}}`,
+	`{"status":{"size":2},"spec":{}}`,
+	`{"metadata":{"creationTimestamp":null,"deletionGracePeriodSeconds":30,"finalizers":[]}}`,
+	`{"spec":{"ratio":70000000000001100,"anys":[9007199254740993,-9007199254740992]}}`,
+}
+
+// FuzzCanonicalizeTypedFast checks that Typed.CanonicalizeTyped's fast path
+// (decodeFast, encodeFast) gives what its JSON round trip gives.
+func FuzzCanonicalizeTypedFast(f *testing.F) {
+	for _, in := range fastCorpus {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		obj, err := api.DecodeMap(in)
+		if err != nil {
+			return
+		}
+		checkCanonicalizeFast(t, obj)
+	})
+}
+
+func TestCanonicalizeTypedFastMatchesJSON(t *testing.T) {
+	t.Parallel()
+	for _, in := range fastCorpus {
+		obj, err := api.DecodeMap([]byte(in))
+		if err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+		checkCanonicalizeFast(t, obj)
+	}
+	// Values no decoder produces, as admission plugins may leave them.
+	for _, obj := range []map[string]any{
+		{"spec": map[string]any{"size": 3}},
+		{"spec": map[string]any{"ratio": float64(3)}},
+		{"spec": map[string]any{"strs": []string{"a"}}},
+		{"spec": map[string]any{"tags": map[string]any{"a": "\xff"}}},
+		{"spec": map[string]any{"any": map[string]any{"a": int64(1) << 60}}},
+	} {
+		checkCanonicalizeFast(t, obj)
+	}
+}
+
+func checkCanonicalizeFast(t *testing.T, obj map[string]any) {
+	t.Helper()
+	s := Typed[fastObject]{Default: func(o *fastObject) {
+		if o.Spec.Size == 0 {
+			o.Spec.Size = 7
+		}
+		if o.Spec.Ratio == 0.25 {
+			o.Spec.Ratio = 2 // an integral float: an int64 in the map
+		}
+	}}
+	in := api.DeepCopyJSON(obj)
+	unknown := UnknownFields(obj, reflect.TypeFor[fastObject]())
+	wantOut, wantDec, wantUnknown, wantErrs := s.canonicalizeJSON(api.DeepCopyJSON(obj), unknown)
+	gotOut, gotDec, gotUnknown, gotErrs := s.CanonicalizeTyped(obj)
+	if diff := cmp.Diff(in, obj); diff != "" {
+		t.Fatalf("CanonicalizeTyped changed its input (-before +after):\n%s", diff)
+	}
+	if diff := cmp.Diff(wantOut, gotOut); diff != "" {
+		t.Errorf("%v: out (-json +fast):\n%s", obj, diff)
+	}
+	if diff := cmp.Diff(wantUnknown, gotUnknown); diff != "" {
+		t.Errorf("%v: unknown (-json +fast):\n%s", obj, diff)
+	}
+	if w, g := errText(wantErrs), errText(gotErrs); w != g {
+		t.Errorf("%v: errors: json %q, fast %q", obj, w, g)
+	}
+	if !reflect.DeepEqual(wantDec.Value, gotDec.Value) {
+		t.Errorf("%v: decoded value differs:\njson %+v\nfast %+v", obj, wantDec.Value, gotDec.Value)
+	}
+	if wantDec.Value != nil {
+		// encodeFast on its own, when it takes the value, is ToMap.
+		v := reflect.ValueOf(wantDec.Value)
+		if enc, ok := encodeFast(v.Elem(), planOf(v.Elem().Type()), 0); ok {
+			want, err := ToMap(wantDec.Value)
+			if err != nil {
+				t.Errorf("%v: encodeFast took a value ToMap fails on: %v", obj, err)
+			} else if diff := cmp.Diff(any(want), enc); diff != "" {
+				t.Errorf("%v: encodeFast (-ToMap +fast):\n%s", obj, diff)
+			}
+		}
+	}
+	if (wantDec.Meta == nil) != (gotDec.Meta == nil) {
+		t.Errorf("%v: decoded meta: json %v, fast %v", obj, wantDec.Meta, gotDec.Meta)
+	}
+	// Encoded, the outputs are the same bytes.
+	wb, werr := api.EncodeJSON(wantOut)
+	gb, gerr := api.EncodeJSON(gotOut)
+	if string(wb) != string(gb) || (werr == nil) != (gerr == nil) {
+		t.Errorf("%v: encoded out: json %s (%v), fast %s (%v)", obj, wb, werr, gb, gerr)
+	}
+}
+
+func errText(l field.ErrorList) string {
+	if err := l.ToError(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+func TestCanonicalizeFastTakesCommonObjects(t *testing.T) {
+	t.Parallel()
+	for _, in := range append(fastCorpus[:3:3],
+		`{"spec":{"ratio":100000000000000000000,"anys":[1e21,-0,0.000001,1e-7]}}`,
+		`{"spec":{"size":null,"on":null,"tags":null,"parts":null,"inner":null,"innerPtr":null,"raw":null,"any":null,"when":null,"quantity":null}}`,
+		`{"spec":{"rawMap":{"a":null,"b":[1]}}}`,
+		`{"spec":{"bytes":[1,2,3]}}`,
+	) {
+		obj, err := api.DecodeMap([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, _, ok := (Typed[fastObject]{}).canonicalizeFast(obj); !ok {
+			t.Errorf("%s: not taken by the fast path", in)
+		}
+		t1, err := FromMap[fastObject](obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := encodeFast(reflect.ValueOf(t1).Elem(), planOf(reflect.TypeFor[fastObject]()), 0); !ok {
+			t.Errorf("%s: not encoded by the fast path", in)
+		}
+	}
+}
+
+func TestJSONFloatMatchesEncodingJSON(t *testing.T) {
+	t.Parallel()
+	for _, f := range []float64{
+		0, math.Copysign(0, -1), 1, -1, 2.5, 1e-7, 1e20, 1e21, 1e22, -1e22,
+		1 << 53, 1<<53 + 2, -(1 << 53), 7.00000000000011e16, 123456789012345680, 1e18, math.MaxInt64, math.MaxFloat64,
+	} {
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := api.DecodeValue(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := jsonFloat(f)
+		if !ok || got != want {
+			t.Errorf("jsonFloat(%v) = %#v, %v; json.Marshal and decode give %#v", f, got, ok, want)
+		}
+	}
+	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		if _, ok := jsonFloat(f); ok {
+			t.Errorf("jsonFloat(%v) took a value json.Marshal refuses", f)
+		}
+	}
+}
