@@ -9,6 +9,7 @@ run() { # name, dir, args...
   (cd "$dir" && go test "$@") | tee "$out/$name.txt" >&2
 }
 run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./builtin/controlplane/
+run createil . -run '^$' -bench 'BenchmarkInterleavedCreate' -benchtime 10000x -count 3 ./builtin/controlplane/
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
 run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
 run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem -benchtime 1s -count 5 ./workqueue/
