@@ -36,6 +36,17 @@ const ConversionReviewAPIVersion = review.ConversionAPIVersion
 // Kubernetes).
 const DefaultConversionTimeout = 30 * time.Second
 
+// Batches: a list (or a watch's initial events) in a version other than the
+// storage version converts all its objects with one ConversionReview, as
+// Kubernetes does. Very large batches are split so that one review carries at
+// most MaxConversionReviewObjects objects and, unless a single object is larger,
+// about MaxConversionReviewBytes of objects; the webhook is then called once per
+// chunk, in order.
+const (
+	MaxConversionReviewObjects = 1000
+	MaxConversionReviewBytes   = 3 << 20
+)
+
 // webhookConverter converts custom resources between versions by calling the
 // CRD's conversion webhook.
 type webhookConverter struct {
@@ -49,11 +60,22 @@ type webhookConverter struct {
 // converter returns the Convert function of c's conversion strategy: None
 // rewrites apiVersion, Webhook calls the webhook.
 func converter(c *crdapi.CustomResourceDefinition) func(map[string]any, api.GroupVersion) (map[string]any, error) {
+	conv, _ := converters(c)
+	return conv
+}
+
+// converters returns the Convert and ConvertList functions of c's conversion
+// strategy (registry.Resource), sharing one webhook client.
+func converters(c *crdapi.CustomResourceDefinition) (
+	func(map[string]any, api.GroupVersion) (map[string]any, error),
+	func([]map[string]any, api.GroupVersion) ([]map[string]any, error),
+) {
 	cv := c.Spec.Conversion
 	if cv == nil || cv.Strategy != "Webhook" {
-		return convertNone
+		return convertNone, convertNoneList
 	}
-	return newWebhookConverter(c).convert
+	w := newWebhookConverter(c)
+	return w.convert, w.convertList
 }
 
 func newWebhookConverter(c *crdapi.CustomResourceDefinition) *webhookConverter {
@@ -116,22 +138,97 @@ func (w *webhookConverter) convert(obj map[string]any, to api.GroupVersion) (map
 	if from == to.String() {
 		return obj, nil
 	}
-	out, err := w.call(obj, to.String())
+	out, err := w.call([]map[string]any{obj}, to.String())
 	if err != nil {
 		return nil, fmt.Errorf("conversion webhook for %s, Kind=%s failed: %w", from, w.kind, err)
+	}
+	return out[0], nil
+}
+
+// convertList implements registry.Resource.ConvertList: the objects not yet in
+// version to are sent in one ConversionReview (or a few, see
+// MaxConversionReviewObjects), the others are returned as they are. A failure
+// is reported like convert's, naming the version of the first object sent.
+func (w *webhookConverter) convertList(objs []map[string]any, to api.GroupVersion) ([]map[string]any, error) {
+	desired := to.String()
+	out := make([]map[string]any, len(objs))
+	var idx []int
+	var in []map[string]any
+	for i, o := range objs {
+		if av, _ := o["apiVersion"].(string); av == desired {
+			out[i] = o
+			continue
+		}
+		idx = append(idx, i)
+		in = append(in, o)
+	}
+	if len(in) == 0 {
+		return out, nil
+	}
+	fail := func(o map[string]any, err error) error {
+		from, _ := o["apiVersion"].(string)
+		return fmt.Errorf("conversion webhook for %s, Kind=%s failed: %w", from, w.kind, err)
+	}
+	if w.err != nil {
+		return nil, fail(in[0], w.err)
+	}
+	raw := make([]json.RawMessage, len(in))
+	for i, o := range in {
+		b, err := json.Marshal(o)
+		if err != nil {
+			return nil, fail(o, fmt.Errorf("encode ConversionReview: %w", err))
+		}
+		raw[i] = b
+	}
+	for _, c := range chunks(raw, MaxConversionReviewObjects, MaxConversionReviewBytes) {
+		conv, err := w.send(raw[c[0]:c[1]], in[c[0]:c[1]], desired)
+		if err != nil {
+			return nil, fail(in[c[0]], err)
+		}
+		for k, o := range conv {
+			out[idx[c[0]+k]] = o
+		}
 	}
 	return out, nil
 }
 
-func (w *webhookConverter) call(obj map[string]any, desired string) (map[string]any, error) {
+// chunks splits raw into consecutive [from, to) ranges of at most maxObjects
+// objects and, unless one object alone is larger, at most maxBytes bytes.
+func chunks(raw []json.RawMessage, maxObjects, maxBytes int) [][2]int {
+	var out [][2]int
+	start, size := 0, 0
+	for i, r := range raw {
+		if i > start && (i-start >= maxObjects || size+len(r) > maxBytes) {
+			out = append(out, [2]int{start, i})
+			start, size = i, 0
+		}
+		size += len(r) + 1
+	}
+	return append(out, [2]int{start, len(raw)})
+}
+
+// call sends one ConversionReview with objs and returns the converted objects,
+// validated by checkResponse.
+func (w *webhookConverter) call(objs []map[string]any, desired string) ([]map[string]any, error) {
 	if w.err != nil {
 		return nil, w.err
 	}
+	raw := make([]json.RawMessage, len(objs))
+	for i, o := range objs {
+		b, err := json.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("encode ConversionReview: %w", err)
+		}
+		raw[i] = b
+	}
+	return w.send(raw, objs, desired)
+}
+
+// send posts a ConversionReview whose request.objects are raw (the encoding of
+// objs) and checks the answer.
+func (w *webhookConverter) send(raw []json.RawMessage, objs []map[string]any, desired string) ([]map[string]any, error) {
 	uid := uuid.NewString()
-	body, err := json.Marshal(ConversionReview{
-		APIVersion: ConversionReviewAPIVersion, Kind: "ConversionReview",
-		Request: &ConversionRequest{UID: uid, DesiredAPIVersion: desired, Objects: []map[string]any{obj}},
-	})
+	body, err := reviewBody(uid, desired, raw)
 	if err != nil {
 		return nil, fmt.Errorf("encode ConversionReview: %w", err)
 	}
@@ -148,7 +245,7 @@ func (w *webhookConverter) call(obj map[string]any, desired string) (map[string]
 		return nil, err
 	}
 	defer resp.Body.Close()
-	rb, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
+	rb, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20+int64(2*len(body))))
 	if err != nil {
 		return nil, fmt.Errorf("read response: %w", err)
 	}
@@ -159,13 +256,36 @@ func (w *webhookConverter) call(obj map[string]any, desired string) (map[string]
 	if err := json.Unmarshal(rb, &review); err != nil {
 		return nil, fmt.Errorf("decode response: %w", err)
 	}
-	return checkResponse(&review, uid, obj, desired)
+	return checkResponse(&review, uid, objs, desired)
 }
 
-// checkResponse validates a webhook's answer like Kubernetes does and returns
-// the converted object with the original metadata (a webhook may change only
-// labels and annotations).
-func checkResponse(review *ConversionReview, uid string, in map[string]any, desired string) (map[string]any, error) {
+// reviewBody encodes a ConversionReview request from already encoded objects.
+func reviewBody(uid, desired string, raw []json.RawMessage) ([]byte, error) {
+	return json.Marshal(struct {
+		APIVersion string `json:"apiVersion"`
+		Kind       string `json:"kind"`
+		Request    struct {
+			UID               string            `json:"uid"`
+			DesiredAPIVersion string            `json:"desiredAPIVersion"`
+			Objects           []json.RawMessage `json:"objects"`
+		} `json:"request"`
+	}{
+		APIVersion: ConversionReviewAPIVersion, Kind: "ConversionReview",
+		Request: struct {
+			UID               string            `json:"uid"`
+			DesiredAPIVersion string            `json:"desiredAPIVersion"`
+			Objects           []json.RawMessage `json:"objects"`
+		}{UID: uid, DesiredAPIVersion: desired, Objects: raw},
+	})
+}
+
+// checkResponse validates a webhook's answer to a review of ins like Kubernetes
+// does: one converted object per object sent, in order, each in the desired
+// version, of the same kind and with the same metadata.name, namespace and uid
+// (when the webhook sends them back).
+// It returns the converted objects with the original metadata (a webhook may
+// change only labels and annotations).
+func checkResponse(review *ConversionReview, uid string, ins []map[string]any, desired string) ([]map[string]any, error) {
 	if review.APIVersion != ConversionReviewAPIVersion || review.Kind != "ConversionReview" {
 		return nil, fmt.Errorf("expected webhook response of %s, Kind=ConversionReview, got %s, Kind=%s", ConversionReviewAPIVersion, review.APIVersion, review.Kind)
 	}
@@ -183,18 +303,38 @@ func checkResponse(review *ConversionReview, uid string, in map[string]any, desi
 		}
 		return nil, errors.New(msg)
 	}
-	if len(r.ConvertedObjects) != 1 {
-		return nil, fmt.Errorf("expected 1 converted objects, got %d", len(r.ConvertedObjects))
+	if len(r.ConvertedObjects) != len(ins) {
+		return nil, fmt.Errorf("expected %d converted objects, got %d", len(ins), len(r.ConvertedObjects))
 	}
-	out := r.ConvertedObjects[0]
+	for i, out := range r.ConvertedObjects {
+		if err := checkConverted(out, ins[i], desired); err != nil {
+			return nil, fmt.Errorf("invalid converted object at index %d: %w", i, err)
+		}
+	}
+	return r.ConvertedObjects, nil
+}
+
+// checkConverted validates one converted object against the object sent and
+// restores its metadata except labels and annotations.
+func checkConverted(out, in map[string]any, desired string) error {
 	if av, _ := out["apiVersion"].(string); av != desired {
-		return nil, fmt.Errorf("invalid converted object at index 0: invalid apiVersion %q, expected %q", av, desired)
+		return fmt.Errorf("invalid apiVersion %q, expected %q", av, desired)
 	}
 	if k, _ := out["kind"].(string); k != in["kind"] {
-		return nil, fmt.Errorf("invalid converted object at index 0: invalid kind %q, expected %q", k, in["kind"])
+		return fmt.Errorf("invalid kind %q, expected %q", k, in["kind"])
 	}
+	om, _ := out["metadata"].(map[string]any)
 	meta := api.DeepCopyJSON(metaOf(in))
-	if om, ok := out["metadata"].(map[string]any); ok {
+	// A changed name, namespace or uid is refused (it would also catch a
+	// webhook answering a batch out of order); one left out is restored below,
+	// as is the rest of the metadata.
+	for _, f := range []string{"name", "namespace", "uid"} {
+		want, _ := meta[f].(string)
+		if got, _ := om[f].(string); got != "" && got != want {
+			return fmt.Errorf("invalid metadata.%s %q, expected %q: it must not change", f, got, want)
+		}
+	}
+	if om != nil {
 		for _, k := range []string{"labels", "annotations"} {
 			if v, ok := om[k]; ok {
 				meta[k] = v
@@ -204,5 +344,5 @@ func checkResponse(review *ConversionReview, uid string, in map[string]any, desi
 		}
 	}
 	out["metadata"] = meta
-	return out, nil
+	return nil
 }

@@ -20,7 +20,12 @@ func TestCheckConversionResponse(t *testing.T) {
 	}
 	converted := func() map[string]any {
 		return map[string]any{"apiVersion": "example.com/v2", "kind": "Widget",
-			"metadata": map[string]any{"name": "changed", "labels": map[string]any{"b": "2"}}, "spec": map[string]any{"replicas": 1}}
+			"metadata": map[string]any{"name": "w", "generation": 9, "labels": map[string]any{"b": "2"}}, "spec": map[string]any{"replicas": 1}}
+	}
+	withMeta := func(field, value string) *ConversionReview {
+		o := converted()
+		api.SetNestedField(o, value, "metadata", field)
+		return ok(o)
 	}
 	tests := []struct {
 		name    string
@@ -39,9 +44,16 @@ func TestCheckConversionResponse(t *testing.T) {
 		{"count", func() *ConversionReview { r := ok(converted()); r.Response.ConvertedObjects = nil; return r }(), "expected 1 converted objects, got 0"},
 		{"apiVersion", func() *ConversionReview { o := converted(); o["apiVersion"] = "example.com/v1"; return ok(o) }(), `invalid apiVersion "example.com/v1"`},
 		{"kind", func() *ConversionReview { o := converted(); o["kind"] = "Gadget"; return ok(o) }(), `invalid kind "Gadget"`},
+		{"name", withMeta("name", "other"),
+			`invalid converted object at index 0: invalid metadata.name "other", expected "w": it must not change`},
+		{"metadata.uid", withMeta("uid", "u2"),
+			`invalid metadata.uid "u2", expected "u1"`},
+		{"namespace", withMeta("namespace", "ns"),
+			`invalid metadata.namespace "ns", expected ""`},
+		{"metadata left out is restored", func() *ConversionReview { o := converted(); delete(o, "metadata"); return ok(o) }(), ""},
 	}
 	for _, tt := range tests {
-		out, err := checkResponse(tt.review, "x", in(), "example.com/v2")
+		outs, err := checkResponse(tt.review, "x", []map[string]any{in()}, "example.com/v2")
 		if tt.wantErr != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 				t.Errorf("%s: error %v, want %q", tt.name, err, tt.wantErr)
@@ -51,12 +63,20 @@ func TestCheckConversionResponse(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}
+		out := outs[0]
 		// Metadata is the original except labels and annotations.
-		if n := api.NestedString(out, "metadata", "name"); n != "w" {
-			t.Errorf("%s: name %q, want the original", tt.name, n)
+		if n, u := api.NestedString(out, "metadata", "name"), api.NestedString(out, "metadata", "uid"); n != "w" || u != "u1" {
+			t.Errorf("%s: name %q, uid %q, want the original", tt.name, n, u)
 		}
-		if l := api.NestedStringMap(out, "metadata", "labels"); l["b"] != "2" || l["a"] != "" {
-			t.Errorf("%s: labels %v, want the webhook's", tt.name, l)
+		if _, ok := api.NestedMap(out, "metadata")["generation"]; ok {
+			t.Errorf("%s: metadata %v, want the original", tt.name, out["metadata"])
+		}
+		if tt.name == "ok" {
+			if l := api.NestedStringMap(out, "metadata", "labels"); l["b"] != "2" || l["a"] != "" {
+				t.Errorf("%s: labels %v, want the webhook's", tt.name, l)
+			}
+		} else if l := api.NestedStringMap(out, "metadata", "labels"); l["a"] != "1" {
+			t.Errorf("%s: labels %v, want the original", tt.name, l)
 		}
 	}
 }

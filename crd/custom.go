@@ -51,8 +51,9 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 		ShortNames: n.ShortNames, Categories: n.Categories,
 		Namespaced: c.Spec.Scope == "Namespaced",
 		Strategy:   st, Generation: true, RequireResourceVersion: true,
-		StorageVersion: c.StorageVersion(), Convert: converter(c),
+		StorageVersion: c.StorageVersion(),
 	}
+	r.Convert, r.ConvertList = converters(c)
 	if r.ListKind == "" {
 		r.ListKind = n.Kind + "List"
 	}
@@ -123,6 +124,14 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 func convertNone(obj map[string]any, to api.GroupVersion) (map[string]any, error) {
 	obj["apiVersion"] = to.String()
 	return obj, nil
+}
+
+// convertNoneList is convertNone for several objects (registry.Resource.ConvertList).
+func convertNoneList(objs []map[string]any, to api.GroupVersion) ([]map[string]any, error) {
+	for _, o := range objs {
+		o["apiVersion"] = to.String()
+	}
+	return objs, nil
 }
 
 func splitPath(p string) []string {

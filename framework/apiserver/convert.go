@@ -12,13 +12,17 @@ import (
 // storage version and converted to the request's version when read. The watch
 // cache keeps the stored form; each object and watch frame is rendered once per
 // requested version (see cachedObject.frame) and shared by every reader of that
-// version.
+// version. A list, and a watch's initial events, convert the items they need
+// with one registry.Resource.ConvertList call when the resource has one (see
+// view.renderAll); single objects (get, watch events, writes) use Convert.
 
 // view is the version one request reads objects in.
 type view struct {
 	version string // group/version; "" when the resource has no conversion
 	gv      api.GroupVersion
 	convert func(obj map[string]any, to api.GroupVersion) (map[string]any, error)
+	// convertList converts several objects at once (registry.Resource.ConvertList); may be nil.
+	convertList func(objs []map[string]any, to api.GroupVersion) ([]map[string]any, error)
 }
 
 // viewOf returns the view of requests for res.
@@ -26,7 +30,7 @@ func viewOf(res *registry.Resource) view {
 	if res.Convert == nil {
 		return view{}
 	}
-	return view{version: res.GroupVersion.String(), gv: res.GroupVersion, convert: res.Convert}
+	return view{version: res.GroupVersion.String(), gv: res.GroupVersion, convert: res.Convert, convertList: res.ConvertList}
 }
 
 // identity reports whether o is served as stored.
@@ -47,6 +51,52 @@ func (v view) render(data []byte) ([]byte, error) {
 		return nil, fmt.Errorf("encode converted object: %w", err)
 	}
 	return b, nil
+}
+
+// renderAll renders, with one ConvertList call, every object of objs that v does
+// not serve as stored and that has no rendering in v's version yet, and keeps
+// each result in the object's per-version cache (cachedObject.converted), where
+// dataFor and frame then find it. This is how a list (and a watch's initial
+// events) converts its items: one ConversionReview for all of them rather than
+// one per object. Without ConvertList it does nothing: each object is converted
+// when it is read. On an error nothing is cached.
+func (v view) renderAll(objs []*cachedObject) error {
+	if v.convertList == nil {
+		return nil
+	}
+	var todo []*cachedObject
+	var in []map[string]any
+	for _, o := range objs {
+		if v.identity(o) || o.hasConverted(v.version) {
+			continue
+		}
+		m, err := api.DecodeMap(o.data)
+		if err != nil {
+			return fmt.Errorf("decode stored object: %w", err)
+		}
+		todo = append(todo, o)
+		in = append(in, m)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	out, err := v.convertList(in, v.gv)
+	if err != nil {
+		return err // named like Convert's errors
+	}
+	if len(out) != len(todo) {
+		return fmt.Errorf("converting %d objects to %s returned %d", len(todo), v.version, len(out))
+	}
+	data := make([][]byte, len(out))
+	for i, m := range out {
+		if data[i], err = json.Marshal(m); err != nil {
+			return fmt.Errorf("encode converted object: %w", err)
+		}
+	}
+	for i, o := range todo {
+		o.storeConverted(v.version, data[i])
+	}
+	return nil
 }
 
 // object converts a decoded object (owned by the caller) to the view's version.

@@ -208,6 +208,11 @@ func (s *Server) serveList(q *request) error {
 			return err
 		}
 	}
+	// Items not in the requested version are converted together (one
+	// ConversionReview for a conversion webhook) and cached per version.
+	if err := viewOf(q.res).renderAll(objs); err != nil {
+		return internalError("%v", err)
+	}
 	if acceptsTable(q.r) {
 		t, err := s.table(q, objs, true)
 		if err != nil {

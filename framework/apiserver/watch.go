@@ -80,6 +80,18 @@ func (s *Server) serveWatch(q *request) error {
 		return internalError("watch: %v", err)
 	}
 	defer wc.forget(w)
+	if len(initial) > 0 {
+		// The initial events are converted together, like a list's items. If
+		// that fails, each is converted on its own as it is sent and one that
+		// fails becomes an ERROR event.
+		objs := make([]*cachedObject, len(initial))
+		for i, ev := range initial {
+			objs[i] = ev.obj
+		}
+		if err := viewOf(q.res).renderAll(objs); err != nil {
+			s.log.V(1).Info("Converting the initial events of a watch failed", "resource", q.res.Resource, "error", err.Error())
+		}
+	}
 	q.w.Header().Set("Content-Type", mediaJSON)
 	q.w.Header().Set("Transfer-Encoding", "chunked")
 	q.w.WriteHeader(http.StatusOK)

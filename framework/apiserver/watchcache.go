@@ -129,6 +129,29 @@ func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
 	return r.data, r.err
 }
 
+// hasConverted reports whether the object is already rendered in version.
+func (o *cachedObject) hasConverted(version string) bool {
+	o.convMu.Lock()
+	defer o.convMu.Unlock()
+	_, ok := o.conv[convKey{version: version}]
+	return ok
+}
+
+// storeConverted remembers data as the object rendered in version (see
+// view.renderAll), unless a rendering is already there.
+func (o *cachedObject) storeConverted(version string, data []byte) {
+	k := convKey{version: version}
+	o.convMu.Lock()
+	defer o.convMu.Unlock()
+	if _, ok := o.conv[k]; ok {
+		return
+	}
+	if o.conv == nil {
+		o.conv = map[convKey]convResult{}
+	}
+	o.conv[k] = convResult{data: data}
+}
+
 func renderFrame(typ string, data []byte) []byte {
 	b := make([]byte, 0, len(data)+32)
 	b = append(b, `{"type":"`...)

@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -209,6 +210,81 @@ spec: {replicas: 20, color: green}
 		out, err = kubectl("", "get", "widgets.v2.example.com", "old", "-o", "jsonpath={.spec.replicas}")
 		Expect(err).NotTo(HaveOccurred(), out)
 		Expect(out).To(Equal("3"))
+	})
+
+	It("converts a list with one ConversionReview for all its items, cached for later lists", func(ctx SpecContext) {
+		const n = 5
+		for i := range n {
+			w := widget("v2", fmt.Sprintf("batch-%d", i), map[string]any{"replicas": int64(i + 1)})
+			w.SetLabels(map[string]string{"batch": "list"})
+			Expect(cl.Create(ctx, w)).To(Succeed())
+		}
+		checkItems := func(g Gomega, list *api.UnstructuredList) {
+			g.Expect(list.Items).To(HaveLen(n))
+			for i, it := range list.Items {
+				g.Expect(it.GetName()).To(Equal(fmt.Sprintf("batch-%d", i)))
+				g.Expect(it.Object["apiVersion"]).To(Equal("example.com/v1"))
+				g.Expect(api.NestedMap(it.Object, "spec")).To(Equal(map[string]any{"size": int64(i + 1), "color": "blue"}))
+			}
+		}
+		v1List := func() *api.UnstructuredList {
+			return &api.UnstructuredList{APIVersion: "example.com/v1", Kind: "WidgetList"}
+		}
+		batch := client.MatchingLabels{"batch": "list"}
+
+		// A list from storage: one review with the five objects, in order.
+		from := conversionReviews.count()
+		list := v1List()
+		Expect(cl.List(ctx, list, client.InNamespace("default"), batch)).To(Succeed())
+		checkItems(Default, list)
+		reviews := conversionReviews.since(from, "example.com/v1", "batch-")
+		Expect(reviews).To(HaveLen(1), "one ConversionReview for the list")
+		var names []string
+		for _, o := range reviews[0].Objects {
+			Expect(o["apiVersion"]).To(Equal("example.com/v2"))
+			names = append(names, api.NestedString(o, "metadata", "name"))
+		}
+		Expect(names).To(Equal([]string{"batch-0", "batch-1", "batch-2", "batch-3", "batch-4"}))
+
+		// kubectl's list is converted the same way.
+		from = conversionReviews.count()
+		out, err := kubectl("", "get", "widgets.v1.example.com", "-l", "batch=list", "-o", `jsonpath={range .items[*]}{.metadata.name}={.spec.size}{" "}{end}`)
+		Expect(err).NotTo(HaveOccurred(), out)
+		Expect(out).To(Equal("batch-0=1 batch-1=2 batch-2=3 batch-3=4 batch-4=5 "))
+		reviews = conversionReviews.since(from, "example.com/v1", "batch-")
+		Expect(reviews).To(HaveLen(1))
+		Expect(reviews[0].Objects).To(HaveLen(n))
+
+		// Lists from the watch cache keep each converted item: once the cache has
+		// converted the five, later lists send no review at all.
+		Eventually(func(g Gomega) {
+			list := v1List()
+			g.Expect(cl.List(ctx, list, client.InNamespace("default"), batch, client.ResourceVersion("0"))).To(Succeed())
+			checkItems(g, list)
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+		from = conversionReviews.count()
+		for range 3 {
+			list := v1List()
+			Expect(cl.List(ctx, list, client.InNamespace("default"), batch, client.ResourceVersion("0"))).To(Succeed())
+			checkItems(Default, list)
+		}
+		Expect(conversionReviews.since(from, "example.com/v1", "batch-")).To(BeEmpty())
+
+		// One item that does not convert fails the whole list with the webhook's message.
+		huge := widget("v2", "batch-huge", map[string]any{"replicas": int64(5000)})
+		huge.SetLabels(map[string]string{"batch": "list"})
+		Expect(cl.Create(ctx, huge)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(cl.Delete(ctx, huge)).To(Succeed()) })
+		from = conversionReviews.count()
+		err = cl.List(ctx, v1List(), client.InNamespace("default"), batch)
+		var se *apierrors.StatusError
+		Expect(errors.As(err, &se)).To(BeTrue(), "%v", err)
+		Expect(se.ErrStatus.Code).To(BeNumerically("==", http.StatusInternalServerError))
+		Expect(se.Error()).To(Equal("Internal error occurred: conversion webhook for example.com/v2, Kind=Widget failed: " +
+			"object 5 (batch-huge): convert v2 to v1: replicas 5000 does not fit in v1 (at most 1000)"))
+		reviews = conversionReviews.since(from, "example.com/v1", "batch-")
+		Expect(reviews).To(HaveLen(1))
+		Expect(reviews[0].Objects).To(HaveLen(n + 1))
 	})
 
 	It("validates and defaults writes made through v1 in v2 (Converted)", func(ctx SpecContext) {

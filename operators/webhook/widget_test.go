@@ -1,8 +1,14 @@
 package webhook_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
 
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/manager"
@@ -101,8 +107,64 @@ func (widgetOperator) Webhooks() []operators.Webhook {
 		webhook.Raw(operators.Mutating, "/default-widgets-v1",
 			webhook.Converted("example.com/v2", conv, webhook.MutatingAdmission[Widget](widgetDefaulter{})),
 			webhook.Rule("example.com", "v1", "widgets")),
-		webhook.NewConversion("/convert", "widgets.example.com", conv),
+		conversionReviews.wrap(webhook.NewConversion("/convert", "widgets.example.com", conv)),
 	}
+}
+
+// conversionReviews records the requests of every ConversionReview the widgets'
+// conversion webhook receives.
+var conversionReviews reviewRecorder
+
+type reviewRecorder struct {
+	mu   sync.Mutex
+	reqs []webhook.ConversionRequest
+}
+
+func (r *reviewRecorder) wrap(w operators.Webhook) operators.Webhook {
+	next := w.Handler
+	w.Handler = http.HandlerFunc(func(rw http.ResponseWriter, req *http.Request) {
+		body, err := io.ReadAll(req.Body)
+		if err != nil {
+			http.Error(rw, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var review webhook.ConversionReview
+		if json.Unmarshal(body, &review) == nil && review.Request != nil {
+			r.mu.Lock()
+			r.reqs = append(r.reqs, *review.Request)
+			r.mu.Unlock()
+		}
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(rw, req)
+	})
+	return w
+}
+
+// count is the number of reviews received so far.
+func (r *reviewRecorder) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.reqs)
+}
+
+// since returns the reviews received after the first n that convert to desired
+// an object whose name has the given prefix.
+func (r *reviewRecorder) since(n int, desired, prefix string) []webhook.ConversionRequest {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []webhook.ConversionRequest
+	for _, req := range r.reqs[n:] {
+		if req.DesiredAPIVersion != desired {
+			continue
+		}
+		for _, o := range req.Objects {
+			if strings.HasPrefix(api.NestedString(o, "metadata", "name"), prefix) {
+				out = append(out, req)
+				break
+			}
+		}
+	}
+	return out
 }
 
 type widgetValidator struct{}

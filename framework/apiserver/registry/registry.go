@@ -72,6 +72,13 @@ type Resource struct {
 	// copy the server owns, so it may modify obj and return it. Nil means objects are
 	// stored and served as written (a single version).
 	Convert func(obj map[string]any, to api.GroupVersion) (map[string]any, error)
+	// ConvertList, optional with Convert, converts several objects to version to
+	// in one go and returns them in the same order (a conversion webhook answers
+	// one ConversionReview for all of them). The server calls it for the items of
+	// a list and of a watch's initial events that are not yet in the requested
+	// version; the objects are copies the server owns. Nil means Convert is
+	// called once per object.
+	ConvertList func(objs []map[string]any, to api.GroupVersion) ([]map[string]any, error)
 }
 
 // StorageGroupVersion is the group and version objects are stored in.
