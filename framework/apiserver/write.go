@@ -623,7 +623,7 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		if p, ok := q.res.Strategy.(registry.Preparer); ok {
 			p.PrepareForUpdate(out, old)
 		}
-		errs = append(errs, q.res.Strategy.ValidateUpdate(ctx, out, old)...)
+		errs = append(errs, validateUpdateOf(ctx, q.res.Strategy, mode, out, old)...)
 	}
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)
@@ -632,6 +632,18 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		return nil, err
 	}
 	return out, nil
+}
+
+// validateUpdateOf runs the strategy's update validation: for a status
+// subresource write, its registry.StatusValidator when it has one (as
+// Kubernetes validates status writes with the status strategy alone).
+func validateUpdateOf(ctx context.Context, st registry.Strategy, mode updateMode, obj, old map[string]any) field.ErrorList {
+	if mode == updateStatus {
+		if sv, ok := st.(registry.StatusValidator); ok {
+			return sv.ValidateStatusUpdate(ctx, obj, old)
+		}
+	}
+	return st.ValidateUpdate(ctx, obj, old)
 }
 
 // specChanged reports whether anything but metadata and status differs.

@@ -24,6 +24,9 @@ type Typed[T any] struct {
 	Validate func(obj *T) field.ErrorList
 	// ValidateUpdate checks an update; nil means Validate(obj).
 	ValidateUpdateFunc func(obj, old *T) field.ErrorList
+	// ValidateStatusUpdateFunc checks a write through the status subresource
+	// (see StatusValidator); nil means ValidateUpdate.
+	ValidateStatusUpdateFunc func(obj, old *T) field.ErrorList
 }
 
 var (

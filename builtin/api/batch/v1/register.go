@@ -44,15 +44,19 @@ type jobStrategy struct {
 }
 
 var (
-	_ registry.Strategy = jobStrategy{}
-	_ registry.Preparer = jobStrategy{}
+	_ registry.Strategy        = jobStrategy{}
+	_ registry.Preparer        = jobStrategy{}
+	_ registry.StatusValidator = jobStrategy{}
 )
 
 // JobStrategy returns the strategy of the jobs resource. Its PrepareForCreate
 // runs PrepareJobForCreate with metadata.uid, which the server assigns before
-// calling it; ValidateJob then requires what it generated.
+// calling it; ValidateJob then requires what it generated. Writes through
+// jobs/status are checked by ValidateJobStatusUpdate alone, as Kubernetes' job
+// status strategy does.
 func JobStrategy() registry.Strategy {
-	return jobStrategy{registry.Typed[Job]{Default: DefaultJob, Validate: ValidateJob, ValidateUpdateFunc: ValidateJobUpdate}}
+	return jobStrategy{registry.Typed[Job]{Default: DefaultJob, Validate: ValidateJob, ValidateUpdateFunc: ValidateJobUpdate,
+		ValidateStatusUpdateFunc: ValidateJobStatusUpdate}}
 }
 
 // PrepareForCreate implements registry.Preparer. obj is replaced in place. An
