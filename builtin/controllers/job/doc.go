@@ -39,9 +39,12 @@
 // FailureTarget (or SuccessCriteriaMet), deletes the remaining active pods, and
 // only when none is left and every finished pod is counted adds Failed (or
 // Complete) and completionTime. Pods deleted because the Job fails count as
-// failed. Suspend deletes active pods (not counted) and sets the Suspended
-// condition; resuming resets startTime. ttlSecondsAfterFinished deletes the
-// finished Job (background propagation) once the TTL elapsed.
+// failed. startTime is set on the first unsuspended sync, before success or
+// failure is judged. Suspend deletes active pods (not counted), sets the
+// Suspended condition and clears startTime; resuming sets a new one.
+// status.ready counts the ready pods among the active ones left, so pods the
+// controller deletes leave it with status.active. ttlSecondsAfterFinished
+// deletes the finished Job (background propagation) once the TTL elapsed.
 //
 // Counting uses the batch.kubernetes.io/job-tracking finalizer, put on every
 // pod the controller creates (see job_tracking.go): a finished pod is first

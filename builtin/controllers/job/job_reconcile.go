@@ -162,6 +162,13 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 	if err := r.trackLegacyPods(ctx, pods); err != nil {
 		return reconcile.Result{}, err
 	}
+	// A Job starts when it is first synced unsuspended (Kubernetes sets
+	// startTime before it evaluates success or failure): a Job that finishes
+	// on its first sync (completions: 0) has a startTime, and the active
+	// deadline counts from it. A suspended Job has none (see below).
+	if st.StartTime == nil && !isSuspended(job) {
+		st.StartTime = api.NewTimePtr(now)
+	}
 	o := r.observe(job, pods)
 	finishing := finishingCondition(st)
 	t := track(job, pods, finishing, o.delayed)
@@ -201,30 +208,33 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 	case finishing != nil:
 		// Terminal: remove what still runs, then finish once nothing runs and
 		// every finished pod is counted.
-		deleted, err := r.deletePods(ctx, job, o.active, false)
+		deleted, deletedReady, err := r.deletePods(ctx, job, o.active, false)
 		podErr = errors.Join(podErr, err)
-		st.Active = 0
+		st.Active -= deleted
+		*st.Ready -= deletedReady
 		if deleted == 0 && len(o.terminating) == 0 && uncountedEmpty(st) && podErr == nil {
 			r.finish(ctx, job, now)
 		}
 	case isSuspended(job):
-		_, err := r.deletePods(ctx, job, o.active, true)
+		deleted, deletedReady, err := r.deletePods(ctx, job, o.active, true)
 		podErr = errors.Join(podErr, err)
-		st.Active = 0
+		st.Active -= deleted
+		*st.Ready -= deletedReady
 		if setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {
 			r.event(ctx, job, record.Normal, "Suspended", "Job suspended")
 		}
+		// A suspended Job has no startTime: resuming starts it afresh (above),
+		// so activeDeadlineSeconds counts the time since the last resume.
+		// The API server refuses to change the startTime of an unsuspended
+		// Job, so it is cleared now, while the Job is suspended.
+		st.StartTime = nil
 	default:
+		// The new startTime of a resumed Job was set above (a startTime kept
+		// through the suspension, by an older controller, stays: the API
+		// server refuses to replace it now).
 		if c := findCondition(st.Conditions, batchv1.JobSuspended); c != nil {
 			setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionFalse, "JobResumed", "Job resumed", now)
 			r.event(ctx, job, record.Normal, "Resumed", "Job resumed")
-			st.StartTime = nil
-		}
-		if st.StartTime == nil {
-			st.StartTime = api.NewTimePtr(now)
-			if d := job.Spec.ActiveDeadlineSeconds; d != nil {
-				result.RequeueAfter = time.Duration(*d) * time.Second
-			}
 		}
 		after, err := r.managePods(ctx, job, o, t, now)
 		podErr = errors.Join(podErr, err)
@@ -249,6 +259,11 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 // SuccessCriteriaMet.
 func (r *reconciler) finish(ctx context.Context, job *batchv1.Job, now time.Time) {
 	st := &job.Status
+	if st.StartTime == nil {
+		// A finished Job has a startTime (the API server requires it); only
+		// a Job that got its finishing condition without one gets here.
+		st.StartTime = api.NewTimePtr(now)
+	}
 	if c := findCondition(st.Conditions, batchv1.JobFailureTarget); c != nil {
 		setCondition(&st.Conditions, batchv1.JobFailed, corev1.ConditionTrue, c.Reason, c.Message, now)
 		r.event(ctx, job, record.Warning, c.Reason, c.Message)

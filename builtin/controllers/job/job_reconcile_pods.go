@@ -226,10 +226,13 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 		}
 	}
 
-	if _, err := r.deletePods(ctx, job, toDelete, true); err != nil {
+	_, deletedReady, err := r.deletePods(ctx, job, toDelete, true)
+	if err != nil {
 		return 0, err
 	}
 	job.Status.Active = int32(len(o.active) - len(toDelete))
+	// Ready counts the ready pods among the active ones that remain.
+	*job.Status.Ready -= deletedReady
 	if len(toCreate) == 0 {
 		return wait, nil
 	}
@@ -254,26 +257,29 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 }
 
 // deletePods deletes pods and records an event for each; it returns how many
-// it deleted. With release, the tracking finalizer is removed first, so the
-// pod is not counted as failed (the controller deletes it on purpose: excess
-// or suspended).
-func (r *reconciler) deletePods(ctx context.Context, job *batchv1.Job, pods []corev1.Pod, release bool) (int32, error) {
-	var n int32
+// it deleted and how many of those were ready (they leave status.active and
+// status.ready, as in Kubernetes). With release, the tracking finalizer is
+// removed first, so the pod is not counted as failed (the controller deletes
+// it on purpose: excess or suspended).
+func (r *reconciler) deletePods(ctx context.Context, job *batchv1.Job, pods []corev1.Pod, release bool) (deleted, deletedReady int32, _ error) {
 	for i := range pods {
 		p := &pods[i]
 		if release && hasTrackingFinalizer(p) {
 			if err := r.removeFinalizer(ctx, p); err != nil {
-				return n, fmt.Errorf("remove finalizer %s from pod %s/%s: %w", batchv1.JobTrackingFinalizer, p.Namespace, p.Name, err)
+				return deleted, deletedReady, fmt.Errorf("remove finalizer %s from pod %s/%s: %w", batchv1.JobTrackingFinalizer, p.Namespace, p.Name, err)
 			}
 		}
 		if err := r.deletePod(ctx, p); err != nil {
 			r.event(ctx, job, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting: %v", err))
-			return n, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
+			return deleted, deletedReady, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
-		n++
+		deleted++
+		if isPodReady(p) {
+			deletedReady++
+		}
 		r.event(ctx, job, record.Normal, "SuccessfulDelete", "Deleted pod: "+p.Name)
 	}
-	return n, nil
+	return deleted, deletedReady, nil
 }
 
 // newPod builds a pod of job; index is the completion index, or -1, and prev

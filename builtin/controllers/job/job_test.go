@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -151,6 +152,11 @@ var _ = Describe("Job", func() {
 		j := newJob(ns, "sus", func(j *batchv1.Job) { j.Spec.Parallelism = api.Ptr[int32](2) })
 		Expect(c.Create(ctx, j)).To(Succeed())
 		Eventually(func() int { return len(livePods(ctx, j)) }).Should(Equal(2))
+		for _, p := range livePods(ctx, j) {
+			runPod(ctx, p, true)
+		}
+		Eventually(func() *int32 { return getJob(ctx, j).Status.Ready }).Should(HaveValue(Equal(int32(2))))
+		Expect(getJob(ctx, j).Status.StartTime).NotTo(BeNil())
 
 		patch := func(suspend bool) {
 			cur := getJob(ctx, j)
@@ -160,14 +166,38 @@ var _ = Describe("Job", func() {
 		patch(true)
 		Eventually(hasCondition(ctx, j, batchv1.JobSuspended, "JobSuspended")).Should(BeTrue())
 		Eventually(func() int { return len(pods(ctx, j)) }).Should(BeZero())
-		Expect(getJob(ctx, j).Status.Active).To(BeZero())
+		// The ready pods deleted leave status.ready with status.active, and a
+		// suspended Job has no startTime (Kubernetes clears it).
+		got := getJob(ctx, j)
+		Expect(got.Status.Active).To(BeZero())
+		Expect(got.Status.Ready).To(HaveValue(BeZero()))
+		Expect(got.Status.StartTime).To(BeNil())
 
+		resumed := time.Now().Truncate(time.Second) // startTime has whole seconds
 		patch(false)
 		Eventually(func() int { return len(livePods(ctx, j)) }).Should(Equal(2))
 		Eventually(func() corev1.ConditionStatus { return condition(getJob(ctx, j), batchv1.JobSuspended).Status }).
 			Should(Equal(corev1.ConditionFalse))
+		// Resuming starts the Job afresh.
+		got = getJob(ctx, j)
+		Expect(got.Status.StartTime).NotTo(BeNil())
+		Expect(got.Status.StartTime.Time).NotTo(BeTemporally("<", resumed))
 		Eventually(func() []string { return events(ctx, j) }).Should(ContainElements(
 			"Normal/Suspended: Job suspended", "Normal/Resumed: Job resumed"))
+	})
+
+	It("completes a Job with completions 0 at once, with startTime and completionTime", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		j := newJob(ns, "zero", func(j *batchv1.Job) { j.Spec.Completions = api.Ptr[int32](0) })
+		Expect(c.Create(ctx, j)).To(Succeed())
+		Eventually(hasCondition(ctx, j, batchv1.JobComplete, batchv1.JobReasonCompletionsReached)).Should(BeTrue())
+		got := getJob(ctx, j)
+		Expect(got.Status.StartTime).NotTo(BeNil())
+		Expect(got.Status.CompletionTime).NotTo(BeNil())
+		Expect(got.Status.CompletionTime.Time).NotTo(BeTemporally("<", got.Status.StartTime.Time))
+		Expect(got.Status.Succeeded).To(BeZero())
+		Expect(condition(got, batchv1.JobSuccessCriteriaMet)).NotTo(BeNil())
+		Expect(pods(ctx, j)).To(BeEmpty())
 	})
 
 	It("deletes a finished Job after ttlSecondsAfterFinished", func(ctx SpecContext) {

@@ -177,6 +177,10 @@ func (f *trackingAPI) reconciler(now time.Time) *reconciler {
 	r.getJob = func(context.Context, client.ObjectKey) (*batchv1.Job, error) { return deepCopy(f.job) }
 	r.listPods = func(context.Context, string, labels.Selector) ([]corev1.Pod, error) { return deepCopy(f.pods) }
 	r.updateStatus = func(_ context.Context, j *batchv1.Job) error {
+		// The API server's rules for jobs/status writes.
+		if err := batchv1.ValidateJobStatusUpdate(j, f.job).ToError(); err != nil {
+			return err
+		}
 		var err error
 		f.job, err = deepCopy(j)
 		return err
@@ -245,4 +249,100 @@ func TestTrackingSurvivesACrashBetweenRecordAndCount(t *testing.T) {
 	if c := got(); c != (counters{1, 1, 0}) {
 		t.Fatalf("counters %+v after the pods went, want 1 succeeded, 1 failed", c)
 	}
+}
+
+// TestStatusWritesPassStrictValidation drives a Job through suspension,
+// resumption and completion, and a completions: 0 Job through its first sync,
+// with every status write checked by the API server's rules (trackingAPI).
+func TestStatusWritesPassStrictValidation(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	req := reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "j"}}
+	owner := []api.OwnerReference{{UID: "u", Controller: api.Ptr(true)}}
+	readyPod := func(uid string) corev1.Pod {
+		return corev1.Pod{ObjectMeta: api.ObjectMeta{Name: uid, Namespace: "ns", UID: uid, OwnerReferences: owner,
+			Finalizers: []string{batchv1.JobTrackingFinalizer}}, Status: corev1.PodStatus{Phase: corev1.PodRunning,
+			Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}}
+	}
+	newJob := func(completions int32) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: "j", Namespace: "ns", UID: "u"},
+			Spec: batchv1.JobSpec{Parallelism: api.Ptr[int32](2), Completions: api.Ptr(completions), BackoffLimit: api.Ptr[int32](6),
+				ActiveDeadlineSeconds: api.Ptr[int64](60), Suspend: api.Ptr(false),
+				Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}}}
+	}
+	sync := func(f *trackingAPI, now time.Time) reconcile.Result {
+		t.Helper()
+		res, err := f.reconciler(now).Reconcile(t.Context(), req)
+		if err != nil {
+			t.Fatalf("reconcile at %v: %v", now, err)
+		}
+		return res
+	}
+
+	t.Run("suspend and resume", func(t *testing.T) {
+		t.Parallel()
+		f := &trackingAPI{job: newJob(4)}
+		if res := sync(f, t0); f.job.Status.StartTime == nil || !f.job.Status.StartTime.Equal(t0) || res.RequeueAfter != time.Minute {
+			t.Fatalf("first sync: startTime %v, requeue %v; want %v and 1m", f.job.Status.StartTime, res.RequeueAfter, t0)
+		}
+		f.pods = []corev1.Pod{readyPod("a"), readyPod("b")}
+		sync(f, t0.Add(time.Second))
+		if st := f.job.Status; st.Active != 2 || *st.Ready != 2 {
+			t.Fatalf("running: active %d, ready %d; want 2 and 2", st.Active, *st.Ready)
+		}
+		f.job.Spec.Suspend = api.Ptr(true)
+		sync(f, t0.Add(2*time.Second))
+		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || st.StartTime != nil {
+			t.Fatalf("suspended: active %d, ready %d, startTime %v; want 0, 0, nil", st.Active, *st.Ready, st.StartTime)
+		}
+		f.pods = nil
+		sync(f, t0.Add(3*time.Second))
+		if f.job.Status.StartTime != nil {
+			t.Fatalf("still suspended: startTime %v, want nil", f.job.Status.StartTime)
+		}
+		f.job.Spec.Suspend = api.Ptr(false)
+		resumed := t0.Add(10 * time.Second)
+		if res := sync(f, resumed); res.RequeueAfter != time.Minute {
+			t.Fatalf("resumed: requeue %v, want the full active deadline", res.RequeueAfter)
+		}
+		if st := f.job.Status.StartTime; st == nil || !st.Equal(resumed) {
+			t.Fatalf("resumed: startTime %v, want %v", st, resumed)
+		}
+	})
+
+	t.Run("excess ready pods leave ready", func(t *testing.T) {
+		t.Parallel()
+		f := &trackingAPI{job: newJob(4)}
+		sync(f, t0)
+		f.pods = []corev1.Pod{readyPod("a"), readyPod("b")}
+		sync(f, t0.Add(time.Second))
+		f.job.Spec.Parallelism = api.Ptr[int32](0)
+		sync(f, t0.Add(2*time.Second))
+		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 {
+			t.Fatalf("scaled down: active %d, ready %d; want 0 and 0", st.Active, *st.Ready)
+		}
+	})
+
+	t.Run("failing deletes ready pods", func(t *testing.T) {
+		t.Parallel()
+		f := &trackingAPI{job: newJob(4)}
+		sync(f, t0)
+		f.pods = []corev1.Pod{readyPod("a"), readyPod("b")}
+		sync(f, t0.Add(time.Second))
+		sync(f, t0.Add(2*time.Minute)) // past the active deadline
+		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 {
+			t.Fatalf("failing: active %d, ready %d; want 0 and 0", st.Active, *st.Ready)
+		}
+	})
+
+	t.Run("completions 0", func(t *testing.T) {
+		t.Parallel()
+		f := &trackingAPI{job: newJob(0)}
+		sync(f, t0)
+		st := f.job.Status
+		if findCondition(st.Conditions, batchv1.JobComplete) == nil || st.StartTime == nil || st.CompletionTime == nil ||
+			st.CompletionTime.Before(st.StartTime.Time) {
+			t.Fatalf("status %+v: want Complete with startTime <= completionTime", st)
+		}
+	})
 }

@@ -47,23 +47,13 @@ type jobStatusChecks struct {
 	moreReadyThanActive               bool
 }
 
-// strictControllerRules turns on the rules jobStatusChecksFor leaves off.
-const strictControllerRules = false
-
 // jobStatusChecksFor is Kubernetes' getStatusValidationOptions with JobManagedBy
 // enabled: a rule runs when the fields it looks at change.
 //
-// Three rules are left off because our Job controller makes writes they
-// reject (Kubernetes' controller does not):
-//   - startTimeUpdateForUnsuspended: on resume the controller replaces a
-//     startTime it did not clear on suspension;
-//   - moreReadyThanActive: when suspending or finishing it sets active to 0
-//     but keeps ready at the count of the pods it just deleted;
-//   - finishedWithoutStartTime: a Job that succeeds on its first sync
-//     (completions: 0) is completed before startTime is set.
-//
-// Set strictControllerRules once the controller is fixed;
-// validateJobStatusUpdate implements them.
+// The Job controller (builtin/controllers/job) writes statuses these rules
+// accept, as Kubernetes' does: it clears startTime while a Job is suspended
+// and sets a new one on resume, lowers ready with the ready pods it deletes,
+// and sets startTime no later than the finishing condition.
 func jobStatusChecksFor(j, old *Job) jobStatusChecks {
 	st, os := &j.Status, &old.Status
 	indexed := isIndexedJob(j)
@@ -89,9 +79,9 @@ func jobStatusChecksFor(j, old *Job) jobStatusChecks {
 		failedIndexesWithoutPerIndexLimit: failedIndexesChanged,
 		failedIndexesOverlapCompleted:     failedIndexesChanged || completedIndexesChanged,
 		finishedWithActive:                finishedChanged || activeChanged,
-		finishedWithoutStartTime:          strictControllerRules && (finishedChanged || startTimeChanged),
+		finishedWithoutStartTime:          finishedChanged || startTimeChanged,
 		finishedWithUncounted:             finishedChanged || uncountedChanged,
-		startTimeUpdateForUnsuspended:     strictControllerRules && startTimeChanged,
+		startTimeUpdateForUnsuspended:     startTimeChanged,
 		completionBeforeStart:             startTimeChanged || completionTimeChanged,
 		notCompleteWithCompletionTime:     completeChanged || completionTimeChanged,
 		completeWithoutCompletionTime:     completeChanged || completionTimeChanged,
@@ -100,7 +90,7 @@ func jobStatusChecksFor(j, old *Job) jobStatusChecks {
 		failedWithoutFailureTarget:        failedChanged || failedIndexesChanged,
 		completeWithoutSuccessCriteriaMet: completeChanged || successCriteriaMetChanged,
 		finishedWithTerminating:           finishedChanged || terminatingChanged,
-		moreReadyThanActive:               strictControllerRules && (readyChanged || activeChanged),
+		moreReadyThanActive:               readyChanged || activeChanged,
 	}
 }
 

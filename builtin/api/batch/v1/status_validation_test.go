@@ -138,8 +138,27 @@ func TestValidateJobStatusUpdate(t *testing.T) {
 		}, old: func(j *Job) { complete(j); j.Status.Conditions = j.Status.Conditions[1:] },
 			modify: func(j *Job) { complete(j); j.Status.Conditions = j.Status.Conditions[1:]; j.Status.Failed = 1 },
 			want:   []string{"status.conditions: Invalid value: cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True"}},
-		{name: "resumed job gets a new start time", old: func(j *Job) { j.Status.StartTime = t0 },
+		{name: "a started job gets its start time", modify: func(j *Job) { j.Status.StartTime = t1 }},
+		{name: "start time of an unsuspended job cannot change", old: func(j *Job) { j.Status.StartTime = t0 },
+			modify: func(j *Job) { j.Status.StartTime = t1 },
+			want:   []string{"status.startTime: Required value: startTime cannot be removed for unsuspended job"}},
+		{name: "start time of an unsuspended job cannot be removed", old: func(j *Job) { j.Status.StartTime = t0 },
+			modify: func(j *Job) { j.Status.StartTime = nil },
+			want:   []string{"status.startTime: Required value: startTime cannot be removed for unsuspended job"}},
+		{name: "a suspended job loses its start time", spec: func(j *Job) { j.Spec.Suspend = api.Ptr(true) },
+			old: func(j *Job) { j.Status.StartTime = t0 }, modify: func(j *Job) { j.Status.StartTime = nil }},
+		{name: "a resumed job gets a new start time", old: func(j *Job) { j.Status.StartTime = nil },
 			modify: func(j *Job) { j.Status.StartTime = t1 }},
+		{name: "more ready than active", old: func(j *Job) { j.Status.StartTime, j.Status.Active, j.Status.Ready = t0, 2, api.Ptr[int32](2) },
+			modify: func(j *Job) { j.Status.Active = 0 },
+			want:   []string{"status.ready: Invalid value: 2: cannot set more ready pods than active"}},
+		{name: "ready drops with active", old: func(j *Job) { j.Status.StartTime, j.Status.Active, j.Status.Ready = t0, 2, api.Ptr[int32](2) },
+			modify: func(j *Job) { j.Status.Active, j.Status.Ready = 0, api.Ptr[int32](0) }},
+		{name: "finished without start time", modify: func(j *Job) { complete(j); j.Status.StartTime = nil },
+			want: []string{"status.startTime: Required value: startTime is required for finished job"}},
+		{name: "a finished job already without start time does not block other writes",
+			old:    func(j *Job) { complete(j); j.Status.StartTime = nil },
+			modify: func(j *Job) { j.Status.Failed = 1 }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,8 +180,8 @@ func TestValidateJobStatusUpdate(t *testing.T) {
 	}
 }
 
-// TestJobStatusChecksControllerRules covers the rules jobStatusChecksFor leaves
-// off for our controller's sake.
+// TestJobStatusChecksControllerRules covers the rules once left off for our
+// Job controller's sake, all at once.
 func TestJobStatusChecksControllerRules(t *testing.T) {
 	t.Parallel()
 	old, j := validJob(), validJob()
@@ -172,7 +191,9 @@ func TestJobStatusChecksControllerRules(t *testing.T) {
 	j.Status.CompletionTime = t1
 	j.Status.Active, j.Status.Ready = 0, api.Ptr[int32](1)
 	c := jobStatusChecksFor(j, old)
-	c.finishedWithoutStartTime, c.startTimeUpdateForUnsuspended, c.moreReadyThanActive = true, true, true
+	if !c.finishedWithoutStartTime || !c.startTimeUpdateForUnsuspended || !c.moreReadyThanActive {
+		t.Errorf("jobStatusChecksFor leaves rules off: %+v", c)
+	}
 	want := []string{
 		"status.startTime: Required value: startTime is required for finished job",
 		"status.ready: Invalid value: 1: cannot set more ready pods than active",
