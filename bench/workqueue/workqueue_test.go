@@ -75,21 +75,10 @@ func BenchmarkWorkqueue(b *testing.B) {
 }
 
 func serial(b *testing.B, q queue, ks []string) {
-	defer q.ShutDown()
-	for _, k := range ks { // warm up: size the maps and the buffer
-		q.Add(k)
-	}
-	for range ks {
-		k, _ := q.Get()
-		q.Done(k)
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := range b.N {
-		q.Add(ks[i&(len(ks)-1)])
-		k, _ := q.Get()
-		q.Done(k)
-	}
+	serialN(q, ks, b.N, func() {
+		b.ReportAllocs()
+		b.ResetTimer()
+	})
 }
 
 // BenchmarkWorkqueueInterleaved runs each case in alternating slices, converge

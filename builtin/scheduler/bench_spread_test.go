@@ -9,13 +9,10 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
-	"github.com/converge-dev/converge/framework/client"
-	"github.com/converge-dev/converge/testenv"
 )
 
 // spreadPod is a pod of group g that must spread over zones with maxSkew 1
@@ -55,19 +52,7 @@ func BenchmarkSchedulingSpreadAntiAffinity(b *testing.B) {
 		b.Fatalf("%d pods do not fit on %d nodes with one pod per group and node", numPods, numNodes)
 	}
 	ctx := b.Context()
-	env, err := testenv.Start(ctx, testenv.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-	sch, err := all.NewScheme()
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := startBenchEnv(b)
 	if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: "bench-spread"}}); err != nil {
 		b.Fatal(err)
 	}

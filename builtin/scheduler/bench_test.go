@@ -113,19 +113,7 @@ func (bc *boundCounter) handle(e cache.Event[*corev1.Pod]) {
 func BenchmarkSchedulingBasic(b *testing.B) {
 	numNodes, initPods, numPods := benchSize("BENCH_NODES", 5000), benchSize("BENCH_INIT_PODS", 1000), benchSize("BENCH_PODS", 10000)
 	ctx := b.Context()
-	env, err := testenv.Start(ctx, testenv.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer func() { _ = env.Stop() }()
-	sch, err := all.NewScheme()
-	if err != nil {
-		b.Fatal(err)
-	}
-	c, err := client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := startBenchEnv(b)
 	for _, ns := range []string{"bench-init", "bench-baseline", "bench-sched"} {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: ns}}); err != nil {
 			b.Fatal(err)
@@ -290,4 +278,20 @@ func hashIndex(s string, n int) int {
 		h = (h ^ uint32(s[i])) * 16777619
 	}
 	return int(h % uint32(n))
+}
+
+// startBenchEnv starts a control plane without controllers, stopped when b
+// ends, and returns a client of it.
+func startBenchEnv(b *testing.B) *client.Client {
+	b.Helper()
+	env := testenv.StartT(b, testenv.Options{})
+	sch, err := all.NewScheme()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, err := client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
 }

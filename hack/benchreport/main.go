@@ -36,19 +36,25 @@ func parse(path string) (map[string]result, []string, error) {
 			continue
 		}
 		name := suffix.ReplaceAllString(fields[0], "")
-		r := result{}
-		for i := 2; i+1 < len(fields); i += 2 {
-			v, err := strconv.ParseFloat(fields[i], 64)
-			if err == nil {
-				r[fields[i+1]] = v
-			}
-		}
+		r := metrics(fields)
 		if _, ok := out[name]; !ok {
 			order = append(order, name)
 		}
 		out[name] = r
 	}
 	return out, order, sc.Err()
+}
+
+// metrics reads the value/unit pairs of a benchmark line's fields (the name and
+// the iteration count first).
+func metrics(fields []string) result {
+	r := result{}
+	for i := 2; i+1 < len(fields); i += 2 {
+		if v, err := strconv.ParseFloat(fields[i], 64); err == nil {
+			r[fields[i+1]] = v
+		}
+	}
+	return r
 }
 
 // parseRuns returns every result line of benchmark name in path, in order (a
@@ -64,13 +70,7 @@ func parseRuns(path, name string) ([]result, error) {
 		if len(fields) < 4 || suffix.ReplaceAllString(fields[0], "") != name {
 			continue
 		}
-		r := result{}
-		for i := 2; i+1 < len(fields); i += 2 {
-			if v, err := strconv.ParseFloat(fields[i], 64); err == nil {
-				r[fields[i+1]] = v
-			}
-		}
-		runs = append(runs, r)
+		runs = append(runs, metrics(fields))
 	}
 	return runs, nil
 }

@@ -12,12 +12,13 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/converge-dev/converge/framework/certutil"
 )
 
 // Issuer signs webhook serving certificates. The control plane's CA
@@ -81,7 +82,7 @@ func SelfSignedCA(dir, commonName string) (*CA, error) {
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: commonName},
+		SerialNumber: certutil.NewSerial(), Subject: pkix.Name{CommonName: commonName},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(10 * 365 * 24 * time.Hour),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true, IsCA: true,
@@ -95,13 +96,13 @@ func SelfSignedCA(dir, commonName string) (*CA, error) {
 		return nil, fmt.Errorf("create webhook CA: %w", err)
 	}
 	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if keyPEM, err = encodeKey(key); err != nil {
+	if keyPEM, err = certutil.EncodeECKey(key); err != nil {
 		return nil, err
 	}
-	if err := writeFile(keyPath, keyPEM, 0o600); err != nil {
+	if err := certutil.WriteFileAtomic(keyPath, keyPEM, 0o600); err != nil {
 		return nil, err
 	}
-	if err := writeFile(certPath, certPEM, 0o644); err != nil {
+	if err := certutil.WriteFileAtomic(certPath, certPEM, 0o644); err != nil {
 		return nil, err
 	}
 	return &CA{cert: cert, key: key, certPM: certPEM}, nil
@@ -124,7 +125,7 @@ func (c *CA) IssueServingCert(hosts []string, validity time.Duration) (certPEM, 
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: hosts[0]},
+		SerialNumber: certutil.NewSerial(), Subject: pkix.Name{CommonName: hosts[0]},
 		NotBefore: now.Add(-5 * time.Minute), NotAfter: now.Add(validity),
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true,
@@ -142,32 +143,8 @@ func (c *CA) IssueServingCert(hosts []string, validity time.Duration) (certPEM, 
 	if err != nil {
 		return nil, nil, fmt.Errorf("sign serving certificate: %w", err)
 	}
-	if keyPEM, err = encodeKey(key); err != nil {
+	if keyPEM, err = certutil.EncodeECKey(key); err != nil {
 		return nil, nil, err
 	}
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), keyPEM, nil
-}
-
-func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("encode key: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
-}
-
-func serial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	return n
-}
-
-func writeFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }

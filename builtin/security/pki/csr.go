@@ -6,6 +6,8 @@ import (
 	"encoding/pem"
 	"fmt"
 	"time"
+
+	"github.com/converge-dev/converge/framework/certutil"
 )
 
 // SignRequest signs the public key and subject of a checked certificate
@@ -24,7 +26,7 @@ func (p *PKI) SignRequest(csr *x509.CertificateRequest, keyUsage x509.KeyUsage, 
 		notAfter = p.ca.NotAfter
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: csr.Subject,
+		SerialNumber: certutil.NewSerial(), Subject: csr.Subject,
 		DNSNames: csr.DNSNames, IPAddresses: csr.IPAddresses, EmailAddresses: csr.EmailAddresses, URIs: csr.URIs,
 		NotBefore: now.Add(-5 * time.Minute), NotAfter: notAfter,
 		KeyUsage: keyUsage, ExtKeyUsage: extUsage, BasicConstraintsValid: true,

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/converge-dev/converge/framework/certutil"
 )
 
 // NodeClientUser is the user the API server authenticates as to node agents'
@@ -72,7 +74,7 @@ func NodeLogServerTLS(caPEM []byte, hosts []string) (*tls.Config, error) {
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "converge-node-logs"},
+		SerialNumber: certutil.NewSerial(), Subject: pkix.Name{CommonName: "converge-node-logs"},
 		NotBefore: now.Add(-5 * time.Minute), NotAfter: now.Add(365 * 24 * time.Hour),
 		KeyUsage:    x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true,

@@ -25,7 +25,6 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -35,6 +34,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"github.com/converge-dev/converge/framework/certutil"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 )
 
@@ -90,11 +90,10 @@ type PKI struct {
 	saKey                     *ecdsa.PrivateKey
 }
 
-// Ensure loads the certificates in opts.Dir, creating whatever is missing (and
-// re-issuing a serving certificate that lacks a wanted SAN).
-func Ensure(opts Options) (*PKI, error) {
+// prepare fills in the defaults of opts and creates opts.Dir.
+func (opts Options) prepare() (Options, error) {
 	if opts.Dir == "" {
-		return nil, errors.New("pki: Dir is required")
+		return opts, errors.New("pki: Dir is required")
 	}
 	if opts.CAValidity == 0 {
 		opts.CAValidity = 10 * 365 * 24 * time.Hour
@@ -109,7 +108,17 @@ func Ensure(opts Options) (*PKI, error) {
 		opts.Now = time.Now
 	}
 	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("pki: %w", err)
+		return opts, fmt.Errorf("pki: %w", err)
+	}
+	return opts, nil
+}
+
+// Ensure loads the certificates in opts.Dir, creating whatever is missing (and
+// re-issuing a serving certificate that lacks a wanted SAN).
+func Ensure(opts Options) (*PKI, error) {
+	opts, err := opts.prepare()
+	if err != nil {
+		return nil, err
 	}
 	if opts.ServingDir != "" {
 		if err := os.MkdirAll(opts.ServingDir, 0o700); err != nil {
@@ -150,11 +159,11 @@ func (p *PKI) loadOrCreateSAKey() error {
 	if err != nil {
 		return fmt.Errorf("pki: generate sa.key: %w", err)
 	}
-	pemKey, err := encodeKey(k)
+	pemKey, err := certutil.EncodeECKey(k)
 	if err != nil {
 		return err
 	}
-	if err := writeFile(p.path(ServiceAccountKeyFile), pemKey, 0o600); err != nil {
+	if err := certutil.WriteFileAtomic(p.path(ServiceAccountKeyFile), pemKey, 0o600); err != nil {
 		return err
 	}
 	p.saKey = k
@@ -191,7 +200,7 @@ func (p *PKI) loadOrCreateCA() error {
 	}
 	now := p.opts.Now()
 	tmpl := &x509.Certificate{
-		SerialNumber: serial(), Subject: pkix.Name{CommonName: "converge-ca"},
+		SerialNumber: certutil.NewSerial(), Subject: pkix.Name{CommonName: "converge-ca"},
 		NotBefore: now.Add(-time.Hour), NotAfter: now.Add(p.opts.CAValidity),
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true, IsCA: true,
@@ -202,13 +211,13 @@ func (p *PKI) loadOrCreateCA() error {
 	}
 	cert, _ := x509.ParseCertificate(der)
 	certPEM = pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if keyPEM, err = encodeKey(key); err != nil {
+	if keyPEM, err = certutil.EncodeECKey(key); err != nil {
 		return err
 	}
-	if err := writeFile(p.path(CAKeyFile), keyPEM, 0o600); err != nil {
+	if err := certutil.WriteFileAtomic(p.path(CAKeyFile), keyPEM, 0o600); err != nil {
 		return err
 	}
-	if err := writeFile(p.path(CACertFile), certPEM, 0o644); err != nil {
+	if err := certutil.WriteFileAtomic(p.path(CACertFile), certPEM, 0o644); err != nil {
 		return err
 	}
 	p.ca, p.caKey, p.caPEM = cert, key, certPEM
@@ -316,10 +325,10 @@ func (p *PKI) issue(tmpl *x509.Certificate, certFile, keyFile string, now time.T
 		return nil, nil, nil, err
 	}
 	if certFile != "" {
-		if err := writeFile(p.path(keyFile), keyPEM, 0o600); err != nil {
+		if err := certutil.WriteFileAtomic(p.path(keyFile), keyPEM, 0o600); err != nil {
 			return nil, nil, nil, err
 		}
-		if err := writeFile(p.path(certFile), certPEM, 0o644); err != nil {
+		if err := certutil.WriteFileAtomic(p.path(certFile), certPEM, 0o644); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -335,7 +344,7 @@ func (p *PKI) sign(tmpl *x509.Certificate, now time.Time, validity time.Duration
 	if err != nil {
 		return nil, nil, fmt.Errorf("pki: generate key: %w", err)
 	}
-	tmpl.SerialNumber = serial()
+	tmpl.SerialNumber = certutil.NewSerial()
 	tmpl.NotBefore, tmpl.NotAfter = now.Add(-5*time.Minute), now.Add(validity)
 	tmpl.KeyUsage = x509.KeyUsageDigitalSignature | x509.KeyUsageKeyEncipherment
 	tmpl.BasicConstraintsValid = true
@@ -343,7 +352,7 @@ func (p *PKI) sign(tmpl *x509.Certificate, now time.Time, validity time.Duration
 	if err != nil {
 		return nil, nil, fmt.Errorf("pki: sign %s: %w", tmpl.Subject.CommonName, err)
 	}
-	keyPEM, err = encodeKey(key)
+	keyPEM, err = certutil.EncodeECKey(key)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -459,30 +468,5 @@ func WriteKubeconfig(path, server, name string, caPEM, certPEM, keyPEM []byte, t
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}
-	return writeFile(path, body, 0o600)
-}
-
-func encodeKey(key *ecdsa.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, fmt.Errorf("pki: encode key: %w", err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: der}), nil
-}
-
-func serial() *big.Int {
-	n, _ := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	return n
-}
-
-// writeFile writes atomically (temp file + rename).
-func writeFile(path string, data []byte, mode os.FileMode) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return fmt.Errorf("pki: write %s: %w", filepath.Base(path), err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("pki: write %s: %w", filepath.Base(path), err)
-	}
-	return nil
+	return certutil.WriteFileAtomic(path, body, 0o600)
 }

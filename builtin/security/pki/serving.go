@@ -4,9 +4,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"errors"
-	"fmt"
 	"net"
-	"os"
 	"time"
 )
 
@@ -15,23 +13,9 @@ import (
 // plane (converge up --insecure, testenv) keeps this CA for the serving certificates of operator webhooks; a
 // secure one uses the PKI of Ensure, whose CA is the same files.
 func EnsureCA(opts Options) (*PKI, error) {
-	if opts.Dir == "" {
-		return nil, errors.New("pki: Dir is required")
-	}
-	if opts.CAValidity == 0 {
-		opts.CAValidity = 10 * 365 * 24 * time.Hour
-	}
-	if opts.LeafValidity == 0 {
-		opts.LeafValidity = 365 * 24 * time.Hour
-	}
-	if opts.RenewBefore == 0 {
-		opts.RenewBefore = opts.LeafValidity / 3
-	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
-		return nil, fmt.Errorf("pki: %w", err)
+	opts, err := opts.prepare()
+	if err != nil {
+		return nil, err
 	}
 	p := &PKI{opts: opts}
 	if err := p.loadOrCreateCA(); err != nil {
