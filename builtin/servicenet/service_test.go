@@ -280,8 +280,13 @@ func TestUpdateAndDelete(t *testing.T) {
 	if got.Spec.ClusterIP != created.Spec.ClusterIP || !slices.Equal(nodePortsOf(got), nodePortsOf(created)) {
 		t.Fatalf("update lost allocated values: %v %v, had %v %v", got.Spec.ClusterIP, nodePortsOf(got), created.Spec.ClusterIP, nodePortsOf(created))
 	}
-	// Changing the cluster IP is refused.
-	if _, err := update(serviceMap(t, "svc", svcType(corev1.ServiceTypeNodePort), clusterIP("127.96.0.99")), true); !strings.Contains(errString(err), "field is immutable") {
+	// Changing the cluster IP is refused. (The create allocated one at
+	// random; ask for another.)
+	otherIP := "127.96.0.99"
+	if created.Spec.ClusterIP == otherIP {
+		otherIP = "127.96.0.98"
+	}
+	if _, err := update(serviceMap(t, "svc", svcType(corev1.ServiceTypeNodePort), clusterIP(otherIP)), true); !strings.Contains(errString(err), "field is immutable") {
 		t.Fatalf("changed clusterIP: %v", err)
 	}
 	// An aborted update that asked for another node port leaves no reservation
