@@ -130,6 +130,9 @@ func (s *Server) dispatch(q *request) error {
 		if ri.name != "" {
 			return apierrors.NewMethodNotSupported(q.groupResource(), "create")
 		}
+		if q.res.CreateAs != nil {
+			return s.serveCreateAs(q)
+		}
 		return s.serveCreate(q)
 	case "update":
 		return s.serveUpdate(q)

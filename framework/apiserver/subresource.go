@@ -1,10 +1,12 @@
 package apiserver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"reflect"
@@ -205,6 +207,44 @@ func checkScaleBody(obj map[string]any, name string) error {
 		return apierrors.NewBadRequest(fmt.Sprintf("the name of the object (%s) does not match the name on the URL (%s)", n, name))
 	}
 	return nil
+}
+
+// serveCreateAs serves a create of a resource whose objects act on another
+// object rather than being stored (registry.Resource.CreateAs): the body names
+// that object and the request is served by its subresource, as if posted to
+// RESOURCE/NAME/SUBRESOURCE.
+func (s *Server) serveCreateAs(q *request) error {
+	ref := q.res.CreateAs
+	target := s.opts.Registry.Get(q.ri.gv.WithResource(ref.Resource))
+	if target == nil || target.Subresources[ref.Subresource] == nil {
+		return internalError("%s is served as %s/%s, which is not registered", q.ri.resource, ref.Resource, ref.Subresource)
+	}
+	sub := target.Subresources[ref.Subresource]
+	body, err := s.readBody(q.r)
+	if err != nil {
+		return err
+	}
+	rewind := func() {
+		q.r.Body = io.NopCloser(bytes.NewReader(body))
+		q.r.ContentLength = int64(len(body))
+	}
+	rewind()
+	m, err := (&parent{s: s, q: q, kind: q.res.Kind}).DecodeBody(q.r, q.res.Type)
+	if err != nil {
+		return err
+	}
+	name := api.NestedString(m, "metadata", "name")
+	if name == "" {
+		return apierrors.NewInvalid(q.groupKind(), "", field.ErrorList{field.Required(field.NewPath("metadata", "name"), "name is required")})
+	}
+	if ns := api.NestedString(m, "metadata", "namespace"); ns != "" && ns != q.ri.namespace {
+		return apierrors.NewBadRequest(fmt.Sprintf("the namespace of the provided object (%s) does not match the namespace sent on the request (%s)", ns, q.ri.namespace))
+	}
+	rewind()
+	ri := q.ri
+	ri.resource, ri.name, ri.subresource = ref.Resource, name, ref.Subresource
+	tq := &request{w: q.w, r: q.r, ri: ri, res: target, query: q.query}
+	return sub.Serve(q.w, q.r, &parent{s: s, q: tq, kind: sub.Kind().Kind})
 }
 
 // parent implements registry.Parent for custom subresources.

@@ -97,7 +97,8 @@ func setPodState(ctx context.Context, p *corev1.Pod, node string, phase corev1.P
 	if ready {
 		st = corev1.ConditionTrue
 	}
-	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
+	// p may predate the binding: leave its resourceVersion out of the patch.
+	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion}}
 	p.Status.Phase = phase
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st, LastTransitionTime: api.NewTime(readyAt.UTC().Truncate(time.Second))}}
 	Expect(c.Status().Patch(ctx, p, client.MergeFrom(orig))).To(Succeed())
@@ -166,7 +167,8 @@ func tryMarkReady(ctx context.Context, p *corev1.Pod) error {
 			return err
 		}
 	}
-	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace}}
+	// p may predate the binding: leave its resourceVersion out of the patch.
+	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion}}
 	p.Status.Phase = corev1.PodRunning
 	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: api.Now()}}
 	return c.Status().Patch(ctx, p, client.MergeFrom(orig))

@@ -60,6 +60,12 @@ type Resource struct {
 	Deletion *Deletion
 	// Subresources are extra handlers ("log", "binding", "eviction", ...).
 	Subresources map[string]Subresource
+	// CreateAs, when set, makes a create of this resource act on another object
+	// instead of storing one: the body's metadata.name names an object of
+	// CreateAs.Resource (same group, version and namespace) and the request is
+	// served as a POST of its CreateAs.Subresource. Kubernetes' core/v1
+	// bindings resource is pods/NAME/binding reached this way.
+	CreateAs *SubresourceRef
 
 	// StorageVersion is the version objects are stored in when Convert is set
 	// (empty means GroupVersion.Version). All versions of a resource share one
@@ -144,6 +150,13 @@ type Subresource interface {
 	// Serve handles one request. It writes the response itself; errors it returns
 	// (before writing) are written as Status objects by the server.
 	Serve(w http.ResponseWriter, r *http.Request, parent Parent) error
+}
+
+// SubresourceRef names a subresource of another resource of the same group
+// and version (see Resource.CreateAs).
+type SubresourceRef struct {
+	Resource    string
+	Subresource string
 }
 
 // Parent gives a subresource handler access to the object it belongs to.

@@ -134,6 +134,8 @@ func Resources() []*registry.Resource {
 			Strategy:       registry.Typed[Binding]{},
 			NameValidation: validation.NameIsDNSSubdomain,
 			Type:           reflect.TypeFor[Binding](),
+			// As in Kubernetes, a Binding is not stored: it binds the pod it names.
+			CreateAs: &registry.SubresourceRef{Resource: "pods", Subresource: "binding"},
 		},
 	}
 }
