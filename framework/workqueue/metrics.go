@@ -47,19 +47,23 @@ func (noopMetric) Observe(float64) {}
 // unfinishedWorkPeriod is how often the unfinished-work gauges are refreshed.
 const unfinishedWorkPeriod = 500 * time.Millisecond
 
-// queueMetrics records a queue's metrics. Each shard has its own, holding the
-// timestamps of that shard's items; its methods other than retry are called with
-// the shard's lock held, so its maps need no lock of their own. The instruments
-// are shared. It exists only when metrics are enabled.
-type queueMetrics[T comparable] struct {
+// queueMetrics records a queue's metrics. The timestamps it needs live in the
+// items' slots (slotTimes), which are kept under their shard's lock, so
+// recording allocates nothing: no per-item map to grow or rehash.
+// It exists only when metrics are enabled.
+type queueMetrics struct {
 	m     QueueMetrics
 	clock Clock
-
-	addTimes   map[T]time.Time // when each dirty item was added
-	startTimes map[T]time.Time // when each processing item was handed out
+	epoch time.Time // timestamps are nanoseconds since epoch, plus one (0 = unset)
 }
 
-func newQueueMetrics[T comparable](m QueueMetrics, clock Clock) *queueMetrics[T] {
+// slotTimes are the metrics timestamps of one item (see queueMetrics.stamp).
+type slotTimes struct {
+	addedAt   int64 // when the item became dirty; 0 once handed out
+	startedAt int64 // when Get handed it out; 0 once Done
+}
+
+func newQueueMetrics(m QueueMetrics, clock Clock) *queueMetrics {
 	if m.Depth == nil {
 		m.Depth = noopMetric{}
 	}
@@ -81,47 +85,52 @@ func newQueueMetrics[T comparable](m QueueMetrics, clock Clock) *queueMetrics[T]
 	if m.LongestRunningProcessor == nil {
 		m.LongestRunningProcessor = noopMetric{}
 	}
-	return &queueMetrics[T]{
-		m:          m,
-		clock:      clock,
-		addTimes:   make(map[T]time.Time),
-		startTimes: make(map[T]time.Time),
-	}
+	return &queueMetrics{m: m, clock: clock, epoch: clock.Now()}
 }
 
-func (qm *queueMetrics[T]) add(item T, depth int) {
+// stamp returns the time now as a slotTimes timestamp (never 0).
+func (qm *queueMetrics) stamp() int64 { return int64(qm.clock.Now().Sub(qm.epoch)) + 1 }
+
+func seconds(from, to int64) float64 { return time.Duration(to - from).Seconds() }
+
+// add records an item becoming dirty; its shard's lock is held.
+func (qm *queueMetrics) add(t *slotTimes, depth int) {
 	qm.m.Adds.Inc()
 	qm.m.Depth.Set(float64(depth))
-	qm.addTimes[item] = qm.clock.Now()
+	t.addedAt = qm.stamp()
 }
 
-func (qm *queueMetrics[T]) get(item T, depth int) {
-	now := qm.clock.Now()
+// get records an item handed out by Get; its shard's lock is held.
+func (qm *queueMetrics) get(t *slotTimes, depth int) {
+	now := qm.stamp()
 	qm.m.Depth.Set(float64(depth))
-	if t, ok := qm.addTimes[item]; ok {
-		qm.m.QueueDuration.Observe(now.Sub(t).Seconds())
-		delete(qm.addTimes, item)
+	if t.addedAt != 0 {
+		qm.m.QueueDuration.Observe(seconds(t.addedAt, now))
+		t.addedAt = 0
 	}
-	qm.startTimes[item] = now
+	t.startedAt = now
 }
 
-func (qm *queueMetrics[T]) done(item T) {
-	if t, ok := qm.startTimes[item]; ok {
-		qm.m.WorkDuration.Observe(qm.clock.Now().Sub(t).Seconds())
-		delete(qm.startTimes, item)
+// done records an item marked Done; its shard's lock is held.
+func (qm *queueMetrics) done(t *slotTimes) {
+	if t.startedAt != 0 {
+		qm.m.WorkDuration.Observe(seconds(t.startedAt, qm.stamp()))
+		t.startedAt = 0
 	}
 }
 
-func (qm *queueMetrics[T]) retry() { qm.m.Retries.Inc() }
+func (qm *queueMetrics) retry() { qm.m.Retries.Inc() }
 
-// unfinished returns the seconds that processing items have been processing,
-// summed and the longest.
-func (qm *queueMetrics[T]) unfinished() (total, longest float64) {
-	now := qm.clock.Now()
-	for _, t := range qm.startTimes {
-		d := now.Sub(t).Seconds()
-		total += d
-		longest = max(longest, d)
+// unfinished returns the seconds that the processing items of sh have been
+// processing, summed and the longest; sh.mu is held.
+func unfinished[T comparable](qm *queueMetrics, sh *shard[T]) (total, longest float64) {
+	now := qm.stamp()
+	for id := range sh.nslots {
+		if t := sh.slot(id).times.startedAt; t != 0 {
+			d := seconds(t, now)
+			total += d
+			longest = max(longest, d)
+		}
 	}
 	return total, longest
 }
@@ -141,7 +150,7 @@ func (q *Typed[T]) updateUnfinishedWorkLoop(timer Timer) {
 		for i := range q.shards {
 			sh := &q.shards[i]
 			sh.mu.Lock()
-			t, l := sh.metrics.unfinished()
+			t, l := unfinished(q.metrics, sh)
 			sh.mu.Unlock()
 			total += t
 			longest = max(longest, l)

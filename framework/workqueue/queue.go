@@ -45,6 +45,7 @@ type slot[T comparable] struct {
 	state atomic.Uint32 // stateDirty and stateProcessing bits
 	gen   uint32        // bumped each time the item becomes idle; matches its idle entry
 	shard uint8         // the shard the slot belongs to
+	times slotTimes     // for the metrics; zero when they are disabled
 }
 
 // slotChunk is how many slots are allocated at once; chunks never move.
@@ -67,7 +68,6 @@ type shard[T comparable] struct {
 	nslots  int32           // slot numbers handed out so far
 	free    []int32         // unused slot numbers
 	idle    ring[idleEntry] // slots that became idle, oldest first; at most maxIdlePerShard
-	metrics *queueMetrics[T]
 }
 
 // slot returns slot number id; sh.mu is held.
@@ -102,7 +102,7 @@ type Typed[T comparable] struct {
 	stopOnce     sync.Once
 
 	seed    maphash.Seed
-	metrics *queueMetrics[T] // nil when metrics are disabled
+	metrics *queueMetrics // nil when metrics are disabled
 	depth   atomic.Int64     // dirty items over all shards; kept only with metrics
 
 	clock       Clock
@@ -132,10 +132,7 @@ func New[T comparable](opts Options[T]) *Typed[T] {
 	q.delay.init()
 	if opts.MetricsProvider != nil && opts.Name != "" {
 		m := opts.MetricsProvider.NewQueueMetrics(opts.Name)
-		q.metrics = newQueueMetrics[T](m, q.clock)
-		for i := range q.shards {
-			q.shards[i].metrics = newQueueMetrics[T](m, q.clock)
-		}
+		q.metrics = newQueueMetrics(m, q.clock)
 		go q.updateUnfinishedWorkLoop(q.clock.NewTimer(unfinishedWorkPeriod))
 	}
 	return q
@@ -166,7 +163,7 @@ func (q *Typed[T]) Add(item T) {
 			return
 		}
 		s.state.Store(state | stateDirty)
-		q.countAdd(sh, item)
+		q.countAdd(s)
 		if state == 0 {
 			q.fifo.push(s)
 		} // else processing: Done queues it again
@@ -178,15 +175,16 @@ func (q *Typed[T]) Add(item T) {
 	s.item, s.hash, s.shard = item, h, uint8(si)
 	s.state.Store(stateDirty)
 	sh.index.put(h, id)
-	q.countAdd(sh, item)
+	q.countAdd(s)
 	q.fifo.push(s)
 	sh.mu.Unlock()
 }
 
-// countAdd records an item becoming dirty in the metrics; sh.mu is held.
-func (q *Typed[T]) countAdd(sh *shard[T], item T) {
-	if sh.metrics != nil {
-		sh.metrics.add(item, int(q.depth.Add(1)))
+// countAdd records the item of s becoming dirty in the metrics; its shard's
+// lock is held.
+func (q *Typed[T]) countAdd(s *slot[T]) {
+	if q.metrics != nil {
+		q.metrics.add(&s.times, int(q.depth.Add(1)))
 	}
 }
 
@@ -218,12 +216,16 @@ func (q *Typed[T]) Get() (item T, shutdown bool) {
 func (q *Typed[T]) take(s *slot[T]) T {
 	sh := &q.shards[s.shard]
 	item := s.item
-	s.state.Store(stateProcessing)
-	if sh.metrics != nil {
-		sh.mu.Lock()
-		sh.metrics.get(item, int(q.depth.Add(-1)))
-		sh.mu.Unlock()
+	if q.metrics == nil {
+		s.state.Store(stateProcessing)
+		return item
 	}
+	// With metrics, under the lock: an Add that follows then sees the item
+	// processing and stamps its own add time, which this get must not clear.
+	sh.mu.Lock()
+	s.state.Store(stateProcessing)
+	q.metrics.get(&s.times, int(q.depth.Add(-1)))
+	sh.mu.Unlock()
 	return item
 }
 
@@ -244,8 +246,8 @@ func (q *Typed[T]) Done(item T) {
 		sh.mu.Unlock()
 		return
 	}
-	if sh.metrics != nil {
-		sh.metrics.done(item)
+	if q.metrics != nil {
+		q.metrics.done(&s.times)
 	}
 	if state&stateDirty != 0 {
 		s.state.Store(stateDirty)
@@ -274,7 +276,7 @@ func (sh *shard[T]) release(e idleEntry) {
 		return
 	}
 	sh.index.remove(s.hash, e.id)
-	s.item = *new(T)
+	s.item, s.times = *new(T), slotTimes{}
 	sh.free = append(sh.free, e.id)
 }
 
