@@ -62,12 +62,12 @@ type idleEntry struct {
 type shard[T comparable] struct {
 	_ [64]byte // keep neighbouring shards' locks off one cache line
 
-	mu      sync.Mutex
-	index   index           // slot number of each item that is dirty, processing or kept idle
-	chunks  [][]slot[T]     // slot number i is chunks[i/slotChunk][i%slotChunk]
-	nslots  int32           // slot numbers handed out so far
-	free    []int32         // unused slot numbers
-	idle    ring[idleEntry] // slots that became idle, oldest first; at most maxIdlePerShard
+	mu     sync.Mutex
+	index  index           // slot number of each item that is dirty, processing or kept idle
+	chunks [][]slot[T]     // slot number i is chunks[i/slotChunk][i%slotChunk]
+	nslots int32           // slot numbers handed out so far
+	free   []int32         // unused slot numbers
+	idle   ring[idleEntry] // slots that became idle, oldest first; at most maxIdlePerShard
 }
 
 // slot returns slot number id; sh.mu is held.
@@ -103,7 +103,7 @@ type Typed[T comparable] struct {
 
 	seed    maphash.Seed
 	metrics *queueMetrics // nil when metrics are disabled
-	depth   atomic.Int64     // dirty items over all shards; kept only with metrics
+	depth   atomic.Int64  // dirty items over all shards; kept only with metrics
 
 	clock       Clock
 	rateLimiter RateLimiter[T]

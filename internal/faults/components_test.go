@@ -128,8 +128,15 @@ func TestControllerManagerLeaderKill(t *testing.T) {
 		t.Fatalf("no new controller-manager leader within 15 s of the kill: %v", err)
 	}
 	takeover := time.Since(killed)
-	if !standby.logContains("Acquired leader lease") {
-		t.Fatal("the Lease changed hands but the standby never logged that it leads")
+	// The standby logs once its Lease update has returned: the line may trail
+	// the Lease we just read by a moment.
+	if err := poll(ctx, 5*time.Second, func() error {
+		if !standby.logContains("Acquired leader lease") {
+			return errors.New("the Lease changed hands but the standby never logged that it leads")
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	checkDeploymentConverges(ctx, t, c, ns, "web", 6, 3*time.Second)
 	converged := time.Since(killed)
