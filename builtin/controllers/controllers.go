@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/job"
 	"github.com/converge-dev/converge/builtin/controllers/namespace"
 	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
+	"github.com/converge-dev/converge/builtin/controllers/podgc"
 	"github.com/converge-dev/converge/builtin/controllers/replicaset"
 	"github.com/converge-dev/converge/builtin/controllers/serviceaccount"
 	"github.com/converge-dev/converge/builtin/controllers/statefulset"
@@ -35,6 +36,7 @@ func All() []Controller {
 		{Name: "endpointslice", Setup: endpointslice.Setup},
 		{Name: "endpoints", Setup: endpoints.Setup},
 		{Name: "nodelifecycle", Setup: nodelifecycle.Setup},
+		{Name: podgc.Name, Setup: podgc.Setup},
 		{Name: "garbagecollector", Setup: garbagecollector.Setup},
 		{Name: "namespace", Setup: namespace.Setup},
 		{Name: "serviceaccount", Setup: serviceaccount.Setup},
@@ -64,6 +66,9 @@ type Options struct {
 	// NodeLifecycle configures the node lifecycle controller (grace periods,
 	// eviction rates).
 	NodeLifecycle nodelifecycle.Options
+	// PodGC configures the pod garbage collector (period, quarantine of
+	// missing nodes, terminated pod threshold).
+	PodGC podgc.Options
 }
 
 // Setup adds the named controllers to mgr (all of them when names is nil) with
@@ -87,6 +92,9 @@ func SetupWithOptions(mgr *manager.Manager, names []string, opts Options) error 
 		setup := c.Setup
 		if c.Name == "nodelifecycle" {
 			setup = func(mgr *manager.Manager) error { return nodelifecycle.New(mgr, opts.NodeLifecycle) }
+		}
+		if c.Name == podgc.Name {
+			setup = func(mgr *manager.Manager) error { return podgc.New(mgr, opts.PodGC) }
 		}
 		if err := setup(mgr); err != nil {
 			return fmt.Errorf("set up controller %s: %w", c.Name, err)

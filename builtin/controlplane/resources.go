@@ -1,8 +1,6 @@
 package controlplane
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
@@ -37,8 +35,7 @@ func BuiltinResources() []*registry.Resource {
 }
 
 // servedResources is BuiltinResources with the parts that need the store:
-// Service cluster IP and node port allocation (alloc), pods/log and the node
-// lookup of graceful pod deletion.
+// Service cluster IP and node port allocation (alloc) and pods/log.
 func servedResources(store storage.Interface, alloc *servicenet.Allocator) ([]*registry.Resource, error) {
 	logs, err := podlog.New(podlog.Options{NodeAddress: podlog.NodeAddressFromStore(store)})
 	if err != nil {
@@ -56,19 +53,7 @@ func servedResources(store storage.Interface, alloc *servicenet.Allocator) ([]*r
 			}
 			subs["log"] = logs
 			r.Subresources = subs
-			r.Deletion = corev1.PodDeletion(nodeExistsInStore(store))
 		}
 	}
 	return out, nil
-}
-
-// nodeExistsInStore reads Nodes from store (keys /registry/core/nodes/NAME).
-func nodeExistsInStore(store storage.Interface) corev1.NodeExistsFunc {
-	return func(ctx context.Context, name string) (bool, error) {
-		_, err := store.Get(ctx, "/registry/core/nodes/"+name)
-		if errors.Is(err, storage.ErrNotFound) {
-			return false, nil
-		}
-		return err == nil, err
-	}
 }

@@ -213,7 +213,7 @@ var _ = Describe("Graceful pod deletion", func() {
 		Expect(gone(ctx, "forced")).To(BeTrue())
 	}, SpecTimeout(30*time.Second))
 
-	It("deletes unbound, finished and node-less pods at once", func(ctx SpecContext) {
+	It("deletes unbound and finished pods at once", func(ctx SpecContext) {
 		newPod(ctx, "unbound", "")
 		code, obj := deletePod(ctx, "unbound", "", "")
 		Expect(code).To(Equal(http.StatusOK))
@@ -230,9 +230,21 @@ var _ = Describe("Graceful pod deletion", func() {
 			Expect(gone(ctx, name)).To(BeTrue())
 		}
 
-		By("deleting a pod bound to a node that does not exist (Kubernetes' pod GC would force-delete it later)")
+	}, SpecTimeout(30*time.Second))
+
+	It("marks a pod bound to a node that does not exist like any bound pod (the pod GC finishes it)", func(ctx SpecContext) {
 		newPod(ctx, "nodeless", "no-such-node")
-		_, obj = deletePod(ctx, "nodeless", "", "")
+		code, obj := deletePod(ctx, "nodeless", "", "")
+		Expect(code).To(Equal(http.StatusOK))
+		Expect(obj["kind"]).To(Equal("Pod"))
+		ts, grace := deletionOf(obj)
+		Expect(grace).To(Equal(int64(corev1.DefaultTerminationGracePeriodSeconds)))
+		Expect(ts).To(BeTemporally(">", time.Now()))
+		Expect(gone(ctx, "nodeless")).To(BeFalse())
+
+		By("force-deleting it, as builtin/controllers/podgc does (no controller runs in this suite)")
+		code, obj = deletePod(ctx, "nodeless", "gracePeriodSeconds=0", "")
+		Expect(code).To(Equal(http.StatusOK))
 		Expect(obj["kind"]).To(Equal("Status"))
 		Expect(gone(ctx, "nodeless")).To(BeTrue())
 	}, SpecTimeout(30*time.Second))

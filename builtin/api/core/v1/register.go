@@ -75,7 +75,7 @@ func Resources() []*registry.Resource {
 			Type:              reflect.TypeFor[Pod](),
 			SelectableFields:  podFields,
 			Printer:           PodPrinter(),
-			Deletion:          PodDeletion(nil),
+			Deletion:          PodDeletion(),
 			Subresources: map[string]registry.Subresource{
 				"binding": bindingSubresource{}, "eviction": evictionSubresource{},
 			},
