@@ -144,16 +144,29 @@ func (pc *podCounter) handle(e cache.Event[*corev1.Pod]) {
 	}
 }
 
-// kubelet marks every pending pod of ns bound, Running and Ready, like the
-// suite's kubelet helper (binding, then a status patch), but fed by a watch
-// and with benchKubeletWorkers concurrent writers. It stops with ctx.
+// kubelet marks every pending pod of ns bound, Running and Ready and finishes
+// the deletion of terminating ones, like the suite's kubelet helper (binding,
+// then a status patch), but fed by a watch and with benchKubeletWorkers
+// concurrent writers. It stops with ctx.
 func (be *benchEnv) kubelet(ctx context.Context, ns string) {
 	queue := make(chan *corev1.Pod, 1<<16)
-	var queued sync.Map
+	var queued, finishing sync.Map
 	be.pods.AddHandler(func(e cache.Event[*corev1.Pod]) {
 		p := e.Object
-		if e.Type == cache.Deleted || p.Namespace != ns || p.DeletionTimestamp != nil ||
-			(p.Status.Phase != "" && p.Status.Phase != corev1.PodPending) {
+		if e.Type == cache.Deleted || p.Namespace != ns {
+			return
+		}
+		if p.DeletionTimestamp != nil {
+			// Finish the graceful deletion, as an agent does.
+			if _, dup := finishing.LoadOrStore(p.UID, struct{}{}); !dup {
+				select {
+				case queue <- p:
+				case <-ctx.Done():
+				}
+			}
+			return
+		}
+		if p.Status.Phase != "" && p.Status.Phase != corev1.PodPending {
 			return
 		}
 		if _, dup := queued.LoadOrStore(p.UID, struct{}{}); dup {
@@ -171,8 +184,14 @@ func (be *benchEnv) kubelet(ctx context.Context, ns string) {
 				case <-ctx.Done():
 					return
 				case p := <-queue:
+					work := be.markReady
+					if p.DeletionTimestamp != nil {
+						work = func(ctx context.Context, p *corev1.Pod) error {
+							return be.c.Delete(ctx, p, client.GracePeriodSeconds(0))
+						}
+					}
 					for ctx.Err() == nil {
-						if err := be.markReady(ctx, p); err == nil || apierrors.IsNotFound(err) {
+						if err := work(ctx, p); err == nil || apierrors.IsNotFound(err) {
 							break
 						}
 						time.Sleep(10 * time.Millisecond)

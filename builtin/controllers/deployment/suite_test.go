@@ -136,8 +136,8 @@ func patch(ctx context.Context, obj api.Object, body string) {
 	Expect(c.Patch(ctx, obj, client.RawPatch(client.MergePatchType, []byte(body)))).To(Succeed())
 }
 
-// kubelet marks every pending pod of ns Running and Ready until ctx ends,
-// simulating a node agent.
+// kubelet marks every pending pod of ns Running and Ready and finishes the
+// deletion of terminating ones until ctx ends, simulating a node agent.
 func kubelet(ctx context.Context, ns string) {
 	go func() {
 		defer GinkgoRecover()
@@ -146,7 +146,11 @@ func kubelet(ctx context.Context, ns string) {
 			if err := c.List(ctx, &l, client.InNamespace(ns)); err == nil {
 				for i := range l.Items {
 					p := &l.Items[i]
-					if p.DeletionTimestamp == nil && (p.Status.Phase == "" || p.Status.Phase == corev1.PodPending) {
+					switch {
+					case p.DeletionTimestamp != nil:
+						// As an agent does once the containers stopped.
+						_ = c.Delete(ctx, p, client.GracePeriodSeconds(0))
+					case p.Status.Phase == "" || p.Status.Phase == corev1.PodPending:
 						_ = tryMarkReady(ctx, p)
 					}
 				}
