@@ -1,10 +1,7 @@
 package v1_test
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
-	"strings"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -18,17 +15,7 @@ import (
 // response.
 func post(ctx SpecContext, path, body string) (int, map[string]any) {
 	GinkgoHelper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, suite.env.URL+path, strings.NewReader(body))
-	Expect(err).NotTo(HaveOccurred())
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	Expect(err).NotTo(HaveOccurred())
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	Expect(err).NotTo(HaveOccurred())
-	out := map[string]any{}
-	Expect(json.Unmarshal(b, &out)).To(Succeed(), string(b))
-	return resp.StatusCode, out
+	return send(ctx, http.MethodPost, path, body)
 }
 
 func bindingBody(name, node string) string {

@@ -49,11 +49,18 @@ func newPod(ctx context.Context, name, nodeName string, mutate ...func(*corev1.P
 // the decoded response.
 func deletePod(ctx context.Context, name, query, body string) (int, map[string]any) {
 	GinkgoHelper()
-	u := suite.env.URL + "/api/v1/namespaces/default/pods/" + name
+	path := "/api/v1/namespaces/default/pods/" + name
 	if query != "" {
-		u += "?" + query
+		path += "?" + query
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, u, strings.NewReader(body))
+	return send(ctx, http.MethodDelete, path, body)
+}
+
+// send sends method to path with body (JSON, if any) and returns the status
+// code and the decoded response.
+func send(ctx context.Context, method, path, body string) (int, map[string]any) {
+	GinkgoHelper()
+	req, err := http.NewRequestWithContext(ctx, method, suite.env.URL+path, strings.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
