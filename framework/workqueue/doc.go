@@ -29,9 +29,10 @@
 //     taken). The order is kept by one FIFO of queued items, a lock-free ring
 //     with an overflow list, so Get takes no lock at all while items are
 //     waiting, and many producers and consumers on few CPUs do not park on a
-//     shared mutex. The last 2048 items to finish keep their bookkeeping entry,
-//     so keys that come back soon cost fewer index operations; older ones are
-//     released. Goroutines: one per queue for the metrics gauges (only with
+//     shared mutex. Up to 2048 idle items keep their bookkeeping entry, so
+//     keys that come back soon cost fewer index operations; an item keeps its
+//     entry while it comes and goes, and entries are released oldest first
+//     beyond that number. Goroutines: one per queue for the metrics gauges (only with
 //     metrics) and one for delayed adds (from the first AddAfter); both end at
 //     ShutDown.
 //

@@ -26,8 +26,11 @@ const (
 
 // maxIdle is how many idle items keep their slot, over all shards. An item that
 // comes back while its slot is kept costs one index probe per Add and per Done
-// instead of an insertion and a deletion; the oldest idle slot of a shard is
-// released once more than maxIdle/numShards of its items are idle.
+// instead of an insertion and a deletion. A slot is listed in its shard's idle
+// ring when its item first becomes idle and stays listed while the item comes
+// and goes; once more than maxIdle/numShards slots of a shard are listed, the
+// oldest listing is dropped and its slot released if its item is idle (an item
+// in use is listed again when it next becomes idle).
 const maxIdle = 2048
 
 const maxIdlePerShard = maxIdle / numShards
@@ -40,34 +43,27 @@ const maxIdlePerShard = maxIdle / numShards
 // processing, and only Get changes such a slot (to processing, atomically); its item
 // was written before it was queued. Add and Done change states under the lock.
 type slot[T comparable] struct {
-	item  T
-	hash  uint64        // of item, under the queue's seed
-	state atomic.Uint32 // stateDirty and stateProcessing bits
-	gen   uint32        // bumped each time the item becomes idle; matches its idle entry
-	shard uint8         // the shard the slot belongs to
-	times slotTimes     // for the metrics; zero when they are disabled
+	item   T
+	hash   uint64        // of item, under the queue's seed
+	state  atomic.Uint32 // stateDirty and stateProcessing bits
+	shard  uint8         // the shard the slot belongs to
+	listed bool          // in its shard's idle ring
+	times  slotTimes     // for the metrics; zero when they are disabled
 }
 
 // slotChunk is how many slots are allocated at once; chunks never move.
 const slotChunk = 64
-
-// idleEntry records that a slot became idle; it is stale once the slot's gen moved on
-// or the slot is in use again.
-type idleEntry struct {
-	id  int32
-	gen uint32
-}
 
 // shard holds the bookkeeping of the items whose hash selects it.
 type shard[T comparable] struct {
 	_ [64]byte // keep neighbouring shards' locks off one cache line
 
 	mu     sync.Mutex
-	index  index           // slot number of each item that is dirty, processing or kept idle
-	chunks [][]slot[T]     // slot number i is chunks[i/slotChunk][i%slotChunk]
-	nslots int32           // slot numbers handed out so far
-	free   []int32         // unused slot numbers
-	idle   ring[idleEntry] // slots that became idle, oldest first; at most maxIdlePerShard
+	index  index       // slot number of each item that is dirty, processing or kept idle
+	chunks [][]slot[T] // slot number i is chunks[i/slotChunk][i%slotChunk]
+	nslots int32       // slot numbers handed out so far
+	free   []int32     // unused slot numbers
+	idle   ring[int32] // listed slots (see maxIdle), oldest listing first
 }
 
 // slot returns slot number id; sh.mu is held.
@@ -254,10 +250,12 @@ func (q *Typed[T]) Done(item T) {
 		q.fifo.push(s)
 	} else {
 		s.state.Store(0)
-		s.gen++
-		sh.idle.push(idleEntry{id: id, gen: s.gen})
-		if sh.idle.n > maxIdlePerShard {
-			sh.release(sh.idle.pop())
+		if !s.listed {
+			s.listed = true
+			sh.idle.push(id)
+			if sh.idle.n > maxIdlePerShard {
+				sh.unlistOldest()
+			}
 		}
 	}
 	sh.mu.Unlock()
@@ -269,15 +267,18 @@ func (q *Typed[T]) Done(item T) {
 	}
 }
 
-// release frees the slot of an idle entry unless the entry is stale; sh.mu is held.
-func (sh *shard[T]) release(e idleEntry) {
-	s := sh.slot(e.id)
-	if s.state.Load() != 0 || s.gen != e.gen {
+// unlistOldest drops the oldest listing of the idle ring and releases its slot
+// if the slot's item is idle; sh.mu is held.
+func (sh *shard[T]) unlistOldest() {
+	id := sh.idle.pop()
+	s := sh.slot(id)
+	s.listed = false
+	if s.state.Load() != 0 {
 		return
 	}
-	sh.index.remove(s.hash, e.id)
+	sh.index.remove(s.hash, id)
 	s.item, s.times = *new(T), slotTimes{}
-	sh.free = append(sh.free, e.id)
+	sh.free = append(sh.free, id)
 }
 
 // Len returns the number of items waiting to be handed out by Get, not counting
