@@ -212,6 +212,7 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 		podErr = errors.Join(podErr, err)
 		st.Active -= deleted
 		*st.Ready -= deletedReady
+		*st.Terminating += deleted
 		if deleted == 0 && len(o.terminating) == 0 && uncountedEmpty(st) && podErr == nil {
 			r.finish(ctx, job, now)
 		}
@@ -220,6 +221,7 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 		podErr = errors.Join(podErr, err)
 		st.Active -= deleted
 		*st.Ready -= deletedReady
+		*st.Terminating += deleted
 		if setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {
 			r.event(ctx, job, record.Normal, "Suspended", "Job suspended")
 		}

@@ -226,13 +226,16 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 		}
 	}
 
-	_, deletedReady, err := r.deletePods(ctx, job, toDelete, true)
+	deleted, deletedReady, err := r.deletePods(ctx, job, toDelete, true)
 	if err != nil {
 		return 0, err
 	}
 	job.Status.Active = int32(len(o.active) - len(toDelete))
-	// Ready counts the ready pods among the active ones that remain.
+	// Ready counts the ready pods among the active ones that remain; the
+	// pods just deleted are terminating, as Kubernetes counts them in the
+	// same sync.
 	*job.Status.Ready -= deletedReady
+	*job.Status.Terminating += deleted
 	if len(toCreate) == 0 {
 		return wait, nil
 	}

@@ -292,8 +292,8 @@ func TestStatusWritesPassStrictValidation(t *testing.T) {
 		}
 		f.job.Spec.Suspend = api.Ptr(true)
 		sync(f, t0.Add(2*time.Second))
-		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || st.StartTime != nil {
-			t.Fatalf("suspended: active %d, ready %d, startTime %v; want 0, 0, nil", st.Active, *st.Ready, st.StartTime)
+		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 || st.StartTime != nil {
+			t.Fatalf("suspended: active %d, ready %d, terminating %d, startTime %v; want 0, 0, 2, nil", st.Active, *st.Ready, *st.Terminating, st.StartTime)
 		}
 		f.pods = nil
 		sync(f, t0.Add(3*time.Second))
@@ -318,8 +318,8 @@ func TestStatusWritesPassStrictValidation(t *testing.T) {
 		sync(f, t0.Add(time.Second))
 		f.job.Spec.Parallelism = api.Ptr[int32](0)
 		sync(f, t0.Add(2*time.Second))
-		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 {
-			t.Fatalf("scaled down: active %d, ready %d; want 0 and 0", st.Active, *st.Ready)
+		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 {
+			t.Fatalf("scaled down: active %d, ready %d, terminating %d; want 0, 0, 2", st.Active, *st.Ready, *st.Terminating)
 		}
 	})
 
@@ -330,8 +330,8 @@ func TestStatusWritesPassStrictValidation(t *testing.T) {
 		f.pods = []corev1.Pod{readyPod("a"), readyPod("b")}
 		sync(f, t0.Add(time.Second))
 		sync(f, t0.Add(2*time.Minute)) // past the active deadline
-		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 {
-			t.Fatalf("failing: active %d, ready %d; want 0 and 0", st.Active, *st.Ready)
+		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 {
+			t.Fatalf("failing: active %d, ready %d, terminating %d; want 0, 0, 2", st.Active, *st.Ready, *st.Terminating)
 		}
 	})
 
