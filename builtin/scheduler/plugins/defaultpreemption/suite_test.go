@@ -29,9 +29,10 @@ func TestPreemption(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
-	c   *client.Client
-	nsN atomic.Int32
+	env   *testenv.Environment
+	c     *client.Client
+	sched *scheduler.Scheduler
+	nsN   atomic.Int32
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
@@ -51,7 +52,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		opts.OutOfTreeRegistry = framework.Registry{defaultpreemption.Name: defaultpreemption.New}
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
-	sched, err := scheduler.New(runCtx, c, cache.NewSharedInformers(c), opts)
+	sched, err = scheduler.New(runCtx, c, cache.NewSharedInformers(c), opts)
 	Expect(err).NotTo(HaveOccurred())
 	done := make(chan error, 1)
 	go func() { done <- sched.Start(runCtx) }()
@@ -74,7 +75,8 @@ func namespace(ctx context.Context) string {
 }
 
 // createNode creates a node with the given allocatable cpu; it is deleted when
-// the spec ends.
+// the spec ends, and the spec ends once the scheduler no longer has it, so
+// that the next spec's pods cannot land on it.
 func createNode(ctx context.Context, name, cpu string) {
 	n := &corev1.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}}
 	n.Status.Allocatable = corev1.ResourceList{"cpu": api.MustParseQuantity(cpu), "memory": api.MustParseQuantity("1Gi"),
@@ -82,7 +84,10 @@ func createNode(ctx context.Context, name, cpu string) {
 	n.Status.Capacity = n.Status.Allocatable
 	status := n.Status
 	Expect(c.Create(ctx, n)).To(Succeed())
-	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, n))).To(Succeed()) })
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(c.Delete(ctx, n))).To(Succeed())
+		Eventually(func() bool { _, ok := sched.Cache().GetNode(name); return ok }).Should(BeFalse())
+	})
 	n.Status = status
 	Expect(c.Status().Update(ctx, n)).To(Succeed())
 }
