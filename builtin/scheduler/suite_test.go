@@ -107,7 +107,7 @@ func withImage(name string, size int64) nodeOpt {
 }
 
 // createNode creates a node with allocatable cpu/memory and 110 pods; it is
-// deleted when the spec ends.
+// deleted when the spec ends (and gone from the scheduler's cache).
 func createNode(ctx context.Context, name, cpu, memory string, opts ...nodeOpt) *corev1.Node {
 	n := &corev1.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: map[string]string{"kubernetes.io/hostname": name}}}
 	n.Status.Allocatable = corev1.ResourceList{"cpu": api.MustParseQuantity(cpu), "memory": api.MustParseQuantity(memory), "pods": api.MustParseQuantity("110")}
@@ -117,7 +117,12 @@ func createNode(ctx context.Context, name, cpu, memory string, opts ...nodeOpt) 
 	}
 	status := n.Status
 	Expect(c.Create(ctx, n)).To(Succeed())
-	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, n))).To(Succeed()) })
+	DeferCleanup(func(ctx context.Context) {
+		Expect(client.IgnoreNotFound(c.Delete(ctx, n))).To(Succeed())
+		// The next spec starts once the scheduler has dropped the node: its
+		// pods must not land on it.
+		Eventually(func() bool { _, ok := sched.Cache().GetNode(name); return ok }).Should(BeFalse())
+	})
 	n.Status = status
 	Expect(c.Status().Update(ctx, n)).To(Succeed())
 	// The scheduler must see the node's allocatable before pods are created.
