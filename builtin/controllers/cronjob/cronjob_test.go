@@ -71,6 +71,9 @@ var _ = Describe("CronJob", func() {
 
 		// Two failed runs: only the newest stays.
 		completeJob(ctx, ns, nameAt(2), batchv1.JobFailed)
+		// Once the controller has seen the Job finish it is no longer active;
+		// before, Replace would (rightly) delete it as the running Job.
+		Eventually(func() int { return len(getCronJob(ctx, cj).Status.Active) }).Should(BeZero())
 		clock.Set(at(3).Add(time.Second))
 		poke(ctx, cj)
 		Eventually(func() []string { return jobNames(ctx, ns) }).Should(ConsistOf(nameAt(2), nameAt(3)))
