@@ -264,7 +264,13 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 		return jsonBody{}, err
 	}
 	// The key is the name of the object as stored, whatever the body looked like.
+	// It must be there as metadata.name exactly: a key that only matches it
+	// case-insensitively ("namE") is no name, and nothing is stored without one.
 	name = api.NestedString(obj, "metadata", "name")
+	if name == "" {
+		return jsonBody{}, apierrors.NewInvalid(q.groupKind(), "", field.ErrorList{
+			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
+	}
 	if prepares {
 		p.PrepareForCreate(obj)
 	}

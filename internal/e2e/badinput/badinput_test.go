@@ -311,6 +311,11 @@ func (h *harness) invalidMetadata(t *testing.T) {
 	}
 	cases = append(cases,
 		tcase{name: "no name", req: post(cmPath, ctJSON, cm(`{"labels":{"a":"b"}}`)), want: []int{422}, field: "metadata.name"},
+		// JSON keys are case-sensitive: "namE" is not a name (a mutant found
+		// this: the CR was stored under an empty key).
+		tcase{name: "name key in other case", req: post(cmPath, ctJSON, cm(`{"namE":"x"}`)), want: []int{422}, field: "metadata.name"},
+		tcase{name: "CR name key in other case", req: post(widgetPath, ctJSON,
+			`{"apiVersion":"bad.converge.dev/v1","kind":"Widget","metadata":{"namE":"x"},"spec":{"replicas":1,"color":"red"}}`), want: []int{422}, field: "metadata.name"},
 		tcase{name: "name a number", req: post(cmPath, ctJSON, cm(`{"name":5}`)), want: []int{400, 422}},
 		tcase{name: "metadata a string", req: post(cmPath, ctJSON, cm(`"x"`)), want: []int{400, 422}},
 		tcase{name: "metadata an array", req: post(cmPath, ctJSON, cm(`[]`)), want: []int{400, 422}},
