@@ -18,6 +18,7 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/patch"
 	"github.com/converge-dev/converge/framework/storage"
 )
@@ -216,10 +217,13 @@ func checkScaleBody(obj map[string]any, name string) error {
 func (s *Server) serveCreateAs(q *request) error {
 	ref := q.res.CreateAs
 	target := s.opts.Registry.Get(q.ri.gv.WithResource(ref.Resource))
-	if target == nil || target.Subresources[ref.Subresource] == nil {
+	var sub registry.Subresource
+	if target != nil {
+		sub = target.Subresources[ref.Subresource]
+	}
+	if sub == nil {
 		return internalError("%s is served as %s/%s, which is not registered", q.ri.resource, ref.Resource, ref.Subresource)
 	}
-	sub := target.Subresources[ref.Subresource]
 	body, err := s.readBody(q.r)
 	if err != nil {
 		return err
