@@ -172,12 +172,15 @@ func NewCustomStrategy(v *crdapi.CustomResourceDefinitionVersion) (*CustomStrate
 	return s, nil
 }
 
-// Canonicalize prunes unknown fields (returned for fieldValidation) and applies defaults.
+// Canonicalize prunes unknown fields (returned for fieldValidation) and applies
+// defaults. Metadata keeps only ObjectMeta's fields, matched case-sensitively, as
+// in Kubernetes: a "namE" is an unknown field, not the name.
 func (s *CustomStrategy) Canonicalize(obj map[string]any) (map[string]any, []string, field.ErrorList) {
+	unknown := api.PruneMeta(obj)
 	if s.schema == nil {
-		return obj, nil, nil
+		return obj, unknown, nil
 	}
-	unknown := schema.Prune(obj, s.schema)
+	unknown = append(unknown, schema.Prune(obj, s.schema)...)
 	schema.Default(obj, s.schema)
 	return obj, unknown, nil
 }

@@ -168,6 +168,29 @@ var _ = Describe("CRD registry", Ordered, func() {
 		Expect(r.hdr.Get("Warning")).To(ContainSubstring("spec.unknownField"))
 	})
 
+	It("keeps only ObjectMeta's fields in metadata, matched case-sensitively", func(ctx SpecContext) {
+		foo := readDoc("crs/foos/example-foo.yaml")
+		api.SetNestedField(foo, "meta-foo", "metadata", "name")
+		api.SetNestedField(foo, map[string]any{"tier": "x"}, "metadata", "Labels")
+		r, err := cl.do(ctx, http.MethodPost, "/apis/samplecontroller.k8s.io/v1alpha1/namespaces/default/foos?fieldValidation=Strict", foo, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusBadRequest), r.raw)
+		Expect(r.message()).To(ContainSubstring(`unknown field "metadata.Labels"`))
+		r = create(ctx, foo)
+		Expect(r.code).To(Equal(http.StatusCreated), r.raw)
+		Expect(api.NestedMap(r.obj, "metadata")).NotTo(HaveKey("Labels"))
+		Expect(r.hdr.Get("Warning")).To(ContainSubstring("metadata.Labels"))
+
+		// "namE" is not the name: without a name the create is refused, and
+		// nothing is stored under an empty one.
+		bad := readDoc("crs/foos/example-foo.yaml")
+		api.RemoveNestedField(bad, "metadata", "name")
+		api.SetNestedField(bad, "shadow", "metadata", "namE")
+		r = create(ctx, bad)
+		Expect(r.code).To(Equal(http.StatusUnprocessableEntity), r.raw)
+		Expect(r.message()).To(ContainSubstring("name or generateName is required"))
+	})
+
 	DescribeTable("refuses the invalid variants of INVALID.md with the exact message",
 		func(ctx SpecContext, file string, mutate func(map[string]any), want string) {
 			obj := readDoc(file)
