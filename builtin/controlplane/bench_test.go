@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/converge-dev/converge/builtin/controlplane"
 )
@@ -26,69 +27,79 @@ import (
 // ratio api/etcd is the figure the foundation issue asks for (goal ≥ 0.6 at 64).
 //
 // The load generators run in the measured process, on the same 2 CPUs as the
-// servers, so their own cost lowers the rate they measure. The raw side uses
-// etcd's client (gRPC). The API side is measured twice: "api" with Go's
-// net/http client, which hands each request to two goroutines per connection,
-// and "apilean" with a minimal HTTP/1.1 client (leanClient) that writes each
-// request with one write and reads the response on the calling goroutine, as a
-// load generator such as wrk does, so that the figure is the server's.
-// cpu-us/op is the whole process's CPU time per operation (API server, etcd and
-// the benchmark's own client), ops/fsync how many writes etcd committed per WAL
-// fsync, ms/fsync how long each took.
+// servers, so their own cost lowers the rate they measure. The raw side is
+// measured twice: "etcd" puts through etcd's gRPC client, as any etcd user
+// writes, and "etcdlocal" through the in-process client the API server's
+// storage uses (etcd's v3client: no gRPC, no sockets), which is etcd's own cost
+// alone. The API side is measured twice too: "api" with Go's net/http client,
+// which hands each request to two goroutines per connection, and "apilean"
+// with a minimal HTTP/1.1 client (leanClient) that writes each request with one
+// write and reads the response on the calling goroutine, as a load generator
+// such as wrk does, so that the figure is the server's. cpu-us/op is the whole
+// process's CPU time per operation (API server, etcd and the benchmark's own
+// client), ops/fsync how many writes etcd committed per WAL fsync, ms/fsync
+// how long each took.
 func BenchmarkCreate(b *testing.B) {
 	cp, api, raw := startCreateBench(b)
 	defer cp.Close()
 	for _, conc := range []int{1, 64} {
 		b.Run(fmt.Sprintf("api/c%d", conc), func(b *testing.B) { run(b, conc, b.N, api.netHTTP) })
 		b.Run(fmt.Sprintf("apilean/c%d", conc), func(b *testing.B) { run(b, conc, b.N, api.lean) })
-		b.Run(fmt.Sprintf("etcd/c%d", conc), func(b *testing.B) { run(b, conc, b.N, raw) })
+		b.Run(fmt.Sprintf("etcd/c%d", conc), func(b *testing.B) { run(b, conc, b.N, raw.grpc) })
+		b.Run(fmt.Sprintf("etcdlocal/c%d", conc), func(b *testing.B) { run(b, conc, b.N, raw.local) })
 	}
 }
 
 // BenchmarkInterleavedCreate is BenchmarkCreate at concurrency 64 measured in
-// alternating slices (api, etcd, api, ...) of b.N/10 operations each, so that a
-// shared machine's changing load weighs on both sides alike; it reports the
-// ratio of the two rates.
+// alternating slices (api, apilean, etcd, etcdlocal, api, ...) of b.N/10
+// operations each, so that a shared machine's changing load weighs on all
+// sides alike; it reports the ratios of the rates: ratio and ratio-lean
+// against gRPC puts, ratio-local and ratio-lean-local against in-process puts.
 func BenchmarkInterleavedCreate(b *testing.B) {
 	cp, api, raw := startCreateBench(b)
 	defer cp.Close()
 	const slices, conc = 10, 64
 	n := max(b.N/slices, conc)
-	var apiTime, leanTime, rawTime time.Duration
-	var apiCPU, leanCPU, rawCPU time.Duration
+	sides := []struct {
+		name string
+		op   func() error
+		wall time.Duration
+		cpu  time.Duration
+	}{{name: "api", op: api.netHTTP}, {name: "apilean", op: api.lean}, {name: "etcd", op: raw.grpc}, {name: "etcdlocal", op: raw.local}}
 	for range slices {
-		c0, t0 := cpuTime(), time.Now()
-		run(nil, conc, n, api.netHTTP)
-		c1, t1 := cpuTime(), time.Now()
-		run(nil, conc, n, api.lean)
-		c2, t2 := cpuTime(), time.Now()
-		run(nil, conc, n, raw)
-		c3, t3 := cpuTime(), time.Now()
-		apiTime += t1.Sub(t0)
-		leanTime += t2.Sub(t1)
-		rawTime += t3.Sub(t2)
-		apiCPU += c1 - c0
-		leanCPU += c2 - c1
-		rawCPU += c3 - c2
+		for i := range sides {
+			c0, t0 := cpuTime(), time.Now()
+			run(nil, conc, n, sides[i].op)
+			sides[i].wall += time.Since(t0)
+			sides[i].cpu += cpuTime() - c0
+		}
 	}
 	total := float64(n * slices)
-	b.ReportMetric(total/apiTime.Seconds(), "api-creates/s")
-	b.ReportMetric(total/leanTime.Seconds(), "apilean-creates/s")
-	b.ReportMetric(total/rawTime.Seconds(), "etcd-puts/s")
-	b.ReportMetric(rawTime.Seconds()/apiTime.Seconds(), "ratio")
-	b.ReportMetric(rawTime.Seconds()/leanTime.Seconds(), "ratio-lean")
-	b.ReportMetric(float64(apiCPU.Microseconds())/total, "api-cpu-us/op")
-	b.ReportMetric(float64(leanCPU.Microseconds())/total, "apilean-cpu-us/op")
-	b.ReportMetric(float64(rawCPU.Microseconds())/total, "etcd-cpu-us/op")
+	for _, s := range sides {
+		unit := "-creates/s"
+		if strings.HasPrefix(s.name, "etcd") {
+			unit = "-puts/s"
+		}
+		b.ReportMetric(total/s.wall.Seconds(), s.name+unit)
+		b.ReportMetric(float64(s.cpu.Microseconds())/total, s.name+"-cpu-us/op")
+	}
+	ratio := func(raw, api int) float64 { return sides[raw].wall.Seconds() / sides[api].wall.Seconds() }
+	b.ReportMetric(ratio(2, 0), "ratio")
+	b.ReportMetric(ratio(2, 1), "ratio-lean")
+	b.ReportMetric(ratio(3, 0), "ratio-local")
+	b.ReportMetric(ratio(3, 1), "ratio-lean-local")
 }
 
 // apiOps are the API side's operation through each client.
 type apiOps struct{ netHTTP, lean func() error }
 
+// rawOps are the raw side's put through each etcd client.
+type rawOps struct{ grpc, local func() error }
+
 // startCreateBench starts a control plane and returns the operations compared:
 // a ConfigMap POST through the API server (by each client) and a raw etcd put of
-// the same bytes.
-func startCreateBench(b *testing.B) (cp *controlplane.ControlPlane, api apiOps, raw func() error) {
+// the same bytes (by each etcd client).
+func startCreateBench(b *testing.B) (cp *controlplane.ControlPlane, api apiOps, raw rawOps) {
 	cp, err := controlplane.Start(context.Background(), controlplane.Options{DataDir: b.TempDir(), CompactionInterval: -1})
 	if err != nil {
 		b.Fatal(err)
@@ -121,13 +132,14 @@ func startCreateBench(b *testing.B) (cp *controlplane.ControlPlane, api apiOps, 
 		name := fmt.Sprintf("cm-%d", seq.Add(1))
 		return lc.post(path, body(name), http.StatusCreated)
 	}
-	kv := cp.EtcdClient()
-	raw = func() error {
-		name := fmt.Sprintf("raw-%d", seq.Add(1))
-		_, err := kv.Put(context.Background(), "/bench/raw/"+name, string(body(name)))
-		return err
+	put := func(kv *clientv3.Client) func() error {
+		return func() error {
+			name := fmt.Sprintf("raw-%d", seq.Add(1))
+			_, err := kv.Put(context.Background(), "/bench/raw/"+name, string(body(name)))
+			return err
+		}
 	}
-	return cp, api, raw
+	return cp, api, rawOps{grpc: put(cp.EtcdClient()), local: put(cp.EtcdLocalClient())}
 }
 
 // run performs n operations with conc goroutines; with b set it reports

@@ -211,7 +211,11 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 			}
 		}()
 	}
-	store, err := cp.encryptedStore(etcdstore.New(cp.client))
+	storeClient := cp.client
+	if cp.etcd != nil {
+		storeClient = cp.etcd.LocalClient() // same process: no gRPC between the API server and etcd
+	}
+	store, err := cp.encryptedStore(etcdstore.New(storeClient))
 	if err != nil {
 		return err
 	}
@@ -369,8 +373,17 @@ func (cp *ControlPlane) Handler() http.Handler { return cp.server.Handler() }
 // Storage is the storage the API server uses.
 func (cp *ControlPlane) Storage() storage.Interface { return cp.store }
 
-// EtcdClient is the etcd client the control plane uses.
+// EtcdClient is the control plane's gRPC client of etcd (compaction, snapshots).
 func (cp *ControlPlane) EtcdClient() *clientv3.Client { return cp.client }
+
+// EtcdLocalClient is the in-process client of the embedded etcd that the
+// storage uses, or nil when etcd is an external cluster.
+func (cp *ControlPlane) EtcdLocalClient() *clientv3.Client {
+	if cp.etcd == nil {
+		return nil
+	}
+	return cp.etcd.LocalClient()
+}
 
 // Manager is the controller manager, or nil when no controllers run.
 func (cp *ControlPlane) Manager() *manager.Manager { return cp.manager }

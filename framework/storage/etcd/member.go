@@ -12,6 +12,7 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -282,7 +283,7 @@ func StartMember(ctx context.Context, opts MemberOptions) (*Embedded, error) {
 		return nil, fmt.Errorf("start etcd member %s: connect client to %s: %w", opts.Name, opts.ClientURL, err)
 	}
 	return &Embedded{
-		etcd: etcd, client: client, endpoints: []string{opts.ClientURL}, closing: closing,
+		etcd: etcd, client: client, local: v3client.New(etcd.Server), endpoints: []string{opts.ClientURL}, closing: closing,
 		name: opts.Name, peerURL: opts.PeerURL,
 	}, nil
 }

@@ -18,12 +18,29 @@ func TestConformance(t *testing.T) {
 	})
 }
 
+// TestConformanceLocalClient runs the same contract through the in-process
+// client, the one the control plane's storage uses with embedded etcd.
+func TestConformanceLocalClient(t *testing.T) {
+	storagetest.RunConformance(t, func(t *testing.T) storage.Interface {
+		return New(shared.LocalClient())
+	})
+}
+
 // TestWatchNoLeak checks that a cancelled watch leaves no goroutine behind. It
 // is not parallel, so the goroutines it sees are its own.
 func TestWatchNoLeak(t *testing.T) {
+	for _, local := range []bool{false, true} {
+		client := shared.Client()
+		if local {
+			client = shared.LocalClient()
+		}
+		watchNoLeak(t, New(client))
+	}
+}
+
+func watchNoLeak(t *testing.T, s *Store) {
 	ignore := goleak.IgnoreCurrent()
 	p := testPrefix(t)
-	s := New(shared.Client())
 	ctx, cancel := context.WithCancel(t.Context())
 	watches := make([]<-chan storage.Event, 0, 10)
 	for range 10 {
@@ -46,29 +63,38 @@ func TestWatchNoLeak(t *testing.T) {
 }
 
 // TestWatchFailsWhenServerStops checks that a watch on a stopped server ends with
-// an error event instead of hanging.
+// an error event or a closed channel instead of hanging, through either client.
 func TestWatchFailsWhenServerStops(t *testing.T) {
 	t.Parallel()
-	e := startTestServer(t)
-	s := New(e.Client())
-	w := s.Watch(t.Context(), "/x/", 0)
-	if _, err := s.Create(t.Context(), "/x/a", []byte("v")); err != nil {
-		t.Fatal(err)
-	}
-	if ev := <-w; ev.Err != nil {
-		t.Fatalf("first event: %v", ev.Err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatalf("Close: %v", err)
-	}
-	select {
-	case ev, ok := <-w:
-		if ok && ev.Err == nil {
-			t.Fatalf("event after the server stopped: %+v", ev)
-		}
-		t.Logf("watch ended with %v", ev.Err)
-	case <-time.After(30 * time.Second):
-		t.Fatal("watch still open 30s after the server stopped")
+	for _, local := range []bool{false, true} {
+		t.Run(map[bool]string{false: "grpc", true: "local"}[local], func(t *testing.T) {
+			t.Parallel()
+			e := startTestServer(t)
+			client := e.Client()
+			if local {
+				client = e.LocalClient()
+			}
+			s := New(client)
+			w := s.Watch(t.Context(), "/x/", 0)
+			if _, err := s.Create(t.Context(), "/x/a", []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+			if ev := <-w; ev.Err != nil {
+				t.Fatalf("first event: %v", ev.Err)
+			}
+			if err := e.Close(); err != nil {
+				t.Fatalf("Close: %v", err)
+			}
+			select {
+			case ev, ok := <-w:
+				if ok && ev.Err == nil {
+					t.Fatalf("event after the server stopped: %+v", ev)
+				}
+				t.Logf("watch ended with %v", ev.Err)
+			case <-time.After(30 * time.Second):
+				t.Fatal("watch still open 30s after the server stopped")
+			}
+		})
 	}
 }
 
