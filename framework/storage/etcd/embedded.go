@@ -214,10 +214,10 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 func (e *Embedded) Client() *clientv3.Client { return e.client }
 
 // LocalClient returns a client whose KV, watch and lease calls go straight to
-// the server's services in this process (etcd's v3client): no gRPC encoding,
-// no sockets, no extra goroutines per call. It is the storage's client when the
-// API server and etcd share a process, where it takes about 40% off the CPU
-// time of each write (docs/PERFORMANCE.md). It has no endpoints, and its
+// the server's services in this process (etcd's v3client): no gRPC encoding
+// and no sockets. It is the storage's client when the API server and etcd
+// share a process, where it takes about a third off the CPU time of each API
+// create (docs/PERFORMANCE.md). It has no endpoints, and its
 // Maintenance cannot stream snapshots: use Client for those. Close closes it.
 func (e *Embedded) LocalClient() *clientv3.Client { return e.local }
 
