@@ -264,44 +264,63 @@ func (s *serviceStrategy) admitNodePorts(ctx context.Context, t *txn, svc, old *
 		seen[k] = true
 	}
 	// Ports with the same number (e.g. 53/TCP and 53/UDP) share a node port, as
-	// in Kubernetes.
+	// in Kubernetes. Requested node ports are reserved first and free ones drawn
+	// after, so that a port drawn at random for one service port can never be
+	// one that a later service port asks for (Kubernetes goes in order, and then
+	// refuses the request as already allocated).
 	byPort := map[int32]int32{}
-	for i := range ports {
-		p := &ports[i]
-		path := field.NewPath("spec", "ports").Index(i).Child("nodePort")
-		if p.NodePort == 0 && !allocatesNodePorts(svc) {
-			continue // LoadBalancer without node ports: only requests are honoured
-		}
-		if p.NodePort == 0 {
-			if np, ok := byPort[p.Port]; ok {
-				p.NodePort = np
-			} else {
-				p.NodePort = requestedNodePort(p.Port, ports[i+1:])
+	for _, draw := range []bool{false, true} {
+		for i := range ports {
+			p := &ports[i]
+			if p.NodePort == 0 && !allocatesNodePorts(svc) {
+				continue // LoadBalancer without node ports: only requests are honoured
 			}
-		}
-		if p.NodePort == 0 {
-			r, err := s.alloc.npSet.next(ctx, t.owner)
-			if err != nil {
-				return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
-			}
-			t.reserved = append(t.reserved, r)
-			np, _ := parsePort(r.name)
-			p.NodePort = int32(np)
-		} else if np := int(p.NodePort); !used[np] && !slices.Contains(held, np) {
-			r, err := s.alloc.reserveNodePort(ctx, np, t.owner)
-			if err != nil {
-				if isAllocationError(err) {
-					return invalid(svc, field.Invalid(path, int64(p.NodePort), err.Error()))
+			if p.NodePort == 0 {
+				if np, ok := byPort[p.Port]; ok {
+					p.NodePort = np
+				} else {
+					p.NodePort = requestedNodePort(p.Port, ports[i+1:])
 				}
-				return apierrors.NewInternalError(fmt.Errorf("failed to allocate node port %d: %w", np, err))
 			}
-			t.reserved = append(t.reserved, r)
-		}
-		used[int(p.NodePort)] = true
-		if _, ok := byPort[p.Port]; !ok {
-			byPort[p.Port] = p.NodePort
+			if (p.NodePort == 0) != draw {
+				continue
+			}
+			if err := s.assignNodePort(ctx, t, svc, i, held, used); err != nil {
+				return err
+			}
+			if _, ok := byPort[p.Port]; !ok {
+				byPort[p.Port] = p.NodePort
+			}
 		}
 	}
+	return nil
+}
+
+// assignNodePort reserves the node port that port i of svc asks for, or draws a
+// free one when it asks for none, unless the Service holds it already (held: its
+// ports before this update; used: the ports assigned so far in this one).
+func (s *serviceStrategy) assignNodePort(ctx context.Context, t *txn, svc *corev1.Service, i int, held []int, used map[int]bool) error {
+	p := &svc.Spec.Ports[i]
+	if p.NodePort == 0 {
+		r, err := s.alloc.npSet.next(ctx, t.owner)
+		if err != nil {
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate a nodePort: %w", err))
+		}
+		t.reserved = append(t.reserved, r)
+		np, _ := parsePort(r.name)
+		p.NodePort = int32(np)
+	} else if np := int(p.NodePort); !used[np] && !slices.Contains(held, np) {
+		r, err := s.alloc.reserveNodePort(ctx, np, t.owner)
+		if err != nil {
+			if isAllocationError(err) {
+				path := field.NewPath("spec", "ports").Index(i).Child("nodePort")
+				return invalid(svc, field.Invalid(path, int64(p.NodePort), err.Error()))
+			}
+			return apierrors.NewInternalError(fmt.Errorf("failed to allocate node port %d: %w", np, err))
+		}
+		t.reserved = append(t.reserved, r)
+	}
+	used[int(p.NodePort)] = true
 	return nil
 }
 

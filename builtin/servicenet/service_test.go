@@ -18,7 +18,13 @@ import (
 // testStrategy returns the wrapped core/v1 Service strategy over a fresh store.
 func testStrategy(t *testing.T) (*serviceStrategy, *Allocator, *memStore) {
 	t.Helper()
-	a, ms := newTestAllocator(t, "127.96.0.0/24", "30000-30099")
+	return testStrategyWithPorts(t, "30000-30099")
+}
+
+// testStrategyWithPorts is testStrategy with the node port range ports.
+func testStrategyWithPorts(t *testing.T, ports string) (*serviceStrategy, *Allocator, *memStore) {
+	t.Helper()
+	a, ms := newTestAllocator(t, "127.96.0.0/24", ports)
 	var res *registry.Resource
 	for _, r := range corev1.Resources() {
 		if r.Resource == "services" {
@@ -217,6 +223,28 @@ func TestAdmitCreate(t *testing.T) {
 				t.Errorf("%d node port reservations, want %d", got, tt.wantPorts)
 			}
 		})
+	}
+}
+
+// TestAdmitCreateRequestedNodePortsFirst checks that a node port drawn at random
+// for one service port is never the one a later service port requests: with
+// two node ports in the range and the second one requested, the first service
+// port must get the other, every time (before requests were reserved first,
+// half of the draws shared the requested port between different port numbers).
+func TestAdmitCreateRequestedNodePortsFirst(t *testing.T) {
+	t.Parallel()
+	for range 20 {
+		s, _, ms := testStrategyWithPorts(t, "30000-30001")
+		svc, err := create(t, s, serviceMap(t, "svc", svcType(corev1.ServiceTypeNodePort), nodePort(2, 30000)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if np := nodePortsOf(svc); !slices.Equal(np, []int32{30001, 30000, 30000}) {
+			t.Fatalf("node ports %v, want [30001 30000 30000]", np)
+		}
+		if got := len(ms.keys(NodePortReservationPrefix)); got != 2 {
+			t.Fatalf("%d node port reservations, want 2", got)
+		}
 	}
 }
 
