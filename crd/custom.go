@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -176,7 +177,12 @@ func NewCustomStrategy(v *crdapi.CustomResourceDefinitionVersion) (*CustomStrate
 // defaults. Metadata keeps only ObjectMeta's fields, matched case-sensitively, as
 // in Kubernetes: a "namE" is an unknown field, not the name.
 func (s *CustomStrategy) Canonicalize(obj map[string]any) (map[string]any, []string, field.ErrorList) {
-	unknown := api.PruneMeta(obj)
+	var unknown []string
+	if meta, ok := obj["metadata"].(map[string]any); ok {
+		for _, u := range registry.PruneUnknown(meta, reflect.TypeFor[api.ObjectMeta]()) {
+			unknown = append(unknown, "metadata."+u)
+		}
+	}
 	if s.schema == nil {
 		return obj, unknown, nil
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -222,6 +223,19 @@ func UnknownFields(obj map[string]any, t reflect.Type) []string {
 	var out []string
 	walkUnknown(obj, t, "", &out)
 	return out
+}
+
+// PruneUnknown removes from obj, in place, the keys that UnknownFields reports
+// and returns their paths; obj is left alone when there are none.
+func PruneUnknown(obj map[string]any, t reflect.Type) []string {
+	unknown := UnknownFields(obj, t)
+	if unknown == nil {
+		return nil
+	}
+	pruned := withoutUnknown(obj, t).(map[string]any)
+	clear(obj)
+	maps.Copy(obj, pruned)
+	return unknown
 }
 
 // hasUnknown reports whether walkUnknown would report anything.

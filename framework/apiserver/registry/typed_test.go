@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"reflect"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -87,5 +88,54 @@ func TestTypedCanonicalizeIsCaseSensitive(t *testing.T) {
 	}
 	if _, ok := obj["meTadata"]; !ok {
 		t.Error("Canonicalize changed its input")
+	}
+}
+
+// TestPruneUnknownObjectMeta checks PruneUnknown on metadata as custom resources
+// use it: keys must name an ObjectMeta field exactly, at any depth; maps of
+// strings and fields with their own JSON form (times, fieldsV1) are left alone.
+func TestPruneUnknownObjectMeta(t *testing.T) {
+	t.Parallel()
+	metaType := reflect.TypeFor[api.ObjectMeta]()
+	for _, tc := range []struct {
+		name        string
+		meta, want  map[string]any
+		wantUnknown []string
+	}{
+		{
+			name: "exact names kept",
+			meta: map[string]any{
+				"name": "a", "labels": map[string]any{"Any": "key"}, "creationTimestamp": "2026-01-01T00:00:00Z",
+				"managedFields": []any{map[string]any{"manager": "m", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}},
+			},
+			want: map[string]any{
+				"name": "a", "labels": map[string]any{"Any": "key"}, "creationTimestamp": "2026-01-01T00:00:00Z",
+				"managedFields": []any{map[string]any{"manager": "m", "fieldsV1": map[string]any{"f:spec": map[string]any{}}}},
+			},
+		},
+		{
+			name:        "case differs",
+			meta:        map[string]any{"namE": "a", "Labels": map[string]any{"x": "y"}},
+			want:        map[string]any{},
+			wantUnknown: []string{"Labels", "namE"},
+		},
+		{
+			name: "nested owner reference",
+			meta: map[string]any{"name": "a", "ownerReferences": []any{
+				map[string]any{"apiVersion": "v1", "Kind": "Pod", "name": "p", "uid": "u", "extra": true}}},
+			want: map[string]any{"name": "a", "ownerReferences": []any{
+				map[string]any{"apiVersion": "v1", "name": "p", "uid": "u"}}},
+			wantUnknown: []string{"ownerReferences[0].Kind", "ownerReferences[0].extra"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			unknown := PruneUnknown(tc.meta, metaType)
+			if diff := cmp.Diff(tc.wantUnknown, unknown); diff != "" {
+				t.Errorf("unknown (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tc.want, tc.meta); diff != "" {
+				t.Errorf("metadata (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
