@@ -37,6 +37,28 @@ type fifo[E any] struct {
 	closed   bool
 	sleepers atomic.Int32 // pops waiting on nonEmpty and not yet signalled; changed under mu
 	nonEmpty sync.Cond
+
+	// moved, if set, follows the elements that push could not put in the
+	// ring: it is told posOverflow before such an element joins the overflow
+	// list, its ring position when it moves into the ring (before it is
+	// published there), and posTaken when a pop takes it straight from the
+	// list. push reports the position of the others itself. With positions,
+	// claimed tells whether a pop has taken an element, so the queue's Get
+	// need not write anything to mark an item taken.
+	moved func(e E, pos uint64)
+}
+
+// Positions given to moved besides ring positions.
+const (
+	posOverflow = ^uint64(0)     // waiting in the overflow list
+	posTaken    = ^uint64(0) - 1 // popped straight from the overflow list
+)
+
+// claimed reports whether the element last put at pos has been taken by a
+// pop (or is being taken: its pop has claimed the position). A pop claims
+// ring position p by moving head past it.
+func (f *fifo[E]) claimed(pos uint64) bool {
+	return pos == posTaken || (pos != posOverflow && f.head.Load() > pos)
 }
 
 // cell is one position of the ring. seq == pos: free for the push at pos;
@@ -53,21 +75,26 @@ func (f *fifo[E]) init() {
 	f.nonEmpty.L = &f.mu
 }
 
-// ringPush appends e to the ring; it fails when the ring is full.
-func (f *fifo[E]) ringPush(e E) bool {
+// ringPush appends e to the ring and returns its position; it fails when the
+// ring is full. onto, if set, is called with the position before e is
+// published there.
+func (f *fifo[E]) ringPush(e E, onto func(E, uint64)) (uint64, bool) {
 	pos := f.tail.Load()
 	for {
 		c := &f.ring[pos%ringSize]
 		switch seq := c.seq.Load(); {
 		case seq == pos:
 			if f.tail.CompareAndSwap(pos, pos+1) {
+				if onto != nil {
+					onto(e, pos)
+				}
 				c.val = e
 				c.seq.Store(pos + 1)
-				return true
+				return pos, true
 			}
 			pos = f.tail.Load()
 		case seq < pos: // the pop of the previous round has not freed the cell: full
-			return false
+			return 0, false
 		default: // another push took pos
 			pos = f.tail.Load()
 		}
@@ -99,10 +126,17 @@ func (f *fifo[E]) ringPop() (e E, ok bool) {
 	}
 }
 
-// push appends e.
-func (f *fifo[E]) push(e E) {
-	if f.spilled.Load() != 0 || !f.ringPush(e) {
+// push appends e. It returns e's ring position and true if e went straight
+// into the ring; otherwise e waits in the overflow list, and moved follows it.
+func (f *fifo[E]) push(e E) (pos uint64, inRing bool) {
+	if f.spilled.Load() == 0 {
+		pos, inRing = f.ringPush(e, nil)
+	}
+	if !inRing {
 		f.mu.Lock()
+		if f.moved != nil {
+			f.moved(e, posOverflow)
+		}
 		f.overflow.push(e)
 		f.refillLocked()
 		f.mu.Unlock()
@@ -110,6 +144,7 @@ func (f *fifo[E]) push(e E) {
 	if f.sleepers.Load() > 0 {
 		f.wakeOne()
 	}
+	return pos, inRing
 }
 
 // wakeOne signals one sleeping pop, if any. Each sleeper is signalled once: the
@@ -132,12 +167,22 @@ func (f *fifo[E]) wakeOne() {
 func (f *fifo[E]) refillLocked() {
 	for f.overflow.n > 0 {
 		f.spilled.Store(int32(f.overflow.n))
-		if !f.ringPush(f.overflow.buf[f.overflow.head]) {
+		if _, ok := f.ringPush(f.overflow.buf[f.overflow.head], f.moved); !ok {
 			return
 		}
 		f.overflow.pop()
 	}
 	f.spilled.Store(0)
+}
+
+// popOverflowLocked removes the oldest element of the overflow list, which the
+// caller has checked is not empty; f.mu is held.
+func (f *fifo[E]) popOverflowLocked() E {
+	e := f.overflow.pop()
+	if f.moved != nil {
+		f.moved(e, posTaken)
+	}
+	return e
 }
 
 // tryPop removes and returns the oldest element, if there is one.
@@ -158,7 +203,7 @@ func (f *fifo[E]) tryPop() (e E, ok bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if e, ok = f.ringPop(); !ok && f.overflow.n > 0 {
-		e, ok = f.overflow.pop(), true
+		e, ok = f.popOverflowLocked(), true
 	}
 	f.refillLocked()
 	return e, ok
@@ -183,7 +228,7 @@ func (f *fifo[E]) pop() (e E, ok bool) {
 		// element after our look sees it and signals.
 		f.sleepers.Add(1)
 		if e, ok = f.ringPop(); !ok && f.overflow.n > 0 {
-			e, ok = f.overflow.pop(), true
+			e, ok = f.popOverflowLocked(), true
 			f.refillLocked()
 		}
 		if ok {

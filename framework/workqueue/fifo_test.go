@@ -95,3 +95,79 @@ func TestFIFOConcurrent(t *testing.T) {
 		}
 	}
 }
+
+// TestFIFOClaimed follows every element's position, as the queue does, through
+// the ring and the overflow list, and checks that claimed reports an element
+// taken exactly when a pop has returned it.
+func TestFIFOClaimed(t *testing.T) {
+	t.Parallel()
+	var f fifo[int]
+	f.init()
+	const n = 3*ringSize + 7
+	pos := make([]uint64, n)
+	f.moved = func(e int, p uint64) { pos[e] = p }
+	for e := range n {
+		if p, inRing := f.push(e); inRing {
+			pos[e] = p
+		}
+	}
+	check := func(popped int) {
+		t.Helper()
+		for e := range n {
+			if got, want := f.claimed(pos[e]), e < popped; got != want {
+				t.Fatalf("after %d pops: claimed(element %d at %d) = %v, want %v", popped, e, pos[e], got, want)
+			}
+		}
+	}
+	check(0)
+	for want := range n {
+		e, ok := f.tryPop()
+		if !ok || e != want {
+			t.Fatalf("pop = %d, %v; want %d", e, ok, want)
+		}
+		if want%97 == 0 || want > n-3 {
+			check(want + 1)
+		}
+	}
+}
+
+// TestFIFOPopStraightFromOverflow sets up what a refill racing with pops leaves
+// behind for a moment, an empty ring and a non-empty overflow list, and checks
+// that pops take the list's elements in order and report them taken.
+func TestFIFOPopStraightFromOverflow(t *testing.T) {
+	t.Parallel()
+	for _, blocking := range []bool{false, true} {
+		var f fifo[int]
+		f.init()
+		pos := make([]uint64, 3)
+		f.moved = func(e int, p uint64) { pos[e] = p }
+		f.mu.Lock()
+		for e := range 3 {
+			f.moved(e, posOverflow)
+			f.overflow.push(e)
+		}
+		f.spilled.Store(int32(f.overflow.n)) // as refillLocked publishes it
+		f.mu.Unlock()
+		for want := range 3 {
+			if f.claimed(pos[want]) {
+				t.Fatalf("blocking=%v: element %d claimed before its pop", blocking, want)
+			}
+			var e int
+			var ok bool
+			if blocking {
+				e, ok = f.pop()
+			} else {
+				e, ok = f.tryPop()
+			}
+			if !ok || e != want {
+				t.Fatalf("blocking=%v: pop = %d, %v; want %d", blocking, e, ok, want)
+			}
+			if !f.claimed(pos[want]) {
+				t.Fatalf("blocking=%v: element %d not claimed after its pop (pos %d)", blocking, want, pos[want])
+			}
+		}
+		if f.len() != 0 {
+			t.Fatalf("blocking=%v: len = %d after draining", blocking, f.len())
+		}
+	}
+}

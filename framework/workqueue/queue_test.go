@@ -76,6 +76,47 @@ func TestDirtyWhileProcessing(t *testing.T) {
 	}
 }
 
+// TestTakenAcrossOverflow checks that Add and Done learn that Get took an item
+// (Get itself records nothing) however the item travelled through the FIFO:
+// straight into the ring, through the overflow list into the ring, or straight
+// out of the overflow list. Each item is added again while it is processed, so it
+// must come back exactly once; a Done for an item still queued changes nothing.
+func TestTakenAcrossOverflow(t *testing.T) {
+	t.Parallel()
+	q := New(Options[int]{})
+	defer q.ShutDown()
+	const n = 3*ringSize + 5
+	for i := range n {
+		q.Add(i)
+	}
+	q.Done(n - 1) // queued, not taken: ignored
+	for want := range n {
+		item, _ := q.Get()
+		if item != want {
+			t.Fatalf("Get() = %d, want %d", item, want)
+		}
+		q.Add(item) // processing: remembered, not queued
+		q.Add(item) // stingy
+		q.Done(item)
+	}
+	if got := q.Len(); got != n {
+		t.Fatalf("Len() after the first round = %d, want %d", got, n)
+	}
+	for want := range n {
+		item, _ := q.Get()
+		if item != want {
+			t.Fatalf("second round: Get() = %d, want %d", item, want)
+		}
+		q.Done(item)
+	}
+	if got := q.Len(); got != 0 {
+		t.Fatalf("Len() after the second round = %d, want 0", got)
+	}
+	if got := q.processing(); got != 0 {
+		t.Fatalf("processing() = %d, want 0", got)
+	}
+}
+
 // TestStress runs many producers and workers over few keys, and over more keys
 // than the FIFO's ring holds, and checks the two guarantees that matter to
 // controllers: a key is never held by two workers at once, and the last add of

@@ -168,9 +168,9 @@ func write(w io.Writer, dir string) error {
 		fmt.Fprintln(w)
 	}
 	if md, err := os.ReadFile(filepath.Join(dir, "workqueue.md")); err == nil {
-		fmt.Fprintf(w, "## Workqueue vs client-go\n\n`cd bench && go test -run '^$' -bench BenchmarkWorkqueue -benchmem -count 5 ./workqueue/ | go run ./cmd/benchreport` — Add+Get+Done, median of 5 runs. Goal: ≥ 1.5× faster, no allocations per item.\n\n%s\n", md)
+		fmt.Fprintf(w, "## Workqueue vs client-go\n\n`cd bench && go test -run '^$' -bench BenchmarkWorkqueue -benchmem -count 5 ./workqueue/ | go run ./cmd/benchreport` — Add+Get+Done, median of 5 runs. Goal: ≥ 1.5× faster, no allocations per item. In pN, consumers hand keys marked Done back to their producers in batches; in pN-perkey one at a time over a channel, which puts a goroutine park and wake-up, the same for both queues, into most items (see bench/workqueue).\n\n%s\n", md)
 		var rows []string
-		for _, c := range []string{"serial", "p1", "p8"} {
+		for _, c := range []string{"serial", "p1", "p8", "p1-perkey"} {
 			runs, _ := parseRuns(filepath.Join(dir, "workqueue.txt"), "BenchmarkWorkqueueInterleaved/"+c)
 			for _, r := range runs {
 				rows = append(rows, fmt.Sprintf("| %s | %.0f | %.0f | %.2f× |", c, r["converge-ns/item"], r["clientgo-ns/item"], r["ratio"]))
