@@ -43,7 +43,7 @@ var _ = Describe("DaemonSet", func() {
 			corev1.Toleration{Key: corev1.TaintNodeNotReady, Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoExecute},
 			corev1.Toleration{Key: "node.kubernetes.io/disk-pressure", Operator: corev1.TolerationOpExists, Effect: corev1.TaintEffectNoSchedule}))
 
-		bindAndReady(ctx, ds)
+		runAndReady(ctx, ds)
 		Eventually(func() appsv1.DaemonSetStatus { return getDS(ctx, ds).Status }).Should(And(
 			HaveField("DesiredNumberScheduled", int32(2)), HaveField("CurrentNumberScheduled", int32(2)),
 			HaveField("NumberReady", int32(2)), HaveField("NumberAvailable", int32(2)),
@@ -75,7 +75,7 @@ var _ = Describe("DaemonSet", func() {
 		ds := newDaemonSet(ns, "roll", nil)
 		Expect(c.Create(ctx, ds)).To(Succeed())
 		Eventually(func() int { return len(pods(ctx, ds)) }).Should(Equal(3))
-		bindAndReady(ctx, ds)
+		runAndReady(ctx, ds)
 		Eventually(func() int32 { return getDS(ctx, ds).Status.NumberAvailable }).Should(Equal(int32(3)))
 		oldHash := pods(ctx, ds)[0].Labels[appsv1.DefaultDaemonSetUniqueLabelKey]
 
@@ -96,7 +96,7 @@ var _ = Describe("DaemonSet", func() {
 				}
 			}
 			Expect(ready).To(BeNumerically(">=", 2), "at most one node may lack an available pod")
-			bindAndReady(ctx, ds)
+			runAndReady(ctx, ds)
 			st := getDS(ctx, ds).Status
 			if st.NumberAvailable != 3 || st.ObservedGeneration != cur.Generation {
 				return 0
@@ -126,7 +126,7 @@ var _ = Describe("DaemonSet", func() {
 		})
 		Expect(c.Create(ctx, ds)).To(Succeed())
 		Eventually(func() int { return len(pods(ctx, ds)) }).Should(Equal(1))
-		bindAndReady(ctx, ds)
+		runAndReady(ctx, ds)
 		Eventually(func() int32 { return getDS(ctx, ds).Status.NumberAvailable }).Should(Equal(int32(1)))
 
 		cur := getDS(ctx, ds)
@@ -136,7 +136,7 @@ var _ = Describe("DaemonSet", func() {
 			return c.Update(ctx, cur)
 		}).Should(Succeed())
 		Eventually(func() int { return len(pods(ctx, ds)) }).Should(Equal(2)) // old and new side by side
-		bindAndReady(ctx, ds)
+		runAndReady(ctx, ds)
 		Eventually(func() []string {
 			var images []string
 			for _, p := range pods(ctx, ds) {

@@ -108,11 +108,11 @@ func podNodes(ctx context.Context, ds *appsv1.DaemonSet) []string {
 	return out
 }
 
-// bindAndReady simulates the scheduler and node agent: every pod is reported
-// running and ready. (It does not bind: the API server has no pods/binding
-// handler yet, and spec.nodeName cannot be set by an update; the controller
-// places pods by their node affinity anyway.)
-func bindAndReady(ctx context.Context, ds *appsv1.DaemonSet) {
+// runAndReady simulates the node agent: every pod is reported running and
+// ready. (It does not bind them through pods/binding: until a pod is bound the
+// controller reads its target node from the node affinity it wrote, and
+// binding is the scheduler's job, tested with it.)
+func runAndReady(ctx context.Context, ds *appsv1.DaemonSet) {
 	for _, p := range pods(ctx, ds) {
 		if p.Status.Phase != corev1.PodRunning {
 			p.Status.Phase = corev1.PodRunning
