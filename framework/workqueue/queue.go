@@ -43,7 +43,7 @@ const maxIdlePerShard = maxIdle / numShards
 // item, which was written before the slot was queued. A queued slot (state ==
 // stateDirty) becomes processing when a Get claims its FIFO position; Add and Done,
 // which hold the shard's lock, learn of it from the FIFO (stateOf) and record it
-// then. Keeping Get's hand-off free of stores to the slot saves a locked
+// then. With metrics, Get records it itself under the lock (take). Keeping Get's hand-off free of stores to the slot saves a locked
 // instruction and a cache-line transfer per item when producers and consumers
 // run on different CPUs. All fields but spilledPos are written under the
 // shard's lock; Get reads item without it.
@@ -187,9 +187,11 @@ func (q *Typed[T]) Add(item T) {
 
 // stateOf returns the state of s, first recording that a Get has taken it if
 // it was queued and a Get has claimed its FIFO position; s's shard's lock is
-// held.
+// held. With metrics, take records it under the lock with the get's
+// timestamps, and until then the item counts as queued: an Add in between is
+// one the coming processing sees, as it would be just before the claim.
 func (q *Typed[T]) stateOf(s *slot[T]) uint32 {
-	if s.state != stateDirty {
+	if s.state != stateDirty || q.metrics != nil {
 		return s.state
 	}
 	pos := s.pos

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/goleak"
 )
 
@@ -124,20 +125,28 @@ func TestTakenAcrossOverflow(t *testing.T) {
 func TestStress(t *testing.T) {
 	t.Parallel()
 	for _, keys := range []int{16, 3 * ringSize} {
-		t.Run(fmt.Sprint(keys), func(t *testing.T) {
-			t.Parallel()
-			stress(t, keys)
-		})
+		for _, metrics := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%d keys, metrics %v", keys, metrics), func(t *testing.T) {
+				t.Parallel()
+				stress(t, keys, metrics)
+			})
+		}
 	}
 }
 
-func stress(t *testing.T, keys int) {
+// stress is TestStress's run; with metrics it also checks that the depth
+// counts nothing once every item is Done.
+func stress(t *testing.T, keys int, metrics bool) {
 	const (
 		producers = 8
 		workers   = 8
 		addsEach  = 5000
 	)
-	q := New(Options[int]{})
+	opts := Options[int]{}
+	if metrics {
+		opts = Options[int]{Name: "stress", MetricsProvider: NewPrometheusMetrics(prometheus.NewRegistry())}
+	}
+	q := New(opts)
 	var (
 		inFlight = make([]atomic.Int32, keys)
 		version  = make([]atomic.Int64, keys) // bumped before each Add
@@ -195,6 +204,9 @@ func stress(t *testing.T, keys int) {
 	wg.Wait()
 	if n := failures.Load(); n != 0 {
 		t.Errorf("a key was processed by two workers at once %d times", n)
+	}
+	if d := q.depth.Load(); d != 0 {
+		t.Errorf("depth = %d with nothing queued", d)
 	}
 }
 
@@ -551,5 +563,50 @@ func TestWaitingGets(t *testing.T) {
 	q.Done("b")
 	if err := q.ShutDownWithDrain(t.Context()); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestAddBetweenClaimAndTake adds an item again in the moment between a Get
+// claiming it in the FIFO and Get returning it. Both outcomes keep the add: an
+// add before the Get returns is seen by the processing that follows, so it may
+// be merged into it (with metrics, where take records the get under the lock,
+// as the queue always did) or count as made during processing, so Done queues
+// the item again (without metrics: Add reads the claim from the FIFO). Either
+// way the depth gauge must end equal to what is queued.
+func TestAddBetweenClaimAndTake(t *testing.T) {
+	t.Parallel()
+	for _, metrics := range []bool{false, true} {
+		opts := Options[string]{}
+		reg := prometheus.NewRegistry()
+		if metrics {
+			opts = Options[string]{Name: "claim", MetricsProvider: NewPrometheusMetrics(reg), Clock: newFakeClock()}
+		}
+		q := New(opts)
+		q.Add("x")
+		s, ok := q.fifo.tryPop() // what Get does first
+		if !ok {
+			t.Fatal("nothing queued")
+		}
+		q.Add("x") // the Get has not returned yet
+		if item := q.take(s); item != "x" {
+			t.Fatalf("take = %q", item)
+		}
+		q.Done("x")
+		want := 1
+		if metrics {
+			want = 0
+		}
+		if got := q.Len(); got != want {
+			t.Fatalf("metrics=%v: Len() after Done = %d, want %d", metrics, got, want)
+		}
+		if metrics {
+			if depth, _ := metricValue(t, reg, "workqueue_depth", "claim"); depth != 0 {
+				t.Errorf("depth = %v with nothing queued, want 0", depth)
+			}
+			if adds, _ := metricValue(t, reg, "workqueue_adds_total", "claim"); adds != 1 {
+				t.Errorf("adds = %v, want 1 (the second add was merged)", adds)
+			}
+		}
+		q.ShutDown()
 	}
 }
