@@ -181,10 +181,7 @@ func runProducerConsumer(q queue, ks []string, n, total int, hand handBack, star
 		runProducerConsumerPerKey(q, ks, n, total, started)
 		return
 	}
-	index := make(map[string]int, len(ks))
-	for i, k := range ks {
-		index[k] = i
-	}
+	index := indexOf(ks)
 	size := batchSize(len(ks), n)
 	// free[w] carries producer w's keys that are not outstanding, in batches:
 	// key i belongs to producer i%n, which adds it only after a consumer has
@@ -253,10 +250,7 @@ func runProducerConsumer(q queue, ks []string, n, total int, hand handBack, star
 // runProducerConsumerPerKey is runProducerConsumer with each key handed back on
 // its own over a channel.
 func runProducerConsumerPerKey(q queue, ks []string, n, total int, started func()) {
-	index := make(map[string]int, len(ks))
-	for i, k := range ks {
-		index[k] = i
-	}
+	index := indexOf(ks)
 	// free[w] holds producer w's keys that are not outstanding.
 	free := make([]chan int, n)
 	for w := range free {
@@ -302,4 +296,13 @@ func shares(total, n int) []int {
 	}
 	c[0] += total % n
 	return c
+}
+
+// indexOf maps each key to its position in ks.
+func indexOf(ks []string) map[string]int {
+	index := make(map[string]int, len(ks))
+	for i, k := range ks {
+		index[k] = i
+	}
+	return index
 }

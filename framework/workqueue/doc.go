@@ -31,12 +31,12 @@
 //     waiting, and many producers and consumers on few CPUs do not park on a
 //     shared mutex. Without metrics Get does not even write to the item's
 //     record: an item becomes processing when a Get claims its FIFO position,
-//     and Add and Done read that from the FIFO under the shard's lock. Up to 2048 idle items keep their bookkeeping entry, so
-//     keys that come back soon cost fewer index operations; an item keeps its
-//     entry while it comes and goes, and entries are released oldest first
-//     beyond that number. Goroutines: one per queue for the metrics gauges (only with
-//     metrics) and one for delayed adds (from the first AddAfter); both end at
-//     ShutDown.
+//     and Add and Done read that from the FIFO under the shard's lock. Up to
+//     2048 idle items keep their bookkeeping entry, so keys that come back soon
+//     cost fewer index operations; an item keeps its entry while it comes and
+//     goes, and entries are released oldest first beyond that number.
+//     Goroutines: one per queue for the metrics gauges (only with metrics) and
+//     one for delayed adds (from the first AddAfter); both end at ShutDown.
 //
 // A typical worker:
 //

@@ -43,10 +43,11 @@ const maxIdlePerShard = maxIdle / numShards
 // item, which was written before the slot was queued. A queued slot (state ==
 // stateDirty) becomes processing when a Get claims its FIFO position; Add and Done,
 // which hold the shard's lock, learn of it from the FIFO (stateOf) and record it
-// then. With metrics, Get records it itself under the lock (take). Keeping Get's hand-off free of stores to the slot saves a locked
-// instruction and a cache-line transfer per item when producers and consumers
-// run on different CPUs. All fields but spilledPos are written under the
-// shard's lock; Get reads item without it.
+// then. With metrics, Get records it itself under the lock (take). Keeping
+// Get's hand-off free of stores to the slot saves a locked instruction and a
+// cache-line transfer per item when producers and consumers run on different
+// CPUs. All fields but spilledPos are written under the shard's lock; Get
+// reads item without it.
 type slot[T comparable] struct {
 	item       T
 	hash       uint64        // of item, under the queue's seed

@@ -78,10 +78,11 @@ func TestDirtyWhileProcessing(t *testing.T) {
 }
 
 // TestTakenAcrossOverflow checks that Add and Done learn that Get took an item
-// (Get itself records nothing) however the item travelled through the FIFO:
-// straight into the ring, through the overflow list into the ring, or straight
-// out of the overflow list. Each item is added again while it is processed, so it
-// must come back exactly once; a Done for an item still queued changes nothing.
+// (Get itself records nothing) whether the item went straight into the FIFO's
+// ring or through its overflow list into the ring. Each item is added again
+// while it is processed, so it must come back exactly once; a Done for an item
+// still queued changes nothing. (A pop straight out of the overflow list, which
+// only a race produces, is TestFIFOPopStraightFromOverflow's.)
 func TestTakenAcrossOverflow(t *testing.T) {
 	t.Parallel()
 	q := New(Options[int]{})
