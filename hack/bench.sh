@@ -8,8 +8,8 @@ run() { # name, dir, args...
   echo "== $name: (cd $dir && go test $*)" >&2
   (cd "$dir" && go test "$@") | tee "$out/$name.txt" >&2
 }
-run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./builtin/controlplane/
-run createil . -run '^$' -bench 'BenchmarkInterleavedCreate' -benchtime 10000x -count 3 ./builtin/controlplane/
+run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./controlplane/
+run createil . -run '^$' -bench 'BenchmarkInterleavedCreate' -benchtime 10000x -count 3 ./controlplane/
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
 run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
 run workqueue bench -run '^$' -bench 'BenchmarkWorkqueue' -benchmem -benchtime 1s -count 5 ./workqueue/

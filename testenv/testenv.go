@@ -10,7 +10,7 @@ import (
 
 	"github.com/go-logr/logr"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 // Options configure an environment. The zero value is a good default.

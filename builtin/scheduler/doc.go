@@ -37,4 +37,18 @@
 //
 // Pods whose spec.schedulerName matches no profile are ignored. The Scheduler
 // is a manager Runnable that needs leader election.
+//
+// # Why it has its own queue
+//
+// It reads pods and nodes from the manager's shared informers like every
+// controller, but it is not a framework/controller with a workqueue of keys:
+// a workqueue hands out keys in FIFO order and treats every key alike, while
+// scheduling needs the active queue ordered by priority then age (the
+// QueueSort plugin), a back-off queue per pod attempt, and an unschedulable
+// pool that only the cluster events a plugin registered for move back
+// (package queue). It also works on the pod object as of the event, with its
+// assumed state in the cache, rather than re-reading a key, because the
+// scheduler's own binding is usually not yet in the informer when the next
+// cycle starts. controlplane.NewScheduler runs it in its own manager, the
+// same in `converge up` and `converge scheduler`.
 package scheduler

@@ -13,7 +13,6 @@ import (
 
 	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
 	"github.com/converge-dev/converge/builtin/security/bootstrap"
-	"github.com/converge-dev/converge/builtin/security/csr"
 	"github.com/converge-dev/converge/builtin/security/node"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/builtin/security/rbac"
@@ -23,7 +22,6 @@ import (
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
-	"github.com/converge-dev/converge/framework/manager"
 )
 
 // Options configure New. The zero value of each optional field means its default.
@@ -57,10 +55,12 @@ type Options struct {
 	// ServiceAccounts, when set, enables the ServiceAccount admission plugin
 	// (default ServiceAccount, API access volume) with this lookup.
 	ServiceAccounts serviceaccount.Getter
-	// Equivalents gives the admission webhooks the equivalent resources of a
-	// request's resource (matchPolicy Equivalent); nil means exact matches only.
-	Equivalents func(gvr api.GroupVersionResource) []admission.EquivalentResource
-	Logger      logr.Logger
+	// Mutating and Validating are admission plugins run after the built-in
+	// ones, in order: the control plane passes the admission webhooks
+	// (WebhookAdmission) here, as Kubernetes runs its webhook plugins last.
+	Mutating   []admission.Mutator
+	Validating []admission.Validator
+	Logger     logr.Logger
 }
 
 // Security is the assembled configuration.
@@ -135,21 +135,13 @@ func New(opts Options) (*Security, error) {
 			s.filters.Audit.Policy = p
 		}
 	}
-	warn := func(ctx context.Context, text string) {
-		opts.Logger.V(1).Info("Admission webhook warning", "warning", text)
-	}
-	var builtin []admission.Mutator
+	var mutators []admission.Mutator
 	if opts.ServiceAccounts != nil {
-		builtin = append(builtin, &serviceaccount.Admission{Get: opts.ServiceAccounts})
+		mutators = append(mutators, &serviceaccount.Admission{Get: opts.ServiceAccounts})
 	}
-	mutatingWebhooks, validatingWebhooks := WebhookAdmission(s.list, opts.Equivalents, warn)
 	s.chain = &admission.Chain{
-		Mutators: append(builtin, admission.MutatorFunc(csrRequester), mutatingWebhooks),
-		Validators: []admission.Validator{
-			node.Restriction{},
-			rbac.EscalationCheck(s.rbac, s.authorizer),
-			validatingWebhooks,
-		},
+		Mutators:   append(append(mutators, admission.MutatorFunc(csrRequester)), opts.Mutating...),
+		Validators: append([]admission.Validator{node.Restriction{}, rbac.EscalationCheck(s.rbac, s.authorizer)}, opts.Validating...),
 	}
 	return s, errors.Join(errs...)
 }
@@ -273,22 +265,6 @@ func csrRequester(_ context.Context, a *admission.Attributes) error {
 		}
 	}
 	return nil
-}
-
-// SetupCSRController adds the CertificateSigningRequest approver and signer
-// (signing with the PKI's CA) to mgr.
-func (s *Security) SetupCSRController(mgr *manager.Manager) error {
-	opts := csr.Options{Authorizer: s.authorizer}
-	if s.opts.PKI != nil {
-		opts.Sign = s.opts.PKI.SignRequest
-	}
-	return csr.Setup(mgr, opts)
-}
-
-// Resources are the resources secure mode serves beyond the built-in ones
-// (certificates.k8s.io/v1 CertificateSigningRequests).
-func (s *Security) Resources() []*registry.Resource {
-	return certificatesv1.Resources()
 }
 
 // pods lists the pods of namespace bound to nodeName for the Node

@@ -23,7 +23,9 @@ import (
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver"
+	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
@@ -64,8 +66,16 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	e.pki, err = pki.Ensure(pki.Options{Dir: filepath.Join(dir, "pki")})
 	Expect(err).NotTo(HaveOccurred())
 	Expect(os.WriteFile(filepath.Join(dir, "tokens.csv"), []byte(tokenFile), 0o600)).To(Succeed())
+	// The admission webhooks, read from the server's watch cache as the
+	// control plane wires them.
+	cached := func(ctx context.Context, gvr api.GroupVersionResource, namespace string) ([][]byte, int64, error) {
+		return e.srv.CachedObjects(ctx, gvr, namespace)
+	}
+	warn := func(_ context.Context, text string) { GinkgoLogr.Info("Admission webhook warning", "warning", text) }
+	mutating, validating := security.WebhookAdmission(cached, nil, warn)
 	e.sec, err = security.New(security.Options{
 		PKI: e.pki, TokenFile: filepath.Join(dir, "tokens.csv"), AuditLogPath: e.auditLog, Logger: GinkgoLogr,
+		Mutating: []admission.Mutator{mutating}, Validating: []admission.Validator{validating},
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(e.sec.Close)

@@ -26,7 +26,7 @@ type benchConfigMap struct {
 
 // BenchmarkCreateHandler measures the API server's CPU and allocations per
 // create (POST of a ~600 B ConfigMap-like object as JSON), storage in memory:
-// the part of builtin/controlplane's BenchmarkCreate that is the handler's own.
+// the part of controlplane's BenchmarkCreate that is the handler's own.
 func BenchmarkCreateHandler(b *testing.B) {
 	reg := registry.New()
 	reg.Add(&registry.Resource{

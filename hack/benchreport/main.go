@@ -96,7 +96,7 @@ func write(w io.Writer, dir string) error {
 		time.Now().UTC().Format("2006-01-02"), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())
 
 	if c, _, err := parse(filepath.Join(dir, "create.txt")); err == nil {
-		fmt.Fprintf(w, "## API creates vs raw etcd puts\n\n`go test -run '^$' -bench BenchmarkCreate -benchtime 3000x ./builtin/controlplane/` — ConfigMaps (~600 B) POSTed to the API server vs `clientv3.Put` of the same bytes on the same embedded etcd (fsync on). Goal: ratio ≥ 0.6 at concurrency 64.\n\n")
+		fmt.Fprintf(w, "## API creates vs raw etcd puts\n\n`go test -run '^$' -bench BenchmarkCreate -benchtime 3000x ./controlplane/` — ConfigMaps (~600 B) POSTed to the API server vs `clientv3.Put` of the same bytes on the same embedded etcd (fsync on). Goal: ratio ≥ 0.6 at concurrency 64.\n\n")
 		fmt.Fprintf(w, "The API side is measured with two load generators in the same process: Go's net/http client (`api`) and a minimal HTTP/1.1 client that writes each request with one write and reads the response on the calling goroutine (`apilean`), so that less of the 2 CPUs goes to the client. The raw side is measured with etcd's gRPC client (`etcd`, what any etcd user writes with) and with the in-process client the API server's storage uses (`etcdlocal`, etcd's own cost alone).\n\n")
 		fmt.Fprintf(w, "| concurrency | API creates/s (net/http) | API creates/s (lean) | etcd puts/s (gRPC) | etcd puts/s (in-process) | ratio (net/http) | ratio (lean) | ratio (lean ÷ in-process) |\n|---|---|---|---|---|---|---|---|\n")
 		for _, cc := range []string{"c1", "c64"} {
@@ -107,7 +107,7 @@ func write(w io.Writer, dir string) error {
 		fmt.Fprintln(w)
 	}
 	if runs, err := parseRuns(filepath.Join(dir, "createil.txt"), "BenchmarkInterleavedCreate"); err == nil && len(runs) > 0 {
-		fmt.Fprintf(w, "`go test -run '^$' -bench BenchmarkInterleavedCreate -benchtime 10000x -count 3 ./builtin/controlplane/` — concurrency 64 in alternating slices (net/http, lean, etcd over gRPC, etcd in-process) so that changing load weighs on all alike:\n\n| run | ratio (net/http) | ratio (lean) | ratio (lean ÷ in-process puts) | API CPU µs/op (net/http, lean) | etcd CPU µs/op (gRPC, in-process) |\n|---|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "`go test -run '^$' -bench BenchmarkInterleavedCreate -benchtime 10000x -count 3 ./controlplane/` — concurrency 64 in alternating slices (net/http, lean, etcd over gRPC, etcd in-process) so that changing load weighs on all alike:\n\n| run | ratio (net/http) | ratio (lean) | ratio (lean ÷ in-process puts) | API CPU µs/op (net/http, lean) | etcd CPU µs/op (gRPC, in-process) |\n|---|---|---|---|---|---|\n")
 		for i, r := range runs {
 			fmt.Fprintf(w, "| %d | %.2f | %.2f | %.2f | %.0f, %.0f | %.0f, %.0f |\n", i+1, r["ratio"], r["ratio-lean"], r["ratio-lean-local"], r["api-cpu-us/op"], r["apilean-cpu-us/op"], r["etcd-cpu-us/op"], r["etcdlocal-cpu-us/op"])
 		}

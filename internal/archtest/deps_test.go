@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -70,9 +71,35 @@ func TestDependencyDirection(t *testing.T) {
 					}
 				}
 			case under(p.ImportPath, "crd"):
-				for _, banned := range []string{"builtin", "operators", "cmd", "testenv"} {
+				for _, banned := range []string{"builtin", "operators", "controlplane", "cmd", "testenv"} {
 					if under(dep, banned) {
 						t.Errorf("%s depends on %s: crd/ builds on framework/ only", p.ImportPath, dep)
+					}
+				}
+			case under(p.ImportPath, "builtin"):
+				for _, banned := range []string{"operators", "controlplane", "cmd", "testenv"} {
+					if under(dep, banned) {
+						t.Errorf("%s depends on %s: builtin/ must not import %s/ (controlplane assembles both)", p.ImportPath, dep, banned)
+					}
+				}
+			case under(p.ImportPath, "controlplane"):
+				for _, banned := range []string{"cmd", "testenv"} {
+					if under(dep, banned) {
+						t.Errorf("%s depends on %s: the composition root sits below cmd/ and testenv/", p.ImportPath, dep)
+					}
+				}
+			}
+			// Only controlplane assembles: the commands and testenv start
+			// controllers, the scheduler, runtimes and operators through it.
+			if under(p.ImportPath, "cmd") || under(p.ImportPath, "testenv") {
+				for _, part := range []string{"builtin/controllers", "builtin/scheduler", "builtin/node/runtime/process",
+					"builtin/node/runtime/containerd", "builtin/node/proxy", "builtin/node/simulated", "builtin/security/csr",
+					"builtin/security/rootca", "crd/controller"} {
+					if slices.ContainsFunc(p.Imports, func(imp string) bool {
+						// The image commands find the containerd socket.
+						return under(imp, part) && !under(imp, "builtin/node/runtime/containerd/daemon")
+					}) {
+						t.Errorf("%s imports %s: assemble through controlplane/, the one composition root", p.ImportPath, part)
 					}
 				}
 			}
@@ -87,7 +114,7 @@ func TestDependencyDirection(t *testing.T) {
 				}
 			}
 			if under(p.ImportPath, "operators") && (under(dep, "builtin/controllers") || under(dep, "builtin/scheduler") ||
-				under(dep, "builtin/node") || under(dep, "builtin/controlplane")) {
+				under(dep, "builtin/node") || under(dep, "controlplane")) {
 				t.Errorf("%s depends on %s: operators may use builtin/api only", p.ImportPath, dep)
 			}
 		}

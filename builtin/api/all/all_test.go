@@ -7,13 +7,8 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	autoscalingv1 "github.com/converge-dev/converge/builtin/api/autoscaling/v1"
-	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
-	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
-	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
-	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/scheme"
@@ -27,19 +22,14 @@ func TestResourcesAreRegistered(t *testing.T) {
 	if err != nil {
 		t.Fatalf("NewScheme: %v", err)
 	}
-	for _, tc := range []struct {
-		pkg       string
-		resources []*registry.Resource
-	}{
-		{"core/v1", corev1.Resources()},
-		{"apps/v1", appsv1.Resources()},
-		{"batch/v1", batchv1.Resources()},
-		{"coordination.k8s.io/v1", coordinationv1.Resources()},
-		{"discovery.k8s.io/v1", discoveryv1.Resources()},
-		{"events.k8s.io/v1", eventsv1.Resources()},
-		{"policy/v1", policyv1.Resources()},
-		{"scheduling.k8s.io/v1", schedulingv1.Resources()},
-	} {
+	for _, g := range Groups() {
+		if g.Resources == nil {
+			continue
+		}
+		tc := struct {
+			pkg       string
+			resources []*registry.Resource
+		}{g.Name, g.Resources()}
 		if len(tc.resources) == 0 {
 			t.Errorf("%s: Resources() is empty", tc.pkg)
 		}

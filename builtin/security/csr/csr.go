@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
 	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
-	"github.com/converge-dev/converge/framework/apiserver/filters"
 	"github.com/converge-dev/converge/framework/builder"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
@@ -26,32 +26,36 @@ type SignFunc func(req *x509.CertificateRequest, keyUsage x509.KeyUsage, extUsag
 
 // Options configure Setup.
 type Options struct {
-	// Authorizer decides auto-approval (the API server's authorizer).
-	Authorizer filters.Authorizer
-	// Sign signs approved requests; nil disables signing.
+	// Sign signs approved requests; nil disables signing (the approver still
+	// runs).
 	Sign SignFunc
 	// MaxValidity caps issued certificates (default one year).
 	MaxValidity time.Duration
 }
 
-// Setup adds the controller to mgr.
+// reader reads requests: the manager's informer cache.
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+}
+
+// writer is what the controller writes and asks of the API server.
+type writer interface {
+	// Approve writes csr's conditions through the approval subresource.
+	Approve(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error
+	// UpdateStatus writes csr's status (the certificate, or Failed).
+	UpdateStatus(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error
+	// Allowed asks the API server's authorizer through a SubjectAccessReview.
+	Allowed(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (bool, error)
+}
+
+// Setup adds the controller to mgr. It reads requests from mgr's cache and
+// decides auto-approval with SubjectAccessReviews, as kube-controller-manager
+// does, so it runs the same in-process and as a separate controller manager.
 func Setup(mgr *manager.Manager, opts Options) error {
 	if opts.MaxValidity <= 0 {
 		opts.MaxValidity = 365 * 24 * time.Hour
 	}
-	c := mgr.Client()
-	r := &reconciler{opts: opts,
-		get: func(ctx context.Context, name string) (*certificatesv1.CertificateSigningRequest, error) {
-			csr := &certificatesv1.CertificateSigningRequest{}
-			return csr, c.Get(ctx, client.ObjectKey{Name: name}, csr)
-		},
-		approve: func(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {
-			return c.SubResource("approval").Update(ctx, csr, nil)
-		},
-		updateStatus: func(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {
-			return c.Status().Update(ctx, csr)
-		},
-	}
+	r := &reconciler{opts: opts, read: mgr.Reader(), write: apiWriter{c: mgr.Client()}}
 	err := builder.ControllerManagedBy(mgr).Named(Name).
 		For(builder.Kind[*certificatesv1.CertificateSigningRequest]()).
 		Complete(r)
@@ -61,16 +65,38 @@ func Setup(mgr *manager.Manager, opts Options) error {
 	return nil
 }
 
+// apiWriter is writer through the API client.
+type apiWriter struct{ c *client.Client }
+
+func (w apiWriter) Approve(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {
+	return w.c.SubResource("approval").Update(ctx, csr, nil)
+}
+
+func (w apiWriter) UpdateStatus(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error {
+	return w.c.Status().Update(ctx, csr)
+}
+
+func (w apiWriter) Allowed(ctx context.Context, spec authorizationv1.SubjectAccessReviewSpec) (bool, error) {
+	sar := &authorizationv1.SubjectAccessReview{Spec: spec}
+	if err := w.c.Create(ctx, sar); err != nil {
+		return false, fmt.Errorf("create subjectaccessreview: %w", err)
+	}
+	if sar.Status.EvaluationError != "" && !sar.Status.Allowed {
+		return false, fmt.Errorf("subjectaccessreview: %s", sar.Status.EvaluationError)
+	}
+	return sar.Status.Allowed, nil
+}
+
 type reconciler struct {
-	opts         Options
-	get          func(ctx context.Context, name string) (*certificatesv1.CertificateSigningRequest, error)
-	approve      func(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error
-	updateStatus func(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) error
+	opts  Options
+	read  reader
+	write writer
 }
 
 // Reconcile approves and signs one request.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	csr, err := r.get(ctx, req.Name)
+	csr := &certificatesv1.CertificateSigningRequest{}
+	err := r.read.Get(ctx, client.ObjectKey{Name: req.Name}, csr)
 	if apierrors.IsNotFound(err) {
 		return reconcile.Result{}, nil
 	}
@@ -91,7 +117,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			Message:        "Auto approving node client certificate after SubjectAccessReview.",
 			LastUpdateTime: now, LastTransitionTime: now,
 		})
-		if err := r.approve(ctx, csr); err != nil {
+		if err := r.write.Approve(ctx, csr); err != nil {
 			return reconcile.Result{}, fmt.Errorf("approve certificatesigningrequest %s: %w", csr.Name, err)
 		}
 		// The update's watch event brings it back for signing.
@@ -127,7 +153,7 @@ func nodeClientRequest(csr *certificatesv1.CertificateSigningRequest, req *x509.
 // autoApprovable reports whether csr is a node client request its requester
 // may have approved automatically.
 func (r *reconciler) autoApprovable(ctx context.Context, csr *certificatesv1.CertificateSigningRequest) (bool, error) {
-	if csr.Spec.SignerName != certificatesv1.KubeAPIServerClientKubeletSignerName || r.opts.Authorizer == nil {
+	if csr.Spec.SignerName != certificatesv1.KubeAPIServerClientKubeletSignerName {
 		return false, nil
 	}
 	req, err := certificatesv1.ParseRequest(csr.Spec.Request)
@@ -138,13 +164,15 @@ func (r *reconciler) autoApprovable(ctx context.Context, csr *certificatesv1.Cer
 	if csr.Spec.Username == req.Subject.CommonName {
 		sub = "selfnodeclient"
 	}
-	u := &filters.User{Name: csr.Spec.Username, UID: csr.Spec.UID, Groups: csr.Spec.Groups}
-	d, _, err := r.opts.Authorizer.Authorize(ctx, filters.Attributes{User: u, Verb: "create", ResourceRequest: true,
-		APIGroup: certificatesv1.GroupVersion.Group, APIVersion: "v1", Resource: "certificatesigningrequests", Subresource: sub})
+	ok, err := r.write.Allowed(ctx, authorizationv1.SubjectAccessReviewSpec{
+		User: csr.Spec.Username, UID: csr.Spec.UID, Groups: csr.Spec.Groups, Extra: csr.Spec.Extra,
+		ResourceAttributes: &authorizationv1.ResourceAttributes{Verb: "create", Group: certificatesv1.GroupVersion.Group,
+			Version: "v1", Resource: "certificatesigningrequests", Subresource: sub},
+	})
 	if err != nil {
 		return false, fmt.Errorf("authorize auto-approval of %s: %w", csr.Name, err)
 	}
-	return d == filters.DecisionAllow, nil
+	return ok, nil
 }
 
 // sign issues the certificate of an approved request for the signers it
@@ -180,7 +208,7 @@ func (r *reconciler) sign(ctx context.Context, csr *certificatesv1.CertificateSi
 			Type: certificatesv1.CertificateFailed, Status: certificatesv1.ConditionTrue, Reason: "SignerValidationFailure",
 			Message: err.Error(), LastUpdateTime: now, LastTransitionTime: now,
 		})
-		return r.updateStatus(ctx, csr)
+		return r.write.UpdateStatus(ctx, csr)
 	}
 	validity := r.opts.MaxValidity
 	if s := csr.Spec.ExpirationSeconds; s != nil && time.Duration(*s)*time.Second < validity {
@@ -191,7 +219,7 @@ func (r *reconciler) sign(ctx context.Context, csr *certificatesv1.CertificateSi
 		return fmt.Errorf("sign certificatesigningrequest %s: %w", csr.Name, err)
 	}
 	csr.Status.Certificate = cert
-	if err := r.updateStatus(ctx, csr); err != nil {
+	if err := r.write.UpdateStatus(ctx, csr); err != nil {
 		return fmt.Errorf("store certificate of %s: %w", csr.Name, err)
 	}
 	return nil

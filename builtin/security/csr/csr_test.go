@@ -8,12 +8,14 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"slices"
 	"testing"
 	"time"
 
+	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
 	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
 	"github.com/converge-dev/converge/framework/api"
-	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
 
@@ -31,20 +33,40 @@ func request(t *testing.T, cn string, orgs []string, dns ...string) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE REQUEST", Bytes: der})
 }
 
-// allowGroups allows create on certificatesigningrequests/SUB to members of
-// the group mapped to SUB.
-func allowGroups(bySub map[string]string) filters.Authorizer {
-	return filters.AuthorizerFunc(func(_ context.Context, a filters.Attributes) (filters.Decision, string, error) {
-		if g, ok := bySub[a.Subresource]; ok && a.Verb == "create" && a.Resource == "certificatesigningrequests" && a.User.InGroup(g) {
-			return filters.DecisionAllow, "", nil
-		}
-		return filters.DecisionNoOpinion, "", nil
-	})
+// fakeAPI is the controller's reader and writer: it holds one request,
+// records the writes and answers SubjectAccessReviews by allowing create on
+// certificatesigningrequests/SUB to members of the group mapped to SUB.
+type fakeAPI struct {
+	csr                      *certificatesv1.CertificateSigningRequest
+	allowBySub               map[string]string
+	approved, signed, failed bool
+}
+
+func (f *fakeAPI) Get(_ context.Context, _ client.ObjectKey, obj api.Object) error {
+	*obj.(*certificatesv1.CertificateSigningRequest) = *f.csr
+	return nil
+}
+
+func (f *fakeAPI) Approve(_ context.Context, c *certificatesv1.CertificateSigningRequest) error {
+	f.approved = c.IsApproved()
+	return nil
+}
+
+func (f *fakeAPI) UpdateStatus(_ context.Context, c *certificatesv1.CertificateSigningRequest) error {
+	f.signed = len(c.Status.Certificate) > 0
+	f.failed = c.Condition(certificatesv1.CertificateFailed) != nil
+	return nil
+}
+
+func (f *fakeAPI) Allowed(_ context.Context, spec authorizationv1.SubjectAccessReviewSpec) (bool, error) {
+	a := spec.ResourceAttributes
+	g, ok := f.allowBySub[a.Subresource]
+	return ok && a.Verb == "create" && a.Resource == "certificatesigningrequests" && slices.Contains(spec.Groups, g), nil
 }
 
 func TestReconcile(t *testing.T) {
 	nodeUsages := []certificatesv1.KeyUsage{certificatesv1.UsageDigitalSignature, certificatesv1.UsageClientAuth}
-	authz := allowGroups(map[string]string{"nodeclient": "system:bootstrappers", "selfnodeclient": "system:nodes"})
+	allow := map[string]string{"nodeclient": "system:bootstrappers", "selfnodeclient": "system:nodes"}
 	for _, tc := range []struct {
 		name         string
 		cn           string
@@ -94,27 +116,19 @@ func TestReconcile(t *testing.T) {
 			if tc.preApproved {
 				csr.Status.Conditions = []certificatesv1.CertificateSigningRequestCondition{{Type: certificatesv1.CertificateApproved, Status: "True"}}
 			}
-			var approved, signed, failed bool
 			var validity time.Duration
-			r := &reconciler{opts: Options{Authorizer: authz, MaxValidity: time.Hour,
+			f := &fakeAPI{csr: csr, allowBySub: allow}
+			r := &reconciler{opts: Options{MaxValidity: time.Hour,
 				Sign: func(req *x509.CertificateRequest, _ x509.KeyUsage, _ []x509.ExtKeyUsage, v time.Duration) ([]byte, error) {
 					validity = v
 					return []byte("-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n"), nil
 				}},
-				get: func(context.Context, string) (*certificatesv1.CertificateSigningRequest, error) { return csr, nil },
-				approve: func(_ context.Context, c *certificatesv1.CertificateSigningRequest) error {
-					approved = c.IsApproved()
-					return nil
-				},
-				updateStatus: func(_ context.Context, c *certificatesv1.CertificateSigningRequest) error {
-					signed = len(c.Status.Certificate) > 0
-					failed = c.Condition(certificatesv1.CertificateFailed) != nil
-					return nil
-				},
+				read: f, write: f,
 			}
-			if _, err := r.Reconcile(context.Background(), reconcile.Request{}); err != nil {
+			if _, err := r.Reconcile(t.Context(), reconcile.Request{}); err != nil {
 				t.Fatal(err)
 			}
+			approved, signed, failed := f.approved, f.signed, f.failed
 			if approved != tc.wantApproved || signed != tc.wantSigned || failed != tc.wantFailed {
 				t.Fatalf("approved=%v signed=%v failed=%v; want %v %v %v", approved, signed, failed, tc.wantApproved, tc.wantSigned, tc.wantFailed)
 			}

@@ -92,6 +92,18 @@ type PKI struct {
 
 // prepare fills in the defaults of opts and creates opts.Dir.
 func (opts Options) prepare() (Options, error) {
+	opts, err := opts.defaults()
+	if err != nil {
+		return opts, err
+	}
+	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
+		return opts, fmt.Errorf("pki: %w", err)
+	}
+	return opts, nil
+}
+
+// defaults fills the zero fields of opts; it touches no file.
+func (opts Options) defaults() (Options, error) {
 	if opts.Dir == "" {
 		return opts, errors.New("pki: Dir is required")
 	}
@@ -106,9 +118,6 @@ func (opts Options) prepare() (Options, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
-	}
-	if err := os.MkdirAll(opts.Dir, 0o700); err != nil {
-		return opts, fmt.Errorf("pki: %w", err)
 	}
 	return opts, nil
 }

@@ -2,8 +2,13 @@ package pki
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"os"
 	"path/filepath"
 	"strings"
@@ -231,5 +236,58 @@ func TestNodeLogServerTLS(t *testing.T) {
 	}
 	if err := dial(&tls.Config{InsecureSkipVerify: true}); err == nil { //nolint:gosec // test
 		t.Error("a client without a certificate got in")
+	}
+}
+
+// TestLoadCA: a controller manager apart from the API server loads the CA
+// that Ensure created and signs with it; a leaf certificate or a missing file
+// is refused and nothing is created.
+func TestLoadCA(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p, err := Ensure(Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := LoadCA(filepath.Join(dir, CACertFile), filepath.Join(dir, CAKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(ca.CAPEM(), p.CAPEM()) {
+		t.Error("LoadCA loaded another CA")
+	}
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.CreateCertificateRequest(rand.Reader, &x509.CertificateRequest{Subject: pkix.Name{CommonName: "system:node:n1"}}, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := x509.ParseCertificateRequest(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, err := ca.SignRequest(req, x509.KeyUsageDigitalSignature, []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, _ := pem.Decode(certPEM)
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: p.CAPool(), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+		t.Errorf("certificate signed by the loaded CA: %v", err)
+	}
+	if _, err := LoadCA(filepath.Join(dir, AdminCertFile), filepath.Join(dir, AdminKeyFile)); err == nil {
+		t.Error("LoadCA accepted a leaf certificate")
+	}
+	empty := t.TempDir()
+	if _, err := LoadCA(filepath.Join(empty, CACertFile), filepath.Join(empty, CAKeyFile)); err == nil {
+		t.Error("LoadCA of missing files: no error")
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) != 0 {
+		t.Errorf("LoadCA created %d files", len(entries))
 	}
 }

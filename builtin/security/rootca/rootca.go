@@ -35,7 +35,7 @@ func Setup(mgr *manager.Manager, caPEM []byte) error {
 	if len(caPEM) == 0 {
 		return fmt.Errorf("%s: no CA bundle", Name)
 	}
-	r := &reconciler{c: mgr.Client(), ca: string(caPEM)}
+	r := &reconciler{read: mgr.Reader(), write: mgr.Client(), ca: string(caPEM)}
 	toNamespace := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj api.Object) []reconcile.Request {
 		if obj.GetName() != ConfigMapName {
 			return nil
@@ -53,15 +53,28 @@ func Setup(mgr *manager.Manager, caPEM []byte) error {
 	return nil
 }
 
+// reader reads namespaces and ConfigMaps: the manager's informer cache, which
+// the controller's watches fill.
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+}
+
+// writer writes the ConfigMaps.
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
+}
+
 type reconciler struct {
-	c  *client.Client
-	ca string
+	read  reader
+	write writer
+	ca    string
 }
 
 // Reconcile creates the namespace's kube-root-ca.crt or resets its data.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	ns := &corev1.Namespace{}
-	err := r.c.Get(ctx, client.ObjectKey{Name: req.Name}, ns)
+	err := r.read.Get(ctx, client.ObjectKey{Name: req.Name}, ns)
 	if apierrors.IsNotFound(err) {
 		return reconcile.Result{}, nil
 	}
@@ -73,12 +86,12 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	want := map[string]string{Key: r.ca}
 	cm := &corev1.ConfigMap{}
-	err = r.c.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: ConfigMapName}, cm)
+	err = r.read.Get(ctx, client.ObjectKey{Namespace: ns.Name, Name: ConfigMapName}, cm)
 	switch {
 	case apierrors.IsNotFound(err):
 		cm = &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: ns.Name, Name: ConfigMapName,
 			Annotations: map[string]string{descriptionAnnotation: description}}, Data: want}
-		err = r.c.Create(ctx, cm)
+		err = r.write.Create(ctx, cm)
 		if err == nil || apierrors.IsAlreadyExists(err) || apierrors.IsForbidden(err) || apierrors.IsNotFound(err) {
 			// Exists now, or the namespace started terminating or went away.
 			return reconcile.Result{}, nil
@@ -95,7 +108,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		cm.Annotations = map[string]string{}
 	}
 	cm.Annotations[descriptionAnnotation] = description
-	if err := r.c.Update(ctx, cm); err != nil && !apierrors.IsNotFound(err) {
+	if err := r.write.Update(ctx, cm); err != nil && !apierrors.IsNotFound(err) {
 		return reconcile.Result{}, fmt.Errorf("update configmap %s/%s: %w", ns.Name, ConfigMapName, err)
 	}
 	return reconcile.Result{}, nil

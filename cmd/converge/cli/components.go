@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/go-logr/logr"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
-	"github.com/converge-dev/converge/builtin/api/all"
-	"github.com/converge-dev/converge/builtin/controllers"
-	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
-	"github.com/converge-dev/converge/builtin/security/rootca"
+	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/client/rest"
 	"github.com/converge-dev/converge/framework/manager"
@@ -39,17 +43,69 @@ replica before the others, so that only it creates the CA), or copy the first on
 	return cmd
 }
 
+// controllerManagerFlags are the flags of `converge controller-manager`.
+type controllerManagerFlags struct {
+	names                               []string
+	le                                  leaderElectFlags
+	metricsAddr, healthAddr             string
+	nodeMonitorGrace                    time.Duration
+	rootCAFile, signingCert, signingKey string
+	fs                                  *pflag.FlagSet
+}
+
+func (f *controllerManagerFlags) add(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringSliceVar(&f.names, "controllers", nil, fmt.Sprintf("controllers to run (default all: %v)", controlplane.ControllerNames()))
+	f.le.add(fs, "runs the controllers", "kube-controller-manager")
+	fs.DurationVar(&f.nodeMonitorGrace, "node-monitor-grace-period", controlplane.DefaultNodeMonitorGracePeriod,
+		"how long a node may go without renewing its Lease before it is marked Unknown and tainted unreachable")
+	fs.StringVar(&f.rootCAFile, "root-ca-file", "", "CA bundle published as the kube-root-ca.crt ConfigMap in every namespace (default: the kubeconfig's CA; none: not published)")
+	fs.StringVar(&f.signingCert, "cluster-signing-cert-file", filepath.Join(defaultDataDir(), "pki", pki.CACertFile), "cluster CA certificate that signs approved CertificateSigningRequests")
+	fs.StringVar(&f.signingKey, "cluster-signing-key-file", filepath.Join(defaultDataDir(), "pki", pki.CAKeyFile), "key of --cluster-signing-cert-file")
+	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "127.0.0.1:10257", "address of /metrics (\"\" disables)")
+	fs.StringVar(&f.healthAddr, "health-probe-bind-address", "127.0.0.1:10258", "address of /healthz and /readyz (\"\" disables)")
+}
+
+// options are the controller manager's options for the cluster of cfg.
+func (f *controllerManagerFlags) options(cfg *rest.Config, log logr.Logger, stderr io.Writer) (controlplane.ControllerManagerOptions, error) {
+	o := controlplane.ControllerManagerOptions{
+		NodeMonitorGracePeriod: f.nodeMonitorGrace,
+		Manager:                manager.Options{Logger: log, MetricsBindAddress: f.metricsAddr, HealthProbeBindAddress: f.healthAddr},
+	}
+	if len(f.names) > 0 {
+		o.Controllers = f.names
+	}
+	f.le.apply(&o.Manager)
+	var err error
+	if o.RootCA, err = rootCA(cfg, f.rootCAFile); err != nil {
+		return o, err
+	}
+	named := f.fs.Changed("cluster-signing-cert-file") || f.fs.Changed("cluster-signing-key-file")
+	ca, err := signingCA(f.signingCert, f.signingKey, named)
+	if err != nil {
+		return o, err
+	}
+	if ca != nil {
+		o.Sign = ca.SignRequest
+	} else {
+		fmt.Fprintf(stderr, "No cluster CA key at %s: CertificateSigningRequests will be approved but not signed (pass --cluster-signing-cert-file and --cluster-signing-key-file)\n", f.signingKey)
+	}
+	return o, nil
+}
+
 func newControllerManagerCommand(g *globalOptions) *cobra.Command {
-	var names []string
-	var le leaderElectFlags
-	var metricsAddr, healthAddr string
-	var nodeMonitorGrace time.Duration
-	var rootCAFile string
+	f := &controllerManagerFlags{}
 	cmd := &cobra.Command{
 		Use:   "controller-manager",
 		Short: "Run the built-in controllers as their own process (leader-elected)",
+		Long: `Run the controllers of converge up as their own process: the same list, built by the same
+code, so a split deployment runs exactly what the bundled one runs. CertificateSigningRequests of
+joining nodes are approved (after a SubjectAccessReview, as kube-controller-manager does) and signed
+with the cluster CA from --cluster-signing-cert-file and --cluster-signing-key-file (default: the
+CA in <data-dir>/pki when it is there); without a CA key they are approved but stay unsigned.`,
 		Example: `  converge controller-manager --kubeconfig ~/.converge/kubeconfig
-  converge controller-manager --controllers deployment,replicaset --leader-elect=false`,
+  converge controller-manager --controllers deployment,replicaset --leader-elect=false
+  converge controller-manager --cluster-signing-cert-file /var/lib/cv/pki/ca.crt --cluster-signing-key-file /var/lib/cv/pki/ca.key`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			env := kubeconfig.DefaultEnvironment()
@@ -58,59 +114,47 @@ func newControllerManagerCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG", err)
 			}
-			sch, err := all.NewScheme()
+			o, err := f.options(cfg, g.logger().WithName("controller-manager"), g.stderr)
 			if err != nil {
 				return err
 			}
-			mo := manager.Options{Scheme: sch, Logger: g.logger().WithName("controller-manager"),
-				MetricsBindAddress: metricsAddr, HealthProbeBindAddress: healthAddr}
-			le.apply(&mo)
-			mgr, err := manager.New(cfg, mo)
+			mgr, _, err := controlplane.NewControllerManager(cfg, o)
 			if err != nil {
-				return err
-			}
-			if len(names) == 0 {
-				names = nil
-			}
-			opts := controllers.Options{NodeLifecycle: nodelifecycle.Options{NodeMonitorGracePeriod: nodeMonitorGrace}}
-			if err := controllers.SetupWithOptions(mgr, names, opts); err != nil {
-				return err
-			}
-			if err := setupRootCAPublisher(mgr, cfg, rootCAFile); err != nil {
 				return err
 			}
 			return mgr.Start(cmd.Context())
 		},
 	}
-	f := cmd.Flags()
-	f.StringSliceVar(&names, "controllers", nil, fmt.Sprintf("controllers to run (default all: %v)", controllers.Names()))
-	le.add(f, "runs the controllers", "kube-controller-manager")
-	f.DurationVar(&nodeMonitorGrace, "node-monitor-grace-period", nodelifecycle.DefaultNodeMonitorGracePeriod,
-		"how long a node may go without renewing its Lease before it is marked Unknown and tainted unreachable")
-	f.StringVar(&rootCAFile, "root-ca-file", "", "CA bundle published as the kube-root-ca.crt ConfigMap in every namespace (default: the kubeconfig's CA; none: not published)")
-	f.StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:10257", "address of /metrics (\"\" disables)")
-	f.StringVar(&healthAddr, "health-probe-bind-address", "127.0.0.1:10258", "address of /healthz and /readyz (\"\" disables)")
+	f.add(cmd.Flags())
 	return cmd
 }
 
-// setupRootCAPublisher adds the root CA publisher (kube-root-ca.crt in every
-// namespace) when there is a CA: rootCAFile, else the kubeconfig's. A control
-// plane without TLS (converge up --insecure) has none, and pods there get no
-// API access volume that would need it.
-func setupRootCAPublisher(mgr *manager.Manager, cfg *rest.Config, rootCAFile string) error {
+// rootCA is the CA bundle the root CA publisher publishes: rootCAFile, else
+// the kubeconfig's CA. A control plane without TLS (converge up --insecure)
+// has none, and pods there get no API access volume that would need it.
+func rootCA(cfg *rest.Config, rootCAFile string) ([]byte, error) {
 	if rootCAFile == "" {
 		rootCAFile = cfg.TLS.CAFile
 	}
-	ca := cfg.TLS.CAData
-	if rootCAFile != "" {
-		b, err := os.ReadFile(rootCAFile)
-		if err != nil {
-			return fmt.Errorf("root CA: %w", err)
-		}
-		ca = b
+	if rootCAFile == "" {
+		return cfg.TLS.CAData, nil
 	}
-	if len(ca) == 0 {
-		return nil
+	b, err := os.ReadFile(rootCAFile)
+	if err != nil {
+		return nil, fmt.Errorf("root CA: %w", err)
 	}
-	return rootca.Setup(mgr, ca)
+	return b, nil
+}
+
+// signingCA loads the cluster CA that signs CertificateSigningRequests. A
+// missing default file means no signer (nil); files the user named must load.
+func signingCA(certFile, keyFile string, named bool) (*pki.PKI, error) {
+	ca, err := pki.LoadCA(certFile, keyFile)
+	if err != nil && !named && errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w\ncheck --cluster-signing-cert-file and --cluster-signing-key-file", err)
+	}
+	return ca, nil
 }

@@ -20,8 +20,8 @@ type imageOptions struct {
 }
 
 func (o *imageOptions) flags(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&o.address, "address", daemon.Address(filepath.Join(defaultDataDir(), "containerd")),
-		"containerd socket (default: the one `converge up --runtime containerd` starts in its data dir)")
+	cmd.Flags().StringVar(&o.address, "address", daemon.Address(filepath.Join(defaultDataDir(), "node", "containerd")),
+		"containerd socket (default: the one converge up --runtime containerd starts for its local node)")
 	cmd.Flags().StringVar(&o.namespace, "namespace", image.DefaultNamespace, "containerd namespace receiving the image")
 }
 

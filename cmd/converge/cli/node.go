@@ -11,11 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/converge-dev/converge/builtin/node"
-	"github.com/converge-dev/converge/builtin/node/runtime"
-	"github.com/converge-dev/converge/builtin/node/runtime/containerd"
-	"github.com/converge-dev/converge/builtin/node/runtime/containerd/daemon"
-	"github.com/converge-dev/converge/builtin/node/runtime/process"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 )
@@ -23,6 +20,7 @@ import (
 func newNodeCommand(g *globalOptions) *cobra.Command {
 	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress string
 	var leaseDuration time.Duration
+	var serviceProxy bool
 	var join joinOptions
 	cmd := &cobra.Command{
 		Use:   "node",
@@ -53,39 +51,24 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 					return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG (or join with --server and --token)", err)
 				}
 			}
-			var rt runtime.Runtime
-			switch runtimeName {
-			case "process":
-				rt = process.New(process.Options{Logger: log.WithName("process-runtime"), StateDir: filepath.Join(rootDir, "containers")})
-			case "containerd":
-				addr := ctrdAddress
-				if addr == "" {
-					d, err := daemon.Start(cmd.Context(), daemon.Options{Dir: filepath.Join(rootDir, "containerd")})
-					if err != nil {
-						return err
-					}
-					addr = d.Address()
-				}
-				c, err := containerd.New(cmd.Context(), containerd.Options{Address: addr})
-				if err != nil {
-					return err
-				}
-				defer c.Close()
-				rt = c
-			default:
-				return fmt.Errorf("unknown --runtime %q: use process or containerd", runtimeName)
-			}
 			logTLS, err := nodeLogTLS(cfg, internalIP)
 			if err != nil {
 				return err
 			}
-			agent, err := node.New(node.Options{NodeName: name, Config: cfg, Runtime: rt, RootDir: rootDir,
-				PodCIDR: podCIDR, InternalIP: internalIP, Logger: log, LogTLS: logTLS,
-				LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4})
+			o := controlplane.NodeOptions{
+				Agent: node.Options{NodeName: name, Config: cfg, RootDir: rootDir,
+					PodCIDR: podCIDR, InternalIP: internalIP, Logger: log, LogTLS: logTLS,
+					LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4},
+				Runtime: runtimeName, ContainerdAddress: ctrdAddress,
+			}
+			if serviceProxy {
+				o.ServiceProxy = cfg
+			}
+			n, err := controlplane.NewNode(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
-			return agent.Start(cmd.Context())
+			return n.Start(cmd.Context())
 		},
 	}
 	f := cmd.Flags()
@@ -96,6 +79,7 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 	f.StringVar(&runtimeName, "runtime", "process", "container runtime: process or containerd")
 	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from (default 127.10.0.0/16; give each node its own)")
 	f.StringVar(&internalIP, "internal-ip", "", "the node's address (default 127.0.0.1)")
+	f.BoolVar(&serviceProxy, "service-proxy", false, "also run the service proxy (Service cluster IPs and node ports to ready pods) with the node's credentials; one per machine")
 	f.StringVar(&ctrdAddress, "containerd-address", "", "containerd socket (default: start a private containerd under --root-dir)")
 	f.StringVar(&join.server, "server", "", "join the API server at this https:// URL with --token (credentials are kept in <root-dir>/kubeconfig)")
 	f.StringVar(&join.token, "token", "", "bootstrap token to join with (converge token create)")

@@ -5,8 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/converge-dev/converge/builtin/api/all"
-	"github.com/converge-dev/converge/builtin/scheduler"
+	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/manager"
 )
@@ -27,21 +26,11 @@ func newSchedulerCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG", err)
 			}
-			sch, err := all.NewScheme()
+			o := controlplane.SchedulerOptions{Manager: manager.Options{Logger: g.logger().WithName("scheduler")}}
+			o.Scheduler.ConfigFile = configFile
+			le.apply(&o.Manager)
+			mgr, err := controlplane.NewScheduler(cmd.Context(), cfg, o)
 			if err != nil {
-				return err
-			}
-			mo := manager.Options{Scheme: sch, Logger: g.logger().WithName("scheduler")}
-			le.apply(&mo)
-			mgr, err := manager.New(cfg, mo)
-			if err != nil {
-				return err
-			}
-			s, err := scheduler.NewFromManager(cmd.Context(), mgr, scheduler.Options{ConfigFile: configFile})
-			if err != nil {
-				return err
-			}
-			if err := mgr.Add(s); err != nil {
 				return err
 			}
 			return mgr.Start(cmd.Context())

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/security/bootstrap"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 // TestCertsRotateAndTokenCreate: on a secure control plane, `token create

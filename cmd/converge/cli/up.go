@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 type upOptions struct {
@@ -36,6 +36,8 @@ type upOptions struct {
 	maxWatches     int
 	encConfig      string
 	noNode         bool
+	runtime        string
+	ctrdAddress    string
 	podCIDR        string
 	simulatedNodes int
 	// apiServerOnly runs storage and the API server without controllers,
@@ -76,6 +78,8 @@ client is admin.`,
 	addServerFlags(cmd, o)
 	f := cmd.Flags()
 	f.BoolVar(&o.noNode, "no-node", false, "do not run the local node agent (process runtime) and service proxy")
+	f.StringVar(&o.runtime, "runtime", controlplane.RuntimeProcess, "the local node's container runtime: process (host processes) or containerd (starts its own containerd unless --containerd-address is given)")
+	f.StringVar(&o.ctrdAddress, "containerd-address", "", "containerd socket for --runtime containerd (default: start a private containerd under <data-dir>/node/containerd)")
 	f.StringVar(&o.podCIDR, "pod-cidr", "", "range the local node's pod IPs come from (default 127.10.0.0/16; give each control plane on a machine its own)")
 	f.IntVar(&o.simulatedNodes, "simulated-nodes", 0, "also run this many simulated nodes (no containers), for scale tests")
 	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
@@ -138,7 +142,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
-		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, PodCIDR: o.podCIDR, SimulatedNodes: o.simulatedNodes,
+		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, NodeRuntime: o.runtime, ContainerdAddress: o.ctrdAddress, PodCIDR: o.podCIDR, SimulatedNodes: o.simulatedNodes,
 		Secure: !o.insecure, PKIDir: pkiDir, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
 		MaxReadOnlyInFlight: o.maxInflight, MaxMutatingInFlight: o.maxMutating,
 		PerUserInFlightPercent: o.perUserPercent, MaxWatchesPerUser: o.maxWatches,

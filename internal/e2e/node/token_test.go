@@ -15,8 +15,8 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
 )
@@ -30,7 +30,7 @@ var _ = Describe("The service-account token volume", func() {
 		// suite's environment uses, and the pod binds no port.
 		dataDir := GinkgoT().TempDir()
 		cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: dataDir, NoFsync: true, CompactionInterval: -1,
-			Secure: true, LocalNode: true, NodeName: "secure-node", Controllers: []string{"serviceaccount"}, Scheduler: true})
+			Secure: true, LocalNode: true, NodeName: "secure-node", Controllers: []string{"serviceaccount", "csr", "root-ca-cert-publisher"}, Scheduler: true})
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(func() { Expect(cp.Close()).To(Succeed()) })
 		cfg, err := cp.ClientConfig("test-admin")

@@ -1,5 +1,5 @@
 // Package security holds the end-to-end security suite: whole control planes
-// (builtin/controlplane, embedded etcd, the API server over HTTP or HTTPS)
+// (controlplane, embedded etcd, the API server over HTTP or HTTPS)
 // started with the security options, checked from the outside: encryption at
 // rest read straight from etcd and key rotation across restarts, per-user
 // fairness of the in-flight limits and watch counts, per-component identities

@@ -11,7 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 var _ = Describe("Encryption at rest", func() {

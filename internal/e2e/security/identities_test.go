@@ -20,12 +20,12 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/node"
 	"github.com/converge-dev/converge/builtin/node/runtime/simulated"
 	"github.com/converge-dev/converge/builtin/security/bootstrap"
 	securitynode "github.com/converge-dev/converge/builtin/security/node"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
 )

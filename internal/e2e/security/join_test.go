@@ -11,9 +11,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/security/bootstrap"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 var _ = Describe("Joining with a bootstrap token", Ordered, func() {
@@ -44,7 +44,7 @@ var _ = Describe("Joining with a bootstrap token", Ordered, func() {
 
 	BeforeAll(func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
-		cp = start(ctx, controlplane.Options{DataDir: dir, Secure: true, Controllers: []string{"serviceaccount"}})
+		cp = start(ctx, controlplane.Options{DataDir: dir, Secure: true, Controllers: []string{"serviceaccount", "csr", "root-ca-cert-publisher"}})
 		var err error
 		p, err = pki.Ensure(pki.Options{Dir: filepath.Join(dir, "pki")})
 		Expect(err).NotTo(HaveOccurred())

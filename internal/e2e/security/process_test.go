@@ -14,14 +14,14 @@ import (
 	"github.com/onsi/gomega/gbytes"
 	"github.com/onsi/gomega/gexec"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 var _ = Describe("converge token create and converge node --token, in two processes", func() {
 	It("joins a node agent process to a secure control plane", func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
-		cp := start(ctx, controlplane.Options{DataDir: filepath.Join(dir, "cp"), Secure: true, Controllers: []string{"nodelifecycle"}})
+		cp := start(ctx, controlplane.Options{DataDir: filepath.Join(dir, "cp"), Secure: true, Controllers: []string{"nodelifecycle", "csr", "root-ca-cert-publisher"}})
 		kubeconfig := filepath.Join(dir, "admin.kubeconfig")
 		Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
 		p, err := pki.Ensure(pki.Options{Dir: filepath.Join(dir, "cp", "pki")})

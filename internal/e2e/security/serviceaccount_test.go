@@ -12,8 +12,8 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
@@ -47,7 +47,7 @@ var _ = Describe("ServiceAccount admission and the root CA publisher", Ordered, 
 
 	BeforeAll(func(ctx SpecContext) {
 		dir := GinkgoT().TempDir()
-		cp = start(ctx, controlplane.Options{DataDir: dir, Secure: true, Controllers: []string{"serviceaccount", "namespace"}})
+		cp = start(ctx, controlplane.Options{DataDir: dir, Secure: true, Controllers: []string{"serviceaccount", "namespace", "csr", "root-ca-cert-publisher"}})
 		var err error
 		p, err = pki.Ensure(pki.Options{Dir: filepath.Join(dir, "pki")})
 		Expect(err).NotTo(HaveOccurred())

@@ -17,8 +17,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/cmd/converge/cli"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 // cliEnv makes the test binary run as the converge CLI (see TestMain), so the

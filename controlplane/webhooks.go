@@ -10,19 +10,14 @@ import (
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/framework/api"
-	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/operators/webhook"
 )
 
-// withWebhookAdmission gives a control plane without Secure the dynamic
-// admission webhooks (Mutating- and ValidatingWebhookConfigurations) that
-// Secure has in its own chain, so operator webhooks work in testenv and in
-// `converge up --insecure` too.
-func (cp *ControlPlane) withWebhookAdmission(sec *apiserver.Security) {
-	if cp.opts.Secure || !sec.Admission.Empty() {
-		return
-	}
+// webhookAdmission returns the admission plugins that call the webhooks of
+// the stored Mutating- and ValidatingWebhookConfigurations (read from the API
+// server's watch cache), for the admission chain of either mode.
+func (cp *ControlPlane) webhookAdmission() (admission.Mutator, admission.Validator) {
 	list := func(ctx context.Context, gvr api.GroupVersionResource, namespace string) ([][]byte, int64, error) {
 		if cp.server == nil {
 			return nil, 0, errors.New("controlplane: the API server is not created yet")
@@ -32,8 +27,7 @@ func (cp *ControlPlane) withWebhookAdmission(sec *apiserver.Security) {
 	warn := func(_ context.Context, text string) {
 		cp.log.V(1).Info("Admission webhook warning", "warning", text)
 	}
-	mutating, validating := security.WebhookAdmission(list, cp.equivalentResources, warn)
-	sec.Admission = &admission.Chain{Mutators: []admission.Mutator{mutating}, Validators: []admission.Validator{validating}}
+	return security.WebhookAdmission(list, cp.equivalentResources, warn)
 }
 
 // webhookOptions configures the webhook servers of operators: their

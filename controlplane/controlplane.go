@@ -7,15 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
-	"github.com/converge-dev/converge/builtin/security"
-	"github.com/converge-dev/converge/builtin/security/pki"
-	"github.com/converge-dev/converge/builtin/security/rbac"
-	"github.com/converge-dev/converge/builtin/servicenet"
-	"github.com/converge-dev/converge/framework/apiserver/filters"
-	"github.com/converge-dev/converge/framework/client"
-	"github.com/converge-dev/converge/framework/client/rest"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -28,8 +19,16 @@ import (
 	"github.com/go-logr/logr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	"github.com/converge-dev/converge/builtin/security"
+	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/apiserver"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/client/rest"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/storage"
 	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
@@ -60,8 +59,9 @@ type Options struct {
 	KubernetesVersion string
 	// BookmarkInterval for watches (default 30 s).
 	BookmarkInterval time.Duration
-	// Controllers selects the built-in controllers to run: nil runs none (the API
-	// server alone, as testenv does by default), []string{"*"} runs all of them.
+	// Controllers selects the controllers to run (names from ControllerNames):
+	// nil runs none (the API server alone, as testenv does by default),
+	// []string{"*"} runs all of them.
 	Controllers []string
 	// Scheduler runs the scheduler (default profile, or SchedulerConfig).
 	Scheduler bool
@@ -97,10 +97,16 @@ type Options struct {
 	// ServiceRepairInterval is how often leaked or missing Service IP and node
 	// port reservations are repaired (default 3 min).
 	ServiceRepairInterval time.Duration
-	// LocalNode runs a node agent on this machine with the process runtime (pods'
-	// containers are host processes; each pod gets a loopback IP) and the service
-	// proxy that makes Service cluster IPs work here.
+	// LocalNode runs a node agent on this machine (by default with the process
+	// runtime: pods' containers are host processes and each pod gets a loopback
+	// IP) and the service proxy that makes Service cluster IPs work here.
 	LocalNode bool
+	// NodeRuntime is the local node's container runtime: RuntimeProcess
+	// (default) or RuntimeContainerd.
+	NodeRuntime string
+	// ContainerdAddress is the containerd socket of RuntimeContainerd; empty
+	// starts a private containerd under DataDir/node/containerd.
+	ContainerdAddress string
 	// NodeName names the local node (default: the hostname).
 	NodeName string
 	// PodCIDR is the range the local node's pod IPs come from (default
@@ -147,10 +153,11 @@ type ControlPlane struct {
 	listener net.Listener
 	url      string
 
-	pki       *pki.PKI
-	security  *security.Security
-	manager   *manager.Manager
-	operators []loader.Report
+	pki         *pki.PKI
+	security    *security.Security
+	manager     *manager.Manager
+	controllers []string
+	operators   []loader.Report
 
 	etcd   *etcdstore.Embedded
 	client *clientv3.Client
@@ -227,22 +234,16 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err != nil {
 		return err
 	}
-	cp.withWebhookAdmission(&secOpts)
 	alloc, err := servicenet.New(cp.store, servicenet.Options{
 		ServiceCIDR: opts.ServiceCIDR, NodePortRange: opts.NodePortRange, Logger: cp.log.WithName("servicenet"),
 	})
 	if err != nil {
 		return err
 	}
-	resources, err := servedResources(cp.store, alloc)
+	resources, err := cp.servedResources(alloc)
 	if err != nil {
 		return err
 	}
-	resources = append(resources, cp.securityResources()...)
-	if err := cp.secureLogs(resources); err != nil {
-		return err
-	}
-	cp.withAdmission(resources)
 	cp.wg.Add(1)
 	go func() {
 		defer cp.wg.Done()
@@ -250,14 +251,6 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	}()
 	cp.registry = registry.New()
 	for _, r := range resources {
-		if r.Resource == "serviceaccounts" && r.GroupVersion.Group == "" && cp.security != nil {
-			subs := maps.Clone(r.Subresources)
-			if subs == nil {
-				subs = map[string]registry.Subresource{}
-			}
-			subs["token"] = cp.security.TokenRequest()
-			r.Subresources = subs
-		}
 		cp.registry.Add(r)
 	}
 	srv, err := apiserver.New(apiserver.Options{
@@ -320,10 +313,8 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		}()
 	}
 	opts.Progress("apiserver", time.Since(t1))
-	if cp.wantsManager() {
-		if err := cp.startManager(runCtx); err != nil {
-			return err
-		}
+	if err := cp.startComponents(runCtx); err != nil {
+		return err
 	}
 	return cp.startNodes(runCtx)
 }
@@ -387,6 +378,9 @@ func (cp *ControlPlane) EtcdLocalClient() *clientv3.Client {
 
 // Manager is the controller manager, or nil when no controllers run.
 func (cp *ControlPlane) Manager() *manager.Manager { return cp.manager }
+
+// Controllers are the names of the controllers the controller manager runs.
+func (cp *ControlPlane) Controllers() []string { return cp.controllers }
 
 // Err reports fatal errors of background parts.
 func (cp *ControlPlane) Err() <-chan error { return cp.errCh }

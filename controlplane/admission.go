@@ -7,7 +7,6 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
-	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/storage"
 )
@@ -75,22 +74,5 @@ func (cp *ControlPlane) priorityAdmission() schedulingv1.PodPriority {
 			}
 			return out, nil
 		},
-	}
-}
-
-// withAdmission wraps the strategies that need admission steps.
-func (cp *ControlPlane) withAdmission(resources []*registry.Resource) {
-	pp := cp.priorityAdmission()
-	for _, r := range resources {
-		switch r.GroupVersionResource() {
-		case api.GroupVersionResource{Version: "v1", Resource: "pods"}:
-			if t, ok := r.Strategy.(registry.Typed[corev1.Pod]); ok {
-				r.Strategy = podStrategy{Typed: t, priority: pp}
-			}
-		case schedulingv1.GroupVersion.WithResource("priorityclasses"):
-			if t, ok := r.Strategy.(registry.Typed[schedulingv1.PriorityClass]); ok {
-				r.Strategy = priorityClassStrategy{Typed: t, priority: pp}
-			}
-		}
 	}
 }

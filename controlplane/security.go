@@ -6,24 +6,16 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"maps"
-	"net/http"
 	"path/filepath"
 	"slices"
 
-	"github.com/converge-dev/converge/builtin/podlog"
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
-	"github.com/converge-dev/converge/builtin/security/rbac"
-	"github.com/converge-dev/converge/builtin/security/rootca"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
-	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
-	"github.com/converge-dev/converge/framework/manager"
-	"github.com/converge-dev/converge/framework/scheme"
 	"github.com/converge-dev/converge/framework/storage"
 	"github.com/converge-dev/converge/framework/storage/encryption"
 )
@@ -31,11 +23,15 @@ import (
 // setupSecurity creates the PKI and the authentication, authorization, admission
 // and audit configuration when Secure is set. Without it the API server still
 // answers the access-review resources (everything is allowed) instead of storing
-// them.
+// them, and runs the admission webhooks. Both modes get the same webhook
+// plugins (webhookAdmission).
 func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 	opts := cp.opts
+	mutating, validating := cp.webhookAdmission()
 	if !opts.Secure {
-		return security.ReviewsOnly(), nil
+		sec := security.ReviewsOnly()
+		sec.Admission = &admission.Chain{Mutators: []admission.Mutator{mutating}, Validators: []admission.Validator{validating}}
+		return sec, nil
 	}
 	if opts.DataDir == "" && opts.PKIDir == "" {
 		return apiserver.Security{}, fmt.Errorf("controlplane: Secure needs DataDir or PKIDir for its certificates")
@@ -57,7 +53,8 @@ func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 		PKI: p, TokenFile: opts.TokenFile, AuditLogPath: opts.AuditLogPath, AuditPolicyFile: opts.AuditPolicyFile,
 		MaxMutatingInFlight: opts.MaxMutatingInFlight, MaxReadOnlyInFlight: opts.MaxReadOnlyInFlight,
 		PerUserInFlightPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
-		ServiceAccounts: cp.serviceAccount, Equivalents: cp.equivalentResources, Logger: cp.log.WithName("security"),
+		ServiceAccounts: cp.serviceAccount, Logger: cp.log.WithName("security"),
+		Mutating: []admission.Mutator{mutating}, Validating: []admission.Validator{validating},
 	})
 	if err != nil {
 		return apiserver.Security{}, fmt.Errorf("set up security: %w", err)
@@ -139,84 +136,6 @@ func (cp *ControlPlane) componentConfig(user string, groups ...string) (*client.
 	}
 	return &client.Config{Host: cp.url, UserAgent: user,
 		TLS: rest.TLSConfig{CAData: cp.pki.CAPEM(), CertData: cert, KeyData: key}}, nil
-}
-
-// schedulerManager is the manager the scheduler runs in: the controller
-// manager's when insecure, otherwise a manager of its own whose client
-// authenticates as system:kube-scheduler (own is then true: start it with
-// runManager once the scheduler is added).
-func (cp *ControlPlane) schedulerManager(mgr *manager.Manager, sch *scheme.Scheme) (smgr *manager.Manager, own bool, err error) {
-	if cp.pki == nil {
-		return mgr, false, nil
-	}
-	cfg, err := cp.componentConfig(rbac.SchedulerUser)
-	if err != nil {
-		return nil, false, err
-	}
-	smgr, err = manager.New(cfg, manager.Options{Scheme: sch, Logger: cp.log.WithName("scheduler-manager")})
-	if err != nil {
-		return nil, false, fmt.Errorf("create scheduler manager: %w", err)
-	}
-	return smgr, true, nil
-}
-
-// runManager runs m until ctx ends; a failure is fatal to the control plane.
-func (cp *ControlPlane) runManager(ctx context.Context, m *manager.Manager, what string) {
-	cp.wg.Add(1)
-	go func() {
-		defer cp.wg.Done()
-		if err := m.Start(ctx); err != nil && ctx.Err() == nil {
-			cp.errCh <- fmt.Errorf("%s: %w", what, err)
-		}
-	}()
-}
-
-// securityResources are the resources only secure mode serves
-// (CertificateSigningRequests).
-func (cp *ControlPlane) securityResources() []*registry.Resource {
-	if cp.security == nil {
-		return nil
-	}
-	return cp.security.Resources()
-}
-
-// setupSecurityControllers adds the CertificateSigningRequest approver and
-// signer and the root CA publisher (kube-root-ca.crt in every namespace) to
-// the controller manager in secure mode.
-func (cp *ControlPlane) setupSecurityControllers(mgr *manager.Manager) error {
-	if cp.security == nil {
-		return nil
-	}
-	if err := rootca.Setup(mgr, cp.pki.CAPEM()); err != nil {
-		return err
-	}
-	return cp.security.SetupCSRController(mgr)
-}
-
-// secureLogs makes the pods/log subresource reach node agents over HTTPS,
-// authenticating with the API server's node client certificate (secure mode:
-// the agents serve their logs with LogTLS).
-func (cp *ControlPlane) secureLogs(resources []*registry.Resource) error {
-	if cp.pki == nil {
-		return nil
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.TLSClientConfig = cp.pki.NodeClientTLS()
-	logs, err := podlog.New(podlog.Options{NodeAddress: podlog.NodeAddressFromStore(cp.store), Scheme: "https", Transport: tr})
-	if err != nil {
-		return fmt.Errorf("pods/log: %w", err)
-	}
-	for _, r := range resources {
-		if r.GroupVersionResource() == (api.GroupVersionResource{Version: "v1", Resource: "pods"}) {
-			subs := maps.Clone(r.Subresources)
-			if subs == nil {
-				subs = map[string]registry.Subresource{}
-			}
-			subs["log"] = logs
-			r.Subresources = subs
-		}
-	}
-	return nil
 }
 
 // nodeLogTLS is the local node agent's log server configuration: HTTPS

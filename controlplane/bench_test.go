@@ -18,7 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 // BenchmarkCreate compares ConfigMap creates through the API server with raw etcd

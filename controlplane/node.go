@@ -1,0 +1,233 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	"github.com/converge-dev/converge/builtin/node"
+	"github.com/converge-dev/converge/builtin/node/proxy"
+	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/builtin/node/runtime/containerd"
+	"github.com/converge-dev/converge/builtin/node/runtime/containerd/daemon"
+	"github.com/converge-dev/converge/builtin/node/runtime/process"
+	"github.com/converge-dev/converge/builtin/node/simulated"
+	securitynode "github.com/converge-dev/converge/builtin/security/node"
+	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+// Container runtimes a node can run pods with.
+const (
+	// RuntimeProcess runs containers as host processes (the default).
+	RuntimeProcess = "process"
+	// RuntimeContainerd runs containers through containerd.
+	RuntimeContainerd = "containerd"
+)
+
+// NodeOptions configure NewNode.
+type NodeOptions struct {
+	// Agent configures the node agent (name, client configuration, root dir,
+	// pod CIDR, addresses, log server TLS, lease and back-off timings). Its
+	// Runtime is chosen by Runtime below.
+	Agent node.Options
+	// Runtime is RuntimeProcess (default) or RuntimeContainerd.
+	Runtime string
+	// ContainerdAddress is the containerd socket of RuntimeContainerd; empty
+	// starts and supervises a private containerd under Agent.RootDir.
+	ContainerdAddress string
+	// ServiceProxy, when set, also runs the service proxy (Service cluster
+	// IPs and node ports to ready endpoints) with this client configuration.
+	// One per machine: the cluster IPs it listens on are the machine's.
+	ServiceProxy *client.Config
+}
+
+// Node is a node agent with its container runtime and, optionally, the
+// service proxy. Both `converge up` (its local node) and `converge node` build
+// theirs with NewNode.
+type Node struct {
+	agent   *node.Agent
+	proxy   *proxy.Proxy
+	runtime io.Closer
+	daemon  *daemon.Daemon
+	log     logr.Logger
+}
+
+// NewNode creates the node's runtime (starting a private containerd bound to
+// ctx when RuntimeContainerd has no address), agent and service proxy. Start
+// runs them.
+func NewNode(ctx context.Context, o NodeOptions) (*Node, error) {
+	n := &Node{log: o.Agent.Logger}
+	if o.Agent.RootDir != "" {
+		if err := os.MkdirAll(o.Agent.RootDir, 0o700); err != nil {
+			return nil, fmt.Errorf("create node dir: %w", err)
+		}
+	}
+	switch o.Runtime {
+	case "", RuntimeProcess:
+		o.Agent.Runtime = process.New(process.Options{Logger: n.log.WithName("process-runtime"),
+			StateDir: filepath.Join(o.Agent.RootDir, "containers")})
+	case RuntimeContainerd:
+		rt, err := n.containerd(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		o.Agent.Runtime = rt
+	default:
+		return nil, fmt.Errorf("unknown container runtime %q: use %s or %s", o.Runtime, RuntimeProcess, RuntimeContainerd)
+	}
+	agent, err := node.New(o.Agent)
+	if err != nil {
+		n.close()
+		return nil, fmt.Errorf("create node agent: %w", err)
+	}
+	n.agent = agent
+	if o.ServiceProxy != nil {
+		sch, err := all.NewScheme()
+		if err != nil {
+			n.close()
+			return nil, fmt.Errorf("build scheme: %w", err)
+		}
+		pc, err := client.New(o.ServiceProxy, client.Options{Scheme: sch})
+		if err != nil {
+			n.close()
+			return nil, fmt.Errorf("create service proxy client: %w", err)
+		}
+		if n.proxy, err = proxy.New(proxy.Options{Client: pc, Logger: n.log.WithName("proxy")}); err != nil {
+			n.close()
+			return nil, fmt.Errorf("create service proxy: %w", err)
+		}
+	}
+	return n, nil
+}
+
+// containerd connects to containerd, first starting a private daemon under
+// the node's root dir when no address is given.
+func (n *Node) containerd(ctx context.Context, o NodeOptions) (runtime.Runtime, error) {
+	addr := o.ContainerdAddress
+	if addr == "" {
+		d, err := daemon.Start(ctx, daemon.Options{Dir: filepath.Join(o.Agent.RootDir, "containerd")})
+		if err != nil {
+			return nil, fmt.Errorf("start containerd: %w", err)
+		}
+		n.daemon, addr = d, d.Address()
+	}
+	rt, err := containerd.New(ctx, containerd.Options{Address: addr})
+	if err != nil {
+		return nil, err
+	}
+	n.runtime = rt
+	return rt, nil
+}
+
+// Start runs the agent (and the service proxy) until ctx ends, then closes
+// the runtime's connection. A failing service proxy is logged, not fatal: the
+// node's pods still run.
+func (n *Node) Start(ctx context.Context) error {
+	defer n.close()
+	var wg sync.WaitGroup
+	if n.proxy != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := n.proxy.Start(ctx); err != nil && ctx.Err() == nil {
+				n.log.Error(err, "Service proxy stopped")
+			}
+		}()
+	}
+	err := n.agent.Start(ctx)
+	wg.Wait()
+	if n.daemon != nil && ctx.Err() != nil {
+		<-n.daemon.Done()
+	}
+	return err
+}
+
+func (n *Node) close() {
+	if n.runtime != nil {
+		_ = n.runtime.Close()
+	}
+}
+
+// startNodes runs the local node agent (with the service proxy) and the
+// simulated nodes, each a client of this control plane's API server like a
+// remote agent would be.
+func (cp *ControlPlane) startNodes(ctx context.Context) error {
+	opts := cp.opts
+	if opts.LocalNode {
+		t0 := time.Now()
+		name := cp.nodeName()
+		cfg, err := cp.componentConfig(securitynode.UserPrefix+name, securitynode.Group)
+		if err != nil {
+			return err
+		}
+		proxyCfg, err := cp.componentConfig(rbac.ProxyUser)
+		if err != nil {
+			return err
+		}
+		logTLS, err := cp.nodeLogTLS("127.0.0.1", "localhost")
+		if err != nil {
+			return err
+		}
+		n, err := NewNode(ctx, NodeOptions{
+			Agent: node.Options{NodeName: name, Config: cfg, RootDir: filepath.Join(opts.DataDir, "node"),
+				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, LogTLS: logTLS},
+			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, ServiceProxy: proxyCfg,
+		})
+		if err != nil {
+			return err
+		}
+		cp.run(ctx, "node agent", n.Start)
+		opts.Progress("node", time.Since(t0))
+	}
+	if opts.SimulatedNodes > 0 {
+		t0 := time.Now()
+		cfg, err := cp.ClientConfig("system:node:simulated")
+		if err != nil {
+			return err
+		}
+		fleet, err := simulated.New(simulated.Options{Config: cfg, Nodes: opts.SimulatedNodes, Logger: cp.log.WithName("simulated")})
+		if err != nil {
+			return fmt.Errorf("create simulated nodes: %w", err)
+		}
+		cp.wg.Add(1)
+		go func() {
+			defer cp.wg.Done()
+			if err := fleet.Start(ctx); err != nil && ctx.Err() == nil {
+				cp.log.Error(err, "Simulated nodes stopped")
+			}
+		}()
+		opts.Progress("sim-nodes", time.Since(t0))
+	}
+	return nil
+}
+
+// run runs start in the background until ctx ends; a failure is fatal to the
+// control plane (reported on Err).
+func (cp *ControlPlane) run(ctx context.Context, what string, start func(context.Context) error) {
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		if err := start(ctx); err != nil && ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+			cp.errCh <- fmt.Errorf("%s: %w", what, err)
+		}
+	}()
+}
+
+func (cp *ControlPlane) nodeName() string {
+	if cp.opts.NodeName != "" {
+		return cp.opts.NodeName
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "converge-node"
+}

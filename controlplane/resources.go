@@ -1,0 +1,78 @@
+package controlplane
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+
+	"github.com/converge-dev/converge/builtin/api/all"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	"github.com/converge-dev/converge/builtin/podlog"
+	"github.com/converge-dev/converge/builtin/servicenet"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// servedResources returns every built-in resource (builtin/api/all) with what
+// the control plane adds to them, each wired here once: Service cluster IP and
+// node port allocation, the pods/log and serviceaccounts/token subresources,
+// and the Priority admission step of pods and PriorityClasses.
+func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registry.Resource, error) {
+	logs, err := cp.podLogs()
+	if err != nil {
+		return nil, err
+	}
+	priority := cp.priorityAdmission()
+	out := all.Resources()
+	for _, r := range out {
+		switch r.GroupVersionResource() {
+		case corev1.GroupVersion().WithResource("services"):
+			servicenet.WrapServiceResource(r, alloc)
+		case corev1.GroupVersion().WithResource("pods"):
+			addSubresource(r, "log", logs)
+			if t, ok := r.Strategy.(registry.Typed[corev1.Pod]); ok {
+				r.Strategy = podStrategy{Typed: t, priority: priority}
+			}
+		case corev1.GroupVersion().WithResource("serviceaccounts"):
+			if cp.security != nil {
+				if token := cp.security.TokenRequest(); token != nil {
+					addSubresource(r, "token", token)
+				}
+			}
+		case schedulingv1.GroupVersion.WithResource("priorityclasses"):
+			if t, ok := r.Strategy.(registry.Typed[schedulingv1.PriorityClass]); ok {
+				r.Strategy = priorityClassStrategy{Typed: t, priority: priority}
+			}
+		}
+	}
+	return out, nil
+}
+
+// addSubresource adds sub as r's subresource name, leaving the resource
+// description it was copied from untouched.
+func addSubresource(r *registry.Resource, name string, sub registry.Subresource) {
+	subs := maps.Clone(r.Subresources)
+	if subs == nil {
+		subs = map[string]registry.Subresource{}
+	}
+	subs[name] = sub
+	r.Subresources = subs
+}
+
+// podLogs is the pods/log subresource: it proxies to the node agent running
+// the pod, over HTTPS with the API server's node client certificate when the
+// control plane has a PKI (node agents then serve their logs with LogTLS),
+// over plain HTTP otherwise.
+func (cp *ControlPlane) podLogs() (registry.Subresource, error) {
+	o := podlog.Options{NodeAddress: podlog.NodeAddressFromStore(cp.store)}
+	if cp.pki != nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = cp.pki.NodeClientTLS()
+		o.Scheme, o.Transport = "https", tr
+	}
+	logs, err := podlog.New(o)
+	if err != nil {
+		return nil, fmt.Errorf("pods/log: %w", err)
+	}
+	return logs, nil
+}
