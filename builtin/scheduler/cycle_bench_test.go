@@ -8,7 +8,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 )
 
@@ -45,9 +45,9 @@ func BenchmarkSchedulingCycle(b *testing.B) {
 				s.cache.AddPod(p)
 			}
 			fwk := s.profiles["default-scheduler"]
-			pods := make([]*framework.PodInfo, 10000)
+			pods := make([]*plugin.PodInfo, 10000)
 			for i := range pods {
-				pods[i], _ = framework.NewPodInfo(cycleBenchPod(fmt.Sprintf("p-%d", i)))
+				pods[i], _ = plugin.NewPodInfo(cycleBenchPod(fmt.Sprintf("p-%d", i)))
 			}
 			var assumed []*corev1.Pod
 			b.ReportAllocs()
@@ -64,7 +64,7 @@ func BenchmarkSchedulingCycle(b *testing.B) {
 				}
 				pi := pods[i%len(pods)]
 				pod := pi.Pod
-				state := framework.NewCycleState()
+				state := plugin.NewCycleState()
 				state.SetPodInfo(pi)
 				s.cache.UpdateSnapshot(s.snapshot)
 				host, err := s.schedulePod(ctx, fwk, state, pod)

@@ -7,7 +7,7 @@
 // watches claims and moves the pods parked for them when a claim is added or
 // updated. It schedules one pod at a time:
 // it takes a consistent snapshot of the cache, runs the pod's profile
-// (package runtime; profiles come from a KubeSchedulerConfiguration-like file,
+// (package profile; profiles come from a KubeSchedulerConfiguration-like file,
 // package config) through PreFilter, Filter (over nodes from a rotating start,
 // stopping after percentageOfNodesToScore feasible nodes), PostFilter when
 // nothing fits, PreScore and Score, picks the best node (ties broken at
@@ -22,7 +22,7 @@
 // unschedulable) inline, plugins precompute per-pod data in PreFilter and
 // PreScore, Filter and Score allocate nothing per node, and Filter and Score
 // run on the scheduling goroutine until a serial budget (500 µs) is spent
-// before fanning out to parallel workers (framework.NewParallelizer).
+// before fanning out to parallel workers (plugin.NewParallelizer).
 //
 // Metrics (package metrics) are registered on the manager's registry:
 // scheduler_schedule_attempts_total{result,profile},

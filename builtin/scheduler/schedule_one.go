@@ -8,10 +8,10 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/metrics"
 	"github.com/converge-dev/converge/builtin/scheduler/queue"
-	"github.com/converge-dev/converge/builtin/scheduler/runtime"
+	"github.com/converge-dev/converge/builtin/scheduler/profile"
 	"github.com/converge-dev/converge/framework/record"
 )
 
@@ -51,7 +51,7 @@ type scheduleResult struct {
 	host             string
 	evaluatedNodes   int
 	feasibleNodes    int
-	nominatingInfo   *framework.NominatingInfo
+	nominatingInfo   *plugin.NominatingInfo
 	unschedulableErr error
 }
 
@@ -71,19 +71,19 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) {
 	s.attempts.Add(1)
 	cycle := s.queue.SchedulingCycle()
 	start := time.Now()
-	state := framework.NewCycleState()
+	state := plugin.NewCycleState()
 	state.SetPodInfo(qpi.PodInfo)
 	s.cache.UpdateSnapshot(s.snapshot)
 
 	host, err := s.schedulePod(ctx, fwk, state, pod)
 	if err != nil {
-		var nominating *framework.NominatingInfo
-		var fitErr *framework.FitError
+		var nominating *plugin.NominatingInfo
+		var fitErr *plugin.FitError
 		if errors.As(err, &fitErr) {
 			if fwk.HasPostFilterPlugins() {
 				s.metrics.PreemptionAttempt()
 				result, st := fwk.RunPostFilterPlugins(ctx, state, pod, fitErr.Diagnosis.NodeToStatus)
-				if st.Code() == framework.Error {
+				if st.Code() == plugin.Error {
 					s.log.Error(st.AsError(), "Status after running PostFilter plugins", "pod", pod.Namespace+"/"+pod.Name)
 				} else {
 					fitErr.Diagnosis.PostFilterMsg = st.Message()
@@ -126,7 +126,7 @@ func (s *Scheduler) ScheduleOne(ctx context.Context) {
 	}()
 }
 
-func (s *Scheduler) failWithStatus(ctx context.Context, fwk *runtime.Framework, qpi *queue.QueuedPodInfo, st *framework.Status, cycle int64, start time.Time) {
+func (s *Scheduler) failWithStatus(ctx context.Context, fwk *profile.Framework, qpi *queue.QueuedPodInfo, st *plugin.Status, cycle int64, start time.Time) {
 	if st.IsRejected() {
 		qpi.UnschedulablePlugins = map[string]struct{}{st.Plugin(): {}}
 		s.handleFailure(ctx, fwk, qpi, &unschedulableError{msg: st.Message()}, nil, cycle, start)
@@ -139,15 +139,15 @@ type unschedulableError struct{ msg string }
 
 func (e *unschedulableError) Error() string { return e.msg }
 
-func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, qpi *queue.QueuedPodInfo, assumed *corev1.Pod, cycle int64, start time.Time) {
+func (s *Scheduler) bindingCycle(ctx context.Context, fwk *profile.Framework, state *plugin.CycleState, qpi *queue.QueuedPodInfo, assumed *corev1.Pod, cycle int64, start time.Time) {
 	host := assumed.Spec.NodeName
-	fail := func(st *framework.Status) {
+	fail := func(st *plugin.Status) {
 		fwk.RunReservePluginsUnreserve(ctx, state, assumed, host)
 		if err := s.cache.ForgetPod(assumed); err != nil {
 			s.log.V(1).Info("forget assumed pod", "pod", assumed.Namespace+"/"+assumed.Name, "err", err.Error())
 		}
 		// Freed resources may help other parked pods.
-		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, Label: "AssumedPodDelete"}, assumed, nil, nil)
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Delete, Label: "AssumedPodDelete"}, assumed, nil, nil)
 		s.failWithStatus(ctx, fwk, qpi, st, cycle, start)
 	}
 	if st := fwk.WaitOnPermit(ctx, assumed); !st.IsSuccess() {
@@ -160,7 +160,7 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 	}
 	if st := fwk.RunBindPlugins(ctx, state, assumed, host); !st.IsSuccess() {
 		if st.IsSkip() {
-			st = framework.AsStatus(fmt.Errorf("no bind plugin bound pod %s/%s", assumed.Namespace, assumed.Name))
+			st = plugin.AsStatus(fmt.Errorf("no bind plugin bound pod %s/%s", assumed.Namespace, assumed.Name))
 		}
 		fail(st)
 		return
@@ -177,10 +177,10 @@ func (s *Scheduler) bindingCycle(ctx context.Context, fwk *runtime.Framework, st
 }
 
 // handleFailure re-queues the pod and reports the failure on it.
-func (s *Scheduler) handleFailure(ctx context.Context, fwk *runtime.Framework, qpi *queue.QueuedPodInfo, err error, nominating *framework.NominatingInfo, cycle int64, start time.Time) {
+func (s *Scheduler) handleFailure(ctx context.Context, fwk *profile.Framework, qpi *queue.QueuedPodInfo, err error, nominating *plugin.NominatingInfo, cycle int64, start time.Time) {
 	pod := qpi.Pod
 	reason := ReasonSchedulerError
-	var fitErr *framework.FitError
+	var fitErr *plugin.FitError
 	var uerr *unschedulableError
 	if errors.As(err, &fitErr) || errors.As(err, &uerr) || errors.Is(err, ErrNoNodesAvailable) {
 		reason = ReasonUnschedulable
@@ -193,7 +193,7 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk *runtime.Framework, q
 		s.log.Error(err, "Error scheduling pod; retrying", "pod", pod.Namespace+"/"+pod.Name)
 	}
 	msg := err.Error()
-	if nominating.Mode() == framework.ModeOverride {
+	if nominating.Mode() == plugin.ModeOverride {
 		fwk.AddNominatedPod(qpi.PodInfo, nominating)
 	}
 	s.queue.AddUnschedulableIfNotPresent(ctx, qpi, cycle)
@@ -214,7 +214,7 @@ func (s *Scheduler) handleFailure(ctx context.Context, fwk *runtime.Framework, q
 }
 
 // schedulePod finds the best node for pod in the current snapshot.
-func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *corev1.Pod) (string, error) {
+func (s *Scheduler) schedulePod(ctx context.Context, fwk *profile.Framework, state *plugin.CycleState, pod *corev1.Pod) (string, error) {
 	all, _ := s.snapshot.NodeInfos().List()
 	if len(all) == 0 {
 		return "", ErrNoNodesAvailable
@@ -224,7 +224,7 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 		return "", err
 	}
 	if len(feasible) == 0 {
-		return "", &framework.FitError{Pod: pod, NumAllNodes: len(all), Diagnosis: diagnosis}
+		return "", &plugin.FitError{Pod: pod, NumAllNodes: len(all), Diagnosis: diagnosis}
 	}
 	if len(feasible) == 1 {
 		return feasible[0].NodeName(), nil
@@ -242,8 +242,8 @@ func (s *Scheduler) schedulePod(ctx context.Context, fwk *runtime.Framework, sta
 	return selectHost(feasible, totals), nil
 }
 
-func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *corev1.Pod, all []*framework.NodeInfo) ([]*framework.NodeInfo, framework.Diagnosis, error) {
-	diagnosis := framework.Diagnosis{NodeToStatus: framework.NewDefaultNodeToStatus()}
+func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *profile.Framework, state *plugin.CycleState, pod *corev1.Pod, all []*plugin.NodeInfo) ([]*plugin.NodeInfo, plugin.Diagnosis, error) {
+	diagnosis := plugin.Diagnosis{NodeToStatus: plugin.NewDefaultNodeToStatus()}
 	pfr, st := fwk.RunPreFilterPlugins(ctx, state, pod, all)
 	if !st.IsSuccess() {
 		if !st.IsRejected() {
@@ -258,13 +258,13 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 	if nn := pod.Status.NominatedNodeName; nn != "" {
 		if ni, err := s.snapshot.Get(nn); err == nil {
 			if fwk.RunFilterPluginsWithNominatedPods(ctx, state, pod, ni).IsSuccess() {
-				return []*framework.NodeInfo{ni}, diagnosis, nil
+				return []*plugin.NodeInfo{ni}, diagnosis, nil
 			}
 		}
 	}
 	nodes := all
 	if !pfr.AllNodes() {
-		nodes = make([]*framework.NodeInfo, 0, len(pfr.NodeNames))
+		nodes = make([]*plugin.NodeInfo, 0, len(pfr.NodeNames))
 		for name := range pfr.NodeNames {
 			if ni, err := s.snapshot.Get(name); err == nil {
 				nodes = append(nodes, ni)
@@ -275,7 +275,7 @@ func (s *Scheduler) findNodesThatFitPod(ctx context.Context, fwk *runtime.Framew
 	return feasible, diagnosis, err
 }
 
-func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.Framework, state *framework.CycleState, pod *corev1.Pod, diagnosis *framework.Diagnosis, nodes []*framework.NodeInfo, numAll int) ([]*framework.NodeInfo, error) {
+func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *profile.Framework, state *plugin.CycleState, pod *corev1.Pod, diagnosis *plugin.Diagnosis, nodes []*plugin.NodeInfo, numAll int) ([]*plugin.NodeInfo, error) {
 	var pct int32
 	if p := fwk.PercentageOfNodesToScore(); p != nil {
 		pct = *p
@@ -289,13 +289,13 @@ func (s *Scheduler) findNodesThatPassFilters(ctx context.Context, fwk *runtime.F
 	// The feasible list is reused across cycles too: plugins get it in
 	// PreScore and Score and must not keep it beyond the cycle.
 	if cap(s.feasibleBuf) < toFind {
-		s.feasibleBuf = make([]*framework.NodeInfo, toFind)
+		s.feasibleBuf = make([]*plugin.NodeInfo, toFind)
 	}
 	feasible := s.feasibleBuf[:toFind]
 	// The statuses buffer is reused across cycles (only the scheduling
 	// goroutine runs this) and cleared after use.
 	if cap(s.filterStatuses) < n {
-		s.filterStatuses = make([]*framework.Status, n)
+		s.filterStatuses = make([]*plugin.Status, n)
 	}
 	statuses := s.filterStatuses[:n]
 	defer clear(statuses)

@@ -18,11 +18,11 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	schedcache "github.com/converge-dev/converge/builtin/scheduler/cache"
 	"github.com/converge-dev/converge/builtin/scheduler/config"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/metrics"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins"
 	"github.com/converge-dev/converge/builtin/scheduler/queue"
-	"github.com/converge-dev/converge/builtin/scheduler/runtime"
+	"github.com/converge-dev/converge/builtin/scheduler/profile"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
@@ -42,7 +42,7 @@ type Options struct {
 	// Logger is the scheduler's logger (default: discard).
 	Logger logr.Logger
 	// OutOfTreeRegistry adds plugins built in Go code.
-	OutOfTreeRegistry framework.Registry
+	OutOfTreeRegistry plugin.Registry
 	// Queue tuning: InitialBackoff (1s), MaxBackoff (10s),
 	// MaxUnschedulableDuration (5m).
 	InitialBackoff, MaxBackoff, MaxUnschedulableDuration time.Duration
@@ -72,7 +72,7 @@ type Scheduler struct {
 	informers *cache.SharedInformers
 	cfg       *config.Configuration
 
-	profiles map[string]*runtime.Framework
+	profiles map[string]*profile.Framework
 	queue    *queue.PriorityQueue
 	cache    *schedcache.Cache
 	snapshot *schedcache.Snapshot
@@ -90,8 +90,8 @@ type Scheduler struct {
 	nextStartNodeIndex int
 	// filterStatuses, feasibleBuf and scoreTotals are buffers of the
 	// scheduling cycle, reused across cycles; scheduling goroutine only.
-	filterStatuses []*framework.Status
-	feasibleBuf    []*framework.NodeInfo
+	filterStatuses []*plugin.Status
+	feasibleBuf    []*plugin.NodeInfo
 	scoreTotals    []int64
 
 	metrics *metrics.Metrics
@@ -139,13 +139,13 @@ func New(ctx context.Context, c *client.Client, informers *cache.SharedInformers
 	}
 	s := &Scheduler{
 		opts: opts, log: opts.Logger, client: c, informers: informers, cfg: cfg,
-		profiles: map[string]*runtime.Framework{},
+		profiles: map[string]*profile.Framework{},
 		cache:    schedcache.New(schedcache.Options{AssumedPodTTL: opts.AssumedPodTTL}),
 		snapshot: schedcache.NewEmptySnapshot(),
 		events:   make(chan func(context.Context), 10000),
 	}
-	par := framework.NewParallelizer(int(cfg.Parallelism))
-	eventsByPlugin := map[string][]framework.ClusterEventWithHint{}
+	par := plugin.NewParallelizer(int(cfg.Parallelism))
+	eventsByPlugin := map[string][]plugin.ClusterEventWithHint{}
 	// The queue is created before the profiles so they can use its
 	// nominator; PreEnqueue is resolved per pod through s.profiles.
 	s.queue = queue.New(queue.Options{
@@ -157,11 +157,11 @@ func New(ctx context.Context, c *client.Client, informers *cache.SharedInformers
 	s.metrics = metrics.New(opts.MetricsRegisterer, s.queue.PendingCounts)
 	for i := range cfg.Profiles {
 		p := &cfg.Profiles[i]
-		var rec framework.EventRecorder
+		var rec plugin.EventRecorder
 		if c != nil {
 			rec = &asyncRecorder{r: record.New(c, p.SchedulerName, s.log), ch: s.events, log: s.log}
 		}
-		fwk, err := runtime.New(ctx, registry, p, runtime.Options{
+		fwk, err := profile.New(ctx, registry, p, profile.Options{
 			Client: c, Informers: informers, Recorder: rec, Parallelizer: par,
 			Nominator: s.queue.Nominator(), Snapshot: s.snapshot,
 		})
@@ -185,7 +185,7 @@ func New(ctx context.Context, c *client.Client, informers *cache.SharedInformers
 		}
 		s.podInformer.AddHandler(s.onPodEvent)
 		s.nodeInformer.AddHandler(s.onNodeEvent)
-		if registersEvents(eventsByPlugin, framework.PersistentVolumeClaim) {
+		if registersEvents(eventsByPlugin, plugin.PersistentVolumeClaim) {
 			if s.pvcInformer, err = cache.InformerFor(informers, cache.InformerOptions[*corev1.PersistentVolumeClaim]{}); err != nil {
 				return nil, fmt.Errorf("persistentvolumeclaim informer: %w", err)
 			}
@@ -197,7 +197,7 @@ func New(ctx context.Context, c *client.Client, informers *cache.SharedInformers
 
 // registersEvents reports whether a plugin registered events of resource r,
 // so that the scheduler watches that kind only when some plugin uses it.
-func registersEvents(eventsByPlugin map[string][]framework.ClusterEventWithHint, r framework.EventResource) bool {
+func registersEvents(eventsByPlugin map[string][]plugin.ClusterEventWithHint, r plugin.EventResource) bool {
 	for _, evs := range eventsByPlugin {
 		for _, e := range evs {
 			if e.Event.Resource == r {
@@ -264,7 +264,7 @@ func (s *Scheduler) Start(ctx context.Context) error {
 	return nil
 }
 
-func (s *Scheduler) profileFor(pod *corev1.Pod) *runtime.Framework {
+func (s *Scheduler) profileFor(pod *corev1.Pod) *profile.Framework {
 	name := pod.Spec.SchedulerName
 	if name == "" {
 		name = config.DefaultSchedulerName
@@ -272,7 +272,7 @@ func (s *Scheduler) profileFor(pod *corev1.Pod) *runtime.Framework {
 	return s.profiles[name]
 }
 
-func (s *Scheduler) preEnqueue(ctx context.Context, pod *corev1.Pod) *framework.Status {
+func (s *Scheduler) preEnqueue(ctx context.Context, pod *corev1.Pod) *plugin.Status {
 	fwk := s.profileFor(pod)
 	if fwk == nil {
 		return nil
@@ -296,7 +296,7 @@ func (s *Scheduler) onPodEvent(e cache.Event[*corev1.Pod]) {
 		if assigned(pod) {
 			if !terminal(pod) {
 				s.cache.AddPod(pod)
-				s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add, Label: "AssignedPodAdd"}, nil, pod, nil)
+				s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Add, Label: "AssignedPodAdd"}, nil, pod, nil)
 			}
 			return
 		}
@@ -313,16 +313,16 @@ func (s *Scheduler) onPodEvent(e cache.Event[*corev1.Pod]) {
 			}
 			if terminal(pod) {
 				s.cache.RemovePod(pod)
-				s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, Label: "AssignedPodDelete"}, old, nil, nil)
+				s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Delete, Label: "AssignedPodDelete"}, old, nil, nil)
 				return
 			}
 			s.cache.UpdatePod(old, pod)
 			if assigned(old) {
 				if a := podUpdateActions(old, pod); a != 0 {
-					s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Pod, ActionType: a, Label: "AssignedPodUpdate"}, old, pod, nil)
+					s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Pod, ActionType: a, Label: "AssignedPodUpdate"}, old, pod, nil)
 				}
 			} else {
-				s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add, Label: "AssignedPodAdd"}, nil, pod, nil)
+				s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Add, Label: "AssignedPodAdd"}, nil, pod, nil)
 			}
 		case s.profileFor(pod) != nil:
 			s.queue.Update(ctx, old, pod)
@@ -330,7 +330,7 @@ func (s *Scheduler) onPodEvent(e cache.Event[*corev1.Pod]) {
 	case cache.Deleted:
 		if assigned(pod) {
 			s.cache.RemovePod(pod)
-			s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete, Label: "AssignedPodDelete"}, pod, nil, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Delete, Label: "AssignedPodDelete"}, pod, nil, nil)
 			return
 		}
 		s.queue.Delete(pod)
@@ -340,31 +340,31 @@ func (s *Scheduler) onPodEvent(e cache.Event[*corev1.Pod]) {
 	}
 }
 
-func podUpdateActions(old, pod *corev1.Pod) framework.ActionType {
-	var a framework.ActionType
+func podUpdateActions(old, pod *corev1.Pod) plugin.ActionType {
+	var a plugin.ActionType
 	if !maps.Equal(old.Labels, pod.Labels) {
-		a |= framework.UpdatePodLabel
+		a |= plugin.UpdatePodLabel
 	}
-	o, n := framework.ComputePodRequests(old, false), framework.ComputePodRequests(pod, false)
+	o, n := plugin.ComputePodRequests(old, false), plugin.ComputePodRequests(pod, false)
 	if n.MilliCPU < o.MilliCPU || n.Memory < o.Memory || n.EphemeralStorage < o.EphemeralStorage {
-		a |= framework.UpdatePodScaleDown
+		a |= plugin.UpdatePodScaleDown
 	}
 	return a
 }
 
-func nodeUpdateActions(old, n *corev1.Node) framework.ActionType {
-	var a framework.ActionType
+func nodeUpdateActions(old, n *corev1.Node) plugin.ActionType {
+	var a plugin.ActionType
 	if !reflect.DeepEqual(old.Status.Allocatable, n.Status.Allocatable) {
-		a |= framework.UpdateNodeAllocatable
+		a |= plugin.UpdateNodeAllocatable
 	}
 	if !maps.Equal(old.Labels, n.Labels) {
-		a |= framework.UpdateNodeLabel
+		a |= plugin.UpdateNodeLabel
 	}
 	if old.Spec.Unschedulable != n.Spec.Unschedulable || !reflect.DeepEqual(old.Spec.Taints, n.Spec.Taints) {
-		a |= framework.UpdateNodeTaint
+		a |= plugin.UpdateNodeTaint
 	}
 	if !reflect.DeepEqual(old.Status.Images, n.Status.Images) {
-		a |= framework.UpdateNodeCondition
+		a |= plugin.UpdateNodeCondition
 	}
 	return a
 }
@@ -374,11 +374,11 @@ func (s *Scheduler) onNodeEvent(e cache.Event[*corev1.Node]) {
 	switch e.Type {
 	case cache.Added:
 		s.cache.AddNode(e.Object)
-		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add, Label: "NodeAdd"}, nil, e.Object, nil)
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add, Label: "NodeAdd"}, nil, e.Object, nil)
 	case cache.Updated:
 		s.cache.UpdateNode(e.Old, e.Object)
 		if a := nodeUpdateActions(e.Old, e.Object); a != 0 {
-			s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.Node, ActionType: a, Label: "NodeUpdate"}, e.Old, e.Object, nil)
+			s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.Node, ActionType: a, Label: "NodeUpdate"}, e.Old, e.Object, nil)
 		}
 	case cache.Deleted:
 		s.cache.RemoveNode(e.Object)
@@ -391,9 +391,9 @@ func (s *Scheduler) onClaimEvent(e cache.Event[*corev1.PersistentVolumeClaim]) {
 	ctx := logr.NewContext(context.Background(), s.log)
 	switch e.Type {
 	case cache.Added:
-		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add, Label: "PvcAdd"}, nil, e.Object, nil)
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.PersistentVolumeClaim, ActionType: plugin.Add, Label: "PvcAdd"}, nil, e.Object, nil)
 	case cache.Updated:
-		s.queue.MoveAllToActiveOrBackoffQueue(ctx, framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Update, Label: "PvcUpdate"}, e.Old, e.Object, nil)
+		s.queue.MoveAllToActiveOrBackoffQueue(ctx, plugin.ClusterEvent{Resource: plugin.PersistentVolumeClaim, ActionType: plugin.Update, Label: "PvcUpdate"}, e.Old, e.Object, nil)
 	}
 }
 
@@ -415,12 +415,12 @@ func (a *asyncRecorder) Eventf(_ context.Context, obj api.Object, eventType, rea
 
 // patchScheduledCondition sets PodScheduled=False with reason and message
 // (and nominatedNodeName when nominating).
-func (s *Scheduler) patchScheduledCondition(ctx context.Context, pod *corev1.Pod, reason, message string, nominating *framework.NominatingInfo) error {
+func (s *Scheduler) patchScheduledCondition(ctx context.Context, pod *corev1.Pod, reason, message string, nominating *plugin.NominatingInfo) error {
 	if s.client == nil {
 		return nil
 	}
 	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == reason && c.Message == message && nominating.Mode() == framework.ModeNoop {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == reason && c.Message == message && nominating.Mode() == plugin.ModeNoop {
 			return nil
 		}
 	}
@@ -430,7 +430,7 @@ func (s *Scheduler) patchScheduledCondition(ctx context.Context, pod *corev1.Pod
 			"lastTransitionTime": api.Now(), "lastProbeTime": nil,
 		}},
 	}
-	if nominating.Mode() == framework.ModeOverride {
+	if nominating.Mode() == plugin.ModeOverride {
 		if nominating.NominatedNodeName == "" {
 			status["nominatedNodeName"] = nil
 		} else {
@@ -450,7 +450,7 @@ func (s *Scheduler) patchScheduledCondition(ctx context.Context, pod *corev1.Pod
 
 // selectHost returns the node with the highest score; ties are broken
 // uniformly at random (reservoir sampling).
-func selectHost(nodes []*framework.NodeInfo, totals []int64) string {
+func selectHost(nodes []*plugin.NodeInfo, totals []int64) string {
 	best, seen := 0, 1
 	for i := 1; i < len(nodes); i++ {
 		switch {

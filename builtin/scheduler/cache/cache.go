@@ -11,7 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
 // ErrNotAssumed is returned by FinishBinding/ForgetPod for a pod that is not assumed.
@@ -30,7 +30,7 @@ type Options struct {
 
 // nodeItem is a NodeInfo in the recency list (head = most recently changed).
 type nodeItem struct {
-	info       *framework.NodeInfo
+	info       *plugin.NodeInfo
 	next, prev *nodeItem
 }
 
@@ -109,7 +109,7 @@ func podKey(p *corev1.Pod) string {
 func (c *Cache) touch(name string) *nodeItem {
 	it, ok := c.nodes[name]
 	if !ok {
-		it = &nodeItem{info: framework.NewNodeInfo()}
+		it = &nodeItem{info: plugin.NewNodeInfo()}
 		c.nodes[name] = it
 	} else if c.head != it {
 		if it.prev != nil {
@@ -369,18 +369,18 @@ func (c *Cache) removeImagesLocked(n *corev1.Node) {
 	}
 }
 
-func (c *Cache) setImageStatesLocked(ni *framework.NodeInfo) {
+func (c *Cache) setImageStatesLocked(ni *plugin.NodeInfo) {
 	n := ni.Node()
 	if n == nil || len(n.Status.Images) == 0 {
 		ni.ImageStates = nil
 		return
 	}
-	m := make(map[string]*framework.ImageStateSummary, len(n.Status.Images))
+	m := make(map[string]*plugin.ImageStateSummary, len(n.Status.Images))
 	for _, img := range n.Status.Images {
 		for _, name := range img.Names {
 			name = NormalizeImageName(name)
 			if s := c.images[name]; s != nil {
-				m[name] = &framework.ImageStateSummary{Size: s.size, NumNodes: len(s.nodes)}
+				m[name] = &plugin.ImageStateSummary{Size: s.size, NumNodes: len(s.nodes)}
 			}
 		}
 	}

@@ -1,6 +1,6 @@
 // Package cache is the scheduler's view of the cluster: every node with the
 // pods bound or assumed on it, kept current from informer events, and the
-// per-cycle Snapshot that plugins read through framework.SharedLister.
+// per-cycle Snapshot that plugins read through plugin.SharedLister.
 //
 // Assumed pods: when the scheduler picks a node it calls AssumePod before the
 // asynchronous bind, so the next cycles already see the pod's resources on

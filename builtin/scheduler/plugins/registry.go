@@ -1,7 +1,7 @@
 package plugins
 
 import (
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/balancedallocation"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/defaultbinder"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/defaultpreemption"
@@ -19,8 +19,8 @@ import (
 )
 
 // NewInTreeRegistry returns a new registry of the in-tree plugins.
-func NewInTreeRegistry() framework.Registry {
-	return framework.Registry{
+func NewInTreeRegistry() plugin.Registry {
+	return plugin.Registry{
 		schedulinggates.Name:    schedulinggates.New,
 		nodename.Name:           nodename.New,
 		nodeunschedulable.Name:  nodeunschedulable.New,

@@ -9,7 +9,7 @@
 //   - unschedulable parks pods that no node fits. A cluster event
 //     (MoveAllToActiveOrBackoffQueue) moves them back when it may help: when
 //     one of the plugins that rejected the pod registered the event
-//     (framework.EnqueueExtensions) and its hint does not say QueueSkip, or when
+//     (plugin.EnqueueExtensions) and its hint does not say QueueSkip, or when
 //     the rejecting plugins registered nothing. Pods parked longer than
 //     MaxUnschedulableDuration are moved back regardless. Pods held by a
 //     PreEnqueue plugin (schedulingGates) are parked as gated and only leave

@@ -11,7 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
 // ErrClosed is returned by Pop after Close.
@@ -19,7 +19,7 @@ var ErrClosed = errors.New("scheduling queue: closed")
 
 // QueuedPodInfo is a pod in the queue with its scheduling history.
 type QueuedPodInfo struct {
-	*framework.PodInfo
+	*plugin.PodInfo
 	key string
 	// Timestamp is when the pod was last added to the queue.
 	Timestamp time.Time
@@ -50,10 +50,10 @@ type Options struct {
 	// helpful event; default 5m.
 	MaxUnschedulableDuration time.Duration
 	// PreEnqueue checks a pod before it may enter activeQ (nil: always).
-	PreEnqueue func(ctx context.Context, pod *corev1.Pod) *framework.Status
+	PreEnqueue func(ctx context.Context, pod *corev1.Pod) *plugin.Status
 	// EventsByPlugin lists the events each plugin registered
-	// (framework.EnqueueExtensions).
-	EventsByPlugin map[string][]framework.ClusterEventWithHint
+	// (plugin.EnqueueExtensions).
+	EventsByPlugin map[string][]plugin.ClusterEventWithHint
 	// Now is the clock; default time.Now.
 	Now func() time.Time
 	// Logger logs queue moves at V(1).
@@ -156,7 +156,7 @@ func (q *PriorityQueue) backoffExpiry(p *QueuedPodInfo) time.Time {
 }
 
 func (q *PriorityQueue) newQueued(pod *corev1.Pod) *QueuedPodInfo {
-	pi, err := framework.NewPodInfo(pod)
+	pi, err := plugin.NewPodInfo(pod)
 	if err != nil {
 		q.opts.Logger.V(1).Info("pod has invalid affinity terms", "pod", pod.Namespace+"/"+pod.Name, "err", err.Error())
 	}
@@ -360,7 +360,7 @@ func (q *PriorityQueue) moveLocked(ctx context.Context, p *QueuedPodInfo) {
 
 // MoveAllToActiveOrBackoffQueue moves the parked pods the event may help.
 // preCheck, if set, must also accept the pod (e.g. a cheap node fit check).
-func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(ctx context.Context, event framework.ClusterEvent, oldObj, newObj any, preCheck func(*corev1.Pod) bool) {
+func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(ctx context.Context, event plugin.ClusterEvent, oldObj, newObj any, preCheck func(*corev1.Pod) bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	moved := 0
@@ -384,12 +384,12 @@ func (q *PriorityQueue) MoveAllToActiveOrBackoffQueue(ctx context.Context, event
 	}
 }
 
-func (q *PriorityQueue) worthRequeue(p *QueuedPodInfo, event framework.ClusterEvent, oldObj, newObj any) bool {
-	if len(p.UnschedulablePlugins) == 0 || event.Resource == framework.WildCard {
+func (q *PriorityQueue) worthRequeue(p *QueuedPodInfo, event plugin.ClusterEvent, oldObj, newObj any) bool {
+	if len(p.UnschedulablePlugins) == 0 || event.Resource == plugin.WildCard {
 		return true
 	}
-	for plugin := range p.UnschedulablePlugins {
-		evs, ok := q.opts.EventsByPlugin[plugin]
+	for name := range p.UnschedulablePlugins {
+		evs, ok := q.opts.EventsByPlugin[name]
 		if !ok {
 			return true
 		}
@@ -401,7 +401,7 @@ func (q *PriorityQueue) worthRequeue(p *QueuedPodInfo, event framework.ClusterEv
 				return true
 			}
 			h, err := e.QueueingHintFn(p.Pod, oldObj, newObj)
-			if err != nil || h == framework.Queue {
+			if err != nil || h == plugin.Queue {
 				return true
 			}
 		}
@@ -501,33 +501,33 @@ func (q *PriorityQueue) PendingCounts() (active, backoff, unschedulable, gated i
 }
 
 // Nominator returns the queue's PodNominator.
-func (q *PriorityQueue) Nominator() framework.PodNominator { return q.nominator }
+func (q *PriorityQueue) Nominator() plugin.PodNominator { return q.nominator }
 
-// nominator implements framework.PodNominator.
+// nominator implements plugin.PodNominator.
 type nominator struct {
 	// count is the number of nominated pods, read without the lock so that
 	// Filter skips the lookup when nothing is nominated.
 	count  atomic.Int64
 	mu     sync.RWMutex
-	byNode map[string][]*framework.PodInfo
+	byNode map[string][]*plugin.PodInfo
 	byPod  map[string]string
 }
 
 func newNominator() *nominator {
-	return &nominator{byNode: map[string][]*framework.PodInfo{}, byPod: map[string]string{}}
+	return &nominator{byNode: map[string][]*plugin.PodInfo{}, byPod: map[string]string{}}
 }
 
-func (n *nominator) add(pi *framework.PodInfo, info *framework.NominatingInfo) {
+func (n *nominator) add(pi *plugin.PodInfo, info *plugin.NominatingInfo) {
 	n.AddNominatedPod(pi, info)
 }
 
-// AddNominatedPod implements framework.PodNominator.
-func (n *nominator) AddNominatedPod(pi *framework.PodInfo, info *framework.NominatingInfo) {
+// AddNominatedPod implements plugin.PodNominator.
+func (n *nominator) AddNominatedPod(pi *plugin.PodInfo, info *plugin.NominatingInfo) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	n.deleteLocked(pi.Pod)
 	node := pi.Pod.Status.NominatedNodeName
-	if info.Mode() == framework.ModeOverride {
+	if info.Mode() == plugin.ModeOverride {
 		node = info.NominatedNodeName
 	}
 	if node == "" || pi.Pod.Spec.NodeName != "" {
@@ -540,20 +540,20 @@ func (n *nominator) AddNominatedPod(pi *framework.PodInfo, info *framework.Nomin
 
 func (n *nominator) update(oldPod, newPod *corev1.Pod) {
 	n.mu.Lock()
-	var info *framework.NominatingInfo
+	var info *plugin.NominatingInfo
 	if node, ok := n.byPod[Key(newPod)]; ok && newPod.Status.NominatedNodeName == "" &&
 		(oldPod == nil || oldPod.Status.NominatedNodeName == "") {
 		// Keep a nomination the status does not show yet.
-		info = &framework.NominatingInfo{NominatedNodeName: node, NominatingMode: framework.ModeOverride}
+		info = &plugin.NominatingInfo{NominatedNodeName: node, NominatingMode: plugin.ModeOverride}
 	}
 	n.mu.Unlock()
-	pi, _ := framework.NewPodInfo(newPod)
+	pi, _ := plugin.NewPodInfo(newPod)
 	n.AddNominatedPod(pi, info)
 }
 
 func (n *nominator) delete(pod *corev1.Pod) { n.DeleteNominatedPodIfExists(pod) }
 
-// DeleteNominatedPodIfExists implements framework.PodNominator.
+// DeleteNominatedPodIfExists implements plugin.PodNominator.
 func (n *nominator) DeleteNominatedPodIfExists(pod *corev1.Pod) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -568,7 +568,7 @@ func (n *nominator) deleteLocked(pod *corev1.Pod) {
 	}
 	delete(n.byPod, key)
 	n.count.Add(-1)
-	list := slices.DeleteFunc(slices.Clone(n.byNode[node]), func(pi *framework.PodInfo) bool { return Key(pi.Pod) == key })
+	list := slices.DeleteFunc(slices.Clone(n.byNode[node]), func(pi *plugin.PodInfo) bool { return Key(pi.Pod) == key })
 	if len(list) == 0 {
 		delete(n.byNode, node)
 	} else {
@@ -579,8 +579,8 @@ func (n *nominator) deleteLocked(pod *corev1.Pod) {
 // HasNominatedPods reports whether any pod is nominated (without locking).
 func (n *nominator) HasNominatedPods() bool { return n.count.Load() != 0 }
 
-// NominatedPodsForNode implements framework.PodNominator.
-func (n *nominator) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
+// NominatedPodsForNode implements plugin.PodNominator.
+func (n *nominator) NominatedPodsForNode(nodeName string) []*plugin.PodInfo {
 	if n.count.Load() == 0 {
 		return nil
 	}

@@ -6,14 +6,14 @@ import (
 	"math"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/noderesourcesfit"
 )
 
 // Name is the plugin name.
 const Name = "NodeResourcesBalancedAllocation"
 
-const preScoreKey framework.StateKey = "PreScore" + Name
+const preScoreKey plugin.StateKey = "PreScore" + Name
 
 // Args are the NodeResourcesBalancedAllocationArgs.
 type Args struct {
@@ -22,7 +22,7 @@ type Args struct {
 
 type preScoreState struct{ requested []int64 }
 
-func (s *preScoreState) Clone() framework.StateData { return s }
+func (s *preScoreState) Clone() plugin.StateData { return s }
 
 // BalancedAllocation implements PreScore and Score.
 type BalancedAllocation struct {
@@ -30,14 +30,14 @@ type BalancedAllocation struct {
 }
 
 var (
-	_ framework.PreScorePlugin = (*BalancedAllocation)(nil)
-	_ framework.ScorePlugin    = (*BalancedAllocation)(nil)
+	_ plugin.PreScorePlugin = (*BalancedAllocation)(nil)
+	_ plugin.ScorePlugin    = (*BalancedAllocation)(nil)
 )
 
 // New is the plugin factory.
-func New(_ context.Context, args any, _ framework.Handle) (framework.Plugin, error) {
+func New(_ context.Context, args any, _ plugin.Handle) (plugin.Plugin, error) {
 	var a Args
-	if err := framework.DecodeArgs(args, &a); err != nil {
+	if err := plugin.DecodeArgs(args, &a); err != nil {
 		return nil, fmt.Errorf("%s args: %w", Name, err)
 	}
 	if len(a.Resources) == 0 {
@@ -46,11 +46,11 @@ func New(_ context.Context, args any, _ framework.Handle) (framework.Plugin, err
 	return &BalancedAllocation{resources: a.Resources}, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (*BalancedAllocation) Name() string { return Name }
 
-func (b *BalancedAllocation) podRequests(state *framework.CycleState, pod *corev1.Pod) []int64 {
-	pi, _ := framework.PodInfoFor(state, pod)
+func (b *BalancedAllocation) podRequests(state *plugin.CycleState, pod *corev1.Pod) []int64 {
+	pi, _ := plugin.PodInfoFor(state, pod)
 	r := pi.Requests
 	out := make([]int64, len(b.resources))
 	for i, res := range b.resources {
@@ -59,9 +59,9 @@ func (b *BalancedAllocation) podRequests(state *framework.CycleState, pod *corev
 	return out
 }
 
-// PreScore implements framework.PreScorePlugin; Skip for pods that request
+// PreScore implements plugin.PreScorePlugin; Skip for pods that request
 // none of the resources (best effort).
-func (b *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+func (b *BalancedAllocation) PreScore(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) *plugin.Status {
 	req := b.podRequests(state, pod)
 	zero := true
 	for _, v := range req {
@@ -70,15 +70,15 @@ func (b *BalancedAllocation) PreScore(_ context.Context, state *framework.CycleS
 		}
 	}
 	if zero {
-		return framework.NewStatus(framework.Skip)
+		return plugin.NewStatus(plugin.Skip)
 	}
 	state.Write(preScoreKey, &preScoreState{requested: req})
 	return nil
 }
 
-// Score implements framework.ScorePlugin.
-func (b *BalancedAllocation) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := framework.ReadState[*preScoreState](state, preScoreKey)
+// Score implements plugin.ScorePlugin.
+func (b *BalancedAllocation) Score(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) (int64, *plugin.Status) {
+	s, err := plugin.ReadState[*preScoreState](state, preScoreKey)
 	if err != nil {
 		s = &preScoreState{requested: b.podRequests(state, pod)}
 	}
@@ -87,7 +87,7 @@ func (b *BalancedAllocation) Score(_ context.Context, state *framework.CycleStat
 
 // Score computes the balance score for a pod requesting podRequested[i] of
 // resources[i] on the node.
-func Score(resources []noderesourcesfit.ResourceSpec, podRequested []int64, ni *framework.NodeInfo) int64 {
+func Score(resources []noderesourcesfit.ResourceSpec, podRequested []int64, ni *plugin.NodeInfo) int64 {
 	fractions := make([]float64, 0, len(resources))
 	for i, r := range resources {
 		alloc := ni.Allocatable.Get(r.Name)
@@ -113,8 +113,8 @@ func Score(resources []noderesourcesfit.ResourceSpec, podRequested []int64, ni *
 		}
 		std = math.Sqrt(std / float64(len(fractions)))
 	}
-	return int64((1 - std) * float64(framework.MaxNodeScore))
+	return int64((1 - std) * float64(plugin.MaxNodeScore))
 }
 
-// ScoreExtensions implements framework.ScorePlugin.
-func (*BalancedAllocation) ScoreExtensions() framework.ScoreExtensions { return nil }
+// ScoreExtensions implements plugin.ScorePlugin.
+func (*BalancedAllocation) ScoreExtensions() plugin.ScoreExtensions { return nil }

@@ -10,7 +10,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api/labels"
 )
 
@@ -47,8 +47,8 @@ func moreImportant(a, b *corev1.Pod, now time.Time) bool {
 	return podStartTime(a, now).Before(podStartTime(b, now))
 }
 
-func sortByImportance(pods []*framework.PodInfo, now time.Time) {
-	slices.SortStableFunc(pods, func(a, b *framework.PodInfo) int {
+func sortByImportance(pods []*plugin.PodInfo, now time.Time) {
+	slices.SortStableFunc(pods, func(a, b *plugin.PodInfo) int {
 		switch {
 		case moreImportant(a.Pod, b.Pod, now):
 			return -1
@@ -63,8 +63,8 @@ func sortByImportance(pods []*framework.PodInfo, now time.Time) {
 // want candidates without budget violations, and returns those first, then the
 // violating ones. statuses receives the status of every node that is no
 // candidate.
-func (pl *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, potential []*framework.NodeInfo,
-	pdbs []*policyv1.PodDisruptionBudget, offset, want int, statuses *framework.NodeToStatus) ([]candidate, error) {
+func (pl *DefaultPreemption) dryRun(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, potential []*plugin.NodeInfo,
+	pdbs []*policyv1.PodDisruptionBudget, offset, want int, statuses *plugin.NodeToStatus) ([]candidate, error) {
 	var nonViolating, violating []candidate
 	for i := range potential {
 		if err := ctx.Err(); err != nil {
@@ -74,10 +74,10 @@ func (pl *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleS
 		name := ni.Node().Name
 		victims, numViolations, s := selectVictimsOnNode(ctx, pl.h, state.Clone(), pod, ni, pdbs)
 		if s.IsSuccess() && len(victims) == 0 {
-			s = framework.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", name))
+			s = plugin.AsStatus(fmt.Errorf("expected at least one victim pod on node %q", name))
 		}
 		if !s.IsSuccess() {
-			if s.Code() == framework.Error {
+			if s.Code() == plugin.Error {
 				return nil, s.AsError()
 			}
 			statuses.Set(name, s)
@@ -99,9 +99,9 @@ func (pl *DefaultPreemption) dryRun(ctx context.Context, state *framework.CycleS
 // runner is what victim selection runs: the profile's filters and the
 // PreFilter extensions.
 type runner interface {
-	RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status
-	RunPreFilterExtensionAddPod(ctx context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status
-	RunPreFilterExtensionRemovePod(ctx context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status
+	RunFilterPluginsWithNominatedPods(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeInfo *plugin.NodeInfo) *plugin.Status
+	RunPreFilterExtensionAddPod(ctx context.Context, state *plugin.CycleState, podToSchedule *corev1.Pod, podInfoToAdd *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status
+	RunPreFilterExtensionRemovePod(ctx context.Context, state *plugin.CycleState, podToSchedule *corev1.Pod, podInfoToRemove *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status
 }
 
 // selectVictimsOnNode finds the fewest, least important pods to remove from
@@ -110,30 +110,30 @@ type runner interface {
 // are reprieved from the most important down, budget-violating ones first, and
 // kept as victims when pod stops fitting. It returns the victims (most
 // important first) and how many violate a budget.
-func selectVictimsOnNode(ctx context.Context, r runner, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo,
-	pdbs []*policyv1.PodDisruptionBudget) ([]*corev1.Pod, int, *framework.Status) {
-	remove := func(pi *framework.PodInfo) error {
+func selectVictimsOnNode(ctx context.Context, r runner, state *plugin.CycleState, pod *corev1.Pod, nodeInfo *plugin.NodeInfo,
+	pdbs []*policyv1.PodDisruptionBudget) ([]*corev1.Pod, int, *plugin.Status) {
+	remove := func(pi *plugin.PodInfo) error {
 		if err := nodeInfo.RemovePod(pi.Pod); err != nil {
 			return err
 		}
 		return r.RunPreFilterExtensionRemovePod(ctx, state, pod, pi, nodeInfo).AsError()
 	}
-	add := func(pi *framework.PodInfo) error {
+	add := func(pi *plugin.PodInfo) error {
 		nodeInfo.AddPodInfo(pi)
 		return r.RunPreFilterExtensionAddPod(ctx, state, pod, pi, nodeInfo).AsError()
 	}
 	prio := podPriority(pod)
-	var potential []*framework.PodInfo
+	var potential []*plugin.PodInfo
 	for _, pi := range slices.Clone(nodeInfo.Pods) {
 		if podPriority(pi.Pod) < prio {
 			potential = append(potential, pi)
 			if err := remove(pi); err != nil {
-				return nil, 0, framework.AsStatus(err)
+				return nil, 0, plugin.AsStatus(err)
 			}
 		}
 	}
 	if len(potential) == 0 {
-		return nil, 0, framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNoVictims)
+		return nil, 0, plugin.NewStatus(plugin.UnschedulableAndUnresolvable, MsgNoVictims)
 	}
 	// If the pod does not fit without any of them, the node cannot help.
 	if s := r.RunFilterPluginsWithNominatedPods(ctx, state, pod, nodeInfo); !s.IsSuccess() {
@@ -144,7 +144,7 @@ func selectVictimsOnNode(ctx context.Context, r runner, state *framework.CycleSt
 	violating, nonViolating := filterPodsWithPDBViolation(potential, pdbs)
 	var victims []*corev1.Pod
 	numViolating := 0
-	reprieve := func(pi *framework.PodInfo) (bool, error) {
+	reprieve := func(pi *plugin.PodInfo) (bool, error) {
 		if err := add(pi); err != nil {
 			return false, err
 		}
@@ -160,7 +160,7 @@ func selectVictimsOnNode(ctx context.Context, r runner, state *framework.CycleSt
 	for _, pi := range violating {
 		fits, err := reprieve(pi)
 		if err != nil {
-			return nil, 0, framework.AsStatus(err)
+			return nil, 0, plugin.AsStatus(err)
 		}
 		if !fits {
 			numViolating++
@@ -168,7 +168,7 @@ func selectVictimsOnNode(ctx context.Context, r runner, state *framework.CycleSt
 	}
 	for _, pi := range nonViolating {
 		if _, err := reprieve(pi); err != nil {
-			return nil, 0, framework.AsStatus(err)
+			return nil, 0, plugin.AsStatus(err)
 		}
 	}
 	if len(violating) > 0 && len(nonViolating) > 0 {
@@ -190,7 +190,7 @@ func selectVictimsOnNode(ctx context.Context, r runner, state *framework.CycleSt
 // (counting down as it goes) and the others. A budget matches a pod of its
 // namespace that its (non-empty) selector selects; pods already in its
 // status.disruptedPods do not count against it.
-func filterPodsWithPDBViolation(pods []*framework.PodInfo, pdbs []*policyv1.PodDisruptionBudget) (violating, nonViolating []*framework.PodInfo) {
+func filterPodsWithPDBViolation(pods []*plugin.PodInfo, pdbs []*policyv1.PodDisruptionBudget) (violating, nonViolating []*plugin.PodInfo) {
 	allowed := make([]int32, len(pdbs))
 	selectors := make([]labels.Selector, len(pdbs))
 	for i, pdb := range pdbs {

@@ -7,7 +7,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/cache"
 )
 
@@ -39,13 +39,13 @@ type Args struct {
 	MinCandidateNodesAbsolute int32 `json:"minCandidateNodesAbsolute"`
 }
 
-// handle is the part of framework.Handle preemption uses.
+// handle is the part of plugin.Handle preemption uses.
 type handle interface {
-	framework.PluginsRunner
-	SnapshotSharedLister() framework.SharedLister
-	NominatedPodsForNode(nodeName string) []*framework.PodInfo
-	GetWaitingPod(uid string) framework.WaitingPod
-	EventRecorder() framework.EventRecorder
+	plugin.PluginsRunner
+	SnapshotSharedLister() plugin.SharedLister
+	NominatedPodsForNode(nodeName string) []*plugin.PodInfo
+	GetWaitingPod(uid string) plugin.WaitingPod
+	EventRecorder() plugin.EventRecorder
 }
 
 // DefaultPreemption is the plugin.
@@ -60,14 +60,14 @@ type DefaultPreemption struct {
 	api apiWriter
 }
 
-var _ framework.PostFilterPlugin = (*DefaultPreemption)(nil)
+var _ plugin.PostFilterPlugin = (*DefaultPreemption)(nil)
 
 // New is the plugin factory: args are Args (nil: 10% and 100). Budgets are
 // read from h's PodDisruptionBudget informer (requested here); writes go
 // through h.Client().
-func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, error) {
+func New(_ context.Context, args any, h plugin.Handle) (plugin.Plugin, error) {
 	a := Args{MinCandidateNodesPercentage: 10, MinCandidateNodesAbsolute: 100}
-	if err := framework.DecodeArgs(args, &a); err != nil {
+	if err := plugin.DecodeArgs(args, &a); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	if a.MinCandidateNodesPercentage < 0 || a.MinCandidateNodesPercentage > 100 {
@@ -90,45 +90,45 @@ func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, err
 	return pl, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (pl *DefaultPreemption) Name() string { return Name }
 
 // PostFilter tries to make room for pod by preempting lower-priority pods. On
 // success it returns the node to nominate; otherwise a status whose message,
 // prefixed "preemption: ", says why.
-func (pl *DefaultPreemption) PostFilter(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, m framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
+func (pl *DefaultPreemption) PostFilter(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, m plugin.NodeToStatusReader) (*plugin.PostFilterResult, *plugin.Status) {
 	result, status := pl.preempt(ctx, state, pod, m)
 	if msg := status.Message(); msg != "" {
-		return result, framework.NewStatus(status.Code(), "preemption: "+msg)
+		return result, plugin.NewStatus(status.Code(), "preemption: "+msg)
 	}
 	return result, status
 }
 
-func (pl *DefaultPreemption) preempt(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, m framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
+func (pl *DefaultPreemption) preempt(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, m plugin.NodeToStatusReader) (*plugin.PostFilterResult, *plugin.Status) {
 	lister := pl.h.SnapshotSharedLister().NodeInfos()
 	if ok, msg := eligibleToPreempt(pod, m.Get(pod.Status.NominatedNodeName), lister); !ok {
-		return nil, framework.NewStatus(framework.Unschedulable, msg)
+		return nil, plugin.NewStatus(plugin.Unschedulable, msg)
 	}
 	allNodes, err := lister.List()
 	if err != nil {
-		return nil, framework.AsStatus(err)
+		return nil, plugin.AsStatus(err)
 	}
 	if len(allNodes) == 0 {
-		return nil, framework.AsStatus(fmt.Errorf("no nodes available"))
+		return nil, plugin.AsStatus(fmt.Errorf("no nodes available"))
 	}
-	potential, err := m.NodesForStatusCode(lister, framework.Unschedulable)
+	potential, err := m.NodesForStatusCode(lister, plugin.Unschedulable)
 	if err != nil {
-		return nil, framework.AsStatus(err)
+		return nil, plugin.AsStatus(err)
 	}
-	statuses := framework.NewNodeToStatus(nil, nil)
+	statuses := plugin.NewNodeToStatus(nil, nil)
 	for _, n := range allNodes {
-		statuses.Set(n.Node().Name, framework.NewStatus(framework.UnschedulableAndUnresolvable, MsgNotHelpful))
+		statuses.Set(n.Node().Name, plugin.NewStatus(plugin.UnschedulableAndUnresolvable, MsgNotHelpful))
 	}
 	if len(potential) == 0 {
 		// Preemption cannot help: drop a stale nomination.
 		if pod.Status.NominatedNodeName != "" {
 			if err := pl.api.clearNomination(ctx, pod); err != nil {
-				return nil, framework.AsStatus(err)
+				return nil, plugin.AsStatus(err)
 			}
 		}
 		return nil, fitError(pod, len(allNodes), statuses)
@@ -140,7 +140,7 @@ func (pl *DefaultPreemption) preempt(ctx context.Context, state *framework.Cycle
 	n := len(potential)
 	candidates, err := pl.dryRun(ctx, state, pod, potential, pdbs, pl.offset(n), numCandidates(n, pl.args), statuses)
 	if err != nil {
-		return nil, framework.AsStatus(err)
+		return nil, plugin.AsStatus(err)
 	}
 	if len(candidates) == 0 {
 		return nil, fitError(pod, len(allNodes), statuses)
@@ -149,12 +149,12 @@ func (pl *DefaultPreemption) preempt(ctx context.Context, state *framework.Cycle
 	if s := pl.prepareCandidate(ctx, best, pod); !s.IsSuccess() {
 		return nil, s
 	}
-	return framework.NewPostFilterResultWithNominatedNode(best.node), framework.NewStatus(framework.Success)
+	return plugin.NewPostFilterResultWithNominatedNode(best.node), plugin.NewStatus(plugin.Success)
 }
 
-func fitError(pod *corev1.Pod, numNodes int, statuses *framework.NodeToStatus) *framework.Status {
-	fe := &framework.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: framework.Diagnosis{NodeToStatus: statuses}}
-	return framework.NewStatus(framework.Unschedulable, fe.Error())
+func fitError(pod *corev1.Pod, numNodes int, statuses *plugin.NodeToStatus) *plugin.Status {
+	fe := &plugin.FitError{Pod: pod, NumAllNodes: numNodes, Diagnosis: plugin.Diagnosis{NodeToStatus: statuses}}
+	return plugin.NewStatus(plugin.Unschedulable, fe.Error())
 }
 
 // numCandidates is how many candidates without budget violations the dry run
@@ -166,7 +166,7 @@ func numCandidates(n int, a Args) int {
 }
 
 // eligibleToPreempt applies Kubernetes' PodEligibleToPreemptOthers.
-func eligibleToPreempt(pod *corev1.Pod, nominatedStatus *framework.Status, lister framework.NodeInfoLister) (bool, string) {
+func eligibleToPreempt(pod *corev1.Pod, nominatedStatus *plugin.Status, lister plugin.NodeInfoLister) (bool, string) {
 	if p := pod.Spec.PreemptionPolicy; p != nil && *p == corev1.PreemptNever {
 		return false, MsgPolicyNever
 	}
@@ -175,7 +175,7 @@ func eligibleToPreempt(pod *corev1.Pod, nominatedStatus *framework.Status, liste
 		return true, ""
 	}
 	// A nominated node the filters now reject for good: preempt again.
-	if nominatedStatus.Code() == framework.UnschedulableAndUnresolvable {
+	if nominatedStatus.Code() == plugin.UnschedulableAndUnresolvable {
 		return true, ""
 	}
 	if ni, err := lister.Get(nominated); err == nil && ni != nil {

@@ -15,7 +15,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 )
 
@@ -41,45 +41,45 @@ func pod(name string, prio int32, start int, lbls map[string]string) *corev1.Pod
 	return p
 }
 
-func nodeInfo(n *corev1.Node, pods ...*corev1.Pod) *framework.NodeInfo {
-	ni := framework.NewNodeInfo(pods...)
+func nodeInfo(n *corev1.Node, pods ...*corev1.Pod) *plugin.NodeInfo {
+	ni := plugin.NewNodeInfo(pods...)
 	ni.SetNode(n)
 	return ni
 }
 
-func fakeFilter(ni *framework.NodeInfo) *framework.Status {
+func fakeFilter(ni *plugin.NodeInfo) *plugin.Status {
 	if ni.Node().Labels["bad"] == "true" {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) were bad")
+		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, "node(s) were bad")
 	}
 	capacity, _ := strconv.Atoi(ni.Node().Labels[capacityLabel])
 	if len(ni.Pods)+1 > capacity {
-		return framework.NewStatus(framework.Unschedulable, "Too many pods")
+		return plugin.NewStatus(plugin.Unschedulable, "Too many pods")
 	}
 	return nil
 }
 
-type fakeLister []*framework.NodeInfo
+type fakeLister []*plugin.NodeInfo
 
-func (l fakeLister) List() ([]*framework.NodeInfo, error)                     { return l, nil }
-func (l fakeLister) HavePodsWithAffinityList() ([]*framework.NodeInfo, error) { return nil, nil }
-func (l fakeLister) HavePodsWithRequiredAntiAffinityList() ([]*framework.NodeInfo, error) {
+func (l fakeLister) List() ([]*plugin.NodeInfo, error)                     { return l, nil }
+func (l fakeLister) HavePodsWithAffinityList() ([]*plugin.NodeInfo, error) { return nil, nil }
+func (l fakeLister) HavePodsWithRequiredAntiAffinityList() ([]*plugin.NodeInfo, error) {
 	return nil, nil
 }
-func (l fakeLister) Get(name string) (*framework.NodeInfo, error) {
+func (l fakeLister) Get(name string) (*plugin.NodeInfo, error) {
 	for _, ni := range l {
 		if ni.Node().Name == name {
 			return ni, nil
 		}
 	}
-	return nil, fmt.Errorf("node %s: %w", name, framework.ErrNotFound)
+	return nil, fmt.Errorf("node %s: %w", name, plugin.ErrNotFound)
 }
-func (l fakeLister) NodeInfos() framework.NodeInfoLister { return l }
+func (l fakeLister) NodeInfos() plugin.NodeInfoLister { return l }
 
 // fakeHandle runs fakeFilter and records events, waiting-pod rejections and
 // API writes.
 type fakeHandle struct {
 	nodes     fakeLister
-	nominated map[string][]*framework.PodInfo
+	nominated map[string][]*plugin.PodInfo
 	waiting   map[string]*fakeWaitingPod
 
 	mu     sync.Mutex
@@ -87,29 +87,29 @@ type fakeHandle struct {
 	writes []string
 }
 
-func (h *fakeHandle) RunFilterPlugins(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
+func (h *fakeHandle) RunFilterPlugins(_ context.Context, _ *plugin.CycleState, _ *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
 	return fakeFilter(ni)
 }
-func (h *fakeHandle) RunFilterPluginsWithNominatedPods(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
+func (h *fakeHandle) RunFilterPluginsWithNominatedPods(_ context.Context, _ *plugin.CycleState, _ *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
 	return fakeFilter(ni)
 }
-func (h *fakeHandle) RunPreFilterExtensionAddPod(context.Context, *framework.CycleState, *corev1.Pod, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+func (h *fakeHandle) RunPreFilterExtensionAddPod(context.Context, *plugin.CycleState, *corev1.Pod, *plugin.PodInfo, *plugin.NodeInfo) *plugin.Status {
 	return nil
 }
-func (h *fakeHandle) RunPreFilterExtensionRemovePod(context.Context, *framework.CycleState, *corev1.Pod, *framework.PodInfo, *framework.NodeInfo) *framework.Status {
+func (h *fakeHandle) RunPreFilterExtensionRemovePod(context.Context, *plugin.CycleState, *corev1.Pod, *plugin.PodInfo, *plugin.NodeInfo) *plugin.Status {
 	return nil
 }
-func (h *fakeHandle) SnapshotSharedLister() framework.SharedLister { return h.nodes }
-func (h *fakeHandle) NominatedPodsForNode(n string) []*framework.PodInfo {
+func (h *fakeHandle) SnapshotSharedLister() plugin.SharedLister { return h.nodes }
+func (h *fakeHandle) NominatedPodsForNode(n string) []*plugin.PodInfo {
 	return h.nominated[n]
 }
-func (h *fakeHandle) GetWaitingPod(uid string) framework.WaitingPod {
+func (h *fakeHandle) GetWaitingPod(uid string) plugin.WaitingPod {
 	if wp, ok := h.waiting[uid]; ok {
 		return wp
 	}
 	return nil
 }
-func (h *fakeHandle) EventRecorder() framework.EventRecorder { return h }
+func (h *fakeHandle) EventRecorder() plugin.EventRecorder { return h }
 func (h *fakeHandle) Eventf(_ context.Context, obj api.Object, eventType, reason, format string, args ...any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -143,14 +143,14 @@ func (w *fakeWaitingPod) GetPendingPlugins() []string { return nil }
 func (w *fakeWaitingPod) Allow(string)                {}
 func (w *fakeWaitingPod) Reject(plugin, msg string)   { w.rejected = plugin + ": " + msg }
 
-// names returns the names of pods (*corev1.Pod or *framework.PodInfo).
+// names returns the names of pods (*corev1.Pod or *plugin.PodInfo).
 func names[T any](pods []T) []string {
 	var out []string
 	for _, p := range pods {
 		switch p := any(p).(type) {
 		case *corev1.Pod:
 			out = append(out, p.Name)
-		case *framework.PodInfo:
+		case *plugin.PodInfo:
 			out = append(out, p.Pod.Name)
 		}
 	}
@@ -239,7 +239,7 @@ func TestSelectVictimsOnNode(t *testing.T) {
 			before := len(ni.Pods)
 			h := &fakeHandle{}
 			preemptor := pod("preemptor", 10, -1, nil)
-			victims, violating, s := selectVictimsOnNode(t.Context(), h, framework.NewCycleState(), preemptor, ni.Snapshot(), tt.pdbs)
+			victims, violating, s := selectVictimsOnNode(t.Context(), h, plugin.NewCycleState(), preemptor, ni.Snapshot(), tt.pdbs)
 			if got := s.String(); tt.wantStatus != "" && got != tt.wantStatus || tt.wantStatus == "" && !s.IsSuccess() {
 				t.Fatalf("status %q, want %q", got, tt.wantStatus)
 			}
@@ -282,9 +282,9 @@ func TestFilterPodsWithPDBViolation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var pis []*framework.PodInfo
+			var pis []*plugin.PodInfo
 			for _, p := range tt.pods {
-				pi, _ := framework.NewPodInfo(p)
+				pi, _ := plugin.NewPodInfo(p)
 				pis = append(pis, pi)
 			}
 			v, nv := filterPodsWithPDBViolation(pis, tt.pdbs)
@@ -351,15 +351,15 @@ func TestEligibleToPreempt(t *testing.T) {
 	tests := []struct {
 		name    string
 		pod     *corev1.Pod
-		status  *framework.Status
+		status  *plugin.Status
 		wantOK  bool
 		wantMsg string
 	}{
 		{"plain", pod("p", 10, -1, nil), nil, true, ""},
 		{"preemptionPolicy Never", never, nil, false, MsgPolicyNever},
-		{"victim still terminating on the nominated node", nominated("n1"), framework.NewStatus(framework.Unschedulable), false, MsgTerminatingOnNominated},
-		{"nominated node now unresolvable", nominated("n1"), framework.NewStatus(framework.UnschedulableAndUnresolvable), true, ""},
-		{"nothing terminating on the nominated node", nominated("n2"), framework.NewStatus(framework.Unschedulable), true, ""},
+		{"victim still terminating on the nominated node", nominated("n1"), plugin.NewStatus(plugin.Unschedulable), false, MsgTerminatingOnNominated},
+		{"nominated node now unresolvable", nominated("n1"), plugin.NewStatus(plugin.UnschedulableAndUnresolvable), true, ""},
+		{"nothing terminating on the nominated node", nominated("n2"), plugin.NewStatus(plugin.Unschedulable), true, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -382,8 +382,8 @@ func newPlugin(h *fakeHandle, pdbs ...*policyv1.PodDisruptionBudget) *DefaultPre
 	}
 }
 
-func statusMap(nodes []*framework.NodeInfo) *framework.NodeToStatus {
-	m := framework.NewDefaultNodeToStatus()
+func statusMap(nodes []*plugin.NodeInfo) *plugin.NodeToStatus {
+	m := plugin.NewDefaultNodeToStatus()
 	for _, ni := range nodes {
 		m.Set(ni.Node().Name, fakeFilter(ni))
 	}
@@ -397,7 +397,7 @@ func TestPostFilter(t *testing.T) {
 		n.Labels["bad"] = "true"
 		return n
 	}
-	lowNominated, _ := framework.NewPodInfo(func() *corev1.Pod {
+	lowNominated, _ := plugin.NewPodInfo(func() *corev1.Pod {
 		p := pod("nominated-low", 2, -1, nil)
 		p.Status.NominatedNodeName = "n2"
 		return p
@@ -406,8 +406,8 @@ func TestPostFilter(t *testing.T) {
 	tests := []struct {
 		name       string
 		pod        *corev1.Pod
-		nodes      []*framework.NodeInfo
-		nominated  map[string][]*framework.PodInfo
+		nodes      []*plugin.NodeInfo
+		nominated  map[string][]*plugin.PodInfo
 		pdbs       []*policyv1.PodDisruptionBudget
 		wantStatus string
 		wantNode   string
@@ -417,7 +417,7 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "preemption does not help",
 			pod:  pod("p", 10, -1, nil),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(bad("n1")), nodeInfo(bad("n2")), nodeInfo(bad("n3")),
 			},
 			wantStatus: "Unschedulable: preemption: 0/3 nodes are available: 3 Preemption is not helpful for scheduling.",
@@ -429,15 +429,15 @@ func TestPostFilter(t *testing.T) {
 				p.Status.NominatedNodeName = "n1"
 				return p
 			}(),
-			nodes:      []*framework.NodeInfo{nodeInfo(bad("n1"))},
+			nodes:      []*plugin.NodeInfo{nodeInfo(bad("n1"))},
 			wantStatus: "Unschedulable: preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.",
 			wantWrites: []string{"clear nomination p"},
 		},
 		{
 			name: "no victims",
 			pod:  pod("p", 10, -1, nil),
-			nodes: func() []*framework.NodeInfo {
-				var out []*framework.NodeInfo
+			nodes: func() []*plugin.NodeInfo {
+				var out []*plugin.NodeInfo
 				for i := range 5 {
 					out = append(out, nodeInfo(node(fmt.Sprintf("n%d", i), 1), pod(fmt.Sprintf("hi%d", i), 100, 0, nil)))
 				}
@@ -448,7 +448,7 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "mixed reasons",
 			pod:  pod("p", 10, -1, nil),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(node("n1", 1), pod("hi", 100, 0, nil)), nodeInfo(bad("n2")), nodeInfo(bad("n3")),
 			},
 			wantStatus: "Unschedulable: preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 Preemption is not helpful for scheduling.",
@@ -460,18 +460,18 @@ func TestPostFilter(t *testing.T) {
 				p.Spec.PreemptionPolicy = api.Ptr(corev1.PreemptNever)
 				return p
 			}(),
-			nodes:      []*framework.NodeInfo{nodeInfo(node("n1", 1), pod("low", 1, 0, nil))},
+			nodes:      []*plugin.NodeInfo{nodeInfo(node("n1", 1), pod("low", 1, 0, nil))},
 			wantStatus: "Unschedulable: preemption: " + MsgPolicyNever,
 		},
 		{
 			name: "preempts on the node with the least important victims",
 			pod:  pod("p", 10, -1, nil),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(node("n1", 1), pod("mid", 5, 0, nil)),
 				nodeInfo(node("n2", 2), pod("low", 1, 0, nil), pod("hi", 100, 0, nil)),
 				nodeInfo(bad("n3")),
 			},
-			nominated: map[string][]*framework.PodInfo{"n2": {lowNominated}},
+			nominated: map[string][]*plugin.PodInfo{"n2": {lowNominated}},
 			wantNode:  "n2",
 			wantWrites: []string{
 				"condition low DisruptionTarget=True PreemptionByScheduler: default-scheduler: preempting to accommodate a higher priority pod",
@@ -483,7 +483,7 @@ func TestPostFilter(t *testing.T) {
 		{
 			name: "budgets steer the choice",
 			pod:  pod("p", 10, -1, nil),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(node("n1", 1), pod("protected", 1, 0, appX)),
 				nodeInfo(node("n2", 1), pod("plain", 5, 0, nil)),
 			},
@@ -498,7 +498,7 @@ func TestPostFilter(t *testing.T) {
 		{
 			name:       "a victim waiting at Permit is rejected, not deleted",
 			pod:        pod("p", 10, -1, nil),
-			nodes:      []*framework.NodeInfo{nodeInfo(node("n1", 1), waiting)},
+			nodes:      []*plugin.NodeInfo{nodeInfo(node("n1", 1), waiting)},
 			wantNode:   "n1",
 			wantEvents: []string{"waiting Normal Preempted: Preempted by pod uid-p on node n1"},
 		},
@@ -509,12 +509,12 @@ func TestPostFilter(t *testing.T) {
 			wp := &fakeWaitingPod{pod: waiting}
 			h := &fakeHandle{nodes: tt.nodes, nominated: tt.nominated, waiting: map[string]*fakeWaitingPod{waiting.UID: wp}}
 			pl := newPlugin(h, tt.pdbs...)
-			res, s := pl.PostFilter(t.Context(), framework.NewCycleState(), tt.pod, statusMap(tt.nodes))
+			res, s := pl.PostFilter(t.Context(), plugin.NewCycleState(), tt.pod, statusMap(tt.nodes))
 			if tt.wantNode != "" {
 				if !s.IsSuccess() {
 					t.Fatalf("status %v", s)
 				}
-				if res == nil || res.NominatedNodeName != tt.wantNode || res.Mode() != framework.ModeOverride {
+				if res == nil || res.NominatedNodeName != tt.wantNode || res.Mode() != plugin.ModeOverride {
 					t.Fatalf("result %+v, want nomination of %s", res, tt.wantNode)
 				}
 			} else if got := s.String(); got != tt.wantStatus {

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
@@ -26,7 +26,7 @@ type apiWriter interface {
 
 // prepareCandidate preempts the candidate's victims and drops the nominations
 // of lower-priority pods nominated to its node.
-func (pl *DefaultPreemption) prepareCandidate(ctx context.Context, c candidate, pod *corev1.Pod) *framework.Status {
+func (pl *DefaultPreemption) prepareCandidate(ctx context.Context, c candidate, pod *corev1.Pod) *plugin.Status {
 	schedulerName := pod.Spec.SchedulerName
 	if schedulerName == "" {
 		schedulerName = "default-scheduler"
@@ -42,11 +42,11 @@ func (pl *DefaultPreemption) prepareCandidate(ctx context.Context, c candidate, 
 			}
 			if !hasCondition(victim, cond) {
 				if err := pl.api.markDisruption(ctx, victim, cond); err != nil && !apierrors.IsNotFound(err) {
-					return framework.AsStatus(fmt.Errorf("mark victim %s/%s: %w", victim.Namespace, victim.Name, err))
+					return plugin.AsStatus(fmt.Errorf("mark victim %s/%s: %w", victim.Namespace, victim.Name, err))
 				}
 			}
 			if err := pl.api.deletePod(ctx, victim); err != nil {
-				return framework.AsStatus(fmt.Errorf("preempt victim %s/%s: %w", victim.Namespace, victim.Name, err))
+				return plugin.AsStatus(fmt.Errorf("preempt victim %s/%s: %w", victim.Namespace, victim.Name, err))
 			}
 		}
 		if rec := pl.h.EventRecorder(); rec != nil {
@@ -77,7 +77,7 @@ func hasCondition(p *corev1.Pod, cond corev1.PodCondition) bool {
 }
 
 // clientWriter writes through the handle's client.
-type clientWriter struct{ h framework.Handle }
+type clientWriter struct{ h plugin.Handle }
 
 func (w clientWriter) client() (*client.Client, error) {
 	c := w.h.Client()

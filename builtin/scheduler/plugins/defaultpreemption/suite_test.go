@@ -14,7 +14,7 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/defaultpreemption"
 	"github.com/converge-dev/converge/framework/api"
@@ -49,7 +49,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	opts := scheduler.Options{Logger: logr.Discard(), InitialBackoff: 100 * time.Millisecond, MaxBackoff: 200 * time.Millisecond}
 	// Until the in-tree registry lists DefaultPreemption, add it here.
 	if _, ok := plugins.NewInTreeRegistry()[defaultpreemption.Name]; !ok {
-		opts.OutOfTreeRegistry = framework.Registry{defaultpreemption.Name: defaultpreemption.New}
+		opts.OutOfTreeRegistry = plugin.Registry{defaultpreemption.Name: defaultpreemption.New}
 	}
 	runCtx, cancel := context.WithCancel(context.Background())
 	sched, err = scheduler.New(runCtx, c, cache.NewSharedInformers(c), opts)

@@ -5,7 +5,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/cache"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
 // Name is the plugin name.
@@ -19,7 +19,7 @@ const (
 	maxContainerThreshold       = 1000 * mb
 )
 
-const preScoreKey framework.StateKey = "PreScore" + Name
+const preScoreKey plugin.StateKey = "PreScore" + Name
 
 // preScoreState is computed once per cycle: the pod's normalised image
 // names and the number of nodes.
@@ -28,22 +28,22 @@ type preScoreState struct {
 	totalNodes int
 }
 
-func (s *preScoreState) Clone() framework.StateData { return s }
+func (s *preScoreState) Clone() plugin.StateData { return s }
 
-// ImageLocality implements framework.PreScorePlugin and framework.ScorePlugin.
-type ImageLocality struct{ h framework.Handle }
+// ImageLocality implements plugin.PreScorePlugin and plugin.ScorePlugin.
+type ImageLocality struct{ h plugin.Handle }
 
 var (
-	_ framework.PreScorePlugin = (*ImageLocality)(nil)
-	_ framework.ScorePlugin    = (*ImageLocality)(nil)
+	_ plugin.PreScorePlugin = (*ImageLocality)(nil)
+	_ plugin.ScorePlugin    = (*ImageLocality)(nil)
 )
 
 // New is the plugin factory.
-func New(_ context.Context, _ any, h framework.Handle) (framework.Plugin, error) {
+func New(_ context.Context, _ any, h plugin.Handle) (plugin.Plugin, error) {
 	return &ImageLocality{h: h}, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (*ImageLocality) Name() string { return Name }
 
 func imageNames(pod *corev1.Pod) []string {
@@ -57,24 +57,24 @@ func imageNames(pod *corev1.Pod) []string {
 	return names
 }
 
-// PreScore implements framework.PreScorePlugin: it normalises the pod's
+// PreScore implements plugin.PreScorePlugin: it normalises the pod's
 // image names once instead of per node.
-func (p *ImageLocality) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+func (p *ImageLocality) PreScore(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) *plugin.Status {
 	nodes, err := p.h.SnapshotSharedLister().NodeInfos().List()
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	state.Write(preScoreKey, &preScoreState{images: imageNames(pod), totalNodes: len(nodes)})
 	return nil
 }
 
-// Score implements framework.ScorePlugin.
-func (p *ImageLocality) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := framework.ReadState[*preScoreState](state, preScoreKey)
+// Score implements plugin.ScorePlugin.
+func (p *ImageLocality) Score(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) (int64, *plugin.Status) {
+	s, err := plugin.ReadState[*preScoreState](state, preScoreKey)
 	if err != nil {
 		nodes, err := p.h.SnapshotSharedLister().NodeInfos().List()
 		if err != nil {
-			return 0, framework.AsStatus(err)
+			return 0, plugin.AsStatus(err)
 		}
 		return Score(pod, ni, len(nodes)), nil
 	}
@@ -82,12 +82,12 @@ func (p *ImageLocality) Score(_ context.Context, state *framework.CycleState, po
 }
 
 // Score computes the score of the node for the pod in a cluster of totalNodes.
-func Score(pod *corev1.Pod, ni *framework.NodeInfo, totalNodes int) int64 {
+func Score(pod *corev1.Pod, ni *plugin.NodeInfo, totalNodes int) int64 {
 	return scoreImages(imageNames(pod), ni, totalNodes)
 }
 
 // scoreImages scores a node for containers with the given normalised images.
-func scoreImages(images []string, ni *framework.NodeInfo, totalNodes int) int64 {
+func scoreImages(images []string, ni *plugin.NodeInfo, totalNodes int) int64 {
 	var sum int64
 	if len(ni.ImageStates) > 0 && totalNodes > 0 {
 		for _, name := range images {
@@ -98,8 +98,8 @@ func scoreImages(images []string, ni *framework.NodeInfo, totalNodes int) int64 
 	}
 	maxThreshold := maxContainerThreshold * int64(max(len(images), 1))
 	sum = min(max(sum, minThreshold), maxThreshold)
-	return framework.MaxNodeScore * (sum - minThreshold) / (maxThreshold - minThreshold)
+	return plugin.MaxNodeScore * (sum - minThreshold) / (maxThreshold - minThreshold)
 }
 
-// ScoreExtensions implements framework.ScorePlugin.
-func (*ImageLocality) ScoreExtensions() framework.ScoreExtensions { return nil }
+// ScoreExtensions implements plugin.ScorePlugin.
+func (*ImageLocality) ScoreExtensions() plugin.ScoreExtensions { return nil }

@@ -25,7 +25,7 @@
 // A term selects pods of the namespaces it lists, plus those whose namespace
 // labels match its namespaceSelector (an empty selector: all namespaces), or of
 // the pod's own namespace when it has neither. matchLabelKeys and
-// mismatchLabelKeys are merged into the selector (framework.NewAffinityTerm).
+// mismatchLabelKeys are merged into the selector (plugin.NewAffinityTerm).
 // Namespace labels are read from the scheduler's namespace informer.
 //
 // The plugin implements PreFilterExtensions so that preemption can simulate

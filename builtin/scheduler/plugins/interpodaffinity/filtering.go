@@ -5,11 +5,11 @@ import (
 	"fmt"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api/labels"
 )
 
-const preFilterStateKey framework.StateKey = "PreFilter" + Name
+const preFilterStateKey plugin.StateKey = "PreFilter" + Name
 
 // preFilterState holds the counts Filter checks.
 type preFilterState struct {
@@ -22,12 +22,12 @@ type preFilterState struct {
 	// antiAffinityCounts: domains of the incoming pod's required anti-affinity
 	// terms holding a pod matching the term.
 	antiAffinityCounts topologyToMatchedTermCount
-	podInfo            *framework.PodInfo
+	podInfo            *plugin.PodInfo
 	nsLabels           func(ns string) map[string]string
 }
 
-// Clone implements framework.StateData.
-func (s *preFilterState) Clone() framework.StateData {
+// Clone implements plugin.StateData.
+func (s *preFilterState) Clone() plugin.StateData {
 	if s == nil {
 		return nil
 	}
@@ -41,7 +41,7 @@ func (s *preFilterState) Clone() framework.StateData {
 }
 
 // updateWithPod adds (delta 1) or removes (-1) pi's pod on node to the counts.
-func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *corev1.Node, delta int64) {
+func (s *preFilterState) updateWithPod(pi *plugin.PodInfo, node *corev1.Node, delta int64) {
 	if s == nil || node == nil {
 		return
 	}
@@ -52,7 +52,7 @@ func (s *preFilterState) updateWithPod(pi *framework.PodInfo, node *corev1.Node,
 }
 
 // calPreFilterState counts over nodes (all nodes of the cycle).
-func calPreFilterState(pi *framework.PodInfo, nodes []*framework.NodeInfo, nsLabels func(string) map[string]string) *preFilterState {
+func calPreFilterState(pi *plugin.PodInfo, nodes []*plugin.NodeInfo, nsLabels func(string) map[string]string) *preFilterState {
 	s := &preFilterState{
 		existingAntiAffinityCounts: topologyToMatchedTermCount{},
 		affinityCounts:             topologyToMatchedTermCount{},
@@ -140,34 +140,34 @@ func (s *preFilterState) satisfyPodAffinity(node *corev1.Node) bool {
 
 // filter checks node in Kubernetes' order: affinity, anti-affinity, then
 // existing pods' anti-affinity.
-func (s *preFilterState) filter(node *corev1.Node) *framework.Status {
+func (s *preFilterState) filter(node *corev1.Node) *plugin.Status {
 	if !s.satisfyPodAffinity(node) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
+		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonAffinityRulesNotMatch)
 	}
 	if !s.satisfyPodAntiAffinity(node) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
+		return plugin.NewStatus(plugin.Unschedulable, ErrReasonAntiAffinityRulesNotMatch)
 	}
 	if !s.satisfyExistingPodsAntiAffinity(node) {
-		return framework.NewStatus(framework.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
+		return plugin.NewStatus(plugin.Unschedulable, ErrReasonExistingAntiAffinityRulesNotMatch)
 	}
 	return nil
 }
 
 // PreFilter counts the domains of the required terms; Skip when the pod has no
 // required terms and no pod on any node has required anti-affinity.
-func (pl *InterPodAffinity) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	pi, err := framework.PodInfoFor(state, pod)
+func (pl *InterPodAffinity) PreFilter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo) (*plugin.PreFilterResult, *plugin.Status) {
+	pi, err := plugin.PodInfoFor(state, pod)
 	if err != nil {
-		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %v", err))
+		return nil, plugin.NewStatus(plugin.UnschedulableAndUnresolvable, fmt.Sprintf("parsing pod: %v", err))
 	}
 	if len(pi.RequiredAffinityTerms)+len(pi.RequiredAntiAffinityTerms) == 0 && !pl.anyRequiredAntiAffinity(nodes) {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, plugin.NewStatus(plugin.Skip)
 	}
 	state.Write(preFilterStateKey, calPreFilterState(pi, nodes, pl.nsLabels))
 	return nil, nil
 }
 
-func (pl *InterPodAffinity) anyRequiredAntiAffinity(nodes []*framework.NodeInfo) bool {
+func (pl *InterPodAffinity) anyRequiredAntiAffinity(nodes []*plugin.NodeInfo) bool {
 	if pl.nodesWithRequiredAntiAffinityPods != nil {
 		if list, err := pl.nodesWithRequiredAntiAffinityPods(); err == nil {
 			return len(list) > 0
@@ -183,43 +183,43 @@ func (pl *InterPodAffinity) anyRequiredAntiAffinity(nodes []*framework.NodeInfo)
 
 // PreFilterExtensions returns the plugin: it updates its counts when
 // preemption simulates adding or removing pods.
-func (pl *InterPodAffinity) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+func (pl *InterPodAffinity) PreFilterExtensions() plugin.PreFilterExtensions { return pl }
 
 // AddPod counts podInfoToAdd on nodeInfo.
-func (pl *InterPodAffinity) AddPod(_ context.Context, state *framework.CycleState, _ *corev1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
-	s, err := framework.ReadState[*preFilterState](state, preFilterStateKey)
+func (pl *InterPodAffinity) AddPod(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, podInfoToAdd *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status {
+	s, err := plugin.ReadState[*preFilterState](state, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	s.updateWithPod(podInfoToAdd, nodeInfo.Node(), 1)
 	return nil
 }
 
 // RemovePod uncounts podInfoToRemove on nodeInfo.
-func (pl *InterPodAffinity) RemovePod(_ context.Context, state *framework.CycleState, _ *corev1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
-	s, err := framework.ReadState[*preFilterState](state, preFilterStateKey)
+func (pl *InterPodAffinity) RemovePod(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, podInfoToRemove *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status {
+	s, err := plugin.ReadState[*preFilterState](state, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	s.updateWithPod(podInfoToRemove, nodeInfo.Node(), -1)
 	return nil
 }
 
 // Filter checks the node against the required terms.
-func (pl *InterPodAffinity) Filter(_ context.Context, state *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+func (pl *InterPodAffinity) Filter(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, nodeInfo *plugin.NodeInfo) *plugin.Status {
 	node := nodeInfo.Node()
 	if node == nil {
-		return framework.AsStatus(errNodeNotFound)
+		return plugin.AsStatus(errNodeNotFound)
 	}
-	s, err := framework.ReadState[*preFilterState](state, preFilterStateKey)
+	s, err := plugin.ReadState[*preFilterState](state, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	return s.filter(node)
 }
 
 // selectsNamespacesByLabel reports whether a term has a namespaceSelector.
-func selectsNamespacesByLabel(terms []framework.AffinityTerm) bool {
+func selectsNamespacesByLabel(terms []plugin.AffinityTerm) bool {
 	for i := range terms {
 		if terms[i].NamespaceSelector != labels.Nothing() {
 			return true

@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/cache"
 )
 
@@ -41,29 +41,29 @@ type InterPodAffinity struct {
 	// nsLabels returns the labels of a namespace (nil if unknown).
 	nsLabels func(ns string) map[string]string
 	// allNodes and nodesWithAffinityPods read the cycle's snapshot (PreScore).
-	allNodes              func() ([]*framework.NodeInfo, error)
-	nodesWithAffinityPods func() ([]*framework.NodeInfo, error)
+	allNodes              func() ([]*plugin.NodeInfo, error)
+	nodesWithAffinityPods func() ([]*plugin.NodeInfo, error)
 	// nodesWithRequiredAntiAffinityPods reads the snapshot's list of nodes
 	// with such pods (PreFilter); nil: PreFilter scans its nodes.
-	nodesWithRequiredAntiAffinityPods func() ([]*framework.NodeInfo, error)
+	nodesWithRequiredAntiAffinityPods func() ([]*plugin.NodeInfo, error)
 }
 
 var (
-	_ framework.PreFilterPlugin     = (*InterPodAffinity)(nil)
-	_ framework.FilterPlugin        = (*InterPodAffinity)(nil)
-	_ framework.PreScorePlugin      = (*InterPodAffinity)(nil)
-	_ framework.ScorePlugin         = (*InterPodAffinity)(nil)
-	_ framework.EnqueueExtensions   = (*InterPodAffinity)(nil)
-	_ framework.PreFilterExtensions = (*InterPodAffinity)(nil)
+	_ plugin.PreFilterPlugin     = (*InterPodAffinity)(nil)
+	_ plugin.FilterPlugin        = (*InterPodAffinity)(nil)
+	_ plugin.PreScorePlugin      = (*InterPodAffinity)(nil)
+	_ plugin.ScorePlugin         = (*InterPodAffinity)(nil)
+	_ plugin.EnqueueExtensions   = (*InterPodAffinity)(nil)
+	_ plugin.PreFilterExtensions = (*InterPodAffinity)(nil)
 )
 
 // New is the plugin factory: args are Args (nil: HardPodAffinityWeight 1). It
 // reads nodes from h's snapshot and namespace labels from h's namespace
 // informer (requested here); without informers, namespaceSelectors match no
 // namespace.
-func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, error) {
+func New(_ context.Context, args any, h plugin.Handle) (plugin.Plugin, error) {
 	a := Args{HardPodAffinityWeight: DefaultHardPodAffinityWeight}
-	if err := framework.DecodeArgs(args, &a); err != nil {
+	if err := plugin.DecodeArgs(args, &a); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	if a.HardPodAffinityWeight < 0 || a.HardPodAffinityWeight > 100 {
@@ -72,11 +72,11 @@ func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, err
 	pl := &InterPodAffinity{
 		args:     a,
 		nsLabels: func(string) map[string]string { return nil },
-		allNodes: func() ([]*framework.NodeInfo, error) { return h.SnapshotSharedLister().NodeInfos().List() },
-		nodesWithAffinityPods: func() ([]*framework.NodeInfo, error) {
+		allNodes: func() ([]*plugin.NodeInfo, error) { return h.SnapshotSharedLister().NodeInfos().List() },
+		nodesWithAffinityPods: func() ([]*plugin.NodeInfo, error) {
 			return h.SnapshotSharedLister().NodeInfos().HavePodsWithAffinityList()
 		},
-		nodesWithRequiredAntiAffinityPods: func() ([]*framework.NodeInfo, error) {
+		nodesWithRequiredAntiAffinityPods: func() ([]*plugin.NodeInfo, error) {
 			return h.SnapshotSharedLister().NodeInfos().HavePodsWithRequiredAntiAffinityList()
 		},
 	}
@@ -95,15 +95,15 @@ func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, err
 	return pl, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (pl *InterPodAffinity) Name() string { return Name }
 
 // EventsToRegister: pods coming, going or relabelled and nodes added or
 // relabelled may satisfy the terms.
-func (pl *InterPodAffinity) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add | framework.UpdatePodLabel | framework.Delete}},
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeLabel}},
+func (pl *InterPodAffinity) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Add | plugin.UpdatePodLabel | plugin.Delete}},
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add | plugin.UpdateNodeLabel}},
 	}
 }
 
@@ -136,7 +136,7 @@ func (m topologyToMatchedTermCount) update(node *corev1.Node, key string, delta 
 }
 
 // updateWithAffinityTerms counts every term's domain when pod matches all terms.
-func (m topologyToMatchedTermCount) updateWithAffinityTerms(terms []framework.AffinityTerm, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, delta int64) {
+func (m topologyToMatchedTermCount) updateWithAffinityTerms(terms []plugin.AffinityTerm, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, delta int64) {
 	if podMatchesAllAffinityTerms(terms, pod, nsLabels) {
 		for _, t := range terms {
 			m.update(node, t.TopologyKey, delta)
@@ -145,7 +145,7 @@ func (m topologyToMatchedTermCount) updateWithAffinityTerms(terms []framework.Af
 }
 
 // updateWithAntiAffinityTerms counts the domain of every term pod matches.
-func (m topologyToMatchedTermCount) updateWithAntiAffinityTerms(terms []framework.AffinityTerm, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, delta int64) {
+func (m topologyToMatchedTermCount) updateWithAntiAffinityTerms(terms []plugin.AffinityTerm, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, delta int64) {
 	for i := range terms {
 		if terms[i].Matches(pod, nsLabels) {
 			m.update(node, terms[i].TopologyKey, delta)
@@ -155,7 +155,7 @@ func (m topologyToMatchedTermCount) updateWithAntiAffinityTerms(terms []framewor
 
 // podMatchesAllAffinityTerms reports whether pod matches every term (false for
 // no terms).
-func podMatchesAllAffinityTerms(terms []framework.AffinityTerm, pod *corev1.Pod, nsLabels map[string]string) bool {
+func podMatchesAllAffinityTerms(terms []plugin.AffinityTerm, pod *corev1.Pod, nsLabels map[string]string) bool {
 	if len(terms) == 0 {
 		return false
 	}

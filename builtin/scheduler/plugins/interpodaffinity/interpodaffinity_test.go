@@ -6,7 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 )
 
@@ -49,15 +49,15 @@ func withAntiAffinity(p *corev1.Pod, terms ...corev1.PodAffinityTerm) *corev1.Po
 	return p
 }
 
-func nodeInfo(n *corev1.Node, pods ...*corev1.Pod) *framework.NodeInfo {
-	ni := framework.NewNodeInfo(pods...)
+func nodeInfo(n *corev1.Node, pods ...*corev1.Pod) *plugin.NodeInfo {
+	ni := plugin.NewNodeInfo(pods...)
 	ni.SetNode(n)
 	return ni
 }
 
 // cluster: n1, n2 in zone1, n3 in zone2, n4 without zone; pods given per node.
-func cluster(n1, n2, n3, n4 []*corev1.Pod) []*framework.NodeInfo {
-	return []*framework.NodeInfo{
+func cluster(n1, n2, n3, n4 []*corev1.Pod) []*plugin.NodeInfo {
+	return []*plugin.NodeInfo{
 		nodeInfo(node("n1", "zone1"), n1...), nodeInfo(node("n2", "zone1"), n2...),
 		nodeInfo(node("n3", "zone2"), n3...), nodeInfo(node("n4", ""), n4...),
 	}
@@ -80,7 +80,7 @@ func TestFilter(t *testing.T) {
 	tests := []struct {
 		name  string
 		pod   *corev1.Pod
-		nodes []*framework.NodeInfo
+		nodes []*plugin.NodeInfo
 		want  map[string]string // node → status, "" for success
 	}{
 		{
@@ -183,7 +183,7 @@ func TestFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			pl := &InterPodAffinity{args: Args{HardPodAffinityWeight: 1}, nsLabels: nsLabels}
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			if _, s := pl.PreFilter(t.Context(), state, tt.pod, tt.nodes); !s.IsSuccess() {
 				t.Fatalf("PreFilter: %v", s)
 			}
@@ -208,7 +208,7 @@ func TestPreFilterSkip(t *testing.T) {
 	t.Parallel()
 	pl := &InterPodAffinity{nsLabels: nsLabels}
 	nodes := cluster([]*corev1.Pod{withAffinity(pod("default", "db", app("db")), term(zoneKey, app("x")))}, nil, nil, nil)
-	if _, s := pl.PreFilter(t.Context(), framework.NewCycleState(), pod("default", "p", nil), nodes); !s.IsSkip() {
+	if _, s := pl.PreFilter(t.Context(), plugin.NewCycleState(), pod("default", "p", nil), nodes); !s.IsSkip() {
 		t.Errorf("PreFilter: %v, want Skip", s)
 	}
 }
@@ -222,7 +222,7 @@ func TestAddRemovePod(t *testing.T) {
 	guard := withAntiAffinity(pod("default", "guard", app("guard")), term(hostKey, app("web")))
 	nodes := cluster([]*corev1.Pod{web}, []*corev1.Pod{guard}, nil, nil)
 	p := withAntiAffinity(pod("default", "p", app("web")), term(hostKey, app("web")))
-	state := framework.NewCycleState()
+	state := plugin.NewCycleState()
 	if _, s := pl.PreFilter(t.Context(), state, p, nodes); !s.IsSuccess() {
 		t.Fatal(s)
 	}
@@ -234,7 +234,7 @@ func TestAddRemovePod(t *testing.T) {
 	if s := pl.RemovePod(t.Context(), c, p, n2.Pods[0], n2); !s.IsSuccess() {
 		t.Fatal(s)
 	}
-	for _, ni := range []*framework.NodeInfo{n1, n2} {
+	for _, ni := range []*plugin.NodeInfo{n1, n2} {
 		if s := pl.Filter(t.Context(), c, p, ni); !s.IsSuccess() {
 			t.Errorf("%s after removing: %v", ni.Node().Name, s)
 		}
@@ -270,7 +270,7 @@ func TestScore(t *testing.T) {
 		name  string
 		args  Args
 		pod   *corev1.Pod
-		nodes []*framework.NodeInfo
+		nodes []*plugin.NodeInfo
 		want  map[string]int64
 		skip  bool
 	}{
@@ -333,9 +333,9 @@ func TestScore(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			list := func() ([]*framework.NodeInfo, error) { return tt.nodes, nil }
-			withAff := func() ([]*framework.NodeInfo, error) {
-				var out []*framework.NodeInfo
+			list := func() ([]*plugin.NodeInfo, error) { return tt.nodes, nil }
+			withAff := func() ([]*plugin.NodeInfo, error) {
+				var out []*plugin.NodeInfo
 				for _, n := range tt.nodes {
 					if len(n.PodsWithAffinity) > 0 {
 						out = append(out, n)
@@ -344,7 +344,7 @@ func TestScore(t *testing.T) {
 				return out, nil
 			}
 			pl := &InterPodAffinity{args: tt.args, nsLabels: nsLabels, allNodes: list, nodesWithAffinityPods: withAff}
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			s := pl.PreScore(t.Context(), state, tt.pod, tt.nodes)
 			if tt.skip {
 				if !s.IsSkip() {
@@ -355,13 +355,13 @@ func TestScore(t *testing.T) {
 			if !s.IsSuccess() {
 				t.Fatalf("PreScore: %v", s)
 			}
-			var scores framework.NodeScoreList
+			var scores plugin.NodeScoreList
 			for _, ni := range tt.nodes {
 				sc, s := pl.Score(t.Context(), state, tt.pod, ni)
 				if !s.IsSuccess() {
 					t.Fatal(s)
 				}
-				scores = append(scores, framework.NodeScore{Name: ni.Node().Name, Score: sc})
+				scores = append(scores, plugin.NodeScore{Name: ni.Node().Name, Score: sc})
 			}
 			if s := pl.NormalizeScore(t.Context(), state, tt.pod, scores); !s.IsSuccess() {
 				t.Fatal(s)

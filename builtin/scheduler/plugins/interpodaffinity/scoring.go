@@ -6,16 +6,16 @@ import (
 	"math"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api/labels"
 )
 
-const preScoreStateKey framework.StateKey = "PreScore" + Name
+const preScoreStateKey plugin.StateKey = "PreScore" + Name
 
 // scoreMap is a score per topology key and value.
 type scoreMap map[string]map[string]int64
 
-func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, multiplier int32) {
+func (m scoreMap) processTerm(term *plugin.AffinityTerm, weight int32, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, multiplier int32) {
 	if !term.Matches(pod, nsLabels) {
 		return
 	}
@@ -29,7 +29,7 @@ func (m scoreMap) processTerm(term *framework.AffinityTerm, weight int32, pod *c
 	m[term.TopologyKey][v] += int64(weight * multiplier)
 }
 
-func (m scoreMap) processTerms(terms []framework.WeightedAffinityTerm, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, multiplier int32) {
+func (m scoreMap) processTerms(terms []plugin.WeightedAffinityTerm, pod *corev1.Pod, nsLabels map[string]string, node *corev1.Node, multiplier int32) {
 	for i := range terms {
 		m.processTerm(&terms[i].AffinityTerm, terms[i].Weight, pod, nsLabels, node, multiplier)
 	}
@@ -40,11 +40,11 @@ type preScoreState struct {
 	topologyScore scoreMap
 }
 
-// Clone implements framework.StateData; the state is read-only after PreScore.
-func (s *preScoreState) Clone() framework.StateData { return s }
+// Clone implements plugin.StateData; the state is read-only after PreScore.
+func (s *preScoreState) Clone() plugin.StateData { return s }
 
 // processExistingPod adds the contribution of one existing pod on node.
-func (pl *InterPodAffinity) processExistingPod(m scoreMap, in *framework.PodInfo, inNSLabels map[string]string, existing *framework.PodInfo, node *corev1.Node) {
+func (pl *InterPodAffinity) processExistingPod(m scoreMap, in *plugin.PodInfo, inNSLabels map[string]string, existing *plugin.PodInfo, node *corev1.Node) {
 	if len(node.Labels) == 0 {
 		return
 	}
@@ -66,17 +66,17 @@ func (pl *InterPodAffinity) processExistingPod(m scoreMap, in *framework.PodInfo
 }
 
 // PreScore builds the per-domain scores; Skip when nothing contributes.
-func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) *framework.Status {
+func (pl *InterPodAffinity) PreScore(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo) *plugin.Status {
 	if len(nodes) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return plugin.NewStatus(plugin.Skip)
 	}
-	in, err := framework.PodInfoFor(state, pod)
+	in, err := plugin.PodInfoFor(state, pod)
 	if err != nil {
-		return framework.AsStatus(fmt.Errorf("parse pod: %w", err))
+		return plugin.AsStatus(fmt.Errorf("parse pod: %w", err))
 	}
 	hasConstraints := len(in.PreferredAffinityTerms)+len(in.PreferredAntiAffinityTerms) > 0
 	if pl.args.IgnorePreferredTermsOfExistingPods && !hasConstraints {
-		return framework.NewStatus(framework.Skip)
+		return plugin.NewStatus(plugin.Skip)
 	}
 	// Unless the pod has preferred terms, only pods with affinity terms matter.
 	list := pl.nodesWithAffinityPods
@@ -85,7 +85,7 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 	}
 	all, err := list()
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	m := scoreMap{}
 	inNSLabels := pl.nsLabels(pod.Namespace)
@@ -103,21 +103,21 @@ func (pl *InterPodAffinity) PreScore(_ context.Context, state *framework.CycleSt
 		}
 	}
 	if len(m) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return plugin.NewStatus(plugin.Skip)
 	}
 	state.Write(preScoreStateKey, &preScoreState{topologyScore: m})
 	return nil
 }
 
 // Score sums the scores of the node's domains.
-func (pl *InterPodAffinity) Score(_ context.Context, state *framework.CycleState, _ *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+func (pl *InterPodAffinity) Score(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, nodeInfo *plugin.NodeInfo) (int64, *plugin.Status) {
 	node := nodeInfo.Node()
 	if node == nil {
-		return 0, framework.AsStatus(errNodeNotFound)
+		return 0, plugin.AsStatus(errNodeNotFound)
 	}
-	s, err := framework.ReadState[*preScoreState](state, preScoreStateKey)
+	s, err := plugin.ReadState[*preScoreState](state, preScoreStateKey)
 	if err != nil {
-		return 0, framework.AsStatus(err)
+		return 0, plugin.AsStatus(err)
 	}
 	var score int64
 	for key, values := range s.topologyScore {
@@ -129,14 +129,14 @@ func (pl *InterPodAffinity) Score(_ context.Context, state *framework.CycleState
 }
 
 // ScoreExtensions returns the plugin, which normalises its scores.
-func (pl *InterPodAffinity) ScoreExtensions() framework.ScoreExtensions { return pl }
+func (pl *InterPodAffinity) ScoreExtensions() plugin.ScoreExtensions { return pl }
 
 // NormalizeScore scales scores linearly so the lowest gets 0 and the highest
 // MaxNodeScore (all 0 when they are equal).
-func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	s, err := framework.ReadState[*preScoreState](state, preScoreStateKey)
+func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, scores plugin.NodeScoreList) *plugin.Status {
+	s, err := plugin.ReadState[*preScoreState](state, preScoreStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	if len(s.topologyScore) == 0 {
 		return nil
@@ -145,7 +145,7 @@ func (pl *InterPodAffinity) NormalizeScore(_ context.Context, state *framework.C
 	return nil
 }
 
-func normalize(scores framework.NodeScoreList) {
+func normalize(scores plugin.NodeScoreList) {
 	var lo int64 = math.MaxInt64
 	var hi int64 = math.MinInt64
 	for _, s := range scores {
@@ -155,7 +155,7 @@ func normalize(scores framework.NodeScoreList) {
 	for i := range scores {
 		f := float64(0)
 		if diff > 0 {
-			f = float64(framework.MaxNodeScore) * float64(scores[i].Score-lo) / float64(diff)
+			f = float64(plugin.MaxNodeScore) * float64(scores[i].Score-lo) / float64(diff)
 		}
 		scores[i].Score = int64(f)
 	}
@@ -163,7 +163,7 @@ func normalize(scores framework.NodeScoreList) {
 
 // selectsNamespacesByLabelW reports whether a weighted term has a
 // namespaceSelector.
-func selectsNamespacesByLabelW(terms []framework.WeightedAffinityTerm) bool {
+func selectsNamespacesByLabelW(terms []plugin.WeightedAffinityTerm) bool {
 	for i := range terms {
 		if terms[i].NamespaceSelector != labels.Nothing() {
 			return true

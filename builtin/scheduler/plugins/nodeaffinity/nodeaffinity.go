@@ -4,7 +4,7 @@ import (
 	"context"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/nodeselector"
 )
 
@@ -16,30 +16,30 @@ const (
 	ErrReasonPod                         = "node(s) didn't match Pod's node affinity/selector"
 	errReasonConflict                    = "pod affinity terms conflict"
 	ErrReasonEnforced                    = "node(s) didn't match scheduler-enforced node affinity"
-	preScoreKey       framework.StateKey = "PreScore" + Name
+	preScoreKey       plugin.StateKey = "PreScore" + Name
 )
 
 type preScoreState []corev1.PreferredSchedulingTerm
 
-func (s preScoreState) Clone() framework.StateData { return s }
+func (s preScoreState) Clone() plugin.StateData { return s }
 
 // NodeAffinity implements PreFilter, Filter, PreScore and Score.
 type NodeAffinity struct{}
 
 var (
-	_ framework.PreFilterPlugin   = NodeAffinity{}
-	_ framework.FilterPlugin      = NodeAffinity{}
-	_ framework.PreScorePlugin    = NodeAffinity{}
-	_ framework.ScorePlugin       = NodeAffinity{}
-	_ framework.EnqueueExtensions = NodeAffinity{}
+	_ plugin.PreFilterPlugin   = NodeAffinity{}
+	_ plugin.FilterPlugin      = NodeAffinity{}
+	_ plugin.PreScorePlugin    = NodeAffinity{}
+	_ plugin.ScorePlugin       = NodeAffinity{}
+	_ plugin.EnqueueExtensions = NodeAffinity{}
 )
 
 // New is the plugin factory.
-func New(context.Context, any, framework.Handle) (framework.Plugin, error) {
+func New(context.Context, any, plugin.Handle) (plugin.Plugin, error) {
 	return NodeAffinity{}, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (NodeAffinity) Name() string { return Name }
 
 func required(pod *corev1.Pod) *corev1.NodeSelector {
@@ -49,12 +49,12 @@ func required(pod *corev1.Pod) *corev1.NodeSelector {
 	return nil
 }
 
-// PreFilter implements framework.PreFilterPlugin: Skip when the pod has no
+// PreFilter implements plugin.PreFilterPlugin: Skip when the pod has no
 // node constraints; a node-name set when every term pins metadata.name In.
-func (NodeAffinity) PreFilter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+func (NodeAffinity) PreFilter(_ context.Context, _ *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) (*plugin.PreFilterResult, *plugin.Status) {
 	req := required(pod)
 	if req == nil && len(pod.Spec.NodeSelector) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, plugin.NewStatus(plugin.Skip)
 	}
 	if req == nil {
 		return nil, nil
@@ -85,27 +85,27 @@ func (NodeAffinity) PreFilter(_ context.Context, _ *framework.CycleState, pod *c
 		}
 	}
 	if len(names) == 0 && len(req.NodeSelectorTerms) > 0 {
-		return nil, framework.NewStatus(framework.UnschedulableAndUnresolvable, errReasonConflict)
+		return nil, plugin.NewStatus(plugin.UnschedulableAndUnresolvable, errReasonConflict)
 	}
-	return &framework.PreFilterResult{NodeNames: names}, nil
+	return &plugin.PreFilterResult{NodeNames: names}, nil
 }
 
-// PreFilterExtensions implements framework.PreFilterPlugin.
-func (NodeAffinity) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+// PreFilterExtensions implements plugin.PreFilterPlugin.
+func (NodeAffinity) PreFilterExtensions() plugin.PreFilterExtensions { return nil }
 
-// Filter implements framework.FilterPlugin.
-func (NodeAffinity) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
+// Filter implements plugin.FilterPlugin.
+func (NodeAffinity) Filter(_ context.Context, _ *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
 	if !nodeselector.RequiredNodeAffinityMatches(pod, ni.Node()) {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonPod)
+		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonPod)
 	}
 	return nil
 }
 
-// PreScore implements framework.PreScorePlugin; Skip without preferred terms.
-func (NodeAffinity) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+// PreScore implements plugin.PreScorePlugin; Skip without preferred terms.
+func (NodeAffinity) PreScore(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) *plugin.Status {
 	a := pod.Spec.Affinity
 	if a == nil || a.NodeAffinity == nil || len(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return plugin.NewStatus(plugin.Skip)
 	}
 	state.Write(preScoreKey, preScoreState(a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution))
 	return nil
@@ -122,9 +122,9 @@ func PreferredScore(terms []corev1.PreferredSchedulingTerm, node *corev1.Node) i
 	return s
 }
 
-// Score implements framework.ScorePlugin.
-func (NodeAffinity) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	terms, err := framework.ReadState[preScoreState](state, preScoreKey)
+// Score implements plugin.ScorePlugin.
+func (NodeAffinity) Score(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) (int64, *plugin.Status) {
+	terms, err := plugin.ReadState[preScoreState](state, preScoreKey)
 	if err != nil {
 		if a := pod.Spec.Affinity; a != nil && a.NodeAffinity != nil {
 			terms = a.NodeAffinity.PreferredDuringSchedulingIgnoredDuringExecution
@@ -133,22 +133,22 @@ func (NodeAffinity) Score(_ context.Context, state *framework.CycleState, pod *c
 	return PreferredScore(terms, ni.Node()), nil
 }
 
-// ScoreExtensions implements framework.ScorePlugin.
-func (n NodeAffinity) ScoreExtensions() framework.ScoreExtensions { return n }
+// ScoreExtensions implements plugin.ScorePlugin.
+func (n NodeAffinity) ScoreExtensions() plugin.ScoreExtensions { return n }
 
-// NormalizeScore implements framework.ScoreExtensions.
-func (NodeAffinity) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	return framework.DefaultNormalizeScore(framework.MaxNodeScore, false, scores)
+// NormalizeScore implements plugin.ScoreExtensions.
+func (NodeAffinity) NormalizeScore(_ context.Context, _ *plugin.CycleState, _ *corev1.Pod, scores plugin.NodeScoreList) *plugin.Status {
+	return plugin.DefaultNormalizeScore(plugin.MaxNodeScore, false, scores)
 }
 
-// EventsToRegister implements framework.EnqueueExtensions.
-func (NodeAffinity) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeLabel}, QueueingHintFn: func(pod *corev1.Pod, _, newObj any) (framework.QueueingHint, error) {
+// EventsToRegister implements plugin.EnqueueExtensions.
+func (NodeAffinity) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add | plugin.UpdateNodeLabel}, QueueingHintFn: func(pod *corev1.Pod, _, newObj any) (plugin.QueueingHint, error) {
 			if n, ok := newObj.(*corev1.Node); ok && !nodeselector.RequiredNodeAffinityMatches(pod, n) {
-				return framework.QueueSkip, nil
+				return plugin.QueueSkip, nil
 			}
-			return framework.Queue, nil
+			return plugin.Queue, nil
 		}},
 	}
 }

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
 // Name is the plugin name.
@@ -13,25 +13,25 @@ const Name = "NodePorts"
 // ErrReason is Kubernetes' rejection reason.
 const ErrReason = "node(s) didn't have free ports for the requested pod ports"
 
-const stateKey framework.StateKey = "PreFilter" + Name
+const stateKey plugin.StateKey = "PreFilter" + Name
 
 type preFilterState []corev1.ContainerPort
 
-func (s preFilterState) Clone() framework.StateData { return s }
+func (s preFilterState) Clone() plugin.StateData { return s }
 
 // NodePorts implements PreFilter and Filter.
 type NodePorts struct{}
 
 var (
-	_ framework.PreFilterPlugin   = NodePorts{}
-	_ framework.FilterPlugin      = NodePorts{}
-	_ framework.EnqueueExtensions = NodePorts{}
+	_ plugin.PreFilterPlugin   = NodePorts{}
+	_ plugin.FilterPlugin      = NodePorts{}
+	_ plugin.EnqueueExtensions = NodePorts{}
 )
 
 // New is the plugin factory.
-func New(context.Context, any, framework.Handle) (framework.Plugin, error) { return NodePorts{}, nil }
+func New(context.Context, any, plugin.Handle) (plugin.Plugin, error) { return NodePorts{}, nil }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (NodePorts) Name() string { return Name }
 
 // HostPorts returns the pod's container ports that use a host port.
@@ -47,21 +47,21 @@ func HostPorts(pod *corev1.Pod) []corev1.ContainerPort {
 	return out
 }
 
-// PreFilter implements framework.PreFilterPlugin; Skip when no host ports.
-func (NodePorts) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+// PreFilter implements plugin.PreFilterPlugin; Skip when no host ports.
+func (NodePorts) PreFilter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) (*plugin.PreFilterResult, *plugin.Status) {
 	ports := HostPorts(pod)
 	if len(ports) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, plugin.NewStatus(plugin.Skip)
 	}
 	state.Write(stateKey, preFilterState(ports))
 	return nil, nil
 }
 
-// PreFilterExtensions implements framework.PreFilterPlugin.
-func (NodePorts) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+// PreFilterExtensions implements plugin.PreFilterPlugin.
+func (NodePorts) PreFilterExtensions() plugin.PreFilterExtensions { return nil }
 
 // Fits reports whether none of ports conflicts with the node's used ports.
-func Fits(ports []corev1.ContainerPort, ni *framework.NodeInfo) bool {
+func Fits(ports []corev1.ContainerPort, ni *plugin.NodeInfo) bool {
 	for _, p := range ports {
 		if ni.UsedPorts.CheckConflict(p.HostIP, string(p.Protocol), p.HostPort) {
 			return false
@@ -70,22 +70,22 @@ func Fits(ports []corev1.ContainerPort, ni *framework.NodeInfo) bool {
 	return true
 }
 
-// Filter implements framework.FilterPlugin.
-func (NodePorts) Filter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
-	ports, err := framework.ReadState[preFilterState](state, stateKey)
+// Filter implements plugin.FilterPlugin.
+func (NodePorts) Filter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
+	ports, err := plugin.ReadState[preFilterState](state, stateKey)
 	if err != nil {
 		ports = HostPorts(pod)
 	}
 	if !Fits(ports, ni) {
-		return framework.NewStatus(framework.Unschedulable, ErrReason)
+		return plugin.NewStatus(plugin.Unschedulable, ErrReason)
 	}
 	return nil
 }
 
-// EventsToRegister implements framework.EnqueueExtensions.
-func (NodePorts) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete}},
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add}},
+// EventsToRegister implements plugin.EnqueueExtensions.
+func (NodePorts) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Delete}},
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add}},
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
 // Name is the plugin name.
@@ -18,19 +18,19 @@ const Name = "NodeResourcesFit"
 const ErrReasonTooManyPods = "Too many pods"
 
 const (
-	preFilterKey framework.StateKey = "PreFilter" + Name
-	preScoreKey  framework.StateKey = "PreScore" + Name
+	preFilterKey plugin.StateKey = "PreFilter" + Name
+	preScoreKey  plugin.StateKey = "PreScore" + Name
 )
 
-type preFilterState struct{ framework.Resource }
+type preFilterState struct{ plugin.Resource }
 
-func (s *preFilterState) Clone() framework.StateData { return s }
+func (s *preFilterState) Clone() plugin.StateData { return s }
 
 type preScoreState struct {
 	requested []int64 // per configured resource
 }
 
-func (s *preScoreState) Clone() framework.StateData { return s }
+func (s *preScoreState) Clone() plugin.StateData { return s }
 
 // Fit implements PreFilter, Filter, PreScore and Score.
 type Fit struct {
@@ -46,17 +46,17 @@ type Fit struct {
 }
 
 var (
-	_ framework.PreFilterPlugin   = (*Fit)(nil)
-	_ framework.FilterPlugin      = (*Fit)(nil)
-	_ framework.PreScorePlugin    = (*Fit)(nil)
-	_ framework.ScorePlugin       = (*Fit)(nil)
-	_ framework.EnqueueExtensions = (*Fit)(nil)
+	_ plugin.PreFilterPlugin   = (*Fit)(nil)
+	_ plugin.FilterPlugin      = (*Fit)(nil)
+	_ plugin.PreScorePlugin    = (*Fit)(nil)
+	_ plugin.ScorePlugin       = (*Fit)(nil)
+	_ plugin.EnqueueExtensions = (*Fit)(nil)
 )
 
 // New is the plugin factory; args are Args (or their JSON).
-func New(_ context.Context, args any, _ framework.Handle) (framework.Plugin, error) {
+func New(_ context.Context, args any, _ plugin.Handle) (plugin.Plugin, error) {
 	var a Args
-	if err := framework.DecodeArgs(args, &a); err != nil {
+	if err := plugin.DecodeArgs(args, &a); err != nil {
 		return nil, fmt.Errorf("%s args: %w", Name, err)
 	}
 	return NewWithArgs(a)
@@ -93,18 +93,18 @@ func NewWithArgs(a Args) (*Fit, error) {
 	return f, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (*Fit) Name() string { return Name }
 
-// PreFilter implements framework.PreFilterPlugin.
-func (f *Fit) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	pi, _ := framework.PodInfoFor(state, pod)
+// PreFilter implements plugin.PreFilterPlugin.
+func (f *Fit) PreFilter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) (*plugin.PreFilterResult, *plugin.Status) {
+	pi, _ := plugin.PodInfoFor(state, pod)
 	state.Write(preFilterKey, &preFilterState{*pi.Requests})
 	return nil, nil
 }
 
-// PreFilterExtensions implements framework.PreFilterPlugin.
-func (*Fit) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+// PreFilterExtensions implements plugin.PreFilterPlugin.
+func (*Fit) PreFilterExtensions() plugin.PreFilterExtensions { return nil }
 
 // InsufficientResource describes one missing resource.
 type InsufficientResource struct {
@@ -118,25 +118,25 @@ type InsufficientResource struct {
 	Unresolvable bool
 }
 
-// Filter implements framework.FilterPlugin.
-func (f *Fit) Filter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
-	s, err := framework.ReadState[*preFilterState](state, preFilterKey)
+// Filter implements plugin.FilterPlugin.
+func (f *Fit) Filter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
+	s, err := plugin.ReadState[*preFilterState](state, preFilterKey)
 	if err != nil {
-		s = &preFilterState{*framework.ComputePodRequests(pod, false)}
+		s = &preFilterState{*plugin.ComputePodRequests(pod, false)}
 	}
 	insufficient := Fits(&s.Resource, ni, f.isIgnored)
 	if len(insufficient) == 0 {
 		return nil
 	}
 	reasons := make([]string, len(insufficient))
-	code := framework.UnschedulableAndUnresolvable
+	code := plugin.UnschedulableAndUnresolvable
 	for i, r := range insufficient {
 		reasons[i] = r.Reason
 		if !r.Unresolvable {
-			code = framework.Unschedulable
+			code = plugin.Unschedulable
 		}
 	}
-	return framework.NewStatus(code, reasons...)
+	return plugin.NewStatus(code, reasons...)
 }
 
 func (f *Fit) isIgnored(name string) bool {
@@ -154,7 +154,7 @@ func (f *Fit) isIgnored(name string) bool {
 // Fits returns the resources the node lacks for podRequest, in Kubernetes'
 // order (pods, cpu, memory, ephemeral-storage, extended resources).
 // ignored extended resources are skipped (nil: none).
-func Fits(podRequest *framework.Resource, ni *framework.NodeInfo, ignored func(string) bool) []InsufficientResource {
+func Fits(podRequest *plugin.Resource, ni *plugin.NodeInfo, ignored func(string) bool) []InsufficientResource {
 	var out []InsufficientResource
 	alloc, used := ni.Allocatable, ni.Requested
 	if allowed := alloc.AllowedPodNumber; int64(len(ni.Pods))+1 > allowed {
@@ -183,10 +183,10 @@ func Fits(podRequest *framework.Resource, ni *framework.NodeInfo, ignored func(s
 	return out
 }
 
-// PreScore implements framework.PreScorePlugin: it records the pod's
+// PreScore implements plugin.PreScorePlugin: it records the pod's
 // requests for the scored resources (non-zero defaults for cpu/memory).
-func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
-	pi, _ := framework.PodInfoFor(state, pod)
+func (f *Fit) PreScore(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) *plugin.Status {
+	pi, _ := plugin.PodInfoFor(state, pod)
 	nz, plain := pi.NonZeroRequests, pi.Requests
 	s := &preScoreState{requested: make([]int64, len(f.resource))}
 	for i, r := range f.resource {
@@ -200,14 +200,14 @@ func (f *Fit) PreScore(_ context.Context, state *framework.CycleState, pod *core
 	return nil
 }
 
-// Score implements framework.ScorePlugin.
-func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	s, err := framework.ReadState[*preScoreState](state, preScoreKey)
+// Score implements plugin.ScorePlugin.
+func (f *Fit) Score(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) (int64, *plugin.Status) {
+	s, err := plugin.ReadState[*preScoreState](state, preScoreKey)
 	if err != nil {
 		if st := f.PreScore(context.Background(), state, pod, nil); st != nil {
 			return 0, st
 		}
-		s, _ = framework.ReadState[*preScoreState](state, preScoreKey)
+		s, _ = plugin.ReadState[*preScoreState](state, preScoreKey)
 	}
 	return f.score(s.requested, ni), nil
 }
@@ -216,7 +216,7 @@ func (f *Fit) Score(_ context.Context, state *framework.CycleState, pod *corev1.
 // requesting podRequested[i] of resource[i]; resources with zero allocatable
 // (and extended resources the pod does not request) are left out. It
 // allocates nothing.
-func (f *Fit) score(podRequested []int64, ni *framework.NodeInfo) int64 {
+func (f *Fit) score(podRequested []int64, ni *plugin.NodeInfo) int64 {
 	var score, sum int64
 	for i, r := range f.resource {
 		var alloc, used int64
@@ -244,14 +244,14 @@ func (f *Fit) score(podRequested []int64, ni *framework.NodeInfo) int64 {
 	return score / sum
 }
 
-// ScoreExtensions implements framework.ScorePlugin.
-func (*Fit) ScoreExtensions() framework.ScoreExtensions { return nil }
+// ScoreExtensions implements plugin.ScorePlugin.
+func (*Fit) ScoreExtensions() plugin.ScoreExtensions { return nil }
 
-// EventsToRegister implements framework.EnqueueExtensions.
-func (*Fit) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Delete | framework.UpdatePodScaleDown}},
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeAllocatable}},
+// EventsToRegister implements plugin.EnqueueExtensions.
+func (*Fit) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Delete | plugin.UpdatePodScaleDown}},
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add | plugin.UpdateNodeAllocatable}},
 	}
 }
 
@@ -259,14 +259,14 @@ func leastRequestedScore(requested, capacity int64) int64 {
 	if requested > capacity {
 		return 0
 	}
-	return (capacity - requested) * framework.MaxNodeScore / capacity
+	return (capacity - requested) * plugin.MaxNodeScore / capacity
 }
 
 func mostRequestedScore(requested, capacity int64) int64 {
 	if requested > capacity {
 		requested = capacity
 	}
-	return requested * framework.MaxNodeScore / capacity
+	return requested * plugin.MaxNodeScore / capacity
 }
 
 // shapeScorer returns the RequestedToCapacityRatio function: utilisation in
@@ -275,7 +275,7 @@ func shapeScorer(shape []UtilizationShapePoint) func(requested, capacity int64) 
 	type point struct{ u, s int64 }
 	pts := make([]point, len(shape))
 	for i, p := range shape {
-		pts[i] = point{int64(p.Utilization), int64(p.Score) * (framework.MaxNodeScore / MaxCustomPriorityScore)}
+		pts[i] = point{int64(p.Utilization), int64(p.Score) * (plugin.MaxNodeScore / MaxCustomPriorityScore)}
 	}
 	f := func(u int64) int64 {
 		if u <= pts[0].u {

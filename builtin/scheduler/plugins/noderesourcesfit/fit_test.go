@@ -7,7 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 )
 
@@ -38,18 +38,18 @@ func TestFilter(t *testing.T) {
 		pod  *corev1.Pod
 		node *corev1.Node
 		args Args
-		want *framework.Status
+		want *plugin.Status
 	}{
 		{name: "fits", pod: pod("cpu", "1"), node: node("2", "2Gi", "10")},
 		{name: "best effort fits", pod: pod(), node: node("1", "1Gi", "10")},
-		{name: "insufficient cpu", pod: pod("cpu", "1500m"), node: node("2", "2Gi", "10"), want: framework.NewStatus(framework.Unschedulable, "Insufficient cpu")},
-		{name: "insufficient cpu and memory", pod: pod("cpu", "2", "memory", "2Gi"), node: node("2", "2Gi", "10"), want: framework.NewStatus(framework.Unschedulable, "Insufficient cpu", "Insufficient memory")},
-		{name: "larger than node is unresolvable", pod: pod("cpu", "3"), node: node("2", "2Gi", "10"), want: framework.NewStatus(framework.UnschedulableAndUnresolvable, "Insufficient cpu")},
-		{name: "too many pods", pod: pod(), node: node("2", "2Gi", "1"), want: framework.NewStatus(framework.Unschedulable, "Too many pods")},
-		{name: "extended resource", pod: pod("example.com/gpu", "1"), node: node("2", "2Gi", "10"), want: framework.NewStatus(framework.UnschedulableAndUnresolvable, "Insufficient example.com/gpu")},
+		{name: "insufficient cpu", pod: pod("cpu", "1500m"), node: node("2", "2Gi", "10"), want: plugin.NewStatus(plugin.Unschedulable, "Insufficient cpu")},
+		{name: "insufficient cpu and memory", pod: pod("cpu", "2", "memory", "2Gi"), node: node("2", "2Gi", "10"), want: plugin.NewStatus(plugin.Unschedulable, "Insufficient cpu", "Insufficient memory")},
+		{name: "larger than node is unresolvable", pod: pod("cpu", "3"), node: node("2", "2Gi", "10"), want: plugin.NewStatus(plugin.UnschedulableAndUnresolvable, "Insufficient cpu")},
+		{name: "too many pods", pod: pod(), node: node("2", "2Gi", "1"), want: plugin.NewStatus(plugin.Unschedulable, "Too many pods")},
+		{name: "extended resource", pod: pod("example.com/gpu", "1"), node: node("2", "2Gi", "10"), want: plugin.NewStatus(plugin.UnschedulableAndUnresolvable, "Insufficient example.com/gpu")},
 		{name: "extended resource available", pod: pod("example.com/gpu", "1"), node: node("2", "2Gi", "10", "example.com/gpu", "2")},
 		{name: "ignored extended resource", pod: pod("example.com/gpu", "1"), node: node("2", "2Gi", "10"), args: Args{IgnoredResourceGroups: []string{"example.com"}}},
-		{name: "ephemeral storage", pod: pod("ephemeral-storage", "2Gi"), node: node("2", "2Gi", "10", "ephemeral-storage", "1500Mi"), want: framework.NewStatus(framework.UnschedulableAndUnresolvable, "Insufficient ephemeral-storage")},
+		{name: "ephemeral storage", pod: pod("ephemeral-storage", "2Gi"), node: node("2", "2Gi", "10", "ephemeral-storage", "1500Mi"), want: plugin.NewStatus(plugin.UnschedulableAndUnresolvable, "Insufficient ephemeral-storage")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -58,9 +58,9 @@ func TestFilter(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ni := framework.NewNodeInfo(existing)
+			ni := plugin.NewNodeInfo(existing)
 			ni.SetNode(tt.node)
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			f.PreFilter(context.Background(), state, tt.pod, nil)
 			got := f.Filter(context.Background(), state, tt.pod, ni)
 			if !got.Equal(tt.want) {
@@ -92,10 +92,10 @@ func TestScore(t *testing.T) {
 				t.Fatal(err)
 			}
 			existing := pod("cpu", "1", "memory", "2Gi")
-			ni := framework.NewNodeInfo(existing)
+			ni := plugin.NewNodeInfo(existing)
 			ni.SetNode(node("4", "8Gi", "10"))
 			p := pod("cpu", "1", "memory", "2Gi")
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			f.PreScore(context.Background(), state, p, nil)
 			got, st := f.Score(context.Background(), state, p, ni)
 			if !st.IsSuccess() {

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/taints"
 )
 
@@ -20,26 +20,26 @@ const (
 // TaintNodeUnschedulable is the taint a cordoned node implies.
 const TaintNodeUnschedulable = "node.kubernetes.io/unschedulable"
 
-// NodeUnschedulable implements framework.FilterPlugin.
+// NodeUnschedulable implements plugin.FilterPlugin.
 type NodeUnschedulable struct{}
 
 var (
-	_ framework.FilterPlugin      = NodeUnschedulable{}
-	_ framework.EnqueueExtensions = NodeUnschedulable{}
+	_ plugin.FilterPlugin      = NodeUnschedulable{}
+	_ plugin.EnqueueExtensions = NodeUnschedulable{}
 )
 
 // New is the plugin factory.
-func New(context.Context, any, framework.Handle) (framework.Plugin, error) {
+func New(context.Context, any, plugin.Handle) (plugin.Plugin, error) {
 	return NodeUnschedulable{}, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (NodeUnschedulable) Name() string { return Name }
 
-// Filter implements framework.FilterPlugin.
-func (NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
+// Filter implements plugin.FilterPlugin.
+func (NodeUnschedulable) Filter(_ context.Context, _ *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
 	if ni.Node() == nil {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnknownCondition)
+		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonUnknownCondition)
 	}
 	if !ni.Unschedulable() {
 		return nil
@@ -48,13 +48,13 @@ func (NodeUnschedulable) Filter(_ context.Context, _ *framework.CycleState, pod 
 	if taints.TolerationsTolerateTaint(pod.Spec.Tolerations, &t) {
 		return nil
 	}
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonUnschedulable)
+	return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonUnschedulable)
 }
 
-// EventsToRegister implements framework.EnqueueExtensions.
-func (NodeUnschedulable) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeTaint}},
-		{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.UpdatePodTolerations}},
+// EventsToRegister implements plugin.EnqueueExtensions.
+func (NodeUnschedulable) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add | plugin.UpdateNodeTaint}},
+		{Event: plugin.ClusterEvent{Resource: plugin.UnscheduledPod, ActionType: plugin.UpdatePodTolerations}},
 	}
 }

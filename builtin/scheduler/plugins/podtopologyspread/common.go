@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/nodeselector"
 	"github.com/converge-dev/converge/builtin/scheduler/taints"
 	"github.com/converge-dev/converge/framework/api"
@@ -133,7 +133,7 @@ func nodeLabelsMatchConstraints(nodeLabels map[string]string, cs []constraint) b
 
 // countPodsMatchSelector counts the pods of ns matching sel that are not being
 // deleted.
-func countPodsMatchSelector(pods []*framework.PodInfo, sel labels.Selector, ns string) int {
+func countPodsMatchSelector(pods []*plugin.PodInfo, sel labels.Selector, ns string) int {
 	n := 0
 	for _, pi := range pods {
 		p := pi.Pod

@@ -6,10 +6,10 @@ import (
 	"math"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
-const preFilterStateKey framework.StateKey = "PreFilter" + Name
+const preFilterStateKey plugin.StateKey = "PreFilter" + Name
 
 // preFilterState is what PreFilter computes for Filter: the hard constraints,
 // the number of matching pods per domain (topology value) of each, and each
@@ -23,8 +23,8 @@ type preFilterState struct {
 	MinMatchNum []int
 }
 
-// Clone implements framework.StateData; the constraints are shared.
-func (s *preFilterState) Clone() framework.StateData {
+// Clone implements plugin.StateData; the constraints are shared.
+func (s *preFilterState) Clone() plugin.StateData {
 	if s == nil {
 		return nil
 	}
@@ -76,7 +76,7 @@ func (s *preFilterState) updateWithPod(updated, preemptor *corev1.Pod, node *cor
 // calPreFilterState counts, for each hard constraint, the matching pods per
 // domain over every node that has all topology keys and passes the
 // constraint's inclusion policies.
-func calPreFilterState(pod *corev1.Pod, cs []constraint, nodes []*framework.NodeInfo) *preFilterState {
+func calPreFilterState(pod *corev1.Pod, cs []constraint, nodes []*plugin.NodeInfo) *preFilterState {
 	s := &preFilterState{Constraints: cs, TpValueToMatchNum: make([]map[string]int, len(cs)), MinMatchNum: make([]int, len(cs))}
 	for i := range cs {
 		s.TpValueToMatchNum[i] = map[string]int{}
@@ -104,19 +104,19 @@ func calPreFilterState(pod *corev1.Pod, cs []constraint, nodes []*framework.Node
 // (else UnschedulableAndUnresolvable), and for each constraint the domain's
 // matching pods plus the pod itself (when it matches) minus the global minimum
 // must not exceed maxSkew (else Unschedulable).
-func (s *preFilterState) filter(pod *corev1.Pod, node *corev1.Node) *framework.Status {
+func (s *preFilterState) filter(pod *corev1.Pod, node *corev1.Node) *plugin.Status {
 	for i := range s.Constraints {
 		c := &s.Constraints[i]
 		v, ok := node.Labels[c.TopologyKey]
 		if !ok {
-			return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
+			return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeLabelNotMatch)
 		}
 		self := 0
 		if c.Selector.Matches(pod.Labels) {
 			self = 1
 		}
 		if skew := s.TpValueToMatchNum[i][v] + self - s.minMatchNum(i); skew > int(c.MaxSkew) {
-			return framework.NewStatus(framework.Unschedulable, ErrReasonConstraintsNotMatch)
+			return plugin.NewStatus(plugin.Unschedulable, ErrReasonConstraintsNotMatch)
 		}
 	}
 	return nil
@@ -124,13 +124,13 @@ func (s *preFilterState) filter(pod *corev1.Pod, node *corev1.Node) *framework.S
 
 // PreFilter computes the per-domain counts of the DoNotSchedule constraints;
 // Skip when there are none.
-func (pl *PodTopologySpread) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+func (pl *PodTopologySpread) PreFilter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo) (*plugin.PreFilterResult, *plugin.Status) {
 	cs, err := pl.constraints(pod, corev1.DoNotSchedule)
 	if err != nil {
-		return nil, framework.AsStatus(err)
+		return nil, plugin.AsStatus(err)
 	}
 	if len(cs) == 0 {
-		return nil, framework.NewStatus(framework.Skip)
+		return nil, plugin.NewStatus(plugin.Skip)
 	}
 	state.Write(preFilterStateKey, calPreFilterState(pod, cs, nodes))
 	return nil, nil
@@ -138,37 +138,37 @@ func (pl *PodTopologySpread) PreFilter(_ context.Context, state *framework.Cycle
 
 // PreFilterExtensions returns the plugin: it updates its counts when
 // preemption simulates adding or removing pods.
-func (pl *PodTopologySpread) PreFilterExtensions() framework.PreFilterExtensions { return pl }
+func (pl *PodTopologySpread) PreFilterExtensions() plugin.PreFilterExtensions { return pl }
 
 // AddPod counts podInfoToAdd on nodeInfo.
-func (pl *PodTopologySpread) AddPod(_ context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
-	s, err := framework.ReadState[*preFilterState](state, preFilterStateKey)
+func (pl *PodTopologySpread) AddPod(_ context.Context, state *plugin.CycleState, podToSchedule *corev1.Pod, podInfoToAdd *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status {
+	s, err := plugin.ReadState[*preFilterState](state, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	s.updateWithPod(podInfoToAdd.Pod, podToSchedule, nodeInfo.Node(), 1)
 	return nil
 }
 
 // RemovePod uncounts podInfoToRemove on nodeInfo.
-func (pl *PodTopologySpread) RemovePod(_ context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
-	s, err := framework.ReadState[*preFilterState](state, preFilterStateKey)
+func (pl *PodTopologySpread) RemovePod(_ context.Context, state *plugin.CycleState, podToSchedule *corev1.Pod, podInfoToRemove *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status {
+	s, err := plugin.ReadState[*preFilterState](state, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	s.updateWithPod(podInfoToRemove.Pod, podToSchedule, nodeInfo.Node(), -1)
 	return nil
 }
 
 // Filter rejects nodes whose domain would exceed maxSkew.
-func (pl *PodTopologySpread) Filter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+func (pl *PodTopologySpread) Filter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeInfo *plugin.NodeInfo) *plugin.Status {
 	node := nodeInfo.Node()
 	if node == nil {
-		return framework.AsStatus(errNodeNotFound)
+		return plugin.AsStatus(errNodeNotFound)
 	}
-	s, err := framework.ReadState[*preFilterState](state, preFilterStateKey)
+	s, err := plugin.ReadState[*preFilterState](state, preFilterStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	return s.filter(pod, node)
 }

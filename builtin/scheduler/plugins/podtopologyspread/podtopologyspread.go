@@ -8,7 +8,7 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/cache"
@@ -42,32 +42,32 @@ type PodTopologySpread struct {
 	defaults        []corev1.TopologySpreadConstraint
 	systemDefaulted bool
 	// allNodes lists every node of the cycle's snapshot (PreScore).
-	allNodes func() ([]*framework.NodeInfo, error)
+	allNodes func() ([]*plugin.NodeInfo, error)
 	// defaultSelector returns the selector of the default constraints for a pod
 	// (services and controllers selecting it); nil disables the defaults.
 	defaultSelector func(pod *corev1.Pod) labels.Selector
 }
 
 var (
-	_ framework.PreFilterPlugin     = (*PodTopologySpread)(nil)
-	_ framework.FilterPlugin        = (*PodTopologySpread)(nil)
-	_ framework.PreScorePlugin      = (*PodTopologySpread)(nil)
-	_ framework.ScorePlugin         = (*PodTopologySpread)(nil)
-	_ framework.EnqueueExtensions   = (*PodTopologySpread)(nil)
-	_ framework.PreFilterExtensions = (*PodTopologySpread)(nil)
+	_ plugin.PreFilterPlugin     = (*PodTopologySpread)(nil)
+	_ plugin.FilterPlugin        = (*PodTopologySpread)(nil)
+	_ plugin.PreScorePlugin      = (*PodTopologySpread)(nil)
+	_ plugin.ScorePlugin         = (*PodTopologySpread)(nil)
+	_ plugin.EnqueueExtensions   = (*PodTopologySpread)(nil)
+	_ plugin.PreFilterExtensions = (*PodTopologySpread)(nil)
 )
 
 // New is the plugin factory: args are Args (nil means System defaulting). It
 // reads nodes from h's snapshot and, for the default constraints, services,
 // replica sets and stateful sets from h's informers (requested here, so they
 // run with the scheduler's); without informers the defaults are off.
-func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, error) {
+func New(_ context.Context, args any, h plugin.Handle) (plugin.Plugin, error) {
 	a := Args{DefaultingType: SystemDefaulting}
-	if err := framework.DecodeArgs(args, &a); err != nil {
+	if err := plugin.DecodeArgs(args, &a); err != nil {
 		return nil, fmt.Errorf("%s: %w", Name, err)
 	}
 	pl := &PodTopologySpread{
-		allNodes: func() ([]*framework.NodeInfo, error) { return h.SnapshotSharedLister().NodeInfos().List() },
+		allNodes: func() ([]*plugin.NodeInfo, error) { return h.SnapshotSharedLister().NodeInfos().List() },
 	}
 	switch a.DefaultingType {
 	case SystemDefaulting, "":
@@ -95,7 +95,7 @@ func New(_ context.Context, args any, h framework.Handle) (framework.Plugin, err
 	return pl, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (pl *PodTopologySpread) Name() string { return Name }
 
 // constraints returns the pod's constraints with action, or the defaults'
@@ -112,10 +112,10 @@ func (pl *PodTopologySpread) constraints(pod *corev1.Pod, action corev1.Unsatisf
 
 // EventsToRegister: pods coming, going or relabelled, and nodes added, deleted
 // or relabelled, may change the counts.
-func (pl *PodTopologySpread) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add | framework.UpdatePodLabel | framework.Delete}},
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.Delete | framework.UpdateNodeLabel | framework.UpdateNodeTaint}},
+func (pl *PodTopologySpread) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Add | plugin.UpdatePodLabel | plugin.Delete}},
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add | plugin.Delete | plugin.UpdateNodeLabel | plugin.UpdateNodeTaint}},
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/labels"
 )
@@ -42,8 +42,8 @@ func fooPods(prefix string, n int) []*corev1.Pod {
 	return out
 }
 
-func nodeInfo(n *corev1.Node, pods ...*corev1.Pod) *framework.NodeInfo {
-	ni := framework.NewNodeInfo(pods...)
+func nodeInfo(n *corev1.Node, pods ...*corev1.Pod) *plugin.NodeInfo {
+	ni := plugin.NewNodeInfo(pods...)
 	ni.SetNode(n)
 	return ni
 }
@@ -66,8 +66,8 @@ func incoming(cs ...corev1.TopologySpreadConstraint) *corev1.Pod {
 }
 
 // fourNodes: n1,n2 in zone1 and n3,n4 in zone2, with 1, 0, 2, 1 foo pods.
-func fourNodes() []*framework.NodeInfo {
-	return []*framework.NodeInfo{
+func fourNodes() []*plugin.NodeInfo {
+	return []*plugin.NodeInfo{
 		nodeInfo(zoneNode("n1", "zone1"), fooPods("a", 1)...),
 		nodeInfo(zoneNode("n2", "zone1")),
 		nodeInfo(zoneNode("n3", "zone2"), fooPods("c", 2)...),
@@ -87,7 +87,7 @@ func TestFilter(t *testing.T) {
 	tests := []struct {
 		name  string
 		pod   *corev1.Pod
-		nodes []*framework.NodeInfo
+		nodes []*plugin.NodeInfo
 		// want maps node name to the expected status ("" for success).
 		want map[string]string
 	}{
@@ -158,7 +158,7 @@ func TestFilter(t *testing.T) {
 		{
 			name: "empty domain with minDomains 1: minimum 0",
 			pod:  incoming(hard(LabelTopologyZone, 1)),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1"), fooPods("a", 1)...),
 				nodeInfo(zoneNode("n2", "zone2")),
 			},
@@ -171,7 +171,7 @@ func TestFilter(t *testing.T) {
 				p.Spec.NodeSelector = map[string]string{LabelTopologyZone: "zone2"}
 				return p
 			}(),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1")),
 				nodeInfo(zoneNode("n3", "zone2"), fooPods("c", 2)...),
 				nodeInfo(zoneNode("n4", "zone3"), fooPods("d", 2)...),
@@ -188,7 +188,7 @@ func TestFilter(t *testing.T) {
 				p.Spec.NodeSelector = map[string]string{LabelTopologyZone: "zone2"}
 				return p
 			}(),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1")),
 				nodeInfo(zoneNode("n3", "zone2"), fooPods("c", 2)...),
 			},
@@ -201,7 +201,7 @@ func TestFilter(t *testing.T) {
 				c.NodeTaintsPolicy = api.Ptr(corev1.NodeInclusionPolicyHonor)
 				return incoming(c)
 			}(),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1"), fooPods("a", 1)...),
 				nodeInfo(tainted),
 			},
@@ -211,7 +211,7 @@ func TestFilter(t *testing.T) {
 		{
 			name: "nodeTaintsPolicy Ignore (default) counts tainted nodes",
 			pod:  incoming(hard(LabelTopologyZone, 1)),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1"), fooPods("a", 1)...),
 				nodeInfo(tainted),
 			},
@@ -226,7 +226,7 @@ func TestFilter(t *testing.T) {
 				p.Labels = map[string]string{"app": "foo", "rev": "2"}
 				return p
 			}(),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1"), pod("old-1", map[string]string{"app": "foo", "rev": "1"}),
 					pod("old-2", map[string]string{"app": "foo", "rev": "1"})),
 				nodeInfo(zoneNode("n2", "zone1")),
@@ -236,7 +236,7 @@ func TestFilter(t *testing.T) {
 		{
 			name: "pods of other namespaces and pods being deleted do not count",
 			pod:  incoming(hard(LabelHostname, 1)),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1"), otherNS, deleting),
 				nodeInfo(zoneNode("n2", "zone1")),
 			},
@@ -247,7 +247,7 @@ func TestFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			pl := &PodTopologySpread{}
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			if _, s := pl.PreFilter(t.Context(), state, tt.pod, tt.nodes); !s.IsSuccess() {
 				t.Fatalf("PreFilter: %v", s)
 			}
@@ -273,7 +273,7 @@ func TestPreFilterSkip(t *testing.T) {
 	pl := &PodTopologySpread{defaults: SystemDefaultConstraints(), systemDefaulted: true,
 		defaultSelector: func(*corev1.Pod) labels.Selector { return labels.SelectorFromSet(fooLabels) }}
 	for _, p := range []*corev1.Pod{incoming(), incoming(soft(LabelHostname, 1))} {
-		if _, s := pl.PreFilter(t.Context(), framework.NewCycleState(), p, fourNodes()); !s.IsSkip() {
+		if _, s := pl.PreFilter(t.Context(), plugin.NewCycleState(), p, fourNodes()); !s.IsSkip() {
 			t.Errorf("PreFilter(%v): %v, want Skip", p.Spec.TopologySpreadConstraints, s)
 		}
 	}
@@ -285,12 +285,12 @@ func TestAddRemovePod(t *testing.T) {
 	pl := &PodTopologySpread{}
 	p := incoming(hard(LabelTopologyZone, 1))
 	nodes := fourNodes()
-	state := framework.NewCycleState()
+	state := plugin.NewCycleState()
 	if _, s := pl.PreFilter(t.Context(), state, p, nodes); !s.IsSuccess() {
 		t.Fatal(s)
 	}
 	n3 := nodes[2]
-	if s := pl.Filter(t.Context(), state, p, n3); s.Code() != framework.Unschedulable {
+	if s := pl.Filter(t.Context(), state, p, n3); s.Code() != plugin.Unschedulable {
 		t.Fatalf("before: %v", s)
 	}
 	// Removing both foo pods of n3 on a clone makes zone2 1, zone1 1.
@@ -303,14 +303,14 @@ func TestAddRemovePod(t *testing.T) {
 	if s := pl.Filter(t.Context(), c, p, n3); !s.IsSuccess() {
 		t.Errorf("after removing: %v", s)
 	}
-	if s := pl.Filter(t.Context(), state, p, n3); s.Code() != framework.Unschedulable {
+	if s := pl.Filter(t.Context(), state, p, n3); s.Code() != plugin.Unschedulable {
 		t.Errorf("original state changed: %v", s)
 	}
 	// Adding one back: zone2 2, zone1 1 → skew 2.
 	if s := pl.AddPod(t.Context(), c, p, n3.Pods[0], n3); !s.IsSuccess() {
 		t.Fatal(s)
 	}
-	if s := pl.Filter(t.Context(), c, p, n3); s.Code() != framework.Unschedulable {
+	if s := pl.Filter(t.Context(), c, p, n3); s.Code() != plugin.Unschedulable {
 		t.Errorf("after adding back: %v", s)
 	}
 }
@@ -321,7 +321,7 @@ func TestScore(t *testing.T) {
 	tests := []struct {
 		name     string
 		pod      *corev1.Pod
-		nodes    []*framework.NodeInfo
+		nodes    []*plugin.NodeInfo
 		feasible []string // nil: all
 		want     map[string]int64
 		skip     bool
@@ -349,7 +349,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name: "no matching pods: every node gets the maximum", pod: incoming(soft(LabelTopologyZone, 1)),
-			nodes: []*framework.NodeInfo{nodeInfo(zoneNode("n1", "zone1")), nodeInfo(zoneNode("n2", "zone2"))},
+			nodes: []*plugin.NodeInfo{nodeInfo(zoneNode("n1", "zone1")), nodeInfo(zoneNode("n2", "zone2"))},
 			want:  map[string]int64{"n1": 100, "n2": 100},
 		},
 		{
@@ -359,7 +359,7 @@ func TestScore(t *testing.T) {
 		},
 		{
 			name: "system defaults: a node without a zone still spreads by hostname", pod: incoming(),
-			nodes: []*framework.NodeInfo{
+			nodes: []*plugin.NodeInfo{
 				nodeInfo(zoneNode("n1", "zone1"), fooPods("a", 3)...),
 				nodeInfo(node("n2", LabelHostname, "n2")),
 			},
@@ -376,7 +376,7 @@ func TestScore(t *testing.T) {
 			t.Parallel()
 			pl := &PodTopologySpread{
 				defaults: SystemDefaultConstraints(), systemDefaulted: true, defaultSelector: fooSelector,
-				allNodes: func() ([]*framework.NodeInfo, error) { return tt.nodes, nil },
+				allNodes: func() ([]*plugin.NodeInfo, error) { return tt.nodes, nil },
 			}
 			feasible := tt.nodes
 			if tt.feasible != nil {
@@ -389,7 +389,7 @@ func TestScore(t *testing.T) {
 					}
 				}
 			}
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			s := pl.PreScore(t.Context(), state, tt.pod, feasible)
 			if tt.skip {
 				if !s.IsSkip() {
@@ -400,13 +400,13 @@ func TestScore(t *testing.T) {
 			if !s.IsSuccess() {
 				t.Fatalf("PreScore: %v", s)
 			}
-			var scores framework.NodeScoreList
+			var scores plugin.NodeScoreList
 			for _, ni := range feasible {
 				sc, s := pl.Score(t.Context(), state, tt.pod, ni)
 				if !s.IsSuccess() {
 					t.Fatalf("Score(%s): %v", ni.Node().Name, s)
 				}
-				scores = append(scores, framework.NodeScore{Name: ni.Node().Name, Score: sc})
+				scores = append(scores, plugin.NodeScore{Name: ni.Node().Name, Score: sc})
 			}
 			if s := pl.NormalizeScore(t.Context(), state, tt.pod, scores); !s.IsSuccess() {
 				t.Fatal(s)

@@ -5,10 +5,10 @@ import (
 	"math"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
-const preScoreStateKey framework.StateKey = "PreScore" + Name
+const preScoreStateKey plugin.StateKey = "PreScore" + Name
 
 // preScoreState is what PreScore computes for Score.
 type preScoreState struct {
@@ -23,8 +23,8 @@ type preScoreState struct {
 	TopologyNormalizingWeight []float64
 }
 
-// Clone implements framework.StateData; the state is read-only after PreScore.
-func (s *preScoreState) Clone() framework.StateData { return s }
+// Clone implements plugin.StateData; the state is read-only after PreScore.
+func (s *preScoreState) Clone() plugin.StateData { return s }
 
 func topologyNormalizingWeight(size int) float64 { return math.Log(float64(size + 2)) }
 
@@ -37,7 +37,7 @@ func scoreForCount(cnt int64, maxSkew int32, weight float64) float64 {
 // requireAllTopologies, nodes missing a topology key are ignored (and feasible
 // ones recorded in IgnoredNodes); otherwise (system default constraints) each
 // constraint counts the nodes that have its key.
-func calPreScoreState(pod *corev1.Pod, cs []constraint, feasible, allNodes []*framework.NodeInfo, requireAllTopologies bool) *preScoreState {
+func calPreScoreState(pod *corev1.Pod, cs []constraint, feasible, allNodes []*plugin.NodeInfo, requireAllTopologies bool) *preScoreState {
 	s := &preScoreState{Constraints: cs, IgnoredNodes: map[string]struct{}{},
 		TopologyValueToPodCounts: make([]map[string]int64, len(cs)), TopologyNormalizingWeight: make([]float64, len(cs))}
 	topoSize := make([]int, len(cs))
@@ -98,7 +98,7 @@ func calPreScoreState(pod *corev1.Pod, cs []constraint, feasible, allNodes []*fr
 // has, the matching pods of its domain (of the node itself for hostname)
 // times the constraint's weight, plus maxSkew-1. More matching pods is a
 // higher raw score; NormalizeScore inverts it.
-func (s *preScoreState) score(pod *corev1.Pod, nodeInfo *framework.NodeInfo) int64 {
+func (s *preScoreState) score(pod *corev1.Pod, nodeInfo *plugin.NodeInfo) int64 {
 	node := nodeInfo.Node()
 	if _, ignored := s.IgnoredNodes[node.Name]; ignored {
 		return 0
@@ -124,7 +124,7 @@ func (s *preScoreState) score(pod *corev1.Pod, nodeInfo *framework.NodeInfo) int
 // normalize maps raw scores to [0, MaxNodeScore]: the lowest raw score gets
 // the most, ignored nodes get 0, and all nodes get MaxNodeScore when the
 // highest raw score is 0.
-func (s *preScoreState) normalize(scores framework.NodeScoreList) {
+func (s *preScoreState) normalize(scores plugin.NodeScoreList) {
 	var minScore int64 = math.MaxInt64
 	var maxScore int64
 	for _, sc := range scores {
@@ -140,29 +140,29 @@ func (s *preScoreState) normalize(scores framework.NodeScoreList) {
 			continue
 		}
 		if maxScore == 0 {
-			scores[i].Score = framework.MaxNodeScore
+			scores[i].Score = plugin.MaxNodeScore
 			continue
 		}
-		scores[i].Score = framework.MaxNodeScore * (maxScore + minScore - scores[i].Score) / maxScore
+		scores[i].Score = plugin.MaxNodeScore * (maxScore + minScore - scores[i].Score) / maxScore
 	}
 }
 
 // PreScore computes the per-domain counts of the ScheduleAnyway constraints;
 // Skip when there are none or no feasible nodes.
-func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) *framework.Status {
+func (pl *PodTopologySpread) PreScore(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo) *plugin.Status {
 	if len(nodes) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return plugin.NewStatus(plugin.Skip)
 	}
 	cs, err := pl.constraints(pod, corev1.ScheduleAnyway)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	if len(cs) == 0 {
-		return framework.NewStatus(framework.Skip)
+		return plugin.NewStatus(plugin.Skip)
 	}
 	allNodes, err := pl.allNodes()
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	requireAll := len(pod.Spec.TopologySpreadConstraints) > 0 || !pl.systemDefaulted
 	state.Write(preScoreStateKey, calPreScoreState(pod, cs, nodes, allNodes, requireAll))
@@ -170,25 +170,25 @@ func (pl *PodTopologySpread) PreScore(_ context.Context, state *framework.CycleS
 }
 
 // Score returns the raw score of the node (see preScoreState.score).
-func (pl *PodTopologySpread) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) (int64, *framework.Status) {
+func (pl *PodTopologySpread) Score(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeInfo *plugin.NodeInfo) (int64, *plugin.Status) {
 	if nodeInfo.Node() == nil {
-		return 0, framework.AsStatus(errNodeNotFound)
+		return 0, plugin.AsStatus(errNodeNotFound)
 	}
-	s, err := framework.ReadState[*preScoreState](state, preScoreStateKey)
+	s, err := plugin.ReadState[*preScoreState](state, preScoreStateKey)
 	if err != nil {
-		return 0, framework.AsStatus(err)
+		return 0, plugin.AsStatus(err)
 	}
 	return s.score(pod, nodeInfo), nil
 }
 
 // ScoreExtensions returns the plugin, which normalises its scores.
-func (pl *PodTopologySpread) ScoreExtensions() framework.ScoreExtensions { return pl }
+func (pl *PodTopologySpread) ScoreExtensions() plugin.ScoreExtensions { return pl }
 
 // NormalizeScore inverts and scales the raw scores to [0, MaxNodeScore].
-func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	s, err := framework.ReadState[*preScoreState](state, preScoreStateKey)
+func (pl *PodTopologySpread) NormalizeScore(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, scores plugin.NodeScoreList) *plugin.Status {
+	s, err := plugin.ReadState[*preScoreState](state, preScoreStateKey)
 	if err != nil {
-		return framework.AsStatus(err)
+		return plugin.AsStatus(err)
 	}
 	s.normalize(scores)
 	return nil

@@ -5,30 +5,30 @@ import (
 	"fmt"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
 // Name is the plugin name.
 const Name = "SchedulingGates"
 
-// SchedulingGates implements framework.PreEnqueuePlugin.
+// SchedulingGates implements plugin.PreEnqueuePlugin.
 type SchedulingGates struct{}
 
 var (
-	_ framework.PreEnqueuePlugin  = SchedulingGates{}
-	_ framework.EnqueueExtensions = SchedulingGates{}
+	_ plugin.PreEnqueuePlugin  = SchedulingGates{}
+	_ plugin.EnqueueExtensions = SchedulingGates{}
 )
 
 // New is the plugin factory.
-func New(context.Context, any, framework.Handle) (framework.Plugin, error) {
+func New(context.Context, any, plugin.Handle) (plugin.Plugin, error) {
 	return SchedulingGates{}, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (SchedulingGates) Name() string { return Name }
 
-// PreEnqueue implements framework.PreEnqueuePlugin.
-func (SchedulingGates) PreEnqueue(_ context.Context, pod *corev1.Pod) *framework.Status {
+// PreEnqueue implements plugin.PreEnqueuePlugin.
+func (SchedulingGates) PreEnqueue(_ context.Context, pod *corev1.Pod) *plugin.Status {
 	if len(pod.Spec.SchedulingGates) == 0 {
 		return nil
 	}
@@ -36,10 +36,10 @@ func (SchedulingGates) PreEnqueue(_ context.Context, pod *corev1.Pod) *framework
 	for _, g := range pod.Spec.SchedulingGates {
 		gates = append(gates, g.Name)
 	}
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("waiting for scheduling gates: %v", gates))
+	return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, fmt.Sprintf("waiting for scheduling gates: %v", gates))
 }
 
-// EventsToRegister implements framework.EnqueueExtensions.
-func (SchedulingGates) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.UpdatePodSchedulingGatesEliminated}}}
+// EventsToRegister implements plugin.EnqueueExtensions.
+func (SchedulingGates) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{{Event: plugin.ClusterEvent{Resource: plugin.UnscheduledPod, ActionType: plugin.UpdatePodSchedulingGatesEliminated}}}
 }

@@ -5,44 +5,44 @@ import (
 	"fmt"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/taints"
 )
 
 // Name is the plugin name.
 const Name = "TaintToleration"
 
-const preScoreKey framework.StateKey = "PreScore" + Name
+const preScoreKey plugin.StateKey = "PreScore" + Name
 
 type preScoreState []corev1.Toleration
 
-func (s preScoreState) Clone() framework.StateData { return s }
+func (s preScoreState) Clone() plugin.StateData { return s }
 
 // TaintToleration implements Filter, PreScore and Score.
 type TaintToleration struct{}
 
 var (
-	_ framework.FilterPlugin      = TaintToleration{}
-	_ framework.PreScorePlugin    = TaintToleration{}
-	_ framework.ScorePlugin       = TaintToleration{}
-	_ framework.EnqueueExtensions = TaintToleration{}
+	_ plugin.FilterPlugin      = TaintToleration{}
+	_ plugin.PreScorePlugin    = TaintToleration{}
+	_ plugin.ScorePlugin       = TaintToleration{}
+	_ plugin.EnqueueExtensions = TaintToleration{}
 )
 
 // New is the plugin factory.
-func New(context.Context, any, framework.Handle) (framework.Plugin, error) {
+func New(context.Context, any, plugin.Handle) (plugin.Plugin, error) {
 	return TaintToleration{}, nil
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (TaintToleration) Name() string { return Name }
 
-// Filter implements framework.FilterPlugin.
-func (TaintToleration) Filter(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
+// Filter implements plugin.FilterPlugin.
+func (TaintToleration) Filter(_ context.Context, _ *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
 	taint, found := taints.FindMatchingUntoleratedTaint(ni.Taints(), pod.Spec.Tolerations, taints.DoNotScheduleTaintsFilter)
 	if !found {
 		return nil
 	}
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value))
+	return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, fmt.Sprintf("node(s) had untolerated taint {%s: %s}", taint.Key, taint.Value))
 }
 
 func preferNoScheduleTolerations(tolerations []corev1.Toleration) []corev1.Toleration {
@@ -55,8 +55,8 @@ func preferNoScheduleTolerations(tolerations []corev1.Toleration) []corev1.Toler
 	return out
 }
 
-// PreScore implements framework.PreScorePlugin.
-func (TaintToleration) PreScore(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) *framework.Status {
+// PreScore implements plugin.PreScorePlugin.
+func (TaintToleration) PreScore(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) *plugin.Status {
 	state.Write(preScoreKey, preScoreState(preferNoScheduleTolerations(pod.Spec.Tolerations)))
 	return nil
 }
@@ -75,35 +75,35 @@ func CountIntolerable(nodeTaints []corev1.Taint, tolerations []corev1.Toleration
 	return n
 }
 
-// Score implements framework.ScorePlugin: the raw score is the number of
+// Score implements plugin.ScorePlugin: the raw score is the number of
 // intolerable taints, reversed by NormalizeScore.
-func (TaintToleration) Score(_ context.Context, state *framework.CycleState, pod *corev1.Pod, ni *framework.NodeInfo) (int64, *framework.Status) {
-	tols, err := framework.ReadState[preScoreState](state, preScoreKey)
+func (TaintToleration) Score(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, ni *plugin.NodeInfo) (int64, *plugin.Status) {
+	tols, err := plugin.ReadState[preScoreState](state, preScoreKey)
 	if err != nil {
 		tols = preferNoScheduleTolerations(pod.Spec.Tolerations)
 	}
 	return CountIntolerable(ni.Taints(), tols), nil
 }
 
-// ScoreExtensions implements framework.ScorePlugin.
-func (t TaintToleration) ScoreExtensions() framework.ScoreExtensions { return t }
+// ScoreExtensions implements plugin.ScorePlugin.
+func (t TaintToleration) ScoreExtensions() plugin.ScoreExtensions { return t }
 
-// NormalizeScore implements framework.ScoreExtensions.
-func (TaintToleration) NormalizeScore(_ context.Context, _ *framework.CycleState, _ *corev1.Pod, scores framework.NodeScoreList) *framework.Status {
-	return framework.DefaultNormalizeScore(framework.MaxNodeScore, true, scores)
+// NormalizeScore implements plugin.ScoreExtensions.
+func (TaintToleration) NormalizeScore(_ context.Context, _ *plugin.CycleState, _ *corev1.Pod, scores plugin.NodeScoreList) *plugin.Status {
+	return plugin.DefaultNormalizeScore(plugin.MaxNodeScore, true, scores)
 }
 
-// EventsToRegister implements framework.EnqueueExtensions.
-func (TaintToleration) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeTaint}, QueueingHintFn: func(pod *corev1.Pod, _, newObj any) (framework.QueueingHint, error) {
+// EventsToRegister implements plugin.EnqueueExtensions.
+func (TaintToleration) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add | plugin.UpdateNodeTaint}, QueueingHintFn: func(pod *corev1.Pod, _, newObj any) (plugin.QueueingHint, error) {
 			if n, ok := newObj.(*corev1.Node); ok {
 				if _, found := taints.FindMatchingUntoleratedTaint(n.Spec.Taints, pod.Spec.Tolerations, taints.DoNotScheduleTaintsFilter); found {
-					return framework.QueueSkip, nil
+					return plugin.QueueSkip, nil
 				}
 			}
-			return framework.Queue, nil
+			return plugin.Queue, nil
 		}},
-		{Event: framework.ClusterEvent{Resource: framework.UnscheduledPod, ActionType: framework.UpdatePodTolerations}},
+		{Event: plugin.ClusterEvent{Resource: plugin.UnscheduledPod, ActionType: plugin.UpdatePodTolerations}},
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/cache"
 )
 
@@ -20,7 +20,7 @@ const AnnSelectedNode = "volume.kubernetes.io/selected-node"
 // ErrReasonNodeConflict is the Filter rejection, worded like kube-scheduler's.
 const ErrReasonNodeConflict = "node(s) had volume node affinity conflict"
 
-const stateKey framework.StateKey = "PreFilter" + Name
+const stateKey plugin.StateKey = "PreFilter" + Name
 
 // ClaimGetter returns the claim namespace/name from the scheduler's cache;
 // false when there is none. The claim must not be modified.
@@ -34,8 +34,8 @@ type stateData struct {
 	conflict bool
 }
 
-// Clone implements framework.StateData; the value is never modified.
-func (s *stateData) Clone() framework.StateData { return s }
+// Clone implements plugin.StateData; the value is never modified.
+func (s *stateData) Clone() plugin.StateData { return s }
 
 // VolumeBinding is the plugin.
 type VolumeBinding struct {
@@ -43,21 +43,21 @@ type VolumeBinding struct {
 	assumed  *assumeCache
 	// skip is the Skip status PreFilter returns for pods without bound
 	// claims, shared so that those pods allocate nothing; never modified.
-	skip *framework.Status
+	skip *plugin.Status
 }
 
 var (
-	_ framework.PreFilterPlugin   = (*VolumeBinding)(nil)
-	_ framework.FilterPlugin      = (*VolumeBinding)(nil)
-	_ framework.ReservePlugin     = (*VolumeBinding)(nil)
-	_ framework.EnqueueExtensions = (*VolumeBinding)(nil)
+	_ plugin.PreFilterPlugin   = (*VolumeBinding)(nil)
+	_ plugin.FilterPlugin      = (*VolumeBinding)(nil)
+	_ plugin.ReservePlugin     = (*VolumeBinding)(nil)
+	_ plugin.EnqueueExtensions = (*VolumeBinding)(nil)
 )
 
 // New is the plugin factory. It reads claims from h's PersistentVolumeClaim
 // informer (requested here; the scheduler starts it and, since this plugin
 // registers PersistentVolumeClaim events, feeds its events to the queue).
 // Without informers (unit tests) no claim exists.
-func New(_ context.Context, _ any, h framework.Handle) (framework.Plugin, error) {
+func New(_ context.Context, _ any, h plugin.Handle) (plugin.Plugin, error) {
 	get := func(string, string) (*corev1.PersistentVolumeClaim, bool) { return nil, false }
 	if inf := h.Informers(); inf != nil {
 		pvcs, err := cache.InformerFor(inf, cache.InformerOptions[*corev1.PersistentVolumeClaim]{})
@@ -78,7 +78,7 @@ func New(_ context.Context, _ any, h framework.Handle) (framework.Plugin, error)
 // NewWithGetter returns the plugin reading claims through get; reservations
 // of unbound claims last at most assumeTTL by the clock now.
 func NewWithGetter(get ClaimGetter, assumeTTL time.Duration, now func() time.Time) *VolumeBinding {
-	return &VolumeBinding{getClaim: get, assumed: newAssumeCache(assumeTTL, now), skip: framework.NewStatus(framework.Skip)}
+	return &VolumeBinding{getClaim: get, assumed: newAssumeCache(assumeTTL, now), skip: plugin.NewStatus(plugin.Skip)}
 }
 
 // onClaimEvent forgets reservations that the binder has recorded
@@ -89,34 +89,34 @@ func (pl *VolumeBinding) onClaimEvent(e cache.Event[*corev1.PersistentVolumeClai
 	}
 }
 
-// Name implements framework.Plugin.
+// Name implements plugin.Plugin.
 func (pl *VolumeBinding) Name() string { return Name }
 
-// EventsToRegister implements framework.EnqueueExtensions: a claim of the pod
+// EventsToRegister implements plugin.EnqueueExtensions: a claim of the pod
 // created or changed (bound, its deletion cancelled...) may let it schedule,
 // and so may a node added (the claims' node re-registering) or changed.
-func (pl *VolumeBinding) EventsToRegister() []framework.ClusterEventWithHint {
-	return []framework.ClusterEventWithHint{
-		{Event: framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add | framework.Update}, QueueingHintFn: isSchedulableAfterClaimChange},
-		{Event: framework.ClusterEvent{Resource: framework.Node, ActionType: framework.Add | framework.UpdateNodeLabel | framework.UpdateNodeTaint}},
+func (pl *VolumeBinding) EventsToRegister() []plugin.ClusterEventWithHint {
+	return []plugin.ClusterEventWithHint{
+		{Event: plugin.ClusterEvent{Resource: plugin.PersistentVolumeClaim, ActionType: plugin.Add | plugin.Update}, QueueingHintFn: isSchedulableAfterClaimChange},
+		{Event: plugin.ClusterEvent{Resource: plugin.Node, ActionType: plugin.Add | plugin.UpdateNodeLabel | plugin.UpdateNodeTaint}},
 	}
 }
 
 // isSchedulableAfterClaimChange queues the pod only for one of its claims.
-func isSchedulableAfterClaimChange(pod *corev1.Pod, _, newObj any) (framework.QueueingHint, error) {
+func isSchedulableAfterClaimChange(pod *corev1.Pod, _, newObj any) (plugin.QueueingHint, error) {
 	pvc, ok := newObj.(*corev1.PersistentVolumeClaim)
 	if !ok {
-		return framework.Queue, fmt.Errorf("%s: unexpected object %T in a persistentvolumeclaim event", Name, newObj)
+		return plugin.Queue, fmt.Errorf("%s: unexpected object %T in a persistentvolumeclaim event", Name, newObj)
 	}
 	if pvc.Namespace != pod.Namespace {
-		return framework.QueueSkip, nil
+		return plugin.QueueSkip, nil
 	}
 	for i := range pod.Spec.Volumes {
 		if name, _ := claimName(pod, &pod.Spec.Volumes[i]); name == pvc.Name {
-			return framework.Queue, nil
+			return plugin.Queue, nil
 		}
 	}
-	return framework.QueueSkip, nil
+	return plugin.QueueSkip, nil
 }
 
 // claimName returns the name of the claim a volume uses ("" for none) and
@@ -131,10 +131,10 @@ func claimName(pod *corev1.Pod, v *corev1.Volume) (string, bool) {
 	return "", false
 }
 
-// Reserve implements framework.ReservePlugin: the pod's unbound claims are
+// Reserve implements plugin.ReservePlugin: the pod's unbound claims are
 // reserved for nodeName until the binder binds them there, so that other
 // consumers scheduled meanwhile follow.
-func (pl *VolumeBinding) Reserve(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+func (pl *VolumeBinding) Reserve(_ context.Context, _ *plugin.CycleState, pod *corev1.Pod, nodeName string) *plugin.Status {
 	for i := range pod.Spec.Volumes {
 		name, _ := claimName(pod, &pod.Spec.Volumes[i])
 		if name == "" {
@@ -147,9 +147,9 @@ func (pl *VolumeBinding) Reserve(_ context.Context, _ *framework.CycleState, pod
 	return nil
 }
 
-// Unreserve implements framework.ReservePlugin: it drops the pod's
+// Unreserve implements plugin.ReservePlugin: it drops the pod's
 // reservations (its binding failed).
-func (pl *VolumeBinding) Unreserve(_ context.Context, _ *framework.CycleState, pod *corev1.Pod, _ string) {
+func (pl *VolumeBinding) Unreserve(_ context.Context, _ *plugin.CycleState, pod *corev1.Pod, _ string) {
 	for i := range pod.Spec.Volumes {
 		if name, _ := claimName(pod, &pod.Spec.Volumes[i]); name != "" {
 			pl.assumed.forgetPod(pod.Namespace, name, pod.UID)
@@ -157,9 +157,9 @@ func (pl *VolumeBinding) Unreserve(_ context.Context, _ *framework.CycleState, p
 	}
 }
 
-// PreFilter implements framework.PreFilterPlugin: it checks the pod's claims
+// PreFilter implements plugin.PreFilterPlugin: it checks the pod's claims
 // and records their node; Skip when no claim constrains the node.
-func (pl *VolumeBinding) PreFilter(_ context.Context, state *framework.CycleState, pod *corev1.Pod, _ []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
+func (pl *VolumeBinding) PreFilter(_ context.Context, state *plugin.CycleState, pod *corev1.Pod, _ []*plugin.NodeInfo) (*plugin.PreFilterResult, *plugin.Status) {
 	s, st := pl.claimsNode(pod)
 	if st != nil {
 		return nil, st
@@ -173,7 +173,7 @@ func (pl *VolumeBinding) PreFilter(_ context.Context, state *framework.CycleStat
 
 // claimsNode evaluates the pod's claims: a rejection status, or the node
 // they are on (nil: no claim has a node).
-func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *framework.Status) {
+func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *plugin.Status) {
 	var s *stateData
 	for i := range pod.Spec.Volumes {
 		name, ephemeral := claimName(pod, &pod.Spec.Volumes[i])
@@ -212,8 +212,8 @@ func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *framework.Sta
 	return s, nil
 }
 
-func unresolvable(format string, args ...any) *framework.Status {
-	return framework.NewStatus(framework.UnschedulableAndUnresolvable, fmt.Sprintf(format, args...))
+func unresolvable(format string, args ...any) *plugin.Status {
+	return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, fmt.Sprintf(format, args...))
 }
 
 // controlledBy reports whether pod is the claim's controller owner.
@@ -226,18 +226,18 @@ func controlledBy(pvc *corev1.PersistentVolumeClaim, pod *corev1.Pod) bool {
 	return false
 }
 
-// PreFilterExtensions implements framework.PreFilterPlugin: the result does
+// PreFilterExtensions implements plugin.PreFilterPlugin: the result does
 // not depend on other pods.
-func (pl *VolumeBinding) PreFilterExtensions() framework.PreFilterExtensions { return nil }
+func (pl *VolumeBinding) PreFilterExtensions() plugin.PreFilterExtensions { return nil }
 
-// Filter implements framework.FilterPlugin: only the claims' node fits.
-func (pl *VolumeBinding) Filter(_ context.Context, state *framework.CycleState, _ *corev1.Pod, ni *framework.NodeInfo) *framework.Status {
-	s, err := framework.ReadState[*stateData](state, stateKey)
+// Filter implements plugin.FilterPlugin: only the claims' node fits.
+func (pl *VolumeBinding) Filter(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
+	s, err := plugin.ReadState[*stateData](state, stateKey)
 	if err != nil {
-		return framework.AsStatus(fmt.Errorf("%s: %w", Name, err))
+		return plugin.AsStatus(fmt.Errorf("%s: %w", Name, err))
 	}
 	if s.conflict || ni.NodeName() != s.node {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
 )
@@ -68,17 +68,17 @@ func getter(claims ...*corev1.PersistentVolumeClaim) ClaimGetter {
 	}
 }
 
-func nodeInfo(name string) *framework.NodeInfo {
-	ni := framework.NewNodeInfo()
+func nodeInfo(name string) *plugin.NodeInfo {
+	ni := plugin.NewNodeInfo()
 	ni.SetNode(&corev1.Node{ObjectMeta: api.ObjectMeta{Name: name}})
 	return ni
 }
 
 func TestPreFilterAndFilter(t *testing.T) {
 	t.Parallel()
-	conflict := framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
-	unresolvable := func(msg string) *framework.Status {
-		return framework.NewStatus(framework.UnschedulableAndUnresolvable, msg)
+	conflict := plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+	unresolvable := func(msg string) *plugin.Status {
+		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, msg)
 	}
 	tests := []struct {
 		name   string
@@ -86,12 +86,12 @@ func TestPreFilterAndFilter(t *testing.T) {
 		claims []*corev1.PersistentVolumeClaim
 		// preFilter is the PreFilter status; when it is Success, filter holds
 		// the Filter status of nodes a and b.
-		preFilter *framework.Status
-		filter    map[string]*framework.Status
+		preFilter *plugin.Status
+		filter    map[string]*plugin.Status
 	}{
-		{name: "no volumes", pod: pod(), preFilter: framework.NewStatus(framework.Skip)},
+		{name: "no volumes", pod: pod(), preFilter: plugin.NewStatus(plugin.Skip)},
 		{name: "no claim volumes", pod: pod(corev1.Volume{Name: "tmp", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}),
-			preFilter: framework.NewStatus(framework.Skip)},
+			preFilter: plugin.NewStatus(plugin.Skip)},
 		{name: "missing claim", pod: pod(claimVolume("data", "data")),
 			preFilter: unresolvable(`persistentvolumeclaim "data" not found`)},
 		{name: "claim in another namespace", pod: pod(claimVolume("data", "data")),
@@ -102,21 +102,21 @@ func TestPreFilterAndFilter(t *testing.T) {
 		{name: "claim lost", pod: pod(claimVolume("data", "data")), claims: []*corev1.PersistentVolumeClaim{claim("data", lost)},
 			preFilter: unresolvable(`persistentvolumeclaim "data" bound to non-existent persistentvolume "pvc-gone"`)},
 		{name: "unbound claim: no constraint", pod: pod(claimVolume("data", "data")), claims: []*corev1.PersistentVolumeClaim{claim("data")},
-			preFilter: framework.NewStatus(framework.Skip)},
+			preFilter: plugin.NewStatus(plugin.Skip)},
 		{name: "bound claim: only its node", pod: pod(claimVolume("data", "data")), claims: []*corev1.PersistentVolumeClaim{claim("data", boundTo("b"))},
-			filter: map[string]*framework.Status{"a": conflict, "b": nil}},
+			filter: map[string]*plugin.Status{"a": conflict, "b": nil}},
 		{name: "selected node without binding yet", pod: pod(claimVolume("data", "data")),
 			claims: []*corev1.PersistentVolumeClaim{claim("data", func(c *corev1.PersistentVolumeClaim) { c.Annotations = map[string]string{AnnSelectedNode: "a"} })},
-			filter: map[string]*framework.Status{"a": nil, "b": conflict}},
+			filter: map[string]*plugin.Status{"a": nil, "b": conflict}},
 		{name: "bound and unbound claims", pod: pod(claimVolume("x", "x"), claimVolume("y", "y")),
 			claims: []*corev1.PersistentVolumeClaim{claim("x"), claim("y", boundTo("a"))},
-			filter: map[string]*framework.Status{"a": nil, "b": conflict}},
+			filter: map[string]*plugin.Status{"a": nil, "b": conflict}},
 		{name: "two claims on the same node", pod: pod(claimVolume("x", "x"), claimVolume("y", "y")),
 			claims: []*corev1.PersistentVolumeClaim{claim("x", boundTo("b")), claim("y", boundTo("b"))},
-			filter: map[string]*framework.Status{"a": conflict, "b": nil}},
+			filter: map[string]*plugin.Status{"a": conflict, "b": nil}},
 		{name: "claims on different nodes: no node fits", pod: pod(claimVolume("x", "x"), claimVolume("y", "y")),
 			claims: []*corev1.PersistentVolumeClaim{claim("x", boundTo("a")), claim("y", boundTo("b"))},
-			filter: map[string]*framework.Status{"a": conflict, "b": conflict}},
+			filter: map[string]*plugin.Status{"a": conflict, "b": conflict}},
 		{name: "first failing claim is reported", pod: pod(claimVolume("x", "x"), claimVolume("y", "y")),
 			claims:    []*corev1.PersistentVolumeClaim{claim("x", boundTo("a"))},
 			preFilter: unresolvable(`persistentvolumeclaim "y" not found`)},
@@ -125,14 +125,14 @@ func TestPreFilterAndFilter(t *testing.T) {
 		{name: "ephemeral claim of another owner", pod: pod(ephemeralVolume("scratch")), claims: []*corev1.PersistentVolumeClaim{claim("p-scratch", ownedBy("other-uid"))},
 			preFilter: unresolvable(`PVC ns/p-scratch was not created for pod ns/p (pod is not owner)`)},
 		{name: "ephemeral claim bound", pod: pod(ephemeralVolume("scratch")), claims: []*corev1.PersistentVolumeClaim{claim("p-scratch", ownedBy("pod-uid"), boundTo("a"))},
-			filter: map[string]*framework.Status{"a": nil, "b": conflict}},
+			filter: map[string]*plugin.Status{"a": nil, "b": conflict}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			pl := NewWithGetter(getter(tt.claims...), DefaultAssumeTTL, time.Now)
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			_, st := pl.PreFilter(ctx, state, tt.pod, nil)
 			if !st.Equal(tt.preFilter) {
 				t.Fatalf("PreFilter = %v, want %v", st, tt.preFilter)
@@ -152,7 +152,7 @@ func TestPreFilterAndFilter(t *testing.T) {
 func TestFilterWithoutPreFilter(t *testing.T) {
 	t.Parallel()
 	pl := NewWithGetter(getter(), DefaultAssumeTTL, time.Now)
-	if st := pl.Filter(context.Background(), framework.NewCycleState(), pod(), nodeInfo("a")); st.Code() != framework.Error {
+	if st := pl.Filter(context.Background(), plugin.NewCycleState(), pod(), nodeInfo("a")); st.Code() != plugin.Error {
 		t.Errorf("Filter without PreFilter state = %v, want an Error", st)
 	}
 }
@@ -164,13 +164,13 @@ func TestQueueingHint(t *testing.T) {
 	tests := []struct {
 		name  string
 		claim *corev1.PersistentVolumeClaim
-		want  framework.QueueingHint
+		want  plugin.QueueingHint
 	}{
-		{name: "the pod's claim", claim: claim("data-claim"), want: framework.Queue},
-		{name: "the pod's ephemeral claim", claim: claim("p-scratch"), want: framework.Queue},
-		{name: "another claim", claim: claim("other"), want: framework.QueueSkip},
-		{name: "a volume name is not a claim name", claim: claim("data"), want: framework.QueueSkip},
-		{name: "same name in another namespace", claim: func() *corev1.PersistentVolumeClaim { c := claim("data-claim"); c.Namespace = "other"; return c }(), want: framework.QueueSkip},
+		{name: "the pod's claim", claim: claim("data-claim"), want: plugin.Queue},
+		{name: "the pod's ephemeral claim", claim: claim("p-scratch"), want: plugin.Queue},
+		{name: "another claim", claim: claim("other"), want: plugin.QueueSkip},
+		{name: "a volume name is not a claim name", claim: claim("data"), want: plugin.QueueSkip},
+		{name: "same name in another namespace", claim: func() *corev1.PersistentVolumeClaim { c := claim("data-claim"); c.Namespace = "other"; return c }(), want: plugin.QueueSkip},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -181,7 +181,7 @@ func TestQueueingHint(t *testing.T) {
 			}
 		})
 	}
-	if h, err := isSchedulableAfterClaimChange(p, nil, &corev1.Node{}); err == nil || h != framework.Queue {
+	if h, err := isSchedulableAfterClaimChange(p, nil, &corev1.Node{}); err == nil || h != plugin.Queue {
 		t.Errorf("hint for a non-claim = %v, %v; want Queue and an error", h, err)
 	}
 }
@@ -189,10 +189,10 @@ func TestQueueingHint(t *testing.T) {
 func TestEventsToRegister(t *testing.T) {
 	t.Parallel()
 	pl := NewWithGetter(getter(), DefaultAssumeTTL, time.Now)
-	want := []framework.ClusterEvent{
-		{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add},
-		{Resource: framework.PersistentVolumeClaim, ActionType: framework.UpdateNodeLabel},
-		{Resource: framework.Node, ActionType: framework.Add},
+	want := []plugin.ClusterEvent{
+		{Resource: plugin.PersistentVolumeClaim, ActionType: plugin.Add},
+		{Resource: plugin.PersistentVolumeClaim, ActionType: plugin.UpdateNodeLabel},
+		{Resource: plugin.Node, ActionType: plugin.Add},
 	}
 	for _, w := range want {
 		matched := false
@@ -203,7 +203,7 @@ func TestEventsToRegister(t *testing.T) {
 			t.Errorf("no registered event matches %+v", w)
 		}
 	}
-	if (framework.ClusterEvent{Resource: framework.PersistentVolumeClaim, ActionType: framework.Add}).Match(framework.ClusterEvent{Resource: framework.Pod, ActionType: framework.Add}) {
+	if (plugin.ClusterEvent{Resource: plugin.PersistentVolumeClaim, ActionType: plugin.Add}).Match(plugin.ClusterEvent{Resource: plugin.Pod, ActionType: plugin.Add}) {
 		t.Error("a claim event matches a pod event")
 	}
 }
@@ -215,7 +215,7 @@ func (c *fakeClock) now() time.Time { return c.t }
 
 func TestReserveMakesLaterConsumersFollow(t *testing.T) {
 	t.Parallel()
-	conflict := framework.NewStatus(framework.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+	conflict := plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
 	other := func(p *corev1.Pod) *corev1.Pod {
 		q := *p
 		q.Name, q.UID = "q", "other-pod-uid"
@@ -265,7 +265,7 @@ func TestReserveMakesLaterConsumersFollow(t *testing.T) {
 				return c, ok
 			}, DefaultAssumeTTL, clock.now)
 			first := pod(claimVolume("data", "data"))
-			if _, st := pl.PreFilter(ctx, framework.NewCycleState(), first, nil); !st.IsSkip() {
+			if _, st := pl.PreFilter(ctx, plugin.NewCycleState(), first, nil); !st.IsSkip() {
 				t.Fatalf("first consumer PreFilter = %v, want Skip", st)
 			}
 			if st := pl.Reserve(ctx, nil, first, "a"); !st.IsSuccess() {
@@ -276,7 +276,7 @@ func TestReserveMakesLaterConsumersFollow(t *testing.T) {
 			}
 			second := pod(claimVolume("data", "data"))
 			second.Name, second.UID = "second", "second-uid"
-			state := framework.NewCycleState()
+			state := plugin.NewCycleState()
 			_, st := pl.PreFilter(ctx, state, second, nil)
 			if !tt.follows {
 				if !st.IsSkip() {

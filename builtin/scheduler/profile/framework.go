@@ -1,4 +1,4 @@
-package runtime
+package profile
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/config"
-	"github.com/converge-dev/converge/builtin/scheduler/framework"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 )
@@ -20,12 +20,12 @@ import (
 type Options struct {
 	Client       *client.Client
 	Informers    *cache.SharedInformers
-	Recorder     framework.EventRecorder
-	Parallelizer framework.Parallelizer
-	Nominator    framework.PodNominator
+	Recorder     plugin.EventRecorder
+	Parallelizer plugin.Parallelizer
+	Nominator    plugin.PodNominator
 	// Snapshot is the lister plugins see; the scheduler updates it in place
 	// before each cycle.
-	Snapshot framework.SharedLister
+	Snapshot plugin.SharedLister
 	// DefaultPlugins replaces config.DefaultMultiPoint (tests).
 	DefaultPlugins []config.Plugin
 }
@@ -36,39 +36,39 @@ type Framework struct {
 	name       string
 	percentage *int32
 
-	plugins    map[string]framework.Plugin
-	preEnqueue []framework.PreEnqueuePlugin
-	preFilter  []framework.PreFilterPlugin
-	filter     []framework.FilterPlugin
-	postFilter []framework.PostFilterPlugin
-	preScore   []framework.PreScorePlugin
-	score      []framework.ScorePlugin
+	plugins    map[string]plugin.Plugin
+	preEnqueue []plugin.PreEnqueuePlugin
+	preFilter  []plugin.PreFilterPlugin
+	filter     []plugin.FilterPlugin
+	postFilter []plugin.PostFilterPlugin
+	preScore   []plugin.PreScorePlugin
+	score      []plugin.ScorePlugin
 	weights    map[string]int64
-	reserve    []framework.ReservePlugin
-	permit     []framework.PermitPlugin
-	preBind    []framework.PreBindPlugin
-	bind       []framework.BindPlugin
-	postBind   []framework.PostBindPlugin
+	reserve    []plugin.ReservePlugin
+	permit     []plugin.PermitPlugin
+	preBind    []plugin.PreBindPlugin
+	bind       []plugin.BindPlugin
+	postBind   []plugin.PostBindPlugin
 
 	waitingMu sync.Mutex
 	waiting   map[string]*waitingPod
 
-	// scoreBufs holds *[]framework.NodeScore reused by RunScorePlugins.
+	// scoreBufs holds *[]plugin.NodeScore reused by RunScorePlugins.
 	scoreBufs sync.Pool
 }
 
-var _ framework.Handle = (*Framework)(nil)
+var _ plugin.Handle = (*Framework)(nil)
 
 type noopNominator struct{}
 
-func (noopNominator) AddNominatedPod(*framework.PodInfo, *framework.NominatingInfo) {}
+func (noopNominator) AddNominatedPod(*plugin.PodInfo, *plugin.NominatingInfo) {}
 func (noopNominator) DeleteNominatedPodIfExists(*corev1.Pod)                        {}
-func (noopNominator) NominatedPodsForNode(string) []*framework.PodInfo              { return nil }
+func (noopNominator) NominatedPodsForNode(string) []*plugin.PodInfo              { return nil }
 
 // New instantiates the profile's plugins.
-func New(ctx context.Context, registry framework.Registry, profile *config.Profile, opts Options) (*Framework, error) {
+func New(ctx context.Context, registry plugin.Registry, profile *config.Profile, opts Options) (*Framework, error) {
 	if opts.Parallelizer == nil {
-		opts.Parallelizer = framework.NewParallelizer(0)
+		opts.Parallelizer = plugin.NewParallelizer(0)
 	}
 	if opts.Nominator == nil {
 		opts.Nominator = noopNominator{}
@@ -79,9 +79,9 @@ func New(ctx context.Context, registry framework.Registry, profile *config.Profi
 	}
 	f := &Framework{
 		opts: opts, name: profile.SchedulerName, percentage: profile.PercentageOfNodesToScore,
-		plugins: map[string]framework.Plugin{}, weights: map[string]int64{}, waiting: map[string]*waitingPod{},
+		plugins: map[string]plugin.Plugin{}, weights: map[string]int64{}, waiting: map[string]*waitingPod{},
 	}
-	f.scoreBufs.New = func() any { return new([]framework.NodeScore) }
+	f.scoreBufs.New = func() any { return new([]plugin.NodeScore) }
 	// Candidates: registered defaults plus every explicitly enabled plugin.
 	var candidates []string
 	for _, p := range defaults {
@@ -121,7 +121,7 @@ func New(ctx context.Context, registry framework.Registry, profile *config.Profi
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
-	resolve := func(ep config.ExtensionPoint, implements func(framework.Plugin) bool) []config.Plugin {
+	resolve := func(ep config.ExtensionPoint, implements func(plugin.Plugin) bool) []config.Plugin {
 		out := profile.Resolve(ep, defaults, func(name string) bool {
 			p, ok := f.plugins[name]
 			return ok && implements(p)
@@ -137,24 +137,24 @@ func New(ctx context.Context, registry framework.Registry, profile *config.Profi
 		}
 		return kept
 	}
-	is := func(fn func(framework.Plugin) bool) func(framework.Plugin) bool { return fn }
-	for _, pl := range resolve(config.PreEnqueue, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreEnqueuePlugin); return ok })) {
-		f.preEnqueue = append(f.preEnqueue, f.plugins[pl.Name].(framework.PreEnqueuePlugin))
+	is := func(fn func(plugin.Plugin) bool) func(plugin.Plugin) bool { return fn }
+	for _, pl := range resolve(config.PreEnqueue, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.PreEnqueuePlugin); return ok })) {
+		f.preEnqueue = append(f.preEnqueue, f.plugins[pl.Name].(plugin.PreEnqueuePlugin))
 	}
-	for _, pl := range resolve(config.PreFilter, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreFilterPlugin); return ok })) {
-		f.preFilter = append(f.preFilter, f.plugins[pl.Name].(framework.PreFilterPlugin))
+	for _, pl := range resolve(config.PreFilter, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.PreFilterPlugin); return ok })) {
+		f.preFilter = append(f.preFilter, f.plugins[pl.Name].(plugin.PreFilterPlugin))
 	}
-	for _, pl := range resolve(config.Filter, is(func(p framework.Plugin) bool { _, ok := p.(framework.FilterPlugin); return ok })) {
-		f.filter = append(f.filter, f.plugins[pl.Name].(framework.FilterPlugin))
+	for _, pl := range resolve(config.Filter, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.FilterPlugin); return ok })) {
+		f.filter = append(f.filter, f.plugins[pl.Name].(plugin.FilterPlugin))
 	}
-	for _, pl := range resolve(config.PostFilter, is(func(p framework.Plugin) bool { _, ok := p.(framework.PostFilterPlugin); return ok })) {
-		f.postFilter = append(f.postFilter, f.plugins[pl.Name].(framework.PostFilterPlugin))
+	for _, pl := range resolve(config.PostFilter, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.PostFilterPlugin); return ok })) {
+		f.postFilter = append(f.postFilter, f.plugins[pl.Name].(plugin.PostFilterPlugin))
 	}
-	for _, pl := range resolve(config.PreScore, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreScorePlugin); return ok })) {
-		f.preScore = append(f.preScore, f.plugins[pl.Name].(framework.PreScorePlugin))
+	for _, pl := range resolve(config.PreScore, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.PreScorePlugin); return ok })) {
+		f.preScore = append(f.preScore, f.plugins[pl.Name].(plugin.PreScorePlugin))
 	}
-	for _, pl := range resolve(config.Score, is(func(p framework.Plugin) bool { _, ok := p.(framework.ScorePlugin); return ok })) {
-		f.score = append(f.score, f.plugins[pl.Name].(framework.ScorePlugin))
+	for _, pl := range resolve(config.Score, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.ScorePlugin); return ok })) {
+		f.score = append(f.score, f.plugins[pl.Name].(plugin.ScorePlugin))
 		w := int64(pl.Weight)
 		if w == 0 {
 			w = 1
@@ -164,20 +164,20 @@ func New(ctx context.Context, registry framework.Registry, profile *config.Profi
 		}
 		f.weights[pl.Name] = w
 	}
-	for _, pl := range resolve(config.Reserve, is(func(p framework.Plugin) bool { _, ok := p.(framework.ReservePlugin); return ok })) {
-		f.reserve = append(f.reserve, f.plugins[pl.Name].(framework.ReservePlugin))
+	for _, pl := range resolve(config.Reserve, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.ReservePlugin); return ok })) {
+		f.reserve = append(f.reserve, f.plugins[pl.Name].(plugin.ReservePlugin))
 	}
-	for _, pl := range resolve(config.Permit, is(func(p framework.Plugin) bool { _, ok := p.(framework.PermitPlugin); return ok })) {
-		f.permit = append(f.permit, f.plugins[pl.Name].(framework.PermitPlugin))
+	for _, pl := range resolve(config.Permit, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.PermitPlugin); return ok })) {
+		f.permit = append(f.permit, f.plugins[pl.Name].(plugin.PermitPlugin))
 	}
-	for _, pl := range resolve(config.PreBind, is(func(p framework.Plugin) bool { _, ok := p.(framework.PreBindPlugin); return ok })) {
-		f.preBind = append(f.preBind, f.plugins[pl.Name].(framework.PreBindPlugin))
+	for _, pl := range resolve(config.PreBind, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.PreBindPlugin); return ok })) {
+		f.preBind = append(f.preBind, f.plugins[pl.Name].(plugin.PreBindPlugin))
 	}
-	for _, pl := range resolve(config.Bind, is(func(p framework.Plugin) bool { _, ok := p.(framework.BindPlugin); return ok })) {
-		f.bind = append(f.bind, f.plugins[pl.Name].(framework.BindPlugin))
+	for _, pl := range resolve(config.Bind, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.BindPlugin); return ok })) {
+		f.bind = append(f.bind, f.plugins[pl.Name].(plugin.BindPlugin))
 	}
-	for _, pl := range resolve(config.PostBind, is(func(p framework.Plugin) bool { _, ok := p.(framework.PostBindPlugin); return ok })) {
-		f.postBind = append(f.postBind, f.plugins[pl.Name].(framework.PostBindPlugin))
+	for _, pl := range resolve(config.PostBind, is(func(p plugin.Plugin) bool { _, ok := p.(plugin.PostBindPlugin); return ok })) {
+		f.postBind = append(f.postBind, f.plugins[pl.Name].(plugin.PostBindPlugin))
 	}
 	if len(f.bind) == 0 {
 		errs = append(errs, fmt.Errorf("profile %q: at least one bind plugin is needed", f.name))
@@ -189,54 +189,54 @@ func New(ctx context.Context, registry framework.Registry, profile *config.Profi
 	return f, nil
 }
 
-// ProfileName implements framework.Handle.
+// ProfileName implements plugin.Handle.
 func (f *Framework) ProfileName() string { return f.name }
 
 // PercentageOfNodesToScore returns the profile's setting (nil: adaptive).
 func (f *Framework) PercentageOfNodesToScore() *int32 { return f.percentage }
 
-// SnapshotSharedLister implements framework.Handle.
-func (f *Framework) SnapshotSharedLister() framework.SharedLister { return f.opts.Snapshot }
+// SnapshotSharedLister implements plugin.Handle.
+func (f *Framework) SnapshotSharedLister() plugin.SharedLister { return f.opts.Snapshot }
 
-// Client implements framework.Handle.
+// Client implements plugin.Handle.
 func (f *Framework) Client() *client.Client { return f.opts.Client }
 
-// Informers implements framework.Handle.
+// Informers implements plugin.Handle.
 func (f *Framework) Informers() *cache.SharedInformers { return f.opts.Informers }
 
-// EventRecorder implements framework.Handle.
-func (f *Framework) EventRecorder() framework.EventRecorder { return f.opts.Recorder }
+// EventRecorder implements plugin.Handle.
+func (f *Framework) EventRecorder() plugin.EventRecorder { return f.opts.Recorder }
 
-// Parallelizer implements framework.Handle.
-func (f *Framework) Parallelizer() framework.Parallelizer { return f.opts.Parallelizer }
+// Parallelizer implements plugin.Handle.
+func (f *Framework) Parallelizer() plugin.Parallelizer { return f.opts.Parallelizer }
 
-// AddNominatedPod implements framework.PodNominator.
-func (f *Framework) AddNominatedPod(pi *framework.PodInfo, info *framework.NominatingInfo) {
+// AddNominatedPod implements plugin.PodNominator.
+func (f *Framework) AddNominatedPod(pi *plugin.PodInfo, info *plugin.NominatingInfo) {
 	f.opts.Nominator.AddNominatedPod(pi, info)
 }
 
-// DeleteNominatedPodIfExists implements framework.PodNominator.
+// DeleteNominatedPodIfExists implements plugin.PodNominator.
 func (f *Framework) DeleteNominatedPodIfExists(pod *corev1.Pod) {
 	f.opts.Nominator.DeleteNominatedPodIfExists(pod)
 }
 
-// NominatedPodsForNode implements framework.PodNominator.
-func (f *Framework) NominatedPodsForNode(nodeName string) []*framework.PodInfo {
+// NominatedPodsForNode implements plugin.PodNominator.
+func (f *Framework) NominatedPodsForNode(nodeName string) []*plugin.PodInfo {
 	return f.opts.Nominator.NominatedPodsForNode(nodeName)
 }
 
 // Plugins returns the instantiated plugins by name.
-func (f *Framework) Plugins() map[string]framework.Plugin { return f.plugins }
+func (f *Framework) Plugins() map[string]plugin.Plugin { return f.plugins }
 
 // HasPostFilterPlugins reports whether PostFilter plugins are configured.
 func (f *Framework) HasPostFilterPlugins() bool { return len(f.postFilter) > 0 }
 
 // EventsToRegister returns the events registered by each plugin that
-// implements framework.EnqueueExtensions.
-func (f *Framework) EventsToRegister() map[string][]framework.ClusterEventWithHint {
-	out := map[string][]framework.ClusterEventWithHint{}
+// implements plugin.EnqueueExtensions.
+func (f *Framework) EventsToRegister() map[string][]plugin.ClusterEventWithHint {
+	out := map[string][]plugin.ClusterEventWithHint{}
 	for name, p := range f.plugins {
-		if ee, ok := p.(framework.EnqueueExtensions); ok {
+		if ee, ok := p.(plugin.EnqueueExtensions); ok {
 			out[name] = ee.EventsToRegister()
 		}
 	}
@@ -245,11 +245,11 @@ func (f *Framework) EventsToRegister() map[string][]framework.ClusterEventWithHi
 
 // RunPreEnqueuePlugins runs PreEnqueue; the first rejection is returned with
 // its plugin recorded.
-func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *corev1.Pod) *framework.Status {
+func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *corev1.Pod) *plugin.Status {
 	for _, p := range f.preEnqueue {
 		if s := p.PreEnqueue(ctx, pod); !s.IsSuccess() {
-			if s.Code() != framework.Error {
-				s = framework.NewStatus(framework.UnschedulableAndUnresolvable, s.Reasons()...)
+			if s.Code() != plugin.Error {
+				s = plugin.NewStatus(plugin.UnschedulableAndUnresolvable, s.Reasons()...)
 			}
 			return s.WithPlugin(p.Name())
 		}
@@ -259,8 +259,8 @@ func (f *Framework) RunPreEnqueuePlugins(ctx context.Context, pod *corev1.Pod) *
 
 // RunPreFilterPlugins runs PreFilter. It returns the merged node narrowing,
 // the status (rejections carry the plugin) and records skipped plugins in state.
-func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) (*framework.PreFilterResult, *framework.Status) {
-	var result *framework.PreFilterResult
+func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo) (*plugin.PreFilterResult, *plugin.Status) {
+	var result *plugin.PreFilterResult
 	skip := map[string]struct{}{}
 	for _, p := range f.preFilter {
 		r, s := p.PreFilter(ctx, state, pod, nodes)
@@ -273,17 +273,17 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 			if s.IsRejected() {
 				return nil, s
 			}
-			return nil, framework.AsStatus(fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+			return nil, plugin.AsStatus(fmt.Errorf("running PreFilter plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 		}
 		if !r.AllNodes() {
 			result = result.Merge(r)
 			if len(result.NodeNames) == 0 {
-				return result, framework.NewStatus(framework.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) ["+p.Name()+"] simultaneously").WithPlugin(p.Name())
+				return result, plugin.NewStatus(plugin.UnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) ["+p.Name()+"] simultaneously").WithPlugin(p.Name())
 			}
 		}
 	}
 	state.SetSkipFilter(skip)
-	active := make([]framework.FilterPlugin, 0, len(f.filter))
+	active := make([]plugin.FilterPlugin, 0, len(f.filter))
 	for _, p := range f.filter {
 		if _, skipped := skip[p.Name()]; !skipped {
 			active = append(active, p)
@@ -293,38 +293,38 @@ func (f *Framework) RunPreFilterPlugins(ctx context.Context, state *framework.Cy
 	return result, nil
 }
 
-// RunPreFilterExtensionAddPod implements framework.PluginsRunner.
-func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToAdd *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+// RunPreFilterExtensionAddPod implements plugin.PluginsRunner.
+func (f *Framework) RunPreFilterExtensionAddPod(ctx context.Context, state *plugin.CycleState, podToSchedule *corev1.Pod, podInfoToAdd *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status {
 	for _, p := range f.preFilter {
 		if state.SkipFilter(p.Name()) {
 			continue
 		}
 		if ext := p.PreFilterExtensions(); ext != nil {
 			if s := ext.AddPod(ctx, state, podToSchedule, podInfoToAdd, nodeInfo); !s.IsSuccess() {
-				return framework.AsStatus(fmt.Errorf("running AddPod on PreFilter plugin %q: %w", p.Name(), s.AsError()))
+				return plugin.AsStatus(fmt.Errorf("running AddPod on PreFilter plugin %q: %w", p.Name(), s.AsError()))
 			}
 		}
 	}
 	return nil
 }
 
-// RunPreFilterExtensionRemovePod implements framework.PluginsRunner.
-func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *framework.CycleState, podToSchedule *corev1.Pod, podInfoToRemove *framework.PodInfo, nodeInfo *framework.NodeInfo) *framework.Status {
+// RunPreFilterExtensionRemovePod implements plugin.PluginsRunner.
+func (f *Framework) RunPreFilterExtensionRemovePod(ctx context.Context, state *plugin.CycleState, podToSchedule *corev1.Pod, podInfoToRemove *plugin.PodInfo, nodeInfo *plugin.NodeInfo) *plugin.Status {
 	for _, p := range f.preFilter {
 		if state.SkipFilter(p.Name()) {
 			continue
 		}
 		if ext := p.PreFilterExtensions(); ext != nil {
 			if s := ext.RemovePod(ctx, state, podToSchedule, podInfoToRemove, nodeInfo); !s.IsSuccess() {
-				return framework.AsStatus(fmt.Errorf("running RemovePod on PreFilter plugin %q: %w", p.Name(), s.AsError()))
+				return plugin.AsStatus(fmt.Errorf("running RemovePod on PreFilter plugin %q: %w", p.Name(), s.AsError()))
 			}
 		}
 	}
 	return nil
 }
 
-// RunFilterPlugins implements framework.PluginsRunner.
-func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+// RunFilterPlugins implements plugin.PluginsRunner.
+func (f *Framework) RunFilterPlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeInfo *plugin.NodeInfo) *plugin.Status {
 	plugins, ok := state.FilterPlugins()
 	if !ok {
 		plugins = f.filter
@@ -335,7 +335,7 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 		}
 		if s := p.Filter(ctx, state, pod, nodeInfo); !s.IsSuccess() {
 			if !s.IsRejected() {
-				s = framework.AsStatus(fmt.Errorf("running %q filter plugin: %w", p.Name(), s.AsError()))
+				s = plugin.AsStatus(fmt.Errorf("running %q filter plugin: %w", p.Name(), s.AsError()))
 			}
 			return s.WithPlugin(p.Name())
 		}
@@ -343,14 +343,14 @@ func (f *Framework) RunFilterPlugins(ctx context.Context, state *framework.Cycle
 	return nil
 }
 
-// RunFilterPluginsWithNominatedPods implements framework.PluginsRunner: the
+// RunFilterPluginsWithNominatedPods implements plugin.PluginsRunner: the
 // node must fit with the nominated pods of equal or higher priority added
 // (pass 1) and without them (pass 2), as in kube-scheduler.
-func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeInfo *framework.NodeInfo) *framework.Status {
+func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeInfo *plugin.NodeInfo) *plugin.Status {
 	if !f.mayHaveNominatedPods() {
 		return f.RunFilterPlugins(ctx, state, pod, nodeInfo)
 	}
-	var s *framework.Status
+	var s *plugin.Status
 	podsAdded := false
 	for i := 0; i < 2; i++ {
 		stateToUse, infoToUse := state, nodeInfo
@@ -358,7 +358,7 @@ func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state
 			var err error
 			podsAdded, stateToUse, infoToUse, err = f.addNominatedPods(ctx, pod, state, nodeInfo)
 			if err != nil {
-				return framework.AsStatus(err)
+				return plugin.AsStatus(err)
 			}
 		} else if !podsAdded || !s.IsSuccess() {
 			break
@@ -371,7 +371,7 @@ func (f *Framework) RunFilterPluginsWithNominatedPods(ctx context.Context, state
 	return s
 }
 
-func (f *Framework) addNominatedPods(ctx context.Context, pod *corev1.Pod, state *framework.CycleState, nodeInfo *framework.NodeInfo) (bool, *framework.CycleState, *framework.NodeInfo, error) {
+func (f *Framework) addNominatedPods(ctx context.Context, pod *corev1.Pod, state *plugin.CycleState, nodeInfo *plugin.NodeInfo) (bool, *plugin.CycleState, *plugin.NodeInfo, error) {
 	if nodeInfo.Node() == nil {
 		return false, state, nodeInfo, nil
 	}
@@ -416,8 +416,8 @@ func prio(p *corev1.Pod) int32 {
 
 // RunPostFilterPlugins runs PostFilter until one succeeds; otherwise it
 // returns the joined rejection messages.
-func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, m framework.NodeToStatusReader) (*framework.PostFilterResult, *framework.Status) {
-	var result *framework.PostFilterResult
+func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, m plugin.NodeToStatusReader) (*plugin.PostFilterResult, *plugin.Status) {
+	var result *plugin.PostFilterResult
 	var reasons []string
 	var rejectorPlugin string
 	for _, p := range f.postFilter {
@@ -425,13 +425,13 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 		if s.IsSuccess() {
 			return r, s
 		}
-		if s.Code() == framework.UnschedulableAndUnresolvable {
+		if s.Code() == plugin.UnschedulableAndUnresolvable {
 			return r, s.WithPlugin(p.Name())
 		}
 		if !s.IsRejected() {
-			return nil, framework.AsStatus(s.AsError()).WithPlugin(p.Name())
+			return nil, plugin.AsStatus(s.AsError()).WithPlugin(p.Name())
 		}
-		if r != nil && r.Mode() != framework.ModeNoop {
+		if r != nil && r.Mode() != plugin.ModeNoop {
 			result = r
 		}
 		reasons = append(reasons, s.Reasons()...)
@@ -439,11 +439,11 @@ func (f *Framework) RunPostFilterPlugins(ctx context.Context, state *framework.C
 			rejectorPlugin = p.Name()
 		}
 	}
-	return result, framework.NewStatus(framework.Unschedulable, reasons...).WithPlugin(rejectorPlugin)
+	return result, plugin.NewStatus(plugin.Unschedulable, reasons...).WithPlugin(rejectorPlugin)
 }
 
 // RunPreScorePlugins runs PreScore and records skipped plugins in state.
-func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) *framework.Status {
+func (f *Framework) RunPreScorePlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo) *plugin.Status {
 	skip := map[string]struct{}{}
 	for _, p := range f.preScore {
 		s := p.PreScore(ctx, state, pod, nodes)
@@ -452,7 +452,7 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 			continue
 		}
 		if !s.IsSuccess() {
-			return framework.AsStatus(fmt.Errorf("running PreScore plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+			return plugin.AsStatus(fmt.Errorf("running PreScore plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 		}
 	}
 	state.SetSkipScore(skip)
@@ -462,7 +462,7 @@ func (f *Framework) RunPreScorePlugins(ctx context.Context, state *framework.Cyc
 // RunScorePlugins scores every node with every non-skipped Score plugin in
 // parallel, normalises and weights the scores, and returns the totals in the
 // order of nodes.
-func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo) ([]int64, *framework.Status) {
+func (f *Framework) RunScorePlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo) ([]int64, *plugin.Status) {
 	totals := make([]int64, len(nodes))
 	if st := f.RunScorePluginsInto(ctx, state, pod, nodes, totals); !st.IsSuccess() {
 		return nil, st
@@ -472,12 +472,12 @@ func (f *Framework) RunScorePlugins(ctx context.Context, state *framework.CycleS
 
 // RunScorePluginsInto is RunScorePlugins writing the totals into totals,
 // which must have len(nodes) elements (the scheduler reuses one buffer).
-func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodes []*framework.NodeInfo, totals []int64) *framework.Status {
+func (f *Framework) RunScorePluginsInto(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodes []*plugin.NodeInfo, totals []int64) *plugin.Status {
 	if len(totals) != len(nodes) {
-		return framework.AsStatus(fmt.Errorf("score totals buffer has %d elements for %d nodes", len(totals), len(nodes)))
+		return plugin.AsStatus(fmt.Errorf("score totals buffer has %d elements for %d nodes", len(totals), len(nodes)))
 	}
 	clear(totals)
-	plugins := make([]framework.ScorePlugin, 0, len(f.score))
+	plugins := make([]plugin.ScorePlugin, 0, len(f.score))
 	for _, p := range f.score {
 		if !state.SkipScore(p.Name()) {
 			plugins = append(plugins, p)
@@ -487,20 +487,20 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 		return nil
 	}
 	// One buffer holds every plugin's list; it is reused across cycles.
-	bufp := f.scoreBufs.Get().(*[]framework.NodeScore)
+	bufp := f.scoreBufs.Get().(*[]plugin.NodeScore)
 	defer f.scoreBufs.Put(bufp)
 	if need := len(plugins) * len(nodes); cap(*bufp) < need {
-		*bufp = make([]framework.NodeScore, need)
+		*bufp = make([]plugin.NodeScore, need)
 	}
 	buf := (*bufp)[:len(plugins)*len(nodes)]
-	scores := make([]framework.NodeScoreList, len(plugins))
+	scores := make([]plugin.NodeScoreList, len(plugins))
 	for i := range scores {
 		scores[i] = buf[i*len(nodes) : (i+1)*len(nodes) : (i+1)*len(nodes)]
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var errMu sync.Mutex
-	var firstErr *framework.Status
+	var firstErr *plugin.Status
 	f.opts.Parallelizer.Until(ctx, len(nodes), func(ctx context.Context, n int) {
 		ni := nodes[n]
 		name := ni.NodeName()
@@ -509,13 +509,13 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 			if !st.IsSuccess() {
 				errMu.Lock()
 				if firstErr == nil {
-					firstErr = framework.AsStatus(fmt.Errorf("running Score plugin %q: %w", p.Name(), st.AsError())).WithPlugin(p.Name())
+					firstErr = plugin.AsStatus(fmt.Errorf("running Score plugin %q: %w", p.Name(), st.AsError())).WithPlugin(p.Name())
 				}
 				errMu.Unlock()
 				cancel()
 				return
 			}
-			scores[i][n] = framework.NodeScore{Name: name, Score: s}
+			scores[i][n] = plugin.NodeScore{Name: name, Score: s}
 		}
 	}, "Score")
 	if firstErr != nil {
@@ -524,14 +524,14 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 	for i, p := range plugins {
 		if ext := p.ScoreExtensions(); ext != nil {
 			if s := ext.NormalizeScore(ctx, state, pod, scores[i]); !s.IsSuccess() {
-				return framework.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+				return plugin.AsStatus(fmt.Errorf("running Normalize on Score plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 			}
 		}
 		w := f.weights[p.Name()]
 		for n := range scores[i] {
 			s := scores[i][n].Score
-			if s < framework.MinNodeScore || s > framework.MaxNodeScore {
-				return framework.AsStatus(fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing", p.Name(), s, framework.MinNodeScore, framework.MaxNodeScore))
+			if s < plugin.MinNodeScore || s > plugin.MaxNodeScore {
+				return plugin.AsStatus(fmt.Errorf("plugin %q returns an invalid score %v, it should in the range of [%v, %v] after normalizing", p.Name(), s, plugin.MinNodeScore, plugin.MaxNodeScore))
 			}
 			totals[n] += s * w
 		}
@@ -541,20 +541,20 @@ func (f *Framework) RunScorePluginsInto(ctx context.Context, state *framework.Cy
 
 // RunReservePluginsReserve runs Reserve; on failure the caller must run
 // RunReservePluginsUnreserve.
-func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+func (f *Framework) RunReservePluginsReserve(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeName string) *plugin.Status {
 	for _, p := range f.reserve {
 		if s := p.Reserve(ctx, state, pod, nodeName); !s.IsSuccess() {
 			if s.IsRejected() {
 				return s.WithPlugin(p.Name())
 			}
-			return framework.AsStatus(fmt.Errorf("running Reserve plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+			return plugin.AsStatus(fmt.Errorf("running Reserve plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 		}
 	}
 	return nil
 }
 
 // RunReservePluginsUnreserve runs Unreserve in reverse order.
-func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) {
+func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeName string) {
 	for i := len(f.reserve) - 1; i >= 0; i-- {
 		f.reserve[i].Unreserve(ctx, state, pod, nodeName)
 	}
@@ -562,7 +562,7 @@ func (f *Framework) RunReservePluginsUnreserve(ctx context.Context, state *frame
 
 // RunPermitPlugins runs Permit. A Wait from any plugin (and no rejection)
 // registers a waiting pod and returns Wait; WaitOnPermit then blocks.
-func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+func (f *Framework) RunPermitPlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeName string) *plugin.Status {
 	timeouts := map[string]time.Duration{}
 	for _, p := range f.permit {
 		s, timeout := p.Permit(ctx, state, pod, nodeName)
@@ -576,20 +576,20 @@ func (f *Framework) RunPermitPlugins(ctx context.Context, state *framework.Cycle
 		if s.IsRejected() {
 			return s.WithPlugin(p.Name())
 		}
-		return framework.AsStatus(fmt.Errorf("running Permit plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+		return plugin.AsStatus(fmt.Errorf("running Permit plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 	}
 	if len(timeouts) > 0 {
 		wp := newWaitingPod(pod, timeouts)
 		f.waitingMu.Lock()
 		f.waiting[pod.UID] = wp
 		f.waitingMu.Unlock()
-		return framework.NewStatus(framework.Wait)
+		return plugin.NewStatus(plugin.Wait)
 	}
 	return nil
 }
 
 // WaitOnPermit blocks until a waiting pod is allowed or rejected.
-func (f *Framework) WaitOnPermit(ctx context.Context, pod *corev1.Pod) *framework.Status {
+func (f *Framework) WaitOnPermit(ctx context.Context, pod *corev1.Pod) *plugin.Status {
 	f.waitingMu.Lock()
 	wp := f.waiting[pod.UID]
 	f.waitingMu.Unlock()
@@ -605,12 +605,12 @@ func (f *Framework) WaitOnPermit(ctx context.Context, pod *corev1.Pod) *framewor
 	case s := <-wp.done:
 		return s
 	case <-ctx.Done():
-		return framework.AsStatus(ctx.Err())
+		return plugin.AsStatus(ctx.Err())
 	}
 }
 
-// GetWaitingPod implements framework.Handle.
-func (f *Framework) GetWaitingPod(uid string) framework.WaitingPod {
+// GetWaitingPod implements plugin.Handle.
+func (f *Framework) GetWaitingPod(uid string) plugin.WaitingPod {
 	f.waitingMu.Lock()
 	defer f.waitingMu.Unlock()
 	if wp, ok := f.waiting[uid]; ok {
@@ -619,8 +619,8 @@ func (f *Framework) GetWaitingPod(uid string) framework.WaitingPod {
 	return nil
 }
 
-// IterateOverWaitingPods implements framework.Handle.
-func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) {
+// IterateOverWaitingPods implements plugin.Handle.
+func (f *Framework) IterateOverWaitingPods(fn func(plugin.WaitingPod)) {
 	f.waitingMu.Lock()
 	pods := make([]*waitingPod, 0, len(f.waiting))
 	for _, wp := range f.waiting {
@@ -632,7 +632,7 @@ func (f *Framework) IterateOverWaitingPods(fn func(framework.WaitingPod)) {
 	}
 }
 
-// RejectWaitingPod implements framework.Handle.
+// RejectWaitingPod implements plugin.Handle.
 func (f *Framework) RejectWaitingPod(uid string) bool {
 	f.waitingMu.Lock()
 	wp := f.waiting[uid]
@@ -645,20 +645,20 @@ func (f *Framework) RejectWaitingPod(uid string) bool {
 }
 
 // RunPreBindPlugins runs PreBind.
-func (f *Framework) RunPreBindPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+func (f *Framework) RunPreBindPlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeName string) *plugin.Status {
 	for _, p := range f.preBind {
 		if s := p.PreBind(ctx, state, pod, nodeName); !s.IsSuccess() {
 			if s.IsRejected() {
 				return s.WithPlugin(p.Name())
 			}
-			return framework.AsStatus(fmt.Errorf("running PreBind plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+			return plugin.AsStatus(fmt.Errorf("running PreBind plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 		}
 	}
 	return nil
 }
 
 // RunBindPlugins runs Bind until a plugin does not Skip.
-func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) *framework.Status {
+func (f *Framework) RunBindPlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeName string) *plugin.Status {
 	for _, p := range f.bind {
 		s := p.Bind(ctx, state, pod, nodeName)
 		if s.IsSkip() {
@@ -668,30 +668,30 @@ func (f *Framework) RunBindPlugins(ctx context.Context, state *framework.CycleSt
 			if s.IsRejected() {
 				return s.WithPlugin(p.Name())
 			}
-			return framework.AsStatus(fmt.Errorf("running Bind plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
+			return plugin.AsStatus(fmt.Errorf("running Bind plugin %q: %w", p.Name(), s.AsError())).WithPlugin(p.Name())
 		}
 		return nil
 	}
-	return framework.NewStatus(framework.Skip)
+	return plugin.NewStatus(plugin.Skip)
 }
 
 // RunPostBindPlugins runs PostBind.
-func (f *Framework) RunPostBindPlugins(ctx context.Context, state *framework.CycleState, pod *corev1.Pod, nodeName string) {
+func (f *Framework) RunPostBindPlugins(ctx context.Context, state *plugin.CycleState, pod *corev1.Pod, nodeName string) {
 	for _, p := range f.postBind {
 		p.PostBind(ctx, state, pod, nodeName)
 	}
 }
 
-// waitingPod implements framework.WaitingPod.
+// waitingPod implements plugin.WaitingPod.
 type waitingPod struct {
 	pod     *corev1.Pod
 	mu      sync.Mutex
 	pending map[string]*time.Timer
-	done    chan *framework.Status
+	done    chan *plugin.Status
 }
 
 func newWaitingPod(pod *corev1.Pod, timeouts map[string]time.Duration) *waitingPod {
-	wp := &waitingPod{pod: pod, pending: map[string]*time.Timer{}, done: make(chan *framework.Status, 1)}
+	wp := &waitingPod{pod: pod, pending: map[string]*time.Timer{}, done: make(chan *plugin.Status, 1)}
 	wp.mu.Lock()
 	defer wp.mu.Unlock()
 	for name, d := range timeouts {
@@ -702,10 +702,10 @@ func newWaitingPod(pod *corev1.Pod, timeouts map[string]time.Duration) *waitingP
 	return wp
 }
 
-// GetPod implements framework.WaitingPod.
+// GetPod implements plugin.WaitingPod.
 func (w *waitingPod) GetPod() *corev1.Pod { return w.pod }
 
-// GetPendingPlugins implements framework.WaitingPod.
+// GetPendingPlugins implements plugin.WaitingPod.
 func (w *waitingPod) GetPendingPlugins() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -717,7 +717,7 @@ func (w *waitingPod) GetPendingPlugins() []string {
 	return out
 }
 
-// Allow implements framework.WaitingPod.
+// Allow implements plugin.WaitingPod.
 func (w *waitingPod) Allow(plugin string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -733,15 +733,15 @@ func (w *waitingPod) Allow(plugin string) {
 	}
 }
 
-// Reject implements framework.WaitingPod.
-func (w *waitingPod) Reject(plugin, msg string) {
+// Reject implements plugin.WaitingPod.
+func (w *waitingPod) Reject(pluginName, msg string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	for _, t := range w.pending {
 		t.Stop()
 	}
 	select {
-	case w.done <- framework.NewStatus(framework.Unschedulable, msg).WithPlugin(plugin):
+	case w.done <- plugin.NewStatus(plugin.Unschedulable, msg).WithPlugin(pluginName):
 	default:
 	}
 }

@@ -1,4 +1,4 @@
-package framework
+package plugin
 
 import corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 

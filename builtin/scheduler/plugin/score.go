@@ -1,4 +1,4 @@
-package framework
+package plugin
 
 // DefaultNormalizeScore scales scores so the highest becomes maxPriority
 // (and, with reverse, inverts them), like kube-scheduler's helper of that name.

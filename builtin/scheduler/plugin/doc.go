@@ -1,4 +1,4 @@
-// Package framework defines the scheduler's plugin API: the extension points a
+// Package plugin defines the scheduler's plugin API: the extension points a
 // plugin may implement, the Status a plugin returns, the per-cycle CycleState,
 // the NodeInfo view of one node and the SharedLister snapshot plugins read, the
 // Handle given to plugin factories and the Registry that maps plugin names to
@@ -23,4 +23,4 @@
 //   - Every rejection records why: an Unschedulable status carries one or more
 //     reasons, worded like Kubernetes', which the scheduler aggregates into the
 //     "0/N nodes are available: ..." summary.
-package framework
+package plugin

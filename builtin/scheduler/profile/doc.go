@@ -1,7 +1,7 @@
-// Package runtime runs one scheduling profile: it instantiates the profile's
-// plugins from a framework.Registry and calls them at each extension point in
+// Package profile runs one scheduling profile: it instantiates the profile's
+// plugins from a plugin.Registry and calls them at each extension point in
 // the configured order. Filter and Score run in parallel over nodes through a
-// framework.Parallelizer. A Framework is also the framework.Handle its plugins
+// plugin.Parallelizer. A Framework is also the plugin.Handle its plugins
 // receive.
 //
 // Extension-point semantics follow kube-scheduler: PreFilter results are
@@ -11,4 +11,4 @@
 // Unreserve of every plugin in reverse order; Permit may hold a pod (Wait)
 // until every waiting plugin allows it or the timeout passes; Bind stops at
 // the first plugin that does not Skip.
-package runtime
+package profile
