@@ -33,23 +33,11 @@ func (t Time) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON accepts RFC 3339 (with or without fractional seconds) or null.
 func (t *Time) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		t.Time = time.Time{}
-		return nil
-	}
-	s, err := unquoteJSON(b)
+	pt, err := parseJSONTime(b, time.RFC3339)
 	if err != nil {
 		return err
 	}
-	if s == "" {
-		t.Time = time.Time{}
-		return nil
-	}
-	pt, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return err
-	}
-	t.Time = pt.Local()
+	t.Time = pt
 	return nil
 }
 
@@ -72,23 +60,11 @@ func (t MicroTime) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON accepts RFC 3339 with optional fractional seconds, or null.
 func (t *MicroTime) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		t.Time = time.Time{}
-		return nil
-	}
-	s, err := unquoteJSON(b)
+	pt, err := parseJSONTime(b, time.RFC3339Nano)
 	if err != nil {
 		return err
 	}
-	if s == "" {
-		t.Time = time.Time{}
-		return nil
-	}
-	pt, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return err
-	}
-	t.Time = pt.Local()
+	t.Time = pt
 	return nil
 }
 
@@ -141,4 +117,22 @@ func unquoteJSON(b []byte) (string, error) {
 	var s string
 	err := json.Unmarshal(b, &s)
 	return s, err
+}
+
+// parseJSONTime decodes a JSON timestamp in layout (fractional seconds are
+// accepted with any layout): null and "" are the zero time, any other time is
+// returned in local time.
+func parseJSONTime(b []byte, layout string) (time.Time, error) {
+	if string(b) == "null" {
+		return time.Time{}, nil
+	}
+	s, err := unquoteJSON(b)
+	if err != nil || s == "" {
+		return time.Time{}, err
+	}
+	pt, err := time.Parse(layout, s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return pt.Local(), nil
 }

@@ -66,8 +66,10 @@ func applyPatch(q *request, cur map[string]any, body []byte) (map[string]any, er
 	return m, nil
 }
 
-func (s *Server) servePatch(q *request) error {
-	out, err := s.patchObject(q.ctx(), q, updateMain)
+// servePatch serves PATCH on the object (updateMain) or its status
+// (updateStatus).
+func (s *Server) servePatch(q *request, mode updateMode) error {
+	out, err := s.patchObject(q.ctx(), q, mode)
 	if err != nil {
 		return err
 	}

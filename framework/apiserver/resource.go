@@ -135,9 +135,9 @@ func (s *Server) dispatch(q *request) error {
 		}
 		return s.serveCreate(q)
 	case "update":
-		return s.serveUpdate(q)
+		return s.serveUpdate(q, updateMain)
 	case "patch":
-		return s.servePatch(q)
+		return s.servePatch(q, updateMain)
 	case "delete":
 		return s.serveDelete(q)
 	case "deletecollection":

@@ -3,7 +3,6 @@ package apiserver
 import (
 	"context"
 	"net/http"
-	"runtime"
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -31,17 +30,7 @@ func (s *Server) securedHandler(h http.Handler) http.Handler {
 	}
 	chained := filters.Chain(h, s.opts.Security.Filters)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if rec := recover(); rec != nil {
-				if rec == http.ErrAbortHandler {
-					panic(rec)
-				}
-				buf := make([]byte, 8<<10)
-				buf = buf[:runtime.Stack(buf, false)]
-				s.log.Error(nil, "Panic in request filters", "method", r.Method, "path", r.URL.Path, "panic", rec, "stack", string(buf))
-				writeError(w, internalError("panic: %v", rec))
-			}
-		}()
+		defer s.recoverPanic(w, r, "Panic in request filters")
 		chained.ServeHTTP(w, r)
 	})
 }

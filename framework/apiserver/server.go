@@ -225,18 +225,25 @@ func (s *Server) Handler() http.Handler {
 	return s.handler
 }
 
+// recoverPanic, deferred by a handler, turns a panic while serving r into a
+// 500 answer and logs it with msg and the stack; http.ErrAbortHandler is
+// raised again, as net/http expects.
+func (s *Server) recoverPanic(w http.ResponseWriter, r *http.Request, msg string) {
+	rec := recover()
+	if rec == nil {
+		return
+	}
+	if rec == http.ErrAbortHandler {
+		panic(rec)
+	}
+	buf := make([]byte, 8<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	s.log.Error(nil, msg, "method", r.Method, "path", r.URL.Path, "panic", rec, "stack", string(buf))
+	writeError(w, internalError("panic: %v", rec))
+}
+
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	defer func() {
-		if rec := recover(); rec != nil {
-			if rec == http.ErrAbortHandler {
-				panic(rec)
-			}
-			buf := make([]byte, 8<<10)
-			buf = buf[:runtime.Stack(buf, false)]
-			s.log.Error(nil, "Panic serving request", "method", r.Method, "path", r.URL.Path, "panic", rec, "stack", string(buf))
-			writeError(w, internalError("panic: %v", rec))
-		}
-	}()
+	defer s.recoverPanic(w, r, "Panic serving request")
 	path := r.URL.Path
 	switch {
 	case path == "/version" || path == "/version/":

@@ -30,27 +30,9 @@ func (s *Server) serveStatus(q *request) error {
 	case http.MethodGet:
 		return s.serveGet(q)
 	case http.MethodPut:
-		body, err := s.readBody(q.r)
-		if err != nil {
-			return err
-		}
-		obj, err := s.decodeObject(q, body)
-		if err != nil {
-			return err
-		}
-		out, err := s.update(q.ctx(), q, obj, updateStatus)
-		if err != nil {
-			return err
-		}
-		writeJSON(q.w, http.StatusOK, out)
-		return nil
+		return s.serveUpdate(q, updateStatus)
 	case http.MethodPatch:
-		out, err := s.patchObject(q.ctx(), q, updateStatus)
-		if err != nil {
-			return err
-		}
-		writeJSON(q.w, http.StatusOK, out)
-		return nil
+		return s.servePatch(q, updateStatus)
 	}
 	return apierrors.NewMethodNotSupported(q.groupResource(), strings.ToLower(q.r.Method))
 }

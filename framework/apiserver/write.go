@@ -679,7 +679,9 @@ func normalizeJSON(v map[string]any) map[string]any {
 	return m
 }
 
-func (s *Server) serveUpdate(q *request) error {
+// serveUpdate serves PUT on the object (updateMain) or its status
+// (updateStatus).
+func (s *Server) serveUpdate(q *request, mode updateMode) error {
 	body, err := s.readBody(q.r)
 	if err != nil {
 		return err
@@ -688,7 +690,7 @@ func (s *Server) serveUpdate(q *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.update(q.ctx(), q, obj, updateMain)
+	out, err := s.update(q.ctx(), q, obj, mode)
 	if err != nil {
 		return err
 	}

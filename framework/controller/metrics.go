@@ -1,9 +1,9 @@
 package controller
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/converge-dev/converge/framework/prom"
 )
 
 // Result label values of controller_runtime_reconcile_total.
@@ -57,31 +57,14 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "Maximum number of concurrent reconciles per controller",
 		}, []string{"controller"}),
 	}
-	m.total = register(reg, m.total)
-	m.errors = register(reg, m.errors)
-	m.terminalErrors = register(reg, m.terminalErrors)
-	m.panics = register(reg, m.panics)
-	m.duration = register(reg, m.duration)
-	m.workers = register(reg, m.workers)
-	m.maxConcurrent = register(reg, m.maxConcurrent)
+	m.total = prom.Register(reg, m.total)
+	m.errors = prom.Register(reg, m.errors)
+	m.terminalErrors = prom.Register(reg, m.terminalErrors)
+	m.panics = prom.Register(reg, m.panics)
+	m.duration = prom.Register(reg, m.duration)
+	m.workers = prom.Register(reg, m.workers)
+	m.maxConcurrent = prom.Register(reg, m.maxConcurrent)
 	return m
-}
-
-// register registers c with reg (if any) and returns the collector to use: c,
-// or the one already registered under the same description.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if reg == nil {
-		return c
-	}
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-	}
-	return c
 }
 
 // forController initialises the series of one controller so that they are

@@ -48,17 +48,8 @@ type MutateFunc func() error
 // anything changed. obj ends as the server's state.
 func CreateOrUpdate(ctx context.Context, c Client, obj api.Object, mutate MutateFunc) (OperationResult, error) {
 	key := client.ObjectKeyFromObject(obj)
-	if err := c.Get(ctx, key, obj); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return OperationResultNone, err
-		}
-		if err := callMutate(mutate, key, obj); err != nil {
-			return OperationResultNone, err
-		}
-		if err := c.Create(ctx, obj); err != nil {
-			return OperationResultNone, err
-		}
-		return OperationResultCreated, nil
+	if res, err := getOrCreate(ctx, c, key, obj, mutate); err != nil || res == OperationResultCreated {
+		return res, err
 	}
 	before, err := json.Marshal(obj)
 	if err != nil {
@@ -80,22 +71,35 @@ func CreateOrUpdate(ctx context.Context, c Client, obj api.Object, mutate Mutate
 	return OperationResultUpdated, nil
 }
 
+// getCreator is the part of Client and PatchClient that getOrCreate needs.
+type getCreator interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+}
+
+// getOrCreate gets obj by key (OperationResultNone); when it does not exist
+// it calls mutate and creates it (OperationResultCreated).
+func getOrCreate(ctx context.Context, c getCreator, key client.ObjectKey, obj api.Object, mutate MutateFunc) (OperationResult, error) {
+	err := c.Get(ctx, key, obj)
+	if err == nil || !apierrors.IsNotFound(err) {
+		return OperationResultNone, err
+	}
+	if err := callMutate(mutate, key, obj); err != nil {
+		return OperationResultNone, err
+	}
+	if err := c.Create(ctx, obj); err != nil {
+		return OperationResultNone, err
+	}
+	return OperationResultCreated, nil
+}
+
 // CreateOrPatch is CreateOrUpdate with merge patches: changes outside status
 // are sent as one patch of the object, changes of status as one patch of the
 // status subresource. The result tells which were sent.
 func CreateOrPatch(ctx context.Context, c PatchClient, obj api.Object, mutate MutateFunc) (OperationResult, error) {
 	key := client.ObjectKeyFromObject(obj)
-	if err := c.Get(ctx, key, obj); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return OperationResultNone, err
-		}
-		if err := callMutate(mutate, key, obj); err != nil {
-			return OperationResultNone, err
-		}
-		if err := c.Create(ctx, obj); err != nil {
-			return OperationResultNone, err
-		}
-		return OperationResultCreated, nil
+	if res, err := getOrCreate(ctx, c, key, obj, mutate); err != nil || res == OperationResultCreated {
+		return res, err
 	}
 	before, err := splitStatus(obj)
 	if err != nil {

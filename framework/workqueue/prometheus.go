@@ -1,9 +1,9 @@
 package workqueue
 
 import (
-	"errors"
-
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/converge-dev/converge/framework/prom"
 )
 
 // NewPrometheusMetrics returns a MetricsProvider whose metrics are registered with
@@ -56,31 +56,14 @@ func NewPrometheusMetrics(reg prometheus.Registerer) MetricsProvider {
 			Help: "How many seconds has the longest running processor for workqueue been running.",
 		}, []string{"name"}),
 	}
-	p.depth = register(reg, p.depth)
-	p.adds = register(reg, p.adds)
-	p.queueDuration = register(reg, p.queueDuration)
-	p.workDuration = register(reg, p.workDuration)
-	p.retries = register(reg, p.retries)
-	p.unfinished = register(reg, p.unfinished)
-	p.longest = register(reg, p.longest)
+	p.depth = prom.Register(reg, p.depth)
+	p.adds = prom.Register(reg, p.adds)
+	p.queueDuration = prom.Register(reg, p.queueDuration)
+	p.workDuration = prom.Register(reg, p.workDuration)
+	p.retries = prom.Register(reg, p.retries)
+	p.unfinished = prom.Register(reg, p.unfinished)
+	p.longest = prom.Register(reg, p.longest)
 	return p
-}
-
-// register registers c with reg and returns the collector to use: c, or the one
-// already registered under the same description.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if reg == nil {
-		return c
-	}
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-	}
-	return c
 }
 
 type prometheusMetrics struct {

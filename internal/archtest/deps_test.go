@@ -48,7 +48,7 @@ func under(path, dir string) bool {
 // pull in the server.
 var clientSide = []string{"framework/client", "framework/cache", "framework/workqueue", "framework/controller",
 	"framework/reconcile", "framework/handler", "framework/builder", "framework/manager",
-	"framework/leaderelection", "framework/controllerutil", "framework/scheme", "framework/api", "framework/patch"}
+	"framework/leaderelection", "framework/controllerutil", "framework/scheme", "framework/api", "framework/patch", "framework/prom"}
 
 func TestDependencyDirection(t *testing.T) {
 	t.Parallel()

@@ -10,65 +10,33 @@ import (
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
-	"github.com/converge-dev/converge/framework/apiserver/admission"
+	"github.com/converge-dev/converge/framework/api/review"
 )
 
 // AdmissionReviewAPIVersion is the AdmissionReview version served.
-const AdmissionReviewAPIVersion = "admission.k8s.io/v1"
+const AdmissionReviewAPIVersion = review.AdmissionAPIVersion
 
-// AdmissionReview is admission.k8s.io/v1 AdmissionReview.
-type AdmissionReview struct {
-	APIVersion string             `json:"apiVersion"`
-	Kind       string             `json:"kind"`
-	Request    *AdmissionRequest  `json:"request,omitempty"`
-	Response   *AdmissionResponse `json:"response,omitempty"`
-}
+// The AdmissionReview wire types, shared with the API server's webhook client
+// (package framework/api/review). AdmissionRequest keeps Object, OldObject
+// and Options as raw JSON so typed handlers decode them once.
+type (
+	AdmissionReview      = review.AdmissionReview
+	AdmissionRequest     = review.AdmissionRequest
+	AdmissionResponse    = review.AdmissionResponse
+	UserInfo             = review.UserInfo
+	GroupVersionKind     = review.GroupVersionKind
+	GroupVersionResource = review.GroupVersionResource
+)
 
 // Operation is CREATE, UPDATE, DELETE or CONNECT.
-type Operation string
+type Operation = review.Operation
 
 // Operations.
 const (
-	Create  Operation = "CREATE"
-	Update  Operation = "UPDATE"
-	Delete  Operation = "DELETE"
-	Connect Operation = "CONNECT"
-)
-
-// AdmissionRequest is the request half of an AdmissionReview. Object and
-// OldObject are kept as raw JSON so typed handlers decode them once.
-type AdmissionRequest struct {
-	UID                string                `json:"uid"`
-	Kind               GroupVersionKind      `json:"kind"`
-	Resource           GroupVersionResource  `json:"resource"`
-	SubResource        string                `json:"subResource,omitempty"`
-	RequestKind        *GroupVersionKind     `json:"requestKind,omitempty"`
-	RequestResource    *GroupVersionResource `json:"requestResource,omitempty"`
-	RequestSubResource string                `json:"requestSubResource,omitempty"`
-	Name               string                `json:"name,omitempty"`
-	Namespace          string                `json:"namespace,omitempty"`
-	Operation          Operation             `json:"operation"`
-	UserInfo           UserInfo              `json:"userInfo"`
-	Object             json.RawMessage       `json:"object,omitempty"`
-	OldObject          json.RawMessage       `json:"oldObject,omitempty"`
-	DryRun             *bool                 `json:"dryRun,omitempty"`
-	Options            json.RawMessage       `json:"options,omitempty"`
-}
-
-// UserInfo is the user making the request.
-type UserInfo struct {
-	Username string              `json:"username,omitempty"`
-	UID      string              `json:"uid,omitempty"`
-	Groups   []string            `json:"groups,omitempty"`
-	Extra    map[string][]string `json:"extra,omitempty"`
-}
-
-// The AdmissionReview types shared with the API server's webhook client
-// (framework/apiserver/admission).
-type (
-	GroupVersionKind     = admission.GroupVersionKind
-	GroupVersionResource = admission.GroupVersionResource
-	AdmissionResponse    = admission.AdmissionResponse
+	Create  = review.Create
+	Update  = review.Update
+	Delete  = review.Delete
+	Connect = review.Connect
 )
 
 // Warnings are returned to the client (kubectl prints them as "Warning: ...").
@@ -118,20 +86,20 @@ const maxBody = 8 << 20
 // calls h and writes the response with the request's uid.
 func ServeAdmission(h AdmissionHandler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review AdmissionReview
-		if err := decodeReview(w, r, &review); err != nil {
+		var in AdmissionReview
+		if err := decodeReview(w, r, &in); err != nil {
 			return
 		}
-		if review.Request == nil {
+		if in.Request == nil {
 			http.Error(w, "AdmissionReview has no request", http.StatusBadRequest)
 			return
 		}
-		resp := h.Handle(r.Context(), review.Request)
+		resp := h.Handle(r.Context(), in.Request)
 		if resp == nil {
 			resp = Errored(http.StatusInternalServerError, errors.New("the webhook returned no response"))
 		}
-		resp.UID = review.Request.UID
-		writeJSON(w, AdmissionReview{APIVersion: AdmissionReviewAPIVersion, Kind: "AdmissionReview", Response: resp})
+		resp.UID = in.Request.UID
+		writeJSON(w, AdmissionReview{APIVersion: review.AdmissionAPIVersion, Kind: review.AdmissionKind, Response: resp})
 	})
 }
 

@@ -8,4 +8,8 @@
 // per-pod directories, env and $(VAR) expansion); a runtime only creates, starts,
 // inspects, stops and removes single containers, captures their output to the
 // log file it is given, and reports exit codes.
+//
+// Runtimes that keep their containers in their own memory (process, simulated)
+// share Table: the index by ID, and Status, Wait and Stop carried out over
+// each container's Tracked methods (status, exit, SIGTERM, SIGKILL).
 package runtime

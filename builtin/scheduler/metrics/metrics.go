@@ -1,10 +1,11 @@
 package metrics
 
 import (
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/converge-dev/converge/framework/prom"
 )
 
 // Results of a scheduling attempt (the result label).
@@ -57,11 +58,11 @@ func New(reg prometheus.Registerer, pending PendingCounts) *Metrics {
 			"Number of pending pods, by the queue type. 'active' means number of pods in activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number of pods in unschedulablePods that the scheduler attempted to schedule and failed; 'gated' is the number of unschedulable pods that the scheduler never attempted to schedule because they are gated.",
 			[]string{"queue"}, nil)},
 	}
-	m.attempts = register(reg, m.attempts)
-	m.duration = register(reg, m.duration)
-	m.preemption = register(reg, m.preemption)
+	m.attempts = prom.Register(reg, m.attempts)
+	m.duration = prom.Register(reg, m.duration)
+	m.preemption = prom.Register(reg, m.preemption)
 	if pending != nil {
-		m.pending = register(reg, m.pending)
+		m.pending = prom.Register(reg, m.pending)
 	}
 	return m
 }
@@ -100,21 +101,4 @@ func (c *pendingCollector) Collect(ch chan<- prometheus.Metric) {
 	}{{QueueActive, active}, {QueueBackoff, backoff}, {QueueUnschedulable, unschedulable}, {QueueGated, gated}} {
 		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(q.n), q.name)
 	}
-}
-
-// register registers c with reg and returns the collector to use: c, or the
-// one already registered under the same description.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	if reg == nil {
-		return c
-	}
-	if err := reg.Register(c); err != nil {
-		var are prometheus.AlreadyRegisteredError
-		if errors.As(err, &are) {
-			if existing, ok := are.ExistingCollector.(C); ok {
-				return existing
-			}
-		}
-	}
-	return c
 }

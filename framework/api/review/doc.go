@@ -1,4 +1,6 @@
-// Package review holds the wire types of apiextensions.k8s.io/v1
-// ConversionReview, shared by the API server, which sends them to CRD
-// conversion webhooks, and the operator SDK, which serves those webhooks.
+// Package review holds the wire types of the reviews the API server sends to
+// webhooks: admission.k8s.io/v1 AdmissionReview (admission webhooks) and
+// apiextensions.k8s.io/v1 ConversionReview (CRD conversion webhooks). They are
+// shared by the API server, which sends them, and the operator SDK, which
+// serves those webhooks.
 package review

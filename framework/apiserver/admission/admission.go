@@ -5,18 +5,19 @@ import (
 	"errors"
 
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/review"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
-// Operation is what a request does to an object.
-type Operation string
+// Operation is what a request does to an object, as AdmissionReview names it.
+type Operation = review.Operation
 
-// Operations, as AdmissionReview names them.
+// Operations.
 const (
-	Create  Operation = "CREATE"
-	Update  Operation = "UPDATE"
-	Delete  Operation = "DELETE"
-	Connect Operation = "CONNECT"
+	Create  = review.Create
+	Update  = review.Update
+	Delete  = review.Delete
+	Connect = review.Connect
 )
 
 // Attributes describe one request under admission.

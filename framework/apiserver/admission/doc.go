@@ -7,7 +7,8 @@
 // validated again. Plugins return API errors (apierrors.StatusError) to refuse a
 // request; any other error becomes 403 Forbidden.
 //
-// Webhooks (webhook.go) call admission webhooks with AdmissionReview v1 over
-// HTTPS, honouring rules, namespace and object selectors, failurePolicy,
-// timeoutSeconds and sideEffects; mutating webhooks answer with JSON patches.
+// Webhooks (webhook.go) call admission webhooks with AdmissionReview v1 (the
+// wire types of package framework/api/review) over HTTPS, honouring rules,
+// namespace and object selectors, failurePolicy, timeoutSeconds and
+// sideEffects; mutating webhooks answer with JSON patches.
 package admission

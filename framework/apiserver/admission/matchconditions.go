@@ -9,6 +9,8 @@ import (
 	"cel.dev/cel-go/cel"
 	"cel.dev/cel-go/common/types"
 	"cel.dev/cel-go/ext"
+
+	"github.com/converge-dev/converge/framework/api/review"
 )
 
 // MatchCondition is one CEL expression of a webhook's matchConditions. The
@@ -91,7 +93,7 @@ func (m *matchConditions) program(expression string) (cel.Program, error) {
 // skipped (false, nil); all true → it is called (true, nil); otherwise (an
 // error and no false) → (false, err), which failurePolicy turns into a refusal
 // (Fail) or a skip (Ignore).
-func (m *matchConditions) evaluate(conds []MatchCondition, req *AdmissionRequest) (bool, error) {
+func (m *matchConditions) evaluate(conds []MatchCondition, req *review.AdmissionRequest) (bool, error) {
 	if len(conds) == 0 {
 		return true, nil
 	}
@@ -128,7 +130,7 @@ func (m *matchConditions) evaluate(conds []MatchCondition, req *AdmissionRequest
 
 // matchVariables is the activation of an expression: the request as JSON
 // values, object and oldObject null when absent.
-func matchVariables(req *AdmissionRequest) (map[string]any, error) {
+func matchVariables(req *review.AdmissionRequest) (map[string]any, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return nil, fmt.Errorf("encode request for matchConditions: %w", err)

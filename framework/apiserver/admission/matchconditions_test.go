@@ -2,19 +2,21 @@ package admission
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/review"
 )
 
 func TestMatchConditionsEvaluate(t *testing.T) {
 	t.Parallel()
-	req := &AdmissionRequest{Operation: Create, Name: "w", Namespace: "default",
-		Object:   map[string]any{"metadata": map[string]any{"name": "w", "labels": map[string]any{"team": "a"}}},
-		UserInfo: map[string]any{"username": "alice", "groups": []any{"devs"}}}
+	req := &review.AdmissionRequest{Operation: Create, Name: "w", Namespace: "default",
+		Object:   json.RawMessage(`{"metadata":{"name":"w","labels":{"team":"a"}}}`),
+		UserInfo: review.UserInfo{Username: "alice", Groups: []string{"devs"}}}
 	tests := []struct {
 		name    string
 		conds   []string
@@ -63,8 +65,8 @@ func TestCompileMatchCondition(t *testing.T) {
 
 func TestWebhookMatchConditions(t *testing.T) {
 	t.Parallel()
-	ws := newWebhookServer(t, func(*AdmissionRequest) *AdmissionResponse {
-		return &AdmissionResponse{Allowed: false, Result: &api.Status{Message: "no", Code: 403}}
+	ws := newWebhookServer(t, func(*review.AdmissionRequest) *review.AdmissionResponse {
+		return &review.AdmissionResponse{Allowed: false, Result: &api.Status{Message: "no", Code: 403}}
 	})
 	tests := []struct {
 		expr, failurePolicy string
@@ -102,16 +104,16 @@ func TestReinvocationIfNeeded(t *testing.T) {
 	t.Parallel()
 	jsonPatch := "JSONPatch"
 	// first stamps the number of labels it saw; second adds a label once.
-	first := newWebhookServer(t, func(r *AdmissionRequest) *AdmissionResponse {
-		n := len(api.NestedStringMap(r.Object, "metadata", "labels"))
-		return &AdmissionResponse{Allowed: true, PatchType: &jsonPatch,
+	first := newWebhookServer(t, func(r *review.AdmissionRequest) *review.AdmissionResponse {
+		n := len(api.NestedStringMap(decoded(r.Object), "metadata", "labels"))
+		return &review.AdmissionResponse{Allowed: true, PatchType: &jsonPatch,
 			Patch: fmt.Appendf(nil, `[{"op":"add","path":"/metadata/annotations","value":{"labels-seen":"%d"}}]`, n)}
 	})
-	second := newWebhookServer(t, func(r *AdmissionRequest) *AdmissionResponse {
-		if api.NestedStringMap(r.Object, "metadata", "labels")["second"] != "" {
-			return &AdmissionResponse{Allowed: true}
+	second := newWebhookServer(t, func(r *review.AdmissionRequest) *review.AdmissionResponse {
+		if api.NestedStringMap(decoded(r.Object), "metadata", "labels")["second"] != "" {
+			return &review.AdmissionResponse{Allowed: true}
 		}
-		return &AdmissionResponse{Allowed: true, PatchType: &jsonPatch,
+		return &review.AdmissionResponse{Allowed: true, PatchType: &jsonPatch,
 			Patch: []byte(`[{"op":"add","path":"/metadata/labels","value":{"second":"yes"}}]`)}
 	})
 	for _, policy := range []string{"Never", "IfNeeded"} {

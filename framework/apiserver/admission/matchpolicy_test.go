@@ -13,6 +13,7 @@ import (
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/api/review"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
@@ -55,33 +56,40 @@ func widgetEquivalents(gvr api.GroupVersionResource) []EquivalentResource {
 type webhookServer struct {
 	*httptest.Server
 	mu   sync.Mutex
-	reqs []AdmissionRequest
+	reqs []review.AdmissionRequest
 }
 
-func newWebhookServer(t *testing.T, respond func(*AdmissionRequest) *AdmissionResponse) *webhookServer {
+func newWebhookServer(t *testing.T, respond func(*review.AdmissionRequest) *review.AdmissionResponse) *webhookServer {
 	t.Helper()
 	ws := &webhookServer{}
 	ws.Server = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var review AdmissionReview
-		if err := json.NewDecoder(r.Body).Decode(&review); err != nil {
+		var in review.AdmissionReview
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return
 		}
 		ws.mu.Lock()
-		ws.reqs = append(ws.reqs, *review.Request)
+		ws.reqs = append(ws.reqs, *in.Request)
 		ws.mu.Unlock()
-		resp := respond(review.Request)
-		resp.UID = review.Request.UID
-		_ = json.NewEncoder(w).Encode(AdmissionReview{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview", Response: resp})
+		resp := respond(in.Request)
+		resp.UID = in.Request.UID
+		_ = json.NewEncoder(w).Encode(review.AdmissionReview{APIVersion: review.AdmissionAPIVersion, Kind: review.AdmissionKind, Response: resp})
 	}))
 	t.Cleanup(ws.Close)
 	return ws
 }
 
-func (ws *webhookServer) requests() []AdmissionRequest {
+// decoded is an object of a sent AdmissionRequest (nil when absent or not JSON).
+func decoded(raw json.RawMessage) map[string]any {
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return m
+}
+
+func (ws *webhookServer) requests() []review.AdmissionRequest {
 	ws.mu.Lock()
 	defer ws.mu.Unlock()
-	return append([]AdmissionRequest(nil), ws.reqs...)
+	return append([]review.AdmissionRequest(nil), ws.reqs...)
 }
 
 func (ws *webhookServer) hook(policy string) Hook {
@@ -101,8 +109,8 @@ func widgetV2(size int64) *Attributes {
 func TestMatchPolicyEquivalentMutating(t *testing.T) {
 	t.Parallel()
 	jsonPatch := "JSONPatch"
-	ws := newWebhookServer(t, func(r *AdmissionRequest) *AdmissionResponse {
-		return &AdmissionResponse{Allowed: true, PatchType: &jsonPatch,
+	ws := newWebhookServer(t, func(r *review.AdmissionRequest) *review.AdmissionResponse {
+		return &review.AdmissionResponse{Allowed: true, PatchType: &jsonPatch,
 			Patch: []byte(`[{"op":"replace","path":"/spec/replicas","value":5},{"op":"add","path":"/metadata/labels","value":{"mutated":"yes"}}]`)}
 	})
 	for _, policy := range []string{"", "Equivalent", "Exact"} {
@@ -125,16 +133,16 @@ func TestMatchPolicyEquivalentMutating(t *testing.T) {
 			t.Fatalf("%q: %d calls, want 1", policy, len(reqs))
 		}
 		r := reqs[0]
-		if r.Kind != (GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}) ||
-			r.Resource != (GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}) {
+		if r.Kind != (review.GroupVersionKind{Group: "example.com", Version: "v1", Kind: "Widget"}) ||
+			r.Resource != (review.GroupVersionResource{Group: "example.com", Version: "v1", Resource: "widgets"}) {
 			t.Errorf("%q: sent kind %v resource %v, want v1", policy, r.Kind, r.Resource)
 		}
-		if *r.RequestKind != (GroupVersionKind{Group: "example.com", Version: "v2", Kind: "Widget"}) ||
-			*r.RequestResource != (GroupVersionResource{Group: "example.com", Version: "v2", Resource: "widgets"}) {
+		if *r.RequestKind != (review.GroupVersionKind{Group: "example.com", Version: "v2", Kind: "Widget"}) ||
+			*r.RequestResource != (review.GroupVersionResource{Group: "example.com", Version: "v2", Resource: "widgets"}) {
 			t.Errorf("%q: requestKind %v requestResource %v, want v2", policy, r.RequestKind, r.RequestResource)
 		}
-		if r.Object["apiVersion"] != "example.com/v1" || api.NestedMap(r.Object, "spec")["replicas"] != float64(2) {
-			t.Errorf("%q: sent object %v, want it in v1", policy, r.Object)
+		if decoded(r.Object)["apiVersion"] != "example.com/v1" || api.NestedMap(decoded(r.Object), "spec")["replicas"] != float64(2) {
+			t.Errorf("%q: sent object %v, want it in v1", policy, decoded(r.Object))
 		}
 		if !changed || a.Object["apiVersion"] != "example.com/v2" {
 			t.Fatalf("%q: changed %v, object %v: want the patched object back in v2", policy, changed, a.Object)
@@ -151,11 +159,11 @@ func TestMatchPolicyEquivalentMutating(t *testing.T) {
 
 func TestMatchPolicyEquivalentValidating(t *testing.T) {
 	t.Parallel()
-	ws := newWebhookServer(t, func(r *AdmissionRequest) *AdmissionResponse {
-		if api.NestedMap(r.Object, "spec")["replicas"] == float64(13) {
-			return &AdmissionResponse{Allowed: false, Result: &api.Status{Message: "13 is unlucky", Code: 403}}
+	ws := newWebhookServer(t, func(r *review.AdmissionRequest) *review.AdmissionResponse {
+		if api.NestedMap(decoded(r.Object), "spec")["replicas"] == float64(13) {
+			return &review.AdmissionResponse{Allowed: false, Result: &api.Status{Message: "13 is unlucky", Code: 403}}
 		}
-		return &AdmissionResponse{Allowed: true}
+		return &review.AdmissionResponse{Allowed: true}
 	})
 	tests := []struct {
 		policy  string
@@ -185,7 +193,9 @@ func TestMatchPolicyEquivalentValidating(t *testing.T) {
 
 func TestMatchPolicyExactMatchNotConverted(t *testing.T) {
 	t.Parallel()
-	ws := newWebhookServer(t, func(*AdmissionRequest) *AdmissionResponse { return &AdmissionResponse{Allowed: true} })
+	ws := newWebhookServer(t, func(*review.AdmissionRequest) *review.AdmissionResponse {
+		return &review.AdmissionResponse{Allowed: true}
+	})
 	hook := ws.hook("Equivalent")
 	hook.Rules[0].APIVersions = []string{"*"}
 	w := &Webhooks{Hooks: func(context.Context) ([]Hook, error) { return []Hook{hook}, nil }, Equivalents: widgetEquivalents}
@@ -193,8 +203,8 @@ func TestMatchPolicyExactMatchNotConverted(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := ws.requests()[0]
-	if r.Kind.Version != "v2" || r.RequestKind.Version != "v2" || r.Object["apiVersion"] != "example.com/v2" {
-		t.Errorf("a direct match was converted: kind %v requestKind %v object %v", r.Kind, r.RequestKind, r.Object["apiVersion"])
+	if r.Kind.Version != "v2" || r.RequestKind.Version != "v2" || decoded(r.Object)["apiVersion"] != "example.com/v2" {
+		t.Errorf("a direct match was converted: kind %v requestKind %v object %v", r.Kind, r.RequestKind, decoded(r.Object)["apiVersion"])
 	}
 }
 

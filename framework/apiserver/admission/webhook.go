@@ -24,6 +24,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/api/review"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/patch"
 )
@@ -408,58 +409,6 @@ func (w *Webhooks) matches(ctx context.Context, h *Hook, a *Attributes) (bool, e
 	return true, nil
 }
 
-// AdmissionReview is admission.k8s.io/v1 AdmissionReview.
-type AdmissionReview struct {
-	APIVersion string             `json:"apiVersion"`
-	Kind       string             `json:"kind"`
-	Request    *AdmissionRequest  `json:"request,omitempty"`
-	Response   *AdmissionResponse `json:"response,omitempty"`
-}
-
-// AdmissionRequest is the request half of an AdmissionReview.
-type AdmissionRequest struct {
-	UID                string                `json:"uid"`
-	Kind               GroupVersionKind      `json:"kind"`
-	Resource           GroupVersionResource  `json:"resource"`
-	SubResource        string                `json:"subResource,omitempty"`
-	RequestKind        *GroupVersionKind     `json:"requestKind,omitempty"`
-	RequestResource    *GroupVersionResource `json:"requestResource,omitempty"`
-	RequestSubResource string                `json:"requestSubResource,omitempty"`
-	Name               string                `json:"name,omitempty"`
-	Namespace          string                `json:"namespace,omitempty"`
-	Operation          Operation             `json:"operation"`
-	UserInfo           any                   `json:"userInfo"`
-	Object             map[string]any        `json:"object,omitempty"`
-	OldObject          map[string]any        `json:"oldObject,omitempty"`
-	DryRun             *bool                 `json:"dryRun,omitempty"`
-	Options            map[string]any        `json:"options,omitempty"`
-}
-
-// GroupVersionKind is metav1.GroupVersionKind as AdmissionReview encodes it.
-type GroupVersionKind struct {
-	Group   string `json:"group"`
-	Version string `json:"version"`
-	Kind    string `json:"kind"`
-}
-
-// GroupVersionResource is metav1.GroupVersionResource as AdmissionReview encodes it.
-type GroupVersionResource struct {
-	Group    string `json:"group"`
-	Version  string `json:"version"`
-	Resource string `json:"resource"`
-}
-
-// AdmissionResponse is the response half of an AdmissionReview.
-type AdmissionResponse struct {
-	UID              string            `json:"uid"`
-	Allowed          bool              `json:"allowed"`
-	Result           *api.Status       `json:"status,omitempty"`
-	Patch            []byte            `json:"patch,omitempty"`
-	PatchType        *string           `json:"patchType,omitempty"`
-	AuditAnnotations map[string]string `json:"auditAnnotations,omitempty"`
-	Warnings         []string          `json:"warnings,omitempty"`
-}
-
 // call sends a to h; orig is the request as the client made it (requestKind,
 // requestResource), a itself unless a is its conversion for matchPolicy
 // Equivalent.
@@ -487,19 +436,24 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error
 		timeout = 30 * time.Second
 	}
 	uid := uuid.NewString()
-	kind := GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
-	res := GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
-	reqKind := GroupVersionKind{Group: orig.Kind.Group, Version: orig.Kind.Version, Kind: orig.Kind.Kind}
-	reqRes := GroupVersionResource{Group: orig.Resource.Group, Version: orig.Resource.Version, Resource: orig.Resource.Resource}
-	req := &AdmissionRequest{
+	kind := review.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
+	res := review.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
+	reqKind := review.GroupVersionKind{Group: orig.Kind.Group, Version: orig.Kind.Version, Kind: orig.Kind.Kind}
+	reqRes := review.GroupVersionResource{Group: orig.Resource.Group, Version: orig.Resource.Version, Resource: orig.Resource.Resource}
+	req := &review.AdmissionRequest{
 		UID: uid, Kind: kind, Resource: res, SubResource: a.Subresource,
 		RequestKind: &reqKind, RequestResource: &reqRes, RequestSubResource: orig.Subresource,
-		Name: a.Name, Namespace: a.Namespace, Operation: a.Operation,
-		Object: a.Object, OldObject: a.OldObject, DryRun: &a.DryRun,
-		UserInfo: map[string]any{},
+		Name: a.Name, Namespace: a.Namespace, Operation: a.Operation, DryRun: &a.DryRun,
 	}
 	if a.User != nil {
-		req.UserInfo = a.User
+		req.UserInfo = review.UserInfo{Username: a.User.Name, UID: a.User.UID, Groups: a.User.Groups, Extra: a.User.Extra}
+	}
+	var err error
+	if req.Object, err = rawObject(a.Object); err != nil {
+		return fmt.Errorf("encode object: %w", err)
+	}
+	if req.OldObject, err = rawObject(a.OldObject); err != nil {
+		return fmt.Errorf("encode old object: %w", err)
 	}
 	if len(h.MatchConditions) > 0 {
 		ok, err := w.conditions.evaluate(h.MatchConditions, req)
@@ -510,15 +464,8 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error
 			return errConditionsNotMet
 		}
 	}
-	switch a.Operation {
-	case Create:
-		req.Options = map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"}
-	case Update:
-		req.Options = map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "UpdateOptions"}
-	case Delete:
-		req.Options = map[string]any{"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions"}
-	}
-	body, err := json.Marshal(AdmissionReview{APIVersion: "admission.k8s.io/v1", Kind: "AdmissionReview", Request: req})
+	req.Options = operationOptions(a.Operation)
+	body, err := json.Marshal(review.AdmissionReview{APIVersion: review.AdmissionAPIVersion, Kind: review.AdmissionKind, Request: req})
 	if err != nil {
 		return fmt.Errorf("encode AdmissionReview: %w", err)
 	}
@@ -546,13 +493,14 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("webhook returned HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(rb)))
 	}
-	var review AdmissionReview
-	if err := json.Unmarshal(rb, &review); err != nil {
+	var out review.AdmissionReview
+	if err := json.Unmarshal(rb, &out); err != nil {
 		return fmt.Errorf("decode webhook response: %w", err)
 	}
-	r := review.Response
-	if review.APIVersion != "admission.k8s.io/v1" || review.Kind != "AdmissionReview" {
-		return fmt.Errorf("expected webhook response of admission.k8s.io/v1, Kind=AdmissionReview, got %s, Kind=%s", review.APIVersion, review.Kind)
+	r := out.Response
+	if out.APIVersion != review.AdmissionAPIVersion || out.Kind != review.AdmissionKind {
+		return fmt.Errorf("expected webhook response of %s, Kind=%s, got %s, Kind=%s",
+			review.AdmissionAPIVersion, review.AdmissionKind, out.APIVersion, out.Kind)
 	}
 	if r == nil {
 		return errors.New("webhook response was absent")
@@ -581,19 +529,37 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error
 	if a.Object == nil {
 		return nil
 	}
-	doc, err := json.Marshal(a.Object)
-	if err != nil {
-		return err
-	}
-	out, err := patch.JSONPatch(doc, r.Patch)
+	patched, err := patch.JSONPatch(req.Object, r.Patch)
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("admission webhook %q returned an invalid patch: %w", h.Name, err))
 	}
-	m, err := api.DecodeMap(out)
+	m, err := api.DecodeMap(patched)
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("admission webhook %q patch produced a non-object: %w", h.Name, err))
 	}
 	a.Object = m
+	return nil
+}
+
+// rawObject encodes an object of an AdmissionRequest; nil stays absent.
+func rawObject(obj map[string]any) (json.RawMessage, error) {
+	if obj == nil {
+		return nil, nil
+	}
+	return json.Marshal(obj)
+}
+
+// operationOptions are the options AdmissionRequest carries for op, as the
+// API server sends them: the kind alone.
+func operationOptions(op Operation) json.RawMessage {
+	switch op {
+	case Create:
+		return json.RawMessage(`{"apiVersion":"meta.k8s.io/v1","kind":"CreateOptions"}`)
+	case Update:
+		return json.RawMessage(`{"apiVersion":"meta.k8s.io/v1","kind":"UpdateOptions"}`)
+	case Delete:
+		return json.RawMessage(`{"apiVersion":"meta.k8s.io/v1","kind":"DeleteOptions"}`)
+	}
 	return nil
 }
 

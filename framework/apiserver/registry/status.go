@@ -34,13 +34,5 @@ func (s Typed[T]) ValidateStatusUpdate(ctx context.Context, obj, old map[string]
 	if s.ValidateStatusUpdateFunc == nil {
 		return s.ValidateUpdate(ctx, obj, old)
 	}
-	t, err := FromMap[T](obj)
-	if err != nil {
-		return field.ErrorList{decodeError(err)}
-	}
-	o, err := FromMap[T](old)
-	if err != nil {
-		return field.ErrorList{decodeError(err)}
-	}
-	return s.ValidateStatusUpdateFunc(t, o)
+	return validateTypedUpdate(obj, old, s.ValidateStatusUpdateFunc)
 }

@@ -175,6 +175,11 @@ func (s Typed[T]) ValidateUpdate(ctx context.Context, obj, old map[string]any) f
 	if s.ValidateUpdateFunc == nil {
 		return s.ValidateCreate(ctx, obj)
 	}
+	return validateTypedUpdate(obj, old, s.ValidateUpdateFunc)
+}
+
+// validateTypedUpdate decodes obj and old into T and calls validate on them.
+func validateTypedUpdate[T any](obj, old map[string]any, validate func(obj, old *T) field.ErrorList) field.ErrorList {
 	t, err := FromMap[T](obj)
 	if err != nil {
 		return field.ErrorList{decodeError(err)}
@@ -183,7 +188,7 @@ func (s Typed[T]) ValidateUpdate(ctx context.Context, obj, old map[string]any) f
 	if err != nil {
 		return field.ErrorList{decodeError(err)}
 	}
-	return s.ValidateUpdateFunc(t, o)
+	return validate(t, o)
 }
 
 // FromMap decodes a JSON-compatible map into a new T.

@@ -46,9 +46,7 @@ type Runtime struct {
 	root       bool
 	cgroups    *cgroups
 	stateDir   string
-
-	mu         sync.Mutex
-	containers map[string]*container // guarded by mu
+	containers runtime.Table[*container]
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
@@ -61,7 +59,7 @@ type container struct {
 	status runtime.ContainerStatus // guarded by mu
 	pid    int
 	done   chan struct{}  // closed when the process exited and its output is flushed
-	sent   syscall.Signal // the last signal Stop sent; guarded by mu
+	sent   syscall.Signal // the last signal Term or Kill sent; guarded by mu
 
 	procStart    uint64   // the process's start time (clock ticks), against PID reuse
 	pidNS        bool     // PID 1 of its own PID namespace
@@ -74,7 +72,7 @@ type container struct {
 // New returns a process runtime. It probes once whether PID and mount
 // namespaces work here.
 func New(opts Options) *Runtime {
-	r := &Runtime{log: opts.Logger, root: os.Geteuid() == 0, containers: map[string]*container{}}
+	r := &Runtime{log: opts.Logger, root: os.Geteuid() == 0}
 	if r.root && !opts.NoNamespaces {
 		r.namespaces = probeNamespaces()
 	}
@@ -260,9 +258,7 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 	c.status.StartedAt = time.Now()
 	c.status.PID = c.pid
 	c.mu.Unlock()
-	r.mu.Lock()
-	r.containers[c.id] = c
-	r.mu.Unlock()
+	r.containers.Add(c.id, c)
 	r.save(c)
 
 	var copiers sync.WaitGroup
@@ -343,85 +339,24 @@ func exitCode(ps *os.ProcessState, err error) int {
 	return ps.ExitCode()
 }
 
-func (r *Runtime) get(id string) (*container, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.containers[id]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", runtime.ErrNotFound, id)
-	}
-	return c, nil
-}
-
 // Status implements runtime.Runtime.
 func (r *Runtime) Status(_ context.Context, id string) (runtime.ContainerStatus, error) {
-	c, err := r.get(id)
-	if err != nil {
-		return runtime.ContainerStatus{}, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.status, nil
+	return r.containers.Status(id)
 }
 
 // Wait implements runtime.Runtime.
 func (r *Runtime) Wait(ctx context.Context, id string) (runtime.ContainerStatus, error) {
-	c, err := r.get(id)
-	if err != nil {
-		return runtime.ContainerStatus{}, err
-	}
-	select {
-	case <-c.done:
-		return r.Status(ctx, id)
-	case <-ctx.Done():
-		return runtime.ContainerStatus{}, ctx.Err()
-	}
+	return r.containers.Wait(ctx, id)
 }
 
 // Stop implements runtime.Runtime.
 func (r *Runtime) Stop(ctx context.Context, id string, grace time.Duration) error {
-	c, err := r.get(id)
-	if err != nil {
-		return err
-	}
-	select {
-	case <-c.done:
-		return nil
-	default:
-	}
-	c.mu.Lock()
-	pid, pidNS := c.pid, c.pidNS
-	c.mu.Unlock()
-	if grace > 0 {
-		c.setSent(syscall.SIGTERM)
-		if pidNS {
-			_ = syscall.Kill(pid, syscall.SIGTERM)
-		} else {
-			_ = syscall.Kill(-pid, syscall.SIGTERM)
-		}
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-c.done:
-			return nil
-		case <-t.C:
-		case <-ctx.Done():
-		}
-	}
-	c.setSent(syscall.SIGKILL)
-	_ = syscall.Kill(-pid, syscall.SIGKILL)
-	_ = syscall.Kill(pid, syscall.SIGKILL)
-	select {
-	case <-c.done:
-		return nil
-	case <-time.After(10 * time.Second):
-		return fmt.Errorf("stop container %s: process %d did not exit after SIGKILL", id, pid)
-	}
+	return r.containers.Stop(ctx, id, grace)
 }
 
 // Remove implements runtime.Runtime.
 func (r *Runtime) Remove(ctx context.Context, id string) error {
-	c, err := r.get(id)
+	c, err := r.containers.Get(id)
 	if err != nil {
 		return nil
 	}
@@ -432,19 +367,45 @@ func (r *Runtime) Remove(ctx context.Context, id string) error {
 			return fmt.Errorf("remove container %s: %w", id, err)
 		}
 	}
-	r.mu.Lock()
-	delete(r.containers, id)
-	r.mu.Unlock()
+	r.containers.Delete(id)
 	r.cgroups.remove(c.cgroupDirs)
 	removeCreated(c.createdPaths)
 	r.forget(id)
 	return nil
 }
 
-func (c *container) setSent(sig syscall.Signal) {
+// Status implements runtime.Tracked.
+func (c *container) Status() runtime.ContainerStatus {
 	c.mu.Lock()
-	c.sent = sig
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// Done implements runtime.Tracked.
+func (c *container) Done() <-chan struct{} { return c.done }
+
+// Term implements runtime.Tracked: SIGTERM to the process, or to its group
+// when it is not PID 1 of its own PID namespace.
+func (c *container) Term() {
+	c.mu.Lock()
+	c.sent = syscall.SIGTERM
+	pid, pidNS := c.pid, c.pidNS
 	c.mu.Unlock()
+	if pidNS {
+		_ = syscall.Kill(pid, syscall.SIGTERM)
+	} else {
+		_ = syscall.Kill(-pid, syscall.SIGTERM)
+	}
+}
+
+// Kill implements runtime.Tracked: SIGKILL to the process and its group.
+func (c *container) Kill() {
+	c.mu.Lock()
+	c.sent = syscall.SIGKILL
+	pid := c.pid
+	c.mu.Unlock()
+	_ = syscall.Kill(-pid, syscall.SIGKILL)
+	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
 // pipes returns two anonymous pipes (stdout and stderr), read ends first.
@@ -464,7 +425,7 @@ func pipes() (outR, outW, errR, errW *os.File, err error) {
 
 // Exec implements runtime.Runtime.
 func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []byte, error) {
-	c, err := r.get(id)
+	c, err := r.containers.Get(id)
 	if err != nil {
 		return 0, nil, err
 	}

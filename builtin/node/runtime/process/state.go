@@ -223,9 +223,7 @@ func (r *Runtime) adopt(rec record) {
 	c := &container{id: rec.ID, spec: rec.Spec, done: make(chan struct{}), pid: rec.PID, procStart: rec.ProcStart,
 		pidNS: rec.PIDNamespace, cgroupDirs: rec.CgroupDirs, createdPaths: rec.CreatedPaths, adopted: true}
 	c.status = runtime.ContainerStatus{ID: rec.ID, State: runtime.StateRunning, StartedAt: rec.StartedAt, PID: rec.PID}
-	r.mu.Lock()
-	r.containers[c.id] = c
-	r.mu.Unlock()
+	r.containers.Add(c.id, c)
 	if rec.Exited || !alive(rec.PID, rec.ProcStart) {
 		if rec.Exited {
 			c.status.ExitCode, c.status.FinishedAt, c.status.Reason = rec.ExitCode, rec.FinishedAt, rec.Reason
@@ -317,12 +315,7 @@ func (r *Runtime) watchAdopted(c *container, copiers *sync.WaitGroup) {
 // List implements runtime.Lister: every container this runtime started or
 // adopted, oldest first.
 func (r *Runtime) List(context.Context) ([]runtime.ContainerInfo, error) {
-	r.mu.Lock()
-	cs := make([]*container, 0, len(r.containers))
-	for _, c := range r.containers {
-		cs = append(cs, c)
-	}
-	r.mu.Unlock()
+	cs := r.containers.All()
 	out := make([]runtime.ContainerInfo, 0, len(cs))
 	for _, c := range cs {
 		c.mu.Lock()

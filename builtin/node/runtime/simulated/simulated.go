@@ -29,10 +29,8 @@ type Options struct {
 
 // Runtime is the simulated runtime. Create it with New.
 type Runtime struct {
-	opts Options
-
-	mu         sync.Mutex
-	containers map[string]*container // guarded by mu
+	opts       Options
+	containers runtime.Table[*container]
 }
 
 var _ runtime.Runtime = (*Runtime)(nil)
@@ -52,7 +50,7 @@ func New(opts Options) *Runtime {
 	if opts.ImagePresent == nil {
 		opts.ImagePresent = func(string) bool { return true }
 	}
-	return &Runtime{opts: opts, containers: map[string]*container{}}
+	return &Runtime{opts: opts}
 }
 
 // Name implements runtime.Runtime.
@@ -93,9 +91,7 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 	runCtx, kill := context.WithCancel(context.Background())
 	c := &container{spec: spec, term: make(chan struct{}, 1), kill: kill, done: make(chan struct{})}
 	c.status = runtime.ContainerStatus{ID: id, State: runtime.StateRunning, StartedAt: time.Now()}
-	r.mu.Lock()
-	r.containers[id] = c
-	r.mu.Unlock()
+	r.containers.Add(id, c)
 	go func() {
 		var code int
 		if idle {
@@ -120,89 +116,58 @@ func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string
 	return id, nil
 }
 
-func (r *Runtime) get(id string) (*container, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.containers[id]
-	if !ok {
-		return nil, fmt.Errorf("%w: %s", runtime.ErrNotFound, id)
-	}
-	return c, nil
-}
-
 // Status implements runtime.Runtime.
 func (r *Runtime) Status(_ context.Context, id string) (runtime.ContainerStatus, error) {
-	c, err := r.get(id)
-	if err != nil {
-		return runtime.ContainerStatus{}, err
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.status, nil
+	return r.containers.Status(id)
 }
 
 // Wait implements runtime.Runtime.
 func (r *Runtime) Wait(ctx context.Context, id string) (runtime.ContainerStatus, error) {
-	c, err := r.get(id)
-	if err != nil {
-		return runtime.ContainerStatus{}, err
-	}
-	select {
-	case <-c.done:
-		return r.Status(ctx, id)
-	case <-ctx.Done():
-		return runtime.ContainerStatus{}, ctx.Err()
-	}
+	return r.containers.Wait(ctx, id)
 }
 
 // Stop implements runtime.Runtime.
 func (r *Runtime) Stop(ctx context.Context, id string, grace time.Duration) error {
-	c, err := r.get(id)
-	if err != nil {
-		return err
-	}
+	return r.containers.Stop(ctx, id, grace)
+}
+
+// Status implements runtime.Tracked.
+func (c *container) Status() runtime.ContainerStatus {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.status
+}
+
+// Done implements runtime.Tracked.
+func (c *container) Done() <-chan struct{} { return c.done }
+
+// Term implements runtime.Tracked: a running script ends as on SIGTERM.
+func (c *container) Term() {
 	select {
-	case <-c.done:
-		return nil
+	case c.term <- struct{}{}:
 	default:
 	}
-	if grace > 0 {
-		select {
-		case c.term <- struct{}{}:
-		default:
-		}
-		t := time.NewTimer(grace)
-		defer t.Stop()
-		select {
-		case <-c.done:
-			return nil
-		case <-t.C:
-		case <-ctx.Done():
-		}
-	}
-	c.kill()
-	<-c.done
-	return nil
 }
+
+// Kill implements runtime.Tracked.
+func (c *container) Kill() { c.kill() }
 
 // Remove implements runtime.Runtime.
 func (r *Runtime) Remove(ctx context.Context, id string) error {
-	c, err := r.get(id)
+	c, err := r.containers.Get(id)
 	if err != nil {
 		return nil
 	}
 	c.kill()
 	<-c.done
-	r.mu.Lock()
-	delete(r.containers, id)
-	r.mu.Unlock()
+	r.containers.Delete(id)
 	return nil
 }
 
 // Exec implements runtime.Runtime: a script runs against the container's env
 // and mounts; any other command succeeds without output.
 func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []byte, error) {
-	c, err := r.get(id)
+	c, err := r.containers.Get(id)
 	if err != nil {
 		return 0, nil, err
 	}
