@@ -5,7 +5,7 @@ import (
 
 	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/crd"
-	crdcontroller "github.com/converge-dev/converge/crd/controller"
+	"github.com/converge-dev/converge/crd/lifecycle"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
@@ -15,7 +15,7 @@ import (
 // authorization in secure mode.
 func (cp *ControlPlane) startCRDs(ctx context.Context) {
 	cp.registry.Add(crd.Resource())
-	c := crdcontroller.New(crdcontroller.Options{
+	c := lifecycle.New(lifecycle.Options{
 		Storage: cp.store, Registry: cp.registry, Handler: cp.server.Handler(), Logger: cp.log.WithName("crd"),
 	})
 	cp.wg.Add(1)

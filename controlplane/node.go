@@ -14,12 +14,12 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/node"
+	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/cri/containerd"
+	"github.com/converge-dev/converge/builtin/node/cri/containerd/daemon"
+	"github.com/converge-dev/converge/builtin/node/cri/process"
+	"github.com/converge-dev/converge/builtin/node/fleet"
 	"github.com/converge-dev/converge/builtin/node/proxy"
-	"github.com/converge-dev/converge/builtin/node/runtime"
-	"github.com/converge-dev/converge/builtin/node/runtime/containerd"
-	"github.com/converge-dev/converge/builtin/node/runtime/containerd/daemon"
-	"github.com/converge-dev/converge/builtin/node/runtime/process"
-	"github.com/converge-dev/converge/builtin/node/simulated"
 	securitynode "github.com/converge-dev/converge/builtin/security/node"
 	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/framework/client"
@@ -111,7 +111,7 @@ func NewNode(ctx context.Context, o NodeOptions) (*Node, error) {
 
 // containerd connects to containerd, first starting a private daemon under
 // the node's root dir when no address is given.
-func (n *Node) containerd(ctx context.Context, o NodeOptions) (runtime.Runtime, error) {
+func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, error) {
 	addr := o.ContainerdAddress
 	if addr == "" {
 		d, err := daemon.Start(ctx, daemon.Options{Dir: filepath.Join(o.Agent.RootDir, "containerd")})
@@ -194,7 +194,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		fleet, err := simulated.New(simulated.Options{Config: cfg, Nodes: opts.SimulatedNodes, Logger: cp.log.WithName("simulated")})
+		fleet, err := fleet.New(fleet.Options{Config: cfg, Nodes: opts.SimulatedNodes, Logger: cp.log.WithName("simulated")})
 		if err != nil {
 			return fmt.Errorf("create simulated nodes: %w", err)
 		}

@@ -18,7 +18,7 @@ run scheduler . -run '^$' -bench 'BenchmarkSchedulingBasic' -benchtime 1x ./buil
 run schedspread . -run '^$' -bench 'BenchmarkSchedulingSpreadAntiAffinity' -benchtime 1x ./builtin/scheduler/
 run etcdmembers . -run '^$' -bench 'BenchmarkAPIWrite' -benchtime 3000x ./internal/faults/
 run deployment . -run '^$' -bench 'BenchmarkDeployment' -benchtime 1x -timeout 30m ./builtin/controllers/deployment/
-run nodes . -run '^$' -bench 'FleetReady|PodStartup|PodsRunning' -benchtime 1x ./builtin/node/simulated/ ./builtin/node/
+run nodes . -run '^$' -bench 'FleetReady|PodStartup|PodsRunning' -benchtime 1x ./builtin/node/fleet/ ./builtin/node/
 run faults . -run 'TestPartition|TestControllerManagerLeaderKill|TestNodeAgentDeath|TestAPIServerFailover' -v -count=1 ./internal/faults/
 run informer bench -run '^$' -bench 'BenchmarkInformerSync' -count 2 ./informer/
 (cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"

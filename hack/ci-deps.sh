@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the tests need beyond Go: containerd and runc (Debian packages),
-# for builtin/node/runtime/containerd and builtin/node/image. Idempotent; silent
+# for builtin/node/cri/containerd and builtin/node/image. Idempotent; silent
 # when everything is present or was installed; prints the apt output and exits
 # non-zero on failure.
 set -euo pipefail

@@ -9,12 +9,12 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/framework/api"
 )
 
 // Re-adoption after an agent restart. A runtime that implements
-// runtime.Lister (the process runtime with a StateDir) reports the containers
+// cri.Lister (the process runtime with a StateDir) reports the containers
 // an earlier agent started. At start-up the agent groups them by pod UID and
 // reserves each pod's IP; a pod worker created for one of those pods takes its
 // containers: the newest attempt of each container is watched instead of
@@ -28,12 +28,12 @@ import (
 // adoptable are the containers found at start-up, by pod UID.
 type adoptable struct {
 	mu    sync.Mutex
-	byPod map[string][]runtime.ContainerInfo // guarded by mu
+	byPod map[string][]cri.ContainerInfo // guarded by mu
 }
 
 // loadAdoptable lists the runtime's containers and reserves their pods' IPs.
 func (a *Agent) loadAdoptable(ctx context.Context) {
-	l, ok := a.rt.(runtime.Lister)
+	l, ok := a.rt.(cri.Lister)
 	if !ok {
 		return
 	}
@@ -42,7 +42,7 @@ func (a *Agent) loadAdoptable(ctx context.Context) {
 		a.log.Error(err, "Listing the runtime's containers failed; none are adopted")
 		return
 	}
-	by := map[string][]runtime.ContainerInfo{}
+	by := map[string][]cri.ContainerInfo{}
 	for _, c := range list {
 		by[c.Spec.PodUID] = append(by[c.Spec.PodUID], c)
 	}
@@ -65,7 +65,7 @@ func (a *Agent) loadAdoptable(ctx context.Context) {
 }
 
 // takeAdoptable hands a new pod worker the containers found for its pod.
-func (a *Agent) takeAdoptable(uid string) []runtime.ContainerInfo {
+func (a *Agent) takeAdoptable(uid string) []cri.ContainerInfo {
 	a.adoptable.mu.Lock()
 	defer a.adoptable.mu.Unlock()
 	cs := a.adoptable.byPod[uid]
@@ -82,7 +82,7 @@ func (w *podWorker) assignAdopted() {
 	}
 	pod := w.current()
 	for _, r := range slices.Concat(w.inits, w.ctrs) {
-		var newest *runtime.ContainerInfo
+		var newest *cri.ContainerInfo
 		for i := range cs {
 			c := &cs[i]
 			if c.Spec.Name != r.c.Name {
@@ -102,13 +102,13 @@ func (w *podWorker) assignAdopted() {
 				r.status.LastTerminationState = s.LastTerminationState
 				// Keep it Ready until a probe says otherwise: no endpoint flaps
 				// because the agent restarted.
-				r.adoptedReady = s.Ready && s.ContainerID == w.a.rt.Name()+"://"+newest.Status.ID && newest.Status.State == runtime.StateRunning
+				r.adoptedReady = s.Ready && s.ContainerID == w.a.rt.Name()+"://"+newest.Status.ID && newest.Status.State == cri.StateRunning
 			}
 		}
 		// Report the adopted state from the first status write on.
 		r.status.ContainerID = w.a.rt.Name() + "://" + newest.Status.ID
 		r.status.RestartCount = int32(newest.Spec.Attempt)
-		if newest.Status.State == runtime.StateRunning {
+		if newest.Status.State == cri.StateRunning {
 			// Attached at once, so a termination that starts before the run
 			// loop gets to it stops it gracefully (preStop, SIGTERM).
 			r.id, r.attempt, r.running = newest.Status.ID, newest.Spec.Attempt, true
@@ -144,7 +144,7 @@ func (w *podWorker) adoptedMain() bool {
 
 // takeAdopted returns the container to watch instead of starting the first
 // attempt (nil when none).
-func (r *containerRunner) takeAdopted() *runtime.ContainerInfo {
+func (r *containerRunner) takeAdopted() *cri.ContainerInfo {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	c := r.adopted
@@ -179,7 +179,7 @@ func (a *Agent) removeOrphans(ctx context.Context, pods []*corev1.Pod) {
 		}
 	}
 	a.adoptable.mu.Lock()
-	var orphans []runtime.ContainerInfo
+	var orphans []cri.ContainerInfo
 	for uid, cs := range a.adoptable.byPod {
 		if !live[uid] {
 			orphans = append(orphans, cs...)
@@ -190,7 +190,7 @@ func (a *Agent) removeOrphans(ctx context.Context, pods []*corev1.Pod) {
 	uids := map[string]bool{}
 	for _, c := range orphans {
 		uids[c.Spec.PodUID] = true
-		if c.Status.State == runtime.StateRunning {
+		if c.Status.State == cri.StateRunning {
 			a.log.Info("Stopping orphaned container", "pod", c.Spec.PodNamespace+"/"+c.Spec.PodName, "container", c.Spec.Name, "id", c.Status.ID)
 			if err := a.rt.Stop(ctx, c.Status.ID, 2*time.Second); err != nil {
 				a.log.Error(err, "Stop orphaned container failed", "id", c.Status.ID)

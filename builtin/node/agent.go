@@ -16,7 +16,7 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/framework/api/fields"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
@@ -28,7 +28,7 @@ type Agent struct {
 	opts Options
 	log  logr.Logger
 	c    *client.Client
-	rt   runtime.Runtime
+	rt   cri.Runtime
 	rec  *record.Recorder
 	ipam *ipam
 

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/builtin/node/logs"
-	"github.com/converge-dev/converge/builtin/node/runtime"
 	"github.com/converge-dev/converge/framework/api"
 )
 
@@ -32,9 +32,9 @@ type containerRunner struct {
 	stopping bool                   // the pod is terminating; guarded by mu
 	exited   chan struct{}          // closed when the current container exited; guarded by mu
 
-	adopted      *runtime.ContainerInfo // started by an earlier agent, to watch first (adopt.go); guarded by mu
-	wasAdopted   bool                   // set before the worker runs, then read-only
-	adoptedReady bool                   // the adopted container was Ready; set before the worker runs
+	adopted      *cri.ContainerInfo // started by an earlier agent, to watch first (adopt.go); guarded by mu
+	wasAdopted   bool               // set before the worker runs, then read-only
+	adoptedReady bool               // the adopted container was Ready; set before the worker runs
 }
 
 func newContainerRunner(w *podWorker, c corev1.Container, init bool) *containerRunner {
@@ -136,7 +136,7 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		}
 		attempt := restarts
 		var id string
-		var spec runtime.ContainerSpec
+		var spec cri.ContainerSpec
 		startedAt := time.Now()
 		wasAdopted := adopted != nil
 		if wasAdopted {
@@ -201,7 +201,7 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		cancelProbes()
 		<-rotateDone
 		if err != nil {
-			st = runtime.ContainerStatus{ExitCode: 128, Reason: "Error", FinishedAt: time.Now()}
+			st = cri.ContainerStatus{ExitCode: 128, Reason: "Error", FinishedAt: time.Now()}
 		}
 		term := &corev1.ContainerStateTerminated{
 			ExitCode: int32(st.ExitCode), Reason: st.Reason,
@@ -215,7 +215,7 @@ func (r *containerRunner) run(ctx context.Context) bool {
 				term.Reason = "Error"
 			}
 		}
-		if st.Reason == runtime.ReasonStatusUnknown {
+		if st.Reason == cri.ReasonStatusUnknown {
 			term.Message = "The container exited while the node agent was not running; its exit status is unknown"
 		} else if st.ExitCode > 128 && st.ExitCode < 160 {
 			term.Signal = int32(st.ExitCode - 128)
@@ -267,7 +267,7 @@ const (
 // startAttempt resolves and starts attempt of the container, reporting
 // CreateContainerConfigError, CreateContainerError and ErrImageNeverPull with
 // their back-offs.
-func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff, configBackoff *time.Duration) (string, runtime.ContainerSpec, startOutcome) {
+func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff, configBackoff *time.Duration) (string, cri.ContainerSpec, startOutcome) {
 	a := r.w.a
 	spec, err := r.w.containerSpec(ctx, r.c, attempt)
 	if err != nil {
@@ -297,7 +297,7 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 			return "", spec, startGiveUp
 		}
 		reason := "CreateContainerError"
-		if errors.Is(err, runtime.ErrImageNotPresent) {
+		if errors.Is(err, cri.ErrImageNotPresent) {
 			reason = "ErrImageNeverPull"
 		}
 		r.setStatus(func(s *corev1.ContainerStatus) {

@@ -1,6 +1,6 @@
 // Package node is the node agent (the kubelet equivalent). An Agent registers
 // its Node, renews its Lease, watches the pods bound to it and runs one worker
-// per pod against a runtime.Runtime, serves container logs over HTTP, and
+// per pod against a cri.Runtime, serves container logs over HTTP, and
 // reports node and pod status.
 //
 // Contract:
@@ -36,7 +36,7 @@
 //     limitBytes (text/plain, flushed per line when following).
 //   - Start(ctx) blocks until ctx ends; then it stops every container it runs
 //     (the process runtime's children would otherwise outlive it).
-//   - Restarts: with a runtime that implements runtime.Lister (the process
+//   - Restarts: with a runtime that implements cri.Lister (the process
 //     runtime with a StateDir), an agent that was killed finds the containers
 //     it started and re-adopts them: running ones are watched instead of
 //     started again (same ID, restart count and pod IP), dead ones are

@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/builtin/node/expand"
-	"github.com/converge-dev/converge/builtin/node/runtime"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
@@ -281,11 +281,11 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 }
 
 // containerSpec resolves a container into a runtime spec.
-func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attempt int) (runtime.ContainerSpec, error) {
+func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attempt int) (cri.ContainerSpec, error) {
 	pod := w.current()
 	env, vals, err := w.environment(ctx, pod, c)
 	if err != nil {
-		return runtime.ContainerSpec{}, err
+		return cri.ContainerSpec{}, err
 	}
 	lookup := expand.MapLookup(vals)
 	var args, imageArgs []string
@@ -301,9 +301,9 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 	}
 	mounts, err := w.mounts(pod, c)
 	if err != nil {
-		return runtime.ContainerSpec{}, configError{err.Error()}
+		return cri.ContainerSpec{}, configError{err.Error()}
 	}
-	spec := runtime.ContainerSpec{
+	spec := cri.ContainerSpec{
 		PodUID: pod.UID, PodNamespace: pod.Namespace, PodName: pod.Name, Name: c.Name,
 		Image: c.Image, Args: args, ImageArgs: imageArgs, Env: env, WorkingDir: c.WorkingDir,
 		Mounts: mounts, PodIP: w.ip(), Attempt: attempt,

@@ -11,7 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -25,7 +25,7 @@ type Options struct {
 	Config *client.Config
 	Client *client.Client
 	// Runtime runs the containers.
-	Runtime runtime.Runtime
+	Runtime cri.Runtime
 	// RootDir holds pod directories (volumes) and container logs.
 	RootDir string
 	// PodCIDR is the range pod IPs come from (default 127.10.0.0/16).

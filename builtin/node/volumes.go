@@ -10,7 +10,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/node/runtime"
+	"github.com/converge-dev/converge/builtin/node/cri"
 )
 
 // volumeDir is where a pod's volume lives on the host.
@@ -254,8 +254,8 @@ func prepareHostPath(h *corev1.HostPathVolumeSource) error {
 }
 
 // mounts maps a container's volumeMounts to runtime mounts.
-func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]runtime.Mount, error) {
-	var out []runtime.Mount
+func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]cri.Mount, error) {
+	var out []cri.Mount
 	for _, vm := range c.VolumeMounts {
 		var vol *corev1.Volume
 		for i := range pod.Spec.Volumes {
@@ -291,7 +291,7 @@ func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]runtime.Mount
 				}
 			}
 		}
-		out = append(out, runtime.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: ro})
+		out = append(out, cri.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: ro})
 	}
 	return out, nil
 }

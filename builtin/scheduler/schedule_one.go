@@ -8,10 +8,10 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/metrics"
-	"github.com/converge-dev/converge/builtin/scheduler/queue"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/profile"
+	"github.com/converge-dev/converge/builtin/scheduler/queue"
 	"github.com/converge-dev/converge/framework/record"
 )
 

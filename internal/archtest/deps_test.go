@@ -92,12 +92,12 @@ func TestDependencyDirection(t *testing.T) {
 			// Only controlplane assembles: the commands and testenv start
 			// controllers, the scheduler, runtimes and operators through it.
 			if under(p.ImportPath, "cmd") || under(p.ImportPath, "testenv") {
-				for _, part := range []string{"builtin/controllers", "builtin/scheduler", "builtin/node/runtime/process",
-					"builtin/node/runtime/containerd", "builtin/node/proxy", "builtin/node/simulated", "builtin/security/csr",
-					"builtin/security/rootca", "crd/controller"} {
+				for _, part := range []string{"builtin/controllers", "builtin/scheduler", "builtin/node/cri/process",
+					"builtin/node/cri/containerd", "builtin/node/proxy", "builtin/node/fleet", "builtin/security/csr",
+					"builtin/security/rootca", "crd/lifecycle"} {
 					if slices.ContainsFunc(p.Imports, func(imp string) bool {
 						// The image commands find the containerd socket.
-						return under(imp, part) && !under(imp, "builtin/node/runtime/containerd/daemon")
+						return under(imp, part) && !under(imp, "builtin/node/cri/containerd/daemon")
 					}) {
 						t.Errorf("%s imports %s: assemble through controlplane/, the one composition root", p.ImportPath, part)
 					}

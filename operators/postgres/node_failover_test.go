@@ -19,8 +19,8 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers"
 	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
 	"github.com/converge-dev/converge/builtin/node"
-	"github.com/converge-dev/converge/builtin/node/runtime"
-	"github.com/converge-dev/converge/builtin/node/runtime/process"
+	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/cri/process"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
@@ -32,13 +32,13 @@ import (
 // stops, removes nor starts containers, so the agent's shutdown leaves its
 // processes running, as an agent killed with SIGKILL would.
 type crashableRuntime struct {
-	runtime.Runtime
+	cri.Runtime
 	crashed atomic.Bool
 }
 
 var errCrashed = errors.New("the node agent crashed")
 
-func (r *crashableRuntime) Start(ctx context.Context, spec runtime.ContainerSpec) (string, error) {
+func (r *crashableRuntime) Start(ctx context.Context, spec cri.ContainerSpec) (string, error) {
 	if r.crashed.Load() {
 		return "", errCrashed
 	}
@@ -73,7 +73,7 @@ type runningAgent struct {
 }
 
 // startAgent runs a process-runtime node agent named name on this machine.
-func startAgent(name, podCIDR string, rt runtime.Runtime) *runningAgent {
+func startAgent(name, podCIDR string, rt cri.Runtime) *runningAgent {
 	GinkgoHelper()
 	agent, err := node.New(node.Options{
 		NodeName: name, Config: &client.Config{Host: suite.env.URL}, Runtime: rt,

@@ -21,8 +21,8 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/converge-dev/converge/builtin/node/cri/containerd/daemon"
 	"github.com/converge-dev/converge/builtin/node/image"
-	"github.com/converge-dev/converge/builtin/node/runtime/containerd/daemon"
 )
 
 func TestNormalize(t *testing.T) {

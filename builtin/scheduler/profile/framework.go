@@ -62,8 +62,8 @@ var _ plugin.Handle = (*Framework)(nil)
 type noopNominator struct{}
 
 func (noopNominator) AddNominatedPod(*plugin.PodInfo, *plugin.NominatingInfo) {}
-func (noopNominator) DeleteNominatedPodIfExists(*corev1.Pod)                        {}
-func (noopNominator) NominatedPodsForNode(string) []*plugin.PodInfo              { return nil }
+func (noopNominator) DeleteNominatedPodIfExists(*corev1.Pod)                  {}
+func (noopNominator) NominatedPodsForNode(string) []*plugin.PodInfo           { return nil }
 
 // New instantiates the profile's plugins.
 func New(ctx context.Context, registry plugin.Registry, profile *config.Profile, opts Options) (*Framework, error) {

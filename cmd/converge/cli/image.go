@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/converge-dev/converge/builtin/node/cri/containerd/daemon"
 	"github.com/converge-dev/converge/builtin/node/image"
-	"github.com/converge-dev/converge/builtin/node/runtime/containerd/daemon"
 )
 
 type imageOptions struct {

@@ -18,7 +18,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node"
-	"github.com/converge-dev/converge/builtin/node/runtime/process"
+	"github.com/converge-dev/converge/builtin/node/cri/process"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 )

@@ -21,7 +21,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/converge-dev/converge/builtin/node"
-	"github.com/converge-dev/converge/builtin/node/runtime/simulated"
+	"github.com/converge-dev/converge/builtin/node/cri/simulated"
 	"github.com/converge-dev/converge/builtin/security/bootstrap"
 	securitynode "github.com/converge-dev/converge/builtin/security/node"
 	"github.com/converge-dev/converge/builtin/security/pki"

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/nodeselector"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 )
 
 // Name is the plugin name.
@@ -13,9 +13,9 @@ const Name = "NodeAffinity"
 
 // Kubernetes' rejection reasons.
 const (
-	ErrReasonPod                         = "node(s) didn't match Pod's node affinity/selector"
-	errReasonConflict                    = "pod affinity terms conflict"
-	ErrReasonEnforced                    = "node(s) didn't match scheduler-enforced node affinity"
+	ErrReasonPod                      = "node(s) didn't match Pod's node affinity/selector"
+	errReasonConflict                 = "pod affinity terms conflict"
+	ErrReasonEnforced                 = "node(s) didn't match scheduler-enforced node affinity"
 	preScoreKey       plugin.StateKey = "PreScore" + Name
 )
 

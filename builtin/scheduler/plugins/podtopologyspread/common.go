@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/nodeselector"
+	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/builtin/scheduler/taints"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/labels"

@@ -1,0 +1,159 @@
+package containerd
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/pkg/namespaces"
+	"github.com/containerd/errdefs"
+
+	"github.com/converge-dev/converge/builtin/node/cri"
+)
+
+// Container labels set by Start.
+const (
+	LabelPodUID       = "converge.dev/pod-uid"
+	LabelPodNamespace = "converge.dev/pod-namespace"
+	LabelPodName      = "converge.dev/pod-name"
+	LabelContainer    = "converge.dev/container-name"
+	LabelAttempt      = "converge.dev/attempt"
+	LabelStartedAt    = "converge.dev/started-at"
+)
+
+// Runtime runs containers through containerd. Create it with New.
+type Runtime struct {
+	client      *client.Client
+	address     string
+	namespace   string
+	snapshotter string
+	runtime     string
+
+	// mu guards running. Never held across a containerd call.
+	mu sync.Mutex
+	// running holds the containers started by this Runtime whose task has not
+	// been deleted; their exit is observed by a goroutine that flushes the log.
+	running map[string]*container
+}
+
+var _ cri.Runtime = (*Runtime)(nil)
+
+// New connects to containerd at opts.Address and picks the snapshotter. ctx
+// bounds the connection checks only.
+func New(ctx context.Context, opts Options) (*Runtime, error) {
+	opts.complete()
+	if err := opts.validate(); err != nil {
+		return nil, err
+	}
+	c, err := client.New(opts.Address,
+		client.WithDefaultNamespace(opts.Namespace),
+		client.WithDefaultRuntime(opts.Runtime),
+		client.WithTimeout(5*time.Second))
+	if err != nil {
+		return nil, fmt.Errorf("connect to containerd at %s: %w", opts.Address, err)
+	}
+	r := &Runtime{client: c, address: opts.Address, namespace: opts.Namespace, runtime: opts.Runtime, running: map[string]*container{}}
+	ctx = r.nsCtx(ctx)
+	if _, err := c.Version(ctx); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("connect to containerd at %s: %w", opts.Address, err)
+	}
+	r.snapshotter = opts.Snapshotter
+	if r.snapshotter == "" {
+		if r.snapshotter, err = pickSnapshotter(ctx, c); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return r, nil
+}
+
+// pickSnapshotter returns overlayfs when the daemon loaded it, else native.
+func pickSnapshotter(ctx context.Context, c *client.Client) (string, error) {
+	resp, err := c.IntrospectionService().Plugins(ctx, `type=="io.containerd.snapshotter.v1"`)
+	if err != nil {
+		return "", fmt.Errorf("list containerd snapshotters: %w", err)
+	}
+	for _, p := range resp.Plugins {
+		if p.ID == DefaultSnapshotter && p.InitErr == nil {
+			return DefaultSnapshotter, nil
+		}
+	}
+	return FallbackSnapshotter, nil
+}
+
+// Name returns "containerd".
+func (r *Runtime) Name() string { return "containerd" }
+
+// Address is containerd's socket.
+func (r *Runtime) Address() string { return r.address }
+
+// Snapshotter is the snapshotter images are unpacked into.
+func (r *Runtime) Snapshotter() string { return r.snapshotter }
+
+// Namespace is the containerd namespace the runtime works in.
+func (r *Runtime) Namespace() string { return r.namespace }
+
+// Client is the underlying containerd client (for image import); it stays
+// owned by the Runtime.
+func (r *Runtime) Client() *client.Client { return r.client }
+
+// Close closes the connection to containerd. Containers keep running; their
+// output is no longer captured.
+func (r *Runtime) Close() error {
+	if err := r.client.Close(); err != nil {
+		return fmt.Errorf("close containerd client: %w", err)
+	}
+	return nil
+}
+
+// nsCtx puts the runtime's namespace into ctx.
+func (r *Runtime) nsCtx(ctx context.Context) context.Context {
+	return namespaces.WithNamespace(ctx, r.namespace)
+}
+
+func (r *Runtime) lookupRunning(id string) *container {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[id]
+}
+
+// load returns the containerd container, or an error wrapping cri.ErrNotFound.
+func (r *Runtime) load(ctx context.Context, id string) (client.Container, error) {
+	c, err := r.client.LoadContainer(ctx, id)
+	if errdefs.IsNotFound(err) {
+		return nil, fmt.Errorf("container %s: %w", id, cri.ErrNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load container %s: %w", id, err)
+	}
+	return c, nil
+}
+
+// loadTask returns the container's task; (nil, nil) when it has none.
+func loadTask(ctx context.Context, c client.Container) (client.Task, error) {
+	t, err := c.Task(ctx, nil)
+	if errdefs.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load task of %s: %w", c.ID(), err)
+	}
+	return t, nil
+}
+
+func newID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:]) // never fails (crypto/rand panics rather than return an error)
+	return hex.EncodeToString(b[:])
+}
+
+// isGone reports an error saying the process or task no longer exists.
+func isGone(err error) bool {
+	return errdefs.IsNotFound(err) || errors.Is(err, errdefs.ErrNotFound)
+}

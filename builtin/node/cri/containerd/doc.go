@@ -1,0 +1,43 @@
+// Package containerd is the node agent's runtime for real containers, through
+// containerd's Go client (containerd 1.6+ with runc). It implements
+// cri.Runtime.
+//
+// Images are never pulled (no registry is reachable): Start looks the image up
+// by its reference, then by its normalized name ("hello" →
+// "docker.io/library/hello:latest"), then by digest for "name@sha256:…"
+// references, and fails with an error wrapping cri.ErrImageNotPresent when
+// it is absent. Images are imported beforehand (package image, `converge image
+// import`); Start unpacks an image into the runtime's snapshotter on first use.
+//
+// Each Start creates a new container with a random ID (restarts are new
+// containers: the agent passes Attempt and a fresh log path), labelled with the
+// pod and container names. The OCI spec comes from the image config, then:
+// Args replace the whole argv (entrypoint included) when given, Env is merged
+// over the image's environment, WorkingDir, bind mounts, the user
+// (RunAsUser/RunAsGroup), the cgroup limits (memory limit, CPU CFS quota over a
+// 100ms period) and the hostname (the pod name). Without Args, ImageArgs (the
+// pod's args without a command) replace the image's Cmd after its Entrypoint. Containers get new ipc, mnt,
+// pid and uts namespaces but share the host's network namespace, /etc/hosts and
+// /etc/resolv.conf: pods on this platform get loopback IPs (127.x.y.z) and no CNI
+// is configured, so a pod binds its PodIP on the host network.
+//
+// Output goes to spec.LogPath in the CRI log format, one line per record:
+// "<RFC3339Nano UTC> stdout|stderr F|P <line>" ("P" marks a piece of a line
+// longer than 16 KiB). containerd hands stdout and stderr over separate FIFOs;
+// one goroutine per stream converts and appends them. When the process exits,
+// the log is flushed before Wait returns and before Status reports Exited.
+//
+// Status reports Reason "OOMKilled" when the container's memory cgroup recorded
+// an OOM kill (cgroup v1 memory.oom_control or v2 memory.events, read before the
+// task is deleted), else "Completed" for exit code 0 and "Error" otherwise.
+//
+// Stop sends SIGTERM, waits up to the grace period, then SIGKILLs every process
+// of the container. Remove kills what still runs and deletes the task, the
+// container and its snapshot. A container whose task has exited keeps its exit
+// status until Remove.
+//
+// State lives in containerd: a Runtime created after an agent restart finds the
+// containers, their status and their exit codes (log capture of containers
+// started by an earlier process is lost, since their FIFOs had no reader).
+// A Runtime is safe for concurrent use.
+package containerd

@@ -1,0 +1,290 @@
+package containerd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/containerd/containerd/v2/client"
+	"github.com/containerd/containerd/v2/core/containers"
+	"github.com/containerd/containerd/v2/pkg/cio"
+	"github.com/containerd/containerd/v2/pkg/oci"
+	"github.com/containerd/errdefs"
+	"github.com/go-logr/logr"
+	specs "github.com/opencontainers/runtime-spec/specs-go"
+
+	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/image"
+)
+
+// cfsPeriod is the CFS period the CPU quota is expressed over (100ms, as the kubelet).
+const cfsPeriod = 100_000
+
+// Start creates and starts a container; see the package comment for how spec
+// maps to the OCI spec.
+func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, error) {
+	ctx = r.nsCtx(ctx)
+	log := logr.FromContextOrDiscard(ctx)
+	what := spec.PodNamespace + "/" + spec.PodName + "/" + spec.Name
+	if err := validate(spec); err != nil {
+		return "", fmt.Errorf("start container %s: %w: %w", what, cri.ErrInvalidSpec, err)
+	}
+	img, err := r.image(ctx, spec.Image)
+	if err != nil {
+		return "", fmt.Errorf("start container %s: %w", what, err)
+	}
+	if err := r.unpack(ctx, img); err != nil {
+		return "", fmt.Errorf("start container %s: %w", what, err)
+	}
+
+	id := newID()
+	cont, err := r.client.NewContainer(ctx, id,
+		client.WithImage(img),
+		client.WithSnapshotter(r.snapshotter),
+		client.WithNewSnapshot(id, img),
+		client.WithRuntime(r.runtime, nil),
+		client.WithContainerLabels(map[string]string{
+			LabelPodUID:       spec.PodUID,
+			LabelPodNamespace: spec.PodNamespace,
+			LabelPodName:      spec.PodName,
+			LabelContainer:    spec.Name,
+			LabelAttempt:      strconv.Itoa(spec.Attempt),
+		}),
+		client.WithNewSpec(specOpts(img, spec)...),
+	)
+	if err != nil {
+		return "", fmt.Errorf("start container %s: create: %w", what, err)
+	}
+	// From here on, a failure removes what was created.
+	cleanup := func(t client.Task) {
+		dctx := context.WithoutCancel(ctx)
+		if t != nil {
+			if _, err := t.Delete(dctx, client.WithProcessKill); err != nil && !isGone(err) {
+				log.Error(err, "Delete task after failed start", "container", id)
+			}
+		}
+		if err := cont.Delete(dctx, client.WithSnapshotCleanup); err != nil && !isGone(err) {
+			log.Error(err, "Delete container after failed start", "container", id)
+		}
+	}
+	spec2, err := cont.Spec(ctx)
+	if err != nil {
+		cleanup(nil)
+		return "", fmt.Errorf("start container %s: read spec: %w", what, err)
+	}
+
+	logs, err := openLog(spec.LogPath)
+	if err != nil {
+		cleanup(nil)
+		return "", fmt.Errorf("start container %s: %w", what, err)
+	}
+	stdout, stderr := logs.stream("stdout"), logs.stream("stderr")
+	task, err := cont.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr)))
+	if err != nil {
+		logs.close()
+		cleanup(nil)
+		return "", fmt.Errorf("start container %s: create task: %w", what, classifyStartErr(err))
+	}
+	// The wait must outlive the request: it is how the exit is observed.
+	exitCh, err := task.Wait(context.WithoutCancel(ctx))
+	if err != nil {
+		logs.close()
+		cleanup(task)
+		return "", fmt.Errorf("start container %s: wait task: %w", what, err)
+	}
+	started := time.Now() // before Start: a quick process may exit before Start returns
+	if err := task.Start(ctx); err != nil {
+		logs.close()
+		cleanup(task)
+		return "", fmt.Errorf("start container %s: start task: %w", what, classifyStartErr(err))
+	}
+	c := &container{
+		id:         id,
+		task:       task,
+		pid:        int(task.Pid()),
+		startedAt:  started,
+		cgroupPath: cgroupsPath(spec2),
+		done:       make(chan struct{}),
+	}
+	r.mu.Lock()
+	r.running[id] = c
+	r.mu.Unlock()
+	go c.watch(context.WithoutCancel(ctx), exitCh, logs, stdout, stderr)
+
+	// Recorded for a Runtime that finds the container after an agent restart.
+	if _, err := cont.SetLabels(ctx, map[string]string{LabelStartedAt: started.UTC().Format(time.RFC3339Nano)}); err != nil {
+		log.V(1).Info("Could not label container with its start time", "container", id, "error", err.Error())
+	}
+	log.V(1).Info("Started container", "container", id, "pod", spec.PodNamespace+"/"+spec.PodName, "name", spec.Name, "image", img.Name(), "pid", c.pid)
+	return id, nil
+}
+
+// validate checks what the agent must always fill in.
+func validate(spec cri.ContainerSpec) error {
+	var errs []error
+	if spec.Name == "" {
+		errs = append(errs, errors.New("no container name"))
+	}
+	if spec.Image == "" {
+		errs = append(errs, errors.New("no image"))
+	}
+	if spec.LogPath == "" {
+		errs = append(errs, errors.New("no log path"))
+	}
+	if spec.Resources.CPUMilli < 0 || spec.Resources.MemoryBytes < 0 {
+		errs = append(errs, errors.New("negative resource limit"))
+	}
+	for _, m := range spec.Mounts {
+		if !filepath.IsAbs(m.HostPath) || !filepath.IsAbs(m.ContainerPath) {
+			errs = append(errs, fmt.Errorf("mount %s:%s: paths must be absolute", m.HostPath, m.ContainerPath))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// classifyStartErr marks failures caused by the spec itself (a missing
+// executable, a bad working directory) as cri.ErrInvalidSpec.
+func classifyStartErr(err error) error {
+	msg := err.Error()
+	for _, s := range []string{"executable file not found", "no such file or directory", "permission denied", "not a directory"} {
+		if strings.Contains(msg, s) {
+			return fmt.Errorf("%w: %w", cri.ErrInvalidSpec, err)
+		}
+	}
+	return err
+}
+
+// image finds a local image by reference, normalized name, or digest.
+func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {
+	candidates := []string{ref}
+	if n := image.Normalize(ref); n != ref {
+		candidates = append(candidates, n)
+	}
+	for _, name := range candidates {
+		img, err := r.client.GetImage(ctx, name)
+		if err == nil {
+			return img, nil
+		}
+		if !errdefs.IsNotFound(err) {
+			return nil, fmt.Errorf("look up image %q: %w", ref, err)
+		}
+	}
+	if _, dgst, ok := strings.Cut(ref, "@"); ok {
+		imgs, err := r.client.ListImages(ctx, "target.digest=="+dgst)
+		if err != nil {
+			return nil, fmt.Errorf("look up image %q by digest: %w", ref, err)
+		}
+		if len(imgs) > 0 {
+			return imgs[0], nil
+		}
+	}
+	return nil, fmt.Errorf("image %q (import it with `converge image import`): %w", ref, cri.ErrImageNotPresent)
+}
+
+func (r *Runtime) unpack(ctx context.Context, img client.Image) error {
+	ok, err := img.IsUnpacked(ctx, r.snapshotter)
+	if err != nil {
+		return fmt.Errorf("check image %s is unpacked: %w", img.Name(), err)
+	}
+	if ok {
+		return nil
+	}
+	if err := img.Unpack(ctx, r.snapshotter); err != nil && !errdefs.IsAlreadyExists(err) {
+		return fmt.Errorf("unpack image %s into %s: %w", img.Name(), r.snapshotter, err)
+	}
+	return nil
+}
+
+// specOpts maps a ContainerSpec onto the image's default spec.
+func specOpts(img client.Image, spec cri.ContainerSpec) []oci.SpecOpts {
+	opts := []oci.SpecOpts{
+		// ImageArgs (used when Args is empty) replace the image's Cmd after its Entrypoint.
+		oci.WithImageConfigArgs(img, spec.ImageArgs),
+		oci.WithHostNamespace(specs.NetworkNamespace),
+		oci.WithHostHostsFile,
+		oci.WithHostResolvconf,
+	}
+	if h := hostname(spec.PodName); h != "" {
+		opts = append(opts, oci.WithHostname(h))
+	}
+	if len(spec.Args) > 0 {
+		opts = append(opts, oci.WithProcessArgs(spec.Args...))
+	}
+	if len(spec.Env) > 0 {
+		opts = append(opts, oci.WithEnv(spec.Env))
+	}
+	if spec.WorkingDir != "" {
+		opts = append(opts, oci.WithProcessCwd(spec.WorkingDir))
+	}
+	if len(spec.Mounts) > 0 {
+		var ms []specs.Mount
+		for _, m := range spec.Mounts {
+			o := []string{"rbind", "rprivate", "rw"}
+			if m.ReadOnly {
+				o[2] = "ro"
+			}
+			ms = append(ms, specs.Mount{Destination: m.ContainerPath, Type: "bind", Source: m.HostPath, Options: o})
+		}
+		opts = append(opts, oci.WithMounts(ms))
+	}
+	switch {
+	case spec.RunAsUser != nil && spec.RunAsGroup != nil:
+		opts = append(opts, oci.WithUIDGID(uint32(*spec.RunAsUser), uint32(*spec.RunAsGroup)))
+	case spec.RunAsUser != nil:
+		opts = append(opts, oci.WithUserID(uint32(*spec.RunAsUser)))
+	case spec.RunAsGroup != nil:
+		opts = append(opts, withGID(uint32(*spec.RunAsGroup)))
+	}
+	if m := spec.Resources.MemoryBytes; m > 0 {
+		opts = append(opts, oci.WithMemoryLimit(uint64(m)))
+	}
+	if c := spec.Resources.CPUMilli; c > 0 {
+		quota := c * cfsPeriod / 1000
+		quota = max(quota, 1000) // the kernel's minimum quota is 1ms
+		opts = append(opts, oci.WithCPUCFS(quota, cfsPeriod))
+	}
+	return opts
+}
+
+// withGID sets the primary group, keeping the image's user.
+func withGID(gid uint32) oci.SpecOpts {
+	return func(_ context.Context, _ oci.Client, _ *containers.Container, s *oci.Spec) error {
+		if s.Process == nil {
+			s.Process = &specs.Process{}
+		}
+		s.Process.User.GID = gid
+		return nil
+	}
+}
+
+// hostname is the pod name cut to a valid host name (63 bytes).
+func hostname(pod string) string {
+	if len(pod) > 63 {
+		pod = strings.TrimRight(pod[:63], "-.")
+	}
+	return pod
+}
+
+func cgroupsPath(s *oci.Spec) string {
+	if s == nil || s.Linux == nil {
+		return ""
+	}
+	return s.Linux.CgroupsPath
+}
+
+// openLog opens (appending) the log file, creating its directory.
+func openLog(path string) (*logFile, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, fmt.Errorf("create log directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o640)
+	if err != nil {
+		return nil, fmt.Errorf("open log file: %w", err)
+	}
+	return newLogFile(f), nil
+}

@@ -1,0 +1,15 @@
+// Package cri (container runtime interface) is the contract between the node agent and the container
+// runtimes that run a pod's containers: process (host processes, the default of
+// `converge up`), containerd (real containers through containerd's Go client) and
+// simulated (no processes; thousands of nodes in one process). Each runtime lives
+// in a sub-package and passes the conformance suite in runtimetest.
+//
+// The agent owns pod semantics (init order, restart policy, probes, volumes as
+// per-pod directories, env and $(VAR) expansion); a runtime only creates, starts,
+// inspects, stops and removes single containers, captures their output to the
+// log file it is given, and reports exit codes.
+//
+// Runtimes that keep their containers in their own memory (process, simulated)
+// share Table: the index by ID, and Status, Wait and Stop carried out over
+// each container's Tracked methods (status, exit, SIGTERM, SIGKILL).
+package cri

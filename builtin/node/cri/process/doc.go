@@ -1,0 +1,35 @@
+// Package process is the runtime that runs containers as host processes, the
+// default of `converge up`. The contract, in full in docs/runtimes.md:
+//
+//   - Args (the pod's command and args, $(VAR)-expanded by the agent) is the
+//     argv; Args[0] is looked up on the host's PATH. An empty Args is
+//     ErrInvalidSpec ("the process runtime runs `command`; image X has no local
+//     entrypoint"). Image is recorded and reported, never pulled or unpacked.
+//   - Every container is its own process group (Setpgid). As root, and when the
+//     kernel allows it (probed once in New), it also gets its own PID namespace
+//     (it is PID 1 there, so an unhandled SIGTERM is ignored exactly as in a
+//     container) and its own mount namespace in which each Mount is bind-mounted
+//     at ContainerPath (read-only when asked); missing mount points are created
+//     on the host and removed again by Remove when still empty. Without root,
+//     mounts are symlinks at ContainerPath (read-only is not enforced).
+//   - RunAsUser/RunAsGroup set the process credentials (root only).
+//   - Resources become cgroup v1 limits (memory.limit_in_bytes,
+//     cpu.cfs_quota_us) in <own cgroup>/converge/<id> where the hierarchy is
+//     writable; best effort. OOM kills are reported as Reason "OOMKilled".
+//   - stdout and stderr are appended to LogPath (opened O_APPEND, so the agent
+//     may rotate it by copy-and-truncate) as CRI lines; lines over 16 KiB are
+//     split into "P" parts.
+//   - Exit codes: the process's status, or 128+signal when it was killed.
+//   - Exec runs a host command with the container's env, working dir, user and
+//     mount namespace.
+//   - With Options.StateDir, containers outlive the agent: each one's record
+//     (spec, PID, process start time from /proc against PID reuse, exit status)
+//     is kept there and its output goes through named pipes there that the
+//     container holds open read-write (no SIGPIPE while no agent reads). A new
+//     runtime on the same StateDir adopts live containers (same PID and start
+//     time) and reports dead ones as exited (ContainerStatusUnknown, 137, when
+//     the exit was not observed); List (cri.Lister) returns them all.
+//
+// The network is the host's: the agent gives each pod a loopback IP and exports
+// it as POD_IP; programs bind it themselves.
+package process

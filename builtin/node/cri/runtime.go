@@ -1,0 +1,139 @@
+package cri
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors, matched with errors.Is.
+var (
+	// ErrNotFound: no container with that ID.
+	ErrNotFound = errors.New("runtime: container not found")
+	// ErrImageNotPresent: the image is not available locally and cannot be pulled
+	// (no registry is reachable); the agent reports ErrImageNeverPull-style status.
+	ErrImageNotPresent = errors.New("runtime: image not present")
+	// ErrInvalidSpec: the container cannot be run as specified (e.g. the process
+	// runtime got no command); the agent reports CreateContainerError.
+	ErrInvalidSpec = errors.New("runtime: invalid container spec")
+)
+
+// Mount makes a host directory or file (a per-pod volume directory the agent
+// prepared) visible at ContainerPath.
+type Mount struct {
+	HostPath      string
+	ContainerPath string
+	ReadOnly      bool
+}
+
+// Resources are the limits applied to a container where the runtime can (cgroups).
+type Resources struct {
+	// CPUMilli is the CPU limit in millicores (0: none).
+	CPUMilli int64
+	// MemoryBytes is the memory limit (0: none).
+	MemoryBytes int64
+}
+
+// ContainerSpec is everything a runtime needs to run one container. The agent
+// resolves Kubernetes semantics (command/args with $(VAR) expansion, env from
+// ConfigMaps/Secrets/fieldRefs, volume directories) before calling the runtime.
+type ContainerSpec struct {
+	// PodUID, PodNamespace and PodName identify the pod; Name the container.
+	PodUID, PodNamespace, PodName, Name string
+	// Image is the container image reference (recorded by the process runtime).
+	Image string
+	// Args is the full argv (entrypoint included) when the pod sets command:
+	// command then args, $(VAR)-expanded. Empty means the image's entrypoint
+	// (containerd) or ErrInvalidSpec (process).
+	Args []string
+	// ImageArgs, used only when Args is empty, are the pod's args
+	// ($(VAR)-expanded): they replace the image's Cmd after its Entrypoint, as
+	// Kubernetes does when a container sets args but not command. Empty means
+	// the image's Cmd.
+	ImageArgs []string
+	// Env holds KEY=VALUE pairs.
+	Env []string
+	// WorkingDir is the working directory ("" = runtime default).
+	WorkingDir string
+	Mounts     []Mount
+	// LogPath is the file the runtime appends stdout and stderr to, one line per
+	// write in the CRI log format: "<RFC3339Nano> stdout|stderr F <line>" (lines
+	// over 16 KiB split into "P" parts). It must be opened with O_APPEND: the
+	// agent rotates it by copying then truncating. The runtime creates the file
+	// when missing and never removes it.
+	LogPath string
+	// PodIP is the pod's IP (the process runtime binds nothing itself; it is
+	// exported as POD_IP by the agent).
+	PodIP string
+	// RunAsUser and RunAsGroup select the user when set (root only).
+	RunAsUser, RunAsGroup *int64
+	Resources             Resources
+	// Attempt counts restarts of this container (0 for the first run).
+	Attempt int
+}
+
+// State is a container's lifecycle state.
+type State string
+
+// Container states.
+const (
+	StateCreated State = "Created"
+	StateRunning State = "Running"
+	StateExited  State = "Exited"
+	StateUnknown State = "Unknown"
+)
+
+// ContainerStatus is what a runtime knows about a container.
+type ContainerStatus struct {
+	ID         string
+	State      State
+	ExitCode   int
+	StartedAt  time.Time
+	FinishedAt time.Time
+	// Reason explains an exit when known: "OOMKilled", "Error", "Completed".
+	Reason string
+	// PID of the container's main process when it runs on this host (0 otherwise).
+	PID int
+}
+
+// Runtime runs containers. Implementations are safe for concurrent use.
+type Runtime interface {
+	// Name is the runtime's name ("process", "containerd", "simulated").
+	Name() string
+	// Start creates and starts a container and returns its ID.
+	Start(ctx context.Context, spec ContainerSpec) (string, error)
+	// Status reports a container's state (ErrNotFound for an unknown ID).
+	Status(ctx context.Context, id string) (ContainerStatus, error)
+	// Wait blocks until the container exits or ctx ends and returns its status.
+	Wait(ctx context.Context, id string) (ContainerStatus, error)
+	// Stop sends SIGTERM, waits up to grace, then SIGKILL; stopping an exited
+	// container is a no-op.
+	Stop(ctx context.Context, id string, grace time.Duration) error
+	// Remove deletes a stopped container's resources.
+	Remove(ctx context.Context, id string) error
+	// Exec runs a command inside a running container (exec probes) and returns
+	// its exit code and combined output.
+	Exec(ctx context.Context, id string, cmd []string) (int, []byte, error)
+}
+
+// ContainerInfo is a container a Lister knows: the spec it was started with
+// and its current status.
+type ContainerInfo struct {
+	Spec   ContainerSpec
+	Status ContainerStatus
+}
+
+// Lister is implemented by runtimes whose containers outlive the agent (the
+// process runtime with a StateDir). List returns every container the runtime
+// knows, including those started by an earlier agent that the runtime adopted
+// on start-up, so a restarted agent re-adopts them instead of starting
+// duplicates or leaving them orphaned. A container that exited while no agent
+// watched it has Reason ReasonStatusUnknown.
+type Lister interface {
+	List(ctx context.Context) ([]ContainerInfo, error)
+}
+
+// ReasonStatusUnknown is the Reason of a container whose exit status was lost
+// (it exited while no agent was its parent); its ExitCode is 137, as the
+// kubelet reports such containers.
+const ReasonStatusUnknown = "ContainerStatusUnknown"
