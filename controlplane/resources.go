@@ -16,7 +16,7 @@ import (
 // servedResources returns every built-in resource (builtin/api/all) with what
 // the control plane adds to them, each wired here once: Service cluster IP and
 // node port allocation, the pods/log and serviceaccounts/token subresources,
-// and the Priority admission step of pods and PriorityClasses.
+// and the Priority and RuntimeClass admission steps of pods and PriorityClasses.
 func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registry.Resource, error) {
 	logs, err := cp.podLogs()
 	if err != nil {
@@ -31,7 +31,7 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 		case corev1.GroupVersion().WithResource("pods"):
 			addSubresource(r, "log", logs)
 			if t, ok := r.Strategy.(registry.Typed[corev1.Pod]); ok {
-				r.Strategy = podStrategy{Typed: t, priority: priority}
+				r.Strategy = podStrategy{Typed: t, priority: priority, runtimeClass: cp.runtimeClassAdmission()}
 			}
 		case corev1.GroupVersion().WithResource("serviceaccounts"):
 			if cp.security != nil {

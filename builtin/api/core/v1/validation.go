@@ -469,6 +469,10 @@ func validateResources(r *ResourceRequirements, p *field.Path) field.ErrorList {
 	return errs
 }
 
+// ValidateTolerations checks tolerations as a pod's spec.tolerations are
+// checked (RuntimeClass scheduling tolerations use it too).
+func ValidateTolerations(ts []Toleration, p *field.Path) field.ErrorList { return validateTolerations(ts, p) }
+
 func validateTolerations(ts []Toleration, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	for i, t := range ts {
