@@ -471,7 +471,9 @@ func validateResources(r *ResourceRequirements, p *field.Path) field.ErrorList {
 
 // ValidateTolerations checks tolerations as a pod's spec.tolerations are
 // checked (RuntimeClass scheduling tolerations use it too).
-func ValidateTolerations(ts []Toleration, p *field.Path) field.ErrorList { return validateTolerations(ts, p) }
+func ValidateTolerations(ts []Toleration, p *field.Path) field.ErrorList {
+	return validateTolerations(ts, p)
+}
 
 func validateTolerations(ts []Toleration, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
