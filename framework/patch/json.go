@@ -50,7 +50,7 @@ func encode(v any) ([]byte, error) {
 // typeName names the JSON type of a decoded value, for messages.
 func typeName(v any) string {
 	switch v.(type) {
-	case nil:
+	case nil, patchNull:
 		return "null"
 	case bool:
 		return "boolean"
@@ -163,30 +163,4 @@ func scalarKey(v any) (string, bool) {
 		return "n" + canonicalNumber(x), true
 	}
 	return "", false
-}
-
-// deepCopy copies a decoded JSON value and reports how many values it copied.
-func deepCopy(v any) (any, int) {
-	switch x := v.(type) {
-	case map[string]any:
-		n := 1
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, cn := deepCopy(e)
-			out[k] = c
-			n += cn
-		}
-		return out, n
-	case []any:
-		n := 1
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, cn := deepCopy(e)
-			out[i] = c
-			n += cn
-		}
-		return out, n
-	default:
-		return v, 1
-	}
 }
