@@ -12,4 +12,8 @@
 // characters escaped), as Go clients, kubectl and the API server itself write
 // them. Outside that, one difference remains: "test" compares strings by value
 // where the library compares their JSON text, so "\u0041" and "A" differ there.
+//
+// Strategic merge patch is compared with k8s.io/apimachinery's strategicpatch on
+// typed Pods and Deployments (a table and 5,000 random Pods and patches), after
+// the typed round trip the API server makes, which is what clients read back.
 package patchcompat
