@@ -1,27 +1,10 @@
 package patch
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
 )
-
-// decode parses exactly one JSON value, keeping numbers as json.Number.
-func decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	for _, c := range data[dec.InputOffset():] {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return nil, errors.New("unexpected data after the JSON value")
-		}
-	}
-	return v, nil
-}
 
 // decodeObject parses exactly one JSON object.
 func decodeObject(data []byte) (map[string]any, error) {
@@ -34,17 +17,6 @@ func decodeObject(data []byte) (map[string]any, error) {
 		return nil, errors.New("expected a JSON object, got " + typeName(v))
 	}
 	return m, nil
-}
-
-// encode renders v as compact JSON without HTML escaping.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
 }
 
 // typeName names the JSON type of a decoded value, for messages.
