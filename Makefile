@@ -44,6 +44,8 @@ compat:
 ## exceeded", no crasher; go.dev/issue/75804, fixed in Go 1.27). Minimizing a
 ## new input is capped by count too, so a large one cannot stall the run.
 ## FUZZTIME=30s (or 1000000x) overrides every budget for a longer local run.
+## The bench module's differential targets (framework/patch against the
+## library the Kubernetes API server uses) run last, from bench/.
 fuzz:
 	@set -e; for spec in \
 	  framework/api/labels:FuzzParse:40000 \
@@ -60,6 +62,11 @@ fuzz:
 	  if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
 	  echo "fuzz $$pkg $$target ($$budget)"; \
 	  $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$$budget -fuzzminimizetime=$(FUZZMINIMIZE) ./$$pkg; \
+	done
+	@set -e; for target in FuzzJSONPatchAgainstEvanphx FuzzMergePatchAgainstEvanphx; do \
+	  budget=30000x; if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
+	  echo "fuzz bench/compat/patch $$target ($$budget)"; \
+	  (cd bench && $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$$budget -fuzzminimizetime=$(FUZZMINIMIZE) ./compat/patch); \
 	done
 
 ## bench: run the side-by-side benchmarks and regenerate docs/PERFORMANCE.md

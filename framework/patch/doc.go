@@ -3,6 +3,11 @@
 // patch schema read from Go struct tags. The API server uses it to serve PATCH
 // requests; clients use CreateMergePatch to compute merge patches.
 //
+// JSON patch and merge patch apply exactly as the Kubernetes API server applies
+// them (with gopkg.in/evanphx/json-patch.v4), not only as the RFCs say: clients
+// depend on the differences, listed on JSONPatch and MergePatch. The bench
+// module checks the agreement against that library (bench/compat/patch).
+//
 // Contract:
 //
 //   - Every function takes and returns JSON bytes and never modifies its inputs.

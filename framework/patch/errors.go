@@ -7,12 +7,15 @@ import (
 
 // Sentinel errors classifying a patch failure; match them with errors.Is.
 var (
-	// ErrBadPatch means the patch is malformed: not valid JSON, the wrong shape,
-	// an unknown operation or directive, or a bad JSON pointer. Servers answer 400.
+	// ErrBadPatch means the patch is malformed: not valid JSON, the wrong shape
+	// (a JSON patch that is not an array of objects, a merge patch that is not
+	// an object or array), or an unknown strategic merge patch directive.
+	// Servers answer 400.
 	ErrBadPatch = errors.New("patch: malformed patch")
-	// ErrPatchConflict means a well-formed patch cannot be applied to this
-	// document: a path does not exist, an index is out of range, or a JSON patch
-	// "test" operation failed. Servers answer 422.
+	// ErrPatchConflict means a patch cannot be applied to this document: a path
+	// does not exist, an index is out of range, a JSON patch "test" operation
+	// failed, or a JSON patch operation is malformed (Kubernetes finds those
+	// while applying, and answers 422 too). Servers answer 422.
 	ErrPatchConflict = errors.New("patch: cannot apply patch to document")
 	// ErrInvalidDocument means the document being patched (or an input of
 	// CreateMergePatch) is not valid JSON of the expected shape.
@@ -24,9 +27,10 @@ var (
 type Error struct {
 	// Kind is ErrBadPatch, ErrPatchConflict or ErrInvalidDocument.
 	Kind error
-	// Path locates the failure: a JSON pointer for JSON patch (prefixed with the
-	// operation), a dotted field path for merge and strategic merge patch. It may
-	// be empty when the failure concerns the whole input.
+	// Path locates the failure: a dotted field path for strategic merge patch,
+	// the operation's index for a JSON patch operation that is not an object.
+	// It is empty when the failure concerns the whole input, and for JSON patch
+	// conflicts, whose Reason names the path in Kubernetes' words.
 	Path string
 	// Reason is a human-readable explanation.
 	Reason string

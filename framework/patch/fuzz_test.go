@@ -11,7 +11,12 @@ func FuzzJSONPatch(f *testing.F) {
 	f.Add(`{"/":9,"~1":10}`, `[{"op":"remove","path":"/~01"},{"op":"replace","path":"","value":1}]`)
 	f.Add(`[1,2]`, `[{"op":"add","path":"/-","value":3},{"op":"remove","path":"/0"}]`)
 	f.Add(`{"a":12345678901234567890}`, `[{"op":"test","path":"/a","value":12345678901234567890}]`)
+	for _, c := range codecCases {
+		f.Add(c, `[]`)
+	}
 	f.Fuzz(func(t *testing.T, doc, patch string) {
+		checkCodec(t, []byte(doc))
+		checkCodec(t, []byte(patch))
 		out, err := JSONPatch([]byte(doc), []byte(patch))
 		if err == nil && !json.Valid(out) {
 			t.Fatalf("invalid JSON result %q", out)
@@ -25,6 +30,7 @@ func FuzzMergePatch(f *testing.F) {
 	f.Add(`{"a":"b"}`, `[1]`)
 	f.Add(`{"a":1.50,"b":12345678901234567890}`, `{"c":{"d":null}}`)
 	f.Fuzz(func(t *testing.T, doc, patch string) {
+		checkCodec(t, []byte(doc))
 		out, err := MergePatch([]byte(doc), []byte(patch))
 		if err != nil {
 			return

@@ -35,3 +35,22 @@ func check(t *testing.T, got []byte, err error, want string, wantErr error) {
 		t.Fatalf("result mismatch\n got: %s\nwant: %s", g, w)
 	}
 }
+
+// valueAt returns the value at the JSON pointer ptr of root; a missing member
+// is an error.
+func valueAt(root any, ptr string) (any, error) {
+	if ptr == "" {
+		return root, nil
+	}
+	a := jsonPatcher{root: root}
+	s, key, ok := a.locate(ptr)
+	if !ok {
+		return nil, errors.New("no container at " + ptr)
+	}
+	if !s.isArr {
+		if _, found := s.obj[key]; !found {
+			return nil, errors.New("no member at " + ptr)
+		}
+	}
+	return s.get(key)
+}

@@ -1,27 +1,10 @@
 package patch
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"strconv"
 )
-
-// decode parses exactly one JSON value, keeping numbers as json.Number.
-func decode(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	for _, c := range data[dec.InputOffset():] {
-		if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-			return nil, errors.New("unexpected data after the JSON value")
-		}
-	}
-	return v, nil
-}
 
 // decodeObject parses exactly one JSON object.
 func decodeObject(data []byte) (map[string]any, error) {
@@ -36,21 +19,10 @@ func decodeObject(data []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// encode renders v as compact JSON without HTML escaping.
-func encode(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte{'\n'}), nil
-}
-
 // typeName names the JSON type of a decoded value, for messages.
 func typeName(v any) string {
 	switch v.(type) {
-	case nil:
+	case nil, patchNull:
 		return "null"
 	case bool:
 		return "boolean"
@@ -163,30 +135,4 @@ func scalarKey(v any) (string, bool) {
 		return "n" + canonicalNumber(x), true
 	}
 	return "", false
-}
-
-// deepCopy copies a decoded JSON value and reports how many values it copied.
-func deepCopy(v any) (any, int) {
-	switch x := v.(type) {
-	case map[string]any:
-		n := 1
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			c, cn := deepCopy(e)
-			out[k] = c
-			n += cn
-		}
-		return out, n
-	case []any:
-		n := 1
-		out := make([]any, len(x))
-		for i, e := range x {
-			c, cn := deepCopy(e)
-			out[i] = c
-			n += cn
-		}
-		return out, n
-	default:
-		return v, 1
-	}
 }

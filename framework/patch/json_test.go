@@ -49,5 +49,6 @@ func TestStrategicMergePatchPrimitiveUnion(t *testing.T) {
 		Values []any `json:"values" patchStrategy:"merge"`
 	}
 	got, err := StrategicMergePatch([]byte(`{"values":[1,"a",true,null,[1]]}`), []byte(`{"values":[1.0,"a","b",false,true,null,[1],[2]]}`), reflect.TypeFor[obj]())
-	check(t, got, err, `{"values":[1,"a",true,null,[1],"b",false,[2]]}`, nil)
+	// Every value is in the patch, so the patch's order wins.
+	check(t, got, err, `{"values":[1,"a","b",false,true,null,[1],[2]]}`, nil)
 }

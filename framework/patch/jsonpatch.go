@@ -1,24 +1,44 @@
 package patch
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 )
 
-// maxCopiedValues bounds the number of JSON values one JSON patch may duplicate
-// with "copy" operations, so a short patch cannot blow a document up
-// exponentially.
-const maxCopiedValues = 1 << 20
+// MaxCopyBytes bounds the total size, in bytes of compact JSON, of the values
+// one JSON patch may duplicate with "copy" operations, so a short patch cannot
+// blow a document up exponentially. It is the Kubernetes API server's limit
+// (JSONPatchMaxCopyBytes, 3 MiB).
+const MaxCopyBytes = 3 << 20
 
-// JSONPatch applies an RFC 6902 JSON patch (a JSON array of operations: add,
-// remove, replace, move, copy, test) to doc and returns the patched document.
-// doc may be any JSON value. Operations apply in order; the first failure stops
-// the patch and nothing is returned. JSON pointers use "~0" for "~" and "~1" for
-// "/"; "-" as the last token of an add path appends to an array, and an index
-// inserts before the element at that index. Removing or replacing a missing
-// member, an out-of-range index, or a failing test yields ErrPatchConflict; a
-// patch that is not an array of well-formed operations yields ErrBadPatch.
+// JSONPatch applies a JSON patch (RFC 6902: a JSON array of operations add,
+// remove, replace, move, copy and test) to doc, an object or an array, and
+// returns the patched document. It applies patches exactly as the Kubernetes
+// API server and its admission webhooks do (gopkg.in/evanphx/json-patch.v4
+// with negative indexes and a copy limit of MaxCopyBytes), which is more
+// lenient than the RFC; clients depend on the differences:
+//
+//   - "replace" of a missing object member adds it.
+//   - "copy" from a missing object member adds null; "test" of a missing
+//     member succeeds when the value is null or absent.
+//   - A missing "value" means null for add and replace.
+//   - Array indexes may be negative (-1 is the last element; for add, -1
+//     appends), may have leading zeros or a '+' sign.
+//   - "add", "remove", "move" and "copy" cannot target the whole document ("");
+//     "replace" and "test" can, and replace takes only an object or array there.
+//   - A path not starting with '/' ignores its first segment ("a/b" is "/b").
+//     '~' not followed by '0' or '1' is kept literally.
+//   - "test" compares numbers and strings by their JSON text (1 and 1.0
+//     differ), and fails when it meets a null inside an array.
+//   - A move into its own child is an ordinary failure, found when applied.
+//
+// Operations apply in order; the first failure stops the patch and nothing is
+// returned. A patch that is not a JSON array of objects (JSON null is an empty
+// patch) yields ErrBadPatch (the API server answers 400); every failure while
+// applying, a malformed operation included, yields ErrPatchConflict (422) with
+// the library's message.
 func JSONPatch(doc, patch []byte) ([]byte, error) {
 	ops, err := parseJSONPatch(patch)
 	if err != nil {
@@ -28,16 +48,19 @@ func JSONPatch(doc, patch []byte) ([]byte, error) {
 	if err != nil {
 		return nil, invalidDocument("document", err)
 	}
+	switch root.(type) {
+	case map[string]any:
+	case []any:
+		if doc[0] != '[' {
+			return nil, invalidDocument("document", fmt.Errorf("an array document must start with '['"))
+		}
+	default:
+		return nil, invalidDocument("document", fmt.Errorf("json patch applies to an object or an array, got %s", typeName(root)))
+	}
 	a := jsonPatcher{root: root}
-	for i, op := range ops {
+	for _, op := range ops {
 		if err := a.apply(op); err != nil {
-			if pe, ok := err.(*Error); ok {
-				pe.Path = fmt.Sprintf("operation %d (%s %q)", i, op.op, op.pathText)
-				if pe.Reason == "" {
-					pe.Reason = "failed"
-				}
-			}
-			return nil, err
+			return nil, conflict("", "%s", err.Error())
 		}
 	}
 	out, err := encode(a.root)
@@ -47,14 +70,32 @@ func JSONPatch(doc, patch []byte) ([]byte, error) {
 	return out, nil
 }
 
-// operation is one parsed JSON patch operation.
+// patchNull is a null that a JSON patch put into the document. The library
+// Kubernetes uses tells these apart from nulls that were in the document, and
+// so must we: nullFromValue is the value of an add or replace whose "value" is
+// null; nullCopied is a copy of one, which the library reads as an object
+// without members when it looks inside it. Both encode as null.
+type patchNull uint8
+
+const (
+	nullFromValue patchNull = iota + 1
+	nullCopied
+)
+
+// MarshalJSON encodes both kinds as null.
+func (patchNull) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+// operation is one decoded JSON patch operation. Members that are absent or of
+// the wrong type are kept as errors and reported when the operation applies,
+// as Kubernetes does.
 type operation struct {
 	op       string
-	pathText string
-	path     []string
-	from     []string
-	fromText string
+	path     string
+	pathErr  error
+	from     string
+	fromErr  error
 	value    any
+	hasValue bool
 }
 
 func parseJSONPatch(patch []byte) ([]operation, error) {
@@ -62,114 +103,84 @@ func parseJSONPatch(patch []byte) ([]operation, error) {
 	if err != nil {
 		return nil, badPatch("", "decode json patch: %v", err)
 	}
+	if v == nil {
+		return nil, nil
+	}
 	list, ok := v.([]any)
 	if !ok {
 		return nil, badPatch("", "json patch must be an array of operations, got %s", typeName(v))
 	}
-	ops := make([]operation, 0, len(list))
+	ops := make([]operation, len(list))
 	for i, e := range list {
-		where := fmt.Sprintf("operation %d", i)
+		op := &ops[i]
+		op.op = "unknown"
+		if e == nil {
+			continue
+		}
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, badPatch(where, "operation must be an object, got %s", typeName(e))
+			return nil, badPatch(fmt.Sprintf("operation %d", i), "operation must be an object, got %s", typeName(e))
 		}
-		var op operation
-		if op.op, ok = m["op"].(string); !ok {
-			return nil, badPatch(where, `missing or non-string "op"`)
+		if s, ok := m["op"].(string); ok {
+			op.op = s
 		}
-		switch op.op {
-		case "add", "remove", "replace", "move", "copy", "test":
-		default:
-			return nil, badPatch(where, "unknown operation %q", op.op)
+		op.path, op.pathErr = stringMember(m, "path", "operation missing path field")
+		op.from, op.fromErr = stringMember(m, "from", "operation, missing from field")
+		op.value, op.hasValue = m["value"]
+		if op.hasValue && op.value == nil {
+			op.value = nullFromValue
 		}
-		if op.pathText, ok = m["path"].(string); !ok {
-			return nil, badPatch(where, `operation %q: missing or non-string "path"`, op.op)
-		}
-		if op.path, err = parsePointer(op.pathText); err != nil {
-			return nil, badPatch(where, "operation %q: path: %v", op.op, err)
-		}
-		switch op.op {
-		case "add", "replace", "test":
-			if op.value, ok = m["value"]; !ok {
-				return nil, badPatch(where, `operation %q: missing "value"`, op.op)
-			}
-		case "move", "copy":
-			if op.fromText, ok = m["from"].(string); !ok {
-				return nil, badPatch(where, `operation %q: missing or non-string "from"`, op.op)
-			}
-			if op.from, err = parsePointer(op.fromText); err != nil {
-				return nil, badPatch(where, "operation %q: from: %v", op.op, err)
-			}
-			if op.op == "move" && len(op.from) < len(op.path) && hasPrefix(op.path, op.from) {
-				return nil, badPatch(where, "cannot move %q into its own child %q", op.fromText, op.pathText)
-			}
-		}
-		ops = append(ops, op)
 	}
 	return ops, nil
 }
 
-// parsePointer splits an RFC 6901 JSON pointer into unescaped reference tokens.
-// The empty pointer (the whole document) yields no tokens.
-func parsePointer(p string) ([]string, error) {
-	if p == "" {
-		return nil, nil
+// errMissing words a missing member as the library does.
+type errMissing string
+
+func (e errMissing) Error() string { return string(e) + ": missing value" }
+
+// stringMember returns the string member key of an operation; null counts as
+// absent.
+func stringMember(m map[string]any, key, missing string) (string, error) {
+	v := m[key]
+	switch s := v.(type) {
+	case nil:
+		return "unknown", errMissing(missing)
+	case string:
+		return s, nil
+	default:
+		return "unknown", fmt.Errorf("json: cannot unmarshal %s into Go value of type string", jsonKind(v))
 	}
-	if p[0] != '/' {
-		return nil, fmt.Errorf("json pointer %q must be empty or start with '/'", p)
+}
+
+// jsonKind names a JSON type as encoding/json's type errors do.
+func jsonKind(v any) string {
+	if _, ok := v.(bool); ok {
+		return "bool"
 	}
-	parts := strings.Split(p[1:], "/")
-	for i, t := range parts {
-		if !strings.Contains(t, "~") {
+	return typeName(v)
+}
+
+// unescapeToken decodes "~1" to "/" and "~0" to "~", left to right; any other
+// '~' stays as it is.
+func unescapeToken(t string) string {
+	if !strings.Contains(t, "~") {
+		return t
+	}
+	var b strings.Builder
+	for i := 0; i < len(t); i++ {
+		if t[i] == '~' && i+1 < len(t) && (t[i+1] == '0' || t[i+1] == '1') {
+			if t[i+1] == '0' {
+				b.WriteByte('~')
+			} else {
+				b.WriteByte('/')
+			}
+			i++
 			continue
 		}
-		var b strings.Builder
-		for j := 0; j < len(t); j++ {
-			if t[j] != '~' {
-				b.WriteByte(t[j])
-				continue
-			}
-			if j+1 < len(t) && t[j+1] == '0' {
-				b.WriteByte('~')
-			} else if j+1 < len(t) && t[j+1] == '1' {
-				b.WriteByte('/')
-			} else {
-				return nil, fmt.Errorf("json pointer %q: '~' must be followed by '0' or '1'", p)
-			}
-			j++
-		}
-		parts[i] = b.String()
+		b.WriteByte(t[i])
 	}
-	return parts, nil
-}
-
-func hasPrefix(path, prefix []string) bool {
-	if len(prefix) > len(path) {
-		return false
-	}
-	for i := range prefix {
-		if path[i] != prefix[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// arrayIndex parses an array index token: "0" or a decimal without leading zeros.
-func arrayIndex(tok string, n int, allowEnd bool) (int, error) {
-	if tok == "" || (len(tok) > 1 && tok[0] == '0') {
-		return 0, conflict("", "invalid array index %q", tok)
-	}
-	for _, c := range tok {
-		if c < '0' || c > '9' {
-			return 0, conflict("", "invalid array index %q", tok)
-		}
-	}
-	i, err := strconv.Atoi(tok)
-	if err != nil || i > n || (i == n && !allowEnd) {
-		return 0, conflict("", "array index %s out of range (length %d)", tok, n)
-	}
-	return i, nil
+	return b.String()
 }
 
 type jsonPatcher struct {
@@ -177,208 +188,465 @@ type jsonPatcher struct {
 	copied int
 }
 
-func (a *jsonPatcher) apply(op operation) error {
-	switch op.op {
-	case "add":
-		return a.add(op.path, op.value)
-	case "remove":
-		_, err := a.remove(op.path)
-		return err
-	case "replace":
-		return a.replace(op.path, op.value)
-	case "move":
-		if len(op.from) == len(op.path) && hasPrefix(op.path, op.from) {
-			_, err := a.get(op.from)
-			return err
+// slot is the container a path's last token addresses: an object, an array
+// (with where it is stored, to store it back once it grows or shrinks), or a
+// copied null, which reads as an empty object that cannot be written.
+type slot struct {
+	obj map[string]any
+	arr []any
+	// isArr tells an array (possibly empty) from the other two.
+	isArr bool
+	// copiedNull marks a nullCopied container.
+	copiedNull bool
+	// parent and index say where arr is stored: parent is nil for the root,
+	// a map[string]any with key, or a []any with idx.
+	parent any
+	key    string
+	idx    int
+}
+
+// locate finds the container of the last token of path and returns it with
+// that token unescaped. ok is false when the path has no '/' or an
+// intermediate value is missing, null, or not a container.
+func (a *jsonPatcher) locate(path string) (s slot, key string, ok bool) {
+	first := strings.IndexByte(path, '/')
+	if first < 0 {
+		return slot{}, "", false
+	}
+	rest := path[first+1:]
+	s = a.slotOf(a.root, nil, "", 0)
+	for {
+		i := strings.IndexByte(rest, '/')
+		if i < 0 {
+			return s, unescapeToken(rest), true
 		}
-		v, err := a.remove(op.from)
-		if err != nil {
-			return err
+		tok := unescapeToken(rest[:i])
+		rest = rest[i+1:]
+		var next any
+		switch {
+		case s.isArr:
+			idx, err := arrayGetIndex(tok, len(s.arr))
+			if err != nil {
+				return slot{}, "", false
+			}
+			next = s.arr[idx]
+			s = a.slotOf(next, s.arr, "", idx)
+		case s.copiedNull:
+			return slot{}, "", false
+		default:
+			var found bool
+			next, found = s.obj[tok]
+			if !found {
+				return slot{}, "", false
+			}
+			s = a.slotOf(next, s.obj, tok, 0)
 		}
-		return a.add(op.path, v)
-	case "copy":
-		v, err := a.get(op.from)
-		if err != nil {
-			return err
+		if !s.isArr && s.obj == nil && !s.copiedNull {
+			return slot{}, "", false
 		}
-		c, n := deepCopy(v)
-		a.copied += n
-		if a.copied > maxCopiedValues {
-			return conflict("", "copy operations duplicate more than %d values", maxCopiedValues)
+	}
+}
+
+// slotOf wraps v, stored in parent at key or idx, as a slot; a value that is
+// not a container gives a slot with neither obj nor isArr set.
+func (a *jsonPatcher) slotOf(v any, parent any, key string, idx int) slot {
+	switch c := v.(type) {
+	case map[string]any:
+		return slot{obj: c}
+	case []any:
+		return slot{arr: c, isArr: true, parent: parent, key: key, idx: idx}
+	case patchNull:
+		if c == nullCopied {
+			return slot{copiedNull: true}
 		}
-		return a.add(op.path, c)
-	case "test":
-		v, err := a.get(op.path)
-		if err != nil {
-			return err
+	}
+	return slot{}
+}
+
+// store writes a resized array back where it lives.
+func (a *jsonPatcher) store(s slot, arr []any) {
+	switch p := s.parent.(type) {
+	case nil:
+		a.root = arr
+	case map[string]any:
+		p[s.key] = arr
+	case []any:
+		p[s.idx] = arr
+	}
+}
+
+var errInvalidIndex = fmt.Errorf("invalid index referenced")
+
+func invalidIndex(i int) error {
+	return fmt.Errorf("Unable to access invalid index: %d: %w", i, errInvalidIndex)
+}
+
+// arrayGetIndex resolves an index of an existing element: a decimal as
+// strconv.Atoi reads it, negative counting from the end.
+func arrayGetIndex(tok string, n int) (int, error) {
+	i, err := strconv.Atoi(tok)
+	if err != nil {
+		return 0, err
+	}
+	if i < 0 {
+		if i < -n {
+			return 0, invalidIndex(i)
 		}
-		if !equal(v, op.value) {
-			return conflict("", "test failed: value differs")
-		}
+		i += n
+	}
+	if i >= n {
+		return 0, invalidIndex(i)
+	}
+	return i, nil
+}
+
+// get returns the value at key in s; a missing object member is nil.
+func (s slot) get(key string) (any, error) {
+	if !s.isArr {
+		return s.obj[key], nil
+	}
+	i, err := arrayGetIndex(key, len(s.arr))
+	if err != nil {
+		return nil, err
+	}
+	return s.arr[i], nil
+}
+
+var errCopiedNull = fmt.Errorf("cannot write into a copied null")
+
+func (a *jsonPatcher) add(s slot, key string, v any) error {
+	switch {
+	case s.copiedNull:
+		return errCopiedNull
+	case !s.isArr:
+		s.obj[key] = v
 		return nil
 	}
-	return badPatch("", "unknown operation %q", op.op)
-}
-
-// get returns the value at path.
-func (a *jsonPatcher) get(path []string) (any, error) {
-	cur := a.root
-	for i, tok := range path {
-		next, err := child(cur, tok, path[:i])
-		if err != nil {
-			return nil, err
-		}
-		cur = next
+	if key == "-" {
+		a.store(s, append(s.arr, v))
+		return nil
 	}
-	return cur, nil
-}
-
-// child returns the member or element tok of container.
-func child(container any, tok string, parent []string) (any, error) {
-	switch c := container.(type) {
-	case map[string]any:
-		v, ok := c[tok]
-		if !ok {
-			return nil, conflict("", "member %q not found in %s", tok, pointerText(parent))
-		}
-		return v, nil
-	case []any:
-		i, err := arrayIndex(tok, len(c), false)
-		if err != nil {
-			return nil, err
-		}
-		return c[i], nil
-	default:
-		return nil, conflict("", "cannot look up %q in %s: it is a %s", tok, pointerText(parent), typeName(container))
-	}
-}
-
-// update replaces, in the tree rooted at node, the parent container of the
-// last token of path with fn(parent, lastToken), and returns the new node.
-func update(node any, path, seen []string, fn func(parent any, tok string) (any, error)) (any, error) {
-	if len(path) == 1 {
-		return fn(node, path[0])
-	}
-	next, err := child(node, path[0], seen)
+	i, err := strconv.Atoi(key)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("value was not a proper array index: '%s': %w", key, err)
 	}
-	newChild, err := update(next, path[1:], append(seen[:len(seen):len(seen)], path[0]), fn)
-	if err != nil {
-		return nil, err
+	n := len(s.arr) + 1
+	if i >= n {
+		return invalidIndex(i)
 	}
-	switch c := node.(type) {
-	case map[string]any:
-		c[path[0]] = newChild
-	case []any:
-		i, _ := arrayIndex(path[0], len(c), false)
-		c[i] = newChild
+	if i < 0 {
+		if i < -n {
+			return invalidIndex(i)
+		}
+		i += n
 	}
-	return node, nil
-}
-
-func (a *jsonPatcher) modify(path []string, fn func(parent any, tok string) (any, error)) error {
-	root, err := update(a.root, path, nil, fn)
-	if err != nil {
-		return err
-	}
-	a.root = root
+	out := make([]any, n)
+	copy(out, s.arr[:i])
+	out[i] = v
+	copy(out[i+1:], s.arr[i:])
+	a.store(s, out)
 	return nil
 }
 
-func (a *jsonPatcher) add(path []string, value any) error {
-	if len(path) == 0 {
-		a.root = value
+func (a *jsonPatcher) remove(s slot, key string) error {
+	switch {
+	case s.copiedNull:
+		return fmt.Errorf("Unable to remove nonexistent key: %s: missing value", key)
+	case !s.isArr:
+		if _, ok := s.obj[key]; !ok {
+			return fmt.Errorf("Unable to remove nonexistent key: %s: missing value", key)
+		}
+		delete(s.obj, key)
 		return nil
 	}
-	return a.modify(path, func(parent any, tok string) (any, error) {
-		switch c := parent.(type) {
-		case map[string]any:
-			c[tok] = value
-			return c, nil
-		case []any:
-			if tok == "-" {
-				return append(c, value), nil
-			}
-			i, err := arrayIndex(tok, len(c), true)
-			if err != nil {
-				return nil, err
-			}
-			c = append(c, nil)
-			copy(c[i+1:], c[i:])
-			c[i] = value
-			return c, nil
-		default:
-			return nil, conflict("", "cannot add %q to a %s", tok, typeName(parent))
-		}
-	})
-}
-
-func (a *jsonPatcher) remove(path []string) (any, error) {
-	if len(path) == 0 {
-		return nil, conflict("", "cannot remove the whole document")
+	i, err := strconv.Atoi(key)
+	if err != nil {
+		return err
 	}
-	var removed any
-	err := a.modify(path, func(parent any, tok string) (any, error) {
-		switch c := parent.(type) {
-		case map[string]any:
-			v, ok := c[tok]
-			if !ok {
-				return nil, conflict("", "member %q not found", tok)
-			}
-			removed = v
-			delete(c, tok)
-			return c, nil
-		case []any:
-			i, err := arrayIndex(tok, len(c), false)
-			if err != nil {
-				return nil, err
-			}
-			removed = c[i]
-			return append(c[:i:i], c[i+1:]...), nil
-		default:
-			return nil, conflict("", "cannot remove %q from a %s", tok, typeName(parent))
+	n := len(s.arr)
+	if i >= n {
+		return invalidIndex(i)
+	}
+	if i < 0 {
+		if i < -n {
+			return invalidIndex(i)
 		}
-	})
-	return removed, err
+		i += n
+	}
+	out := make([]any, n-1)
+	copy(out, s.arr[:i])
+	copy(out[i:], s.arr[i+1:])
+	a.store(s, out)
+	return nil
 }
 
-func (a *jsonPatcher) replace(path []string, value any) error {
-	if len(path) == 0 {
-		a.root = value
+// set replaces the value at key, which get has found.
+func (a *jsonPatcher) set(s slot, key string, v any) error {
+	switch {
+	case s.copiedNull:
+		return errCopiedNull
+	case !s.isArr:
+		s.obj[key] = v
 		return nil
 	}
-	return a.modify(path, func(parent any, tok string) (any, error) {
-		switch c := parent.(type) {
-		case map[string]any:
-			if _, ok := c[tok]; !ok {
-				return nil, conflict("", "member %q not found", tok)
-			}
-			c[tok] = value
-			return c, nil
-		case []any:
-			i, err := arrayIndex(tok, len(c), false)
-			if err != nil {
-				return nil, err
-			}
-			c[i] = value
-			return c, nil
-		default:
-			return nil, conflict("", "cannot replace %q in a %s", tok, typeName(parent))
-		}
-	})
+	i, err := arrayGetIndex(key, len(s.arr))
+	if err != nil {
+		return err
+	}
+	s.arr[i] = v
+	return nil
 }
 
-// pointerText renders tokens as a JSON pointer, "" meaning the document root.
-func pointerText(tokens []string) string {
-	if len(tokens) == 0 {
-		return "the document root"
+func (a *jsonPatcher) apply(op operation) error {
+	switch op.op {
+	case "add":
+		return a.opAdd(op)
+	case "remove":
+		return a.opRemove(op)
+	case "replace":
+		return a.opReplace(op)
+	case "move":
+		return a.opMove(op)
+	case "test":
+		return a.opTest(op)
+	case "copy":
+		return a.opCopy(op)
 	}
-	var b strings.Builder
-	for _, t := range tokens {
-		b.WriteByte('/')
-		t = strings.ReplaceAll(t, "~", "~0")
-		b.WriteString(strings.ReplaceAll(t, "/", "~1"))
+	return fmt.Errorf("Unexpected kind: %s", op.op)
+}
+
+func (a *jsonPatcher) opAdd(op operation) error {
+	if op.pathErr != nil {
+		return fmt.Errorf("add operation failed to decode path: missing value")
 	}
-	return b.String()
+	s, key, ok := a.locate(op.path)
+	if !ok {
+		return fmt.Errorf("add operation does not apply: doc is missing path: \"%s\": missing value", op.path)
+	}
+	if err := a.add(s, key, op.value); err != nil {
+		return fmt.Errorf("error in add for path: '%s': %w", op.path, err)
+	}
+	return nil
+}
+
+func (a *jsonPatcher) opRemove(op operation) error {
+	if op.pathErr != nil {
+		return fmt.Errorf("remove operation failed to decode path: missing value")
+	}
+	s, key, ok := a.locate(op.path)
+	if !ok {
+		return fmt.Errorf("remove operation does not apply: doc is missing path: \"%s\": missing value", op.path)
+	}
+	if err := a.remove(s, key); err != nil {
+		return fmt.Errorf("error in remove for path: '%s': %w", op.path, err)
+	}
+	return nil
+}
+
+func (a *jsonPatcher) opReplace(op operation) error {
+	if op.pathErr != nil {
+		return fmt.Errorf("replace operation failed to decode path: %w", op.pathErr)
+	}
+	if op.path == "" {
+		switch op.value.(type) {
+		case map[string]any, []any:
+			a.root = op.value
+			return nil
+		}
+		if !op.hasValue {
+			return fmt.Errorf("replace operation without a value on the whole document")
+		}
+		return fmt.Errorf("replace operation value must be object or array: %%!w(<nil>)")
+	}
+	s, key, ok := a.locate(op.path)
+	if !ok {
+		return fmt.Errorf("replace operation does not apply: doc is missing path: %s: missing value", op.path)
+	}
+	if _, err := s.get(key); err != nil {
+		return fmt.Errorf("replace operation does not apply: doc is missing key: %s: missing value", op.path)
+	}
+	if err := a.set(s, key, op.value); err != nil {
+		return fmt.Errorf("error in remove for path: '%s': %w", op.path, err)
+	}
+	return nil
+}
+
+func (a *jsonPatcher) opMove(op operation) error {
+	if op.fromErr != nil {
+		return fmt.Errorf("move operation failed to decode from: %w", op.fromErr)
+	}
+	s, key, ok := a.locate(op.from)
+	if !ok {
+		return fmt.Errorf("move operation does not apply: doc is missing from path: %s: missing value", op.from)
+	}
+	v, err := s.get(key)
+	if err != nil {
+		return fmt.Errorf("error in move for path: '%s': %w", key, err)
+	}
+	if err := a.remove(s, key); err != nil {
+		return fmt.Errorf("error in move for path: '%s': %w", key, err)
+	}
+	if op.pathErr != nil {
+		return fmt.Errorf("move operation failed to decode path: %w", op.pathErr)
+	}
+	s, key, ok = a.locate(op.path)
+	if !ok {
+		return fmt.Errorf("move operation does not apply: doc is missing destination path: %s: missing value", op.path)
+	}
+	if err := a.add(s, key, v); err != nil {
+		return fmt.Errorf("error in move for path: '%s': %w", op.path, err)
+	}
+	return nil
+}
+
+func (a *jsonPatcher) opTest(op operation) error {
+	if op.pathErr != nil {
+		return fmt.Errorf("test operation failed to decode path: %w", op.pathErr)
+	}
+	if op.path == "" {
+		if op.hasValue && testEqual(a.root, op.value) {
+			return nil
+		}
+		return fmt.Errorf("testing value %s failed: test failed", op.path)
+	}
+	s, key, ok := a.locate(op.path)
+	if !ok {
+		return fmt.Errorf("test operation does not apply: is missing path: %s: missing value", op.path)
+	}
+	v, err := s.get(key)
+	if err != nil {
+		return fmt.Errorf("error in test for path: '%s': %w", op.path, err)
+	}
+	switch {
+	case v == nil:
+		if !op.hasValue || op.value == nullFromValue {
+			return nil
+		}
+	case op.hasValue && testEqual(v, op.value):
+		return nil
+	}
+	return fmt.Errorf("testing value %s failed: test failed", op.path)
+}
+
+func (a *jsonPatcher) opCopy(op operation) error {
+	if op.fromErr != nil {
+		return fmt.Errorf("copy operation failed to decode from: %w", op.fromErr)
+	}
+	s, key, ok := a.locate(op.from)
+	if !ok {
+		return fmt.Errorf("copy operation does not apply: doc is missing from path: %s: missing value", op.from)
+	}
+	v, err := s.get(key)
+	if err != nil {
+		return fmt.Errorf("error in copy for from: '%s': %w", op.from, err)
+	}
+	if op.pathErr != nil {
+		return fmt.Errorf("copy operation failed to decode path: missing value")
+	}
+	s, key, ok = a.locate(op.path)
+	if !ok {
+		return fmt.Errorf("copy operation does not apply: doc is missing destination path: %s: missing value", op.path)
+	}
+	c, size, err := copyForPatch(v)
+	if err != nil {
+		return fmt.Errorf("error while performing deep copy: %w", err)
+	}
+	a.copied += size
+	if a.copied > MaxCopyBytes {
+		return fmt.Errorf("Unable to complete the copy, the accumulated size increase of copy is %d, exceeding the limit %d", a.copied, MaxCopyBytes)
+	}
+	if err := a.add(s, key, c); err != nil {
+		return fmt.Errorf("error while adding value during copy: %w", err)
+	}
+	return nil
+}
+
+// copyForPatch copies v as the library does, through its JSON text: it
+// returns the copy and the size of that text. A null put there by the patch
+// becomes nullCopied; nulls deeper inside become plain nulls.
+func copyForPatch(v any) (any, int, error) {
+	switch v.(type) {
+	case nil:
+		return nil, 0, nil
+	case patchNull:
+		return nullCopied, len("null"), nil
+	}
+	text, err := json.Marshal(v)
+	if err != nil {
+		return nil, 0, err
+	}
+	return copyPlain(v), len(text), nil
+}
+
+// copyPlain copies a container, making the nulls a patch put inside it plain.
+func copyPlain(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = copyPlain(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = copyPlain(e)
+		}
+		return out
+	case patchNull:
+		return nil
+	}
+	return v
+}
+
+// testEqual reports whether the "test" operation finds want (a patch value) at
+// a value v of the document, as the library compares: objects by members,
+// arrays by elements, scalars by JSON text; a null inside an array never
+// compares (the library fails there). It assumes the document's strings are
+// written as encoding/json writes them, as the API server's are.
+func testEqual(v, want any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		y, ok := want.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, xv := range x {
+			yv, ok := y[k]
+			if !ok || (xv == nil) != (yv == nil) {
+				return false
+			}
+			if xv != nil && !testEqual(xv, yv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := want.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i, xv := range x {
+			if xv == nil || y[i] == nil || !testEqual(xv, y[i]) {
+				return false
+			}
+		}
+		return true
+	case patchNull:
+		if x == nullCopied {
+			y, ok := want.(map[string]any)
+			return ok && len(y) == 0
+		}
+		return want == nullFromValue
+	case json.Number:
+		y, ok := want.(json.Number)
+		return ok && x == y
+	case string:
+		y, ok := want.(string)
+		return ok && x == y
+	case bool:
+		y, ok := want.(bool)
+		return ok && x == y
+	}
+	return false
 }

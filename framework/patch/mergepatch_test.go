@@ -25,10 +25,23 @@ func TestMergePatch(t *testing.T) {
 		{"array patch replaces doc", `["a","b"]`, `["c","d"]`, `["c","d"]`, nil},
 		{"object patch on array doc", `["a","b"]`, `{"a":"b"}`, `{"a":"b"}`, nil},
 		{"null in array kept", `{"e":null}`, `{"a":1}`, `{"a":1,"e":null}`, nil},
-		{"scalar patch", `{"a":"foo"}`, `"bar"`, `"bar"`, nil},
-		{"null patch", `{"a":"foo"}`, `null`, `null`, nil},
+		// Kubernetes refuses patches that are not objects or arrays (400).
+		{"scalar patch", `{"a":"foo"}`, `"bar"`, "", ErrBadPatch},
+		{"number patch", `{"a":"foo"}`, `1`, "", ErrBadPatch},
+		{"null patch", `{"a":"foo"}`, `null`, "", ErrBadPatch},
+		{"null document", `null`, `{"a":1}`, "", ErrInvalidDocument},
 		{"nested nulls stripped in new object", `{}`, `{"a":{"bb":{"ccc":null}}}`, `{"a":{"bb":{}}}`, nil},
-		{"nulls kept inside arrays", `{}`, `{"a":[{"b":null}]}`, `{"a":[{"b":null}]}`, nil},
+		// Kubernetes drops nulls from a value that lands where the document
+		// has no object, at every depth, inside arrays too.
+		{"nulls dropped inside arrays of a new member", `{}`, `{"a":[{"b":null,"c":1}]}`, `{"a":[{"c":1}]}`, nil},
+		{"nulls dropped inside arrays replacing a scalar", `{"a":1}`, `{"a":[{"b":{"c":null}}]}`, `{"a":[{"b":{}}]}`, nil},
+		{"nulls dropped inside arrays replacing an array", `{"a":[1]}`, `{"a":[[{"b":null}]]}`, `{"a":[[{}]]}`, nil},
+		{"nulls dropped in object replacing null", `{"a":null}`, `{"a":{"b":null,"c":1}}`, `{"a":{"c":1}}`, nil},
+		{"null elements stay", `{}`, `{"a":[null,1]}`, `{"a":[null,1]}`, nil},
+		{"array replacing an object keeps nulls", `{"a":{"x":1}}`, `{"a":[{"b":null}]}`, `{"a":[{"b":null}]}`, nil},
+		{"custom resource list", `{"spec":{"items":[{"name":"a"}]}}`, `{"spec":{"items":[{"name":"b","optional":null}]}}`, `{"spec":{"items":[{"name":"b"}]}}`, nil},
+		{"array patch nulls dropped", `{"a":1}`, `[{"b":null},null]`, `[{},null]`, nil},
+		{"object patch on array document nulls dropped", `[1]`, `{"a":{"b":null},"c":null}`, `{"a":{}}`, nil},
 		// Kubernetes usage.
 		{"label", `{"metadata":{"name":"x","labels":{"a":"1"}}}`, `{"metadata":{"labels":{"foo":"bar"}}}`, `{"metadata":{"name":"x","labels":{"a":"1","foo":"bar"}}}`, nil},
 		{"scale", `{"spec":{"replicas":1,"x":2}}`, `{"spec":{"replicas":3}}`, `{"spec":{"replicas":3,"x":2}}`, nil},

@@ -3,6 +3,7 @@ package patch
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 )
 
@@ -42,9 +43,14 @@ func StrategicMergePatch(doc, patch []byte, t reflect.Type) ([]byte, error) {
 // merge strategy are replaced. Lists with patchStrategy "merge" and a
 // patchMergeKey match elements by that key: a patch element merges into the
 // live element with the same key (recursively, with the element type's tags),
-// unmatched patch elements are appended. Lists of scalars with patchStrategy
-// "merge" become the union of live and patch values (order kept, no
-// duplicates). patchStrategy "replace" replaces the value.
+// unmatched patch elements are added. Lists of scalars with patchStrategy
+// "merge" become the union of live and patch values (no duplicates).
+// patchStrategy "replace" replaces the value. A merged list is ordered as
+// Kubernetes orders it: the elements the patch names in the patch's order, the
+// live-only elements in live order, interleaved so that a live-only element
+// stays in front of a patched element that follows it in the live list, and an
+// element new to the list in front of the live-only elements not yet placed
+// (a new container is listed first).
 //
 // Directives: {"$patch":"delete","<key>":v} in a keyed list removes that
 // element; {"$patch":"replace"} as a list element replaces the whole list with
@@ -400,7 +406,100 @@ func (sp *strategicPatcher) mergeList(orig, patch []any, fi *fieldInfo, ti *type
 	if hasOrder && fi.merge {
 		return applyOrder(merged, order, fi.mergeKey, path+" ($setElementOrder)")
 	}
+	if fi.merge && !replace {
+		return patchOrder(merged, rest, orig, fi.mergeKey), nil
+	}
 	return merged, nil
+}
+
+// patchOrder orders a merged list as Kubernetes does when the patch has no
+// $setElementOrder directive for it: the elements the patch names come in the
+// patch's order, the others keep the live order, and the two are interleaved
+// so that a live-only element stays in front of a patched element that follows
+// it in the live list; an element new to the list goes in front of the live-only
+// elements not yet placed. So a new container is listed first.
+func patchOrder(merged, patch, live []any, key string) []any {
+	id := func(v any) any { return v }
+	if key != "" {
+		id = func(v any) any {
+			if m, ok := v.(map[string]any); ok {
+				return m[key]
+			}
+			return nil
+		}
+	}
+	inPatch, inLive := positions(patch, id), positions(live, id)
+	var patched, liveOnly []any
+	for _, e := range merged {
+		if inPatch.of(id(e)) >= 0 {
+			patched = append(patched, e)
+		} else {
+			liveOnly = append(liveOnly, e)
+		}
+	}
+	slices.SortStableFunc(patched, func(a, b any) int {
+		return inPatch.of(id(a)) - inPatch.of(id(b))
+	})
+	out := make([]any, 0, len(merged))
+	i, j := 0, 0
+	for i < len(liveOnly) || j < len(patched) {
+		if j == len(patched) {
+			out = append(out, liveOnly[i])
+			i++
+			continue
+		}
+		if i < len(liveOnly) {
+			li, ri := inLive.of(id(liveOnly[i])), inLive.of(id(patched[j]))
+			if li >= 0 && ri >= 0 && li < ri {
+				out = append(out, liveOnly[i])
+				i++
+				continue
+			}
+		}
+		out = append(out, patched[j])
+		j++
+	}
+	return out
+}
+
+// listPositions finds the first position of an identity in a list.
+type listPositions struct {
+	scalars map[string]int
+	others  []any // identities that are not scalars, by position (nil for scalars)
+}
+
+func positions(list []any, id func(any) any) listPositions {
+	p := listPositions{scalars: make(map[string]int, len(list))}
+	for i, e := range list {
+		v := id(e)
+		if sk, ok := scalarKey(v); ok {
+			if _, dup := p.scalars[sk]; !dup {
+				p.scalars[sk] = i
+			}
+			continue
+		}
+		if p.others == nil {
+			p.others = make([]any, len(list))
+		}
+		p.others[i] = v
+	}
+	return p
+}
+
+// of returns the first position of v, or -1.
+func (p listPositions) of(v any) int {
+	if sk, ok := scalarKey(v); ok {
+		if i, found := p.scalars[sk]; found {
+			return i
+		}
+		return -1
+	}
+	for i, o := range p.others {
+		if o != nil && equal(o, v) {
+			return i
+		}
+	}
+	return -1
 }
 
 // mergeKeyed merges a list of objects keyed by key.

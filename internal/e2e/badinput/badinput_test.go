@@ -589,17 +589,23 @@ func (h *harness) patches(t *testing.T) {
 		for _, c := range []tcase{
 			{name: "JSON patch not JSON", req: patchReq(target, ctJSONP, `[{"op":`), want: []int{400}},
 			{name: "JSON patch an object", req: patchReq(target, ctJSONP, `{"op":"add"}`), want: []int{400}},
-			{name: "JSON patch op missing", req: patchReq(target, ctJSONP, `[{"path":"/a","value":1}]`), want: []int{400}},
-			{name: "JSON patch op bogus", req: patchReq(target, ctJSONP, `[{"op":"frobnicate","path":"/a"}]`), want: []int{400}},
-			{name: "JSON patch op a number", req: patchReq(target, ctJSONP, `[{"op":1,"path":"/a"}]`), want: []int{400}},
-			{name: "JSON patch path missing", req: patchReq(target, ctJSONP, `[{"op":"add","value":1}]`), want: []int{400}},
+			// Kubernetes decodes these and fails them while applying: 422.
+			{name: "JSON patch op missing", req: patchReq(target, ctJSONP, `[{"path":"/a","value":1}]`), want: []int{422}},
+			{name: "JSON patch op bogus", req: patchReq(target, ctJSONP, `[{"op":"frobnicate","path":"/a"}]`), want: []int{422}},
+			{name: "JSON patch op a number", req: patchReq(target, ctJSONP, `[{"op":1,"path":"/a"}]`), want: []int{422}},
+			{name: "JSON patch path missing", req: patchReq(target, ctJSONP, `[{"op":"add","value":1}]`), want: []int{422}},
+			{name: "JSON patch op not an object", req: patchReq(target, ctJSONP, `[1]`), want: []int{400}},
 			{name: "JSON patch path without slash", req: patchReq(target, ctJSONP, `[{"op":"add","path":"metadata","value":1}]`), want: []int{400, 422}},
 			{name: "JSON patch bad escape", req: patchReq(target, ctJSONP, `[{"op":"add","path":"/metadata/labels/a~2b","value":"x"}]`), want: []int{400, 422}},
-			{name: "JSON patch add without value", req: patchReq(target, ctJSONP, `[{"op":"add","path":"/metadata/labels/x"}]`), want: []int{400, 422}},
+			// Kubernetes reads a missing value as null, so this nulls the name.
+			{name: "JSON patch add without value", req: patchReq(target, ctJSONP, `[{"op":"add","path":"/metadata/name"}]`), want: []int{400, 422}},
 			{name: "JSON patch remove missing", req: patchReq(target, ctJSONP, `[{"op":"remove","path":"/nope/deeper"}]`), want: []int{400, 422}},
-			{name: "JSON patch replace missing", req: patchReq(target, ctJSONP, `[{"op":"replace","path":"/metadata/labels/nope","value":"x"}]`), want: []int{400, 422}},
+			// Kubernetes adds a missing member on replace; a missing parent fails.
+			{name: "JSON patch replace missing", req: patchReq(target, ctJSONP, `[{"op":"replace","path":"/nope/deeper","value":"x"}]`), want: []int{422}},
 			{name: "JSON patch move from missing", req: patchReq(target, ctJSONP, `[{"op":"move","from":"/nope","path":"/metadata/labels/x"}]`), want: []int{400, 422}},
-			{name: "JSON patch copy from missing", req: patchReq(target, ctJSONP, `[{"op":"copy","from":"/nope","path":"/metadata/labels/x"}]`), want: []int{400, 422}},
+			// Kubernetes copies a missing member as null, so this nulls the name.
+			{name: "JSON patch copy from missing", req: patchReq(target, ctJSONP, `[{"op":"copy","from":"/nope","path":"/metadata/name"}]`), want: []int{400, 422}},
+			{name: "JSON patch copy from missing parent", req: patchReq(target, ctJSONP, `[{"op":"copy","from":"/nope/deeper","path":"/metadata/labels/x"}]`), want: []int{422}},
 			{name: "JSON patch move into itself", req: patchReq(target, ctJSONP, `[{"op":"move","from":"/metadata","path":"/metadata/labels/m"}]`), want: []int{400, 422}},
 			{name: "JSON patch test fails", req: patchReq(target, ctJSONP, `[{"op":"test","path":"/metadata/name","value":"other"},{"op":"add","path":"/metadata/labels/t","value":"x"}]`), want: []int{400, 409, 422}},
 			{name: "JSON patch test missing path", req: patchReq(target, ctJSONP, `[{"op":"test","path":"/nope","value":1}]`), want: []int{400, 409, 422}},
