@@ -77,8 +77,6 @@ func fixtureCRD() *apiextensionsv1.CustomResourceDefinition {
 			"extra": {Type: "object", XPreserveUnknownFields: ptr.To(true), Nullable: true},
 			"labels": {Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: true, Schema: &str},
 				XMapType: ptr.To("granular"), MaxProperties: ptr.To[int64](8), MinProperties: ptr.To[int64](0)},
-			"closed": {Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: false},
-				Properties: map[string]apiextensionsv1.JSONSchemaProps{"a": str}},
 			"ports": {Type: "array", XListType: ptr.To("map"), XListMapKeys: []string{"name"}, MaxItems: ptr.To[int64](4),
 				MinItems: ptr.To[int64](1), UniqueItems: false,
 				Items: &apiextensionsv1.JSONSchemaPropsOrArray{Schema: &apiextensionsv1.JSONSchemaProps{
@@ -180,6 +178,11 @@ func TestProtobufFixtures(t *testing.T) {
 	crd.Spec.Names.Plural, crd.Spec.Names.ListKind = "webhooks", "WebhookList"
 	crd.Spec.Conversion = fixtureWebhookConversion()
 	crd.Spec.PreserveUnknownFields = false
+	// additionalProperties: false beside properties, which only the server's
+	// validation refuses: the decoder must still read the boolean form.
+	crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["closed"] = apiextensionsv1.JSONSchemaProps{
+		Type: "object", AdditionalProperties: &apiextensionsv1.JSONSchemaPropsOrBool{Allows: false},
+		Properties: map[string]apiextensionsv1.JSONSchemaProps{"a": {Type: "string"}}}
 	crd.Status = apiextensionsv1.CustomResourceDefinitionStatus{
 		AcceptedNames:  crd.Spec.Names,
 		StoredVersions: []string{"v1"},
