@@ -16,8 +16,10 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
 
@@ -25,7 +27,9 @@ import (
 // application/vnd.kubernetes.protobuf through what Kubernetes accepts as
 // protobuf beyond plain CRUD of built-ins: a CustomResourceDefinition created,
 // updated and status-updated through the apiextensions clientset, and the
-// scale, binding and eviction subresources of built-ins. A custom resource
+// scale, status, binding and eviction subresources of built-ins (the CSR
+// approval and ServiceAccount token subresources need a secure control plane,
+// which testenv does not start). A custom resource
 // sent as protobuf is refused with 415, as Kubernetes refuses it.
 func TestClientGoProtobufSubresources(t *testing.T) {
 	env := testenv.StartT(t, testenv.Options{})
@@ -68,24 +72,47 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 			return false, nil
 		})
 
-		crd.Spec.Versions[0].AdditionalPrinterColumns = append(crd.Spec.Versions[0].AdditionalPrinterColumns,
-			apiextensionsv1.CustomResourceColumnDefinition{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"})
-		crd.Spec.Names.ShortNames = append(crd.Spec.Names.ShortNames, "wgt")
-		upd, err := crds.Update(ctx, crd, metav1.UpdateOptions{})
-		if err != nil {
+		var upd *apiextensionsv1.CustomResourceDefinition
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			if crd, err = crds.Get(ctx, crd.Name, metav1.GetOptions{}); err != nil {
+				return err
+			}
+			crd.Spec.Versions[0].AdditionalPrinterColumns = append(crd.Spec.Versions[0].AdditionalPrinterColumns,
+				apiextensionsv1.CustomResourceColumnDefinition{Name: "Age", Type: "date", JSONPath: ".metadata.creationTimestamp"})
+			crd.Spec.Names.ShortNames = append(crd.Spec.Names.ShortNames, "wgt")
+			upd, err = crds.Update(ctx, crd, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
 			t.Fatalf("update: %v", err)
 		}
 		if len(upd.Spec.Versions[0].AdditionalPrinterColumns) != 3 || upd.Generation != crd.Generation+1 {
 			t.Fatalf("update returned generation %d (was %d), columns %+v", upd.Generation, crd.Generation, upd.Spec.Versions[0].AdditionalPrinterColumns)
 		}
-		// UpdateStatus sends the whole CRD as protobuf to /status.
-		upd.Status.StoredVersions = []string{"v1", "v1beta1"}
-		st, err := crds.UpdateStatus(ctx, upd, metav1.UpdateOptions{})
-		if err != nil {
+		// UpdateStatus sends the whole CRD as protobuf to /status (the CRD
+		// controller writes status too: retry on conflict, as clients do).
+		var st *apiextensionsv1.CustomResourceDefinition
+		if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+			cur, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Status.StoredVersions = []string{"v1", "v1beta1"}
+			st, err = crds.UpdateStatus(ctx, cur, metav1.UpdateOptions{})
+			return err
+		}); err != nil {
 			t.Fatalf("update status: %v", err)
 		}
 		if len(st.Status.StoredVersions) != 2 {
 			t.Fatalf("update status returned storedVersions %v", st.Status.StoredVersions)
+		}
+
+		// kubectl patch's default, a strategic merge patch, applies to CRDs.
+		pt, err := crds.Patch(ctx, crd.Name, types.StrategicMergePatchType, []byte(`{"metadata":{"labels":{"patched":"yes"}}}`), metav1.PatchOptions{})
+		if err != nil {
+			t.Fatalf("strategic merge patch: %v", err)
+		}
+		if pt.Labels["patched"] != "yes" || pt.Labels["app"] != "compat" || len(pt.Spec.Versions) != 2 {
+			t.Fatalf("strategic merge patch returned labels %v and %d versions", pt.Labels, len(pt.Spec.Versions))
 		}
 
 		// Custom resources are JSON only: a protobuf body is refused with 415.
