@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	authorizationv1 "k8s.io/api/authorization/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -34,8 +35,9 @@ type protobufFixture struct {
 
 // protobufFixtures are the objects whose encodings the main module's decoder
 // tests check against: a CustomResourceDefinition exercising every kind of
-// JSONSchemaProps field, and the bodies of the scale, eviction and binding
-// subresources.
+// JSONSchemaProps field, the bodies of the scale, eviction and binding
+// subresources, and a SubjectAccessReview whose extra is a
+// map<string, ExtraValue>.
 func protobufFixtures() []protobufFixture {
 	return []protobufFixture{
 		{dir: "../../crd/api/testdata", name: "crd", apiVersion: "apiextensions.k8s.io/v1", kind: "CustomResourceDefinition", obj: fixtureCRD()},
@@ -59,6 +61,13 @@ func protobufFixtures() []protobufFixture {
 			ObjectMeta: metav1.ObjectMeta{Name: "p1", Namespace: "default", Annotations: map[string]string{"a": "b"}},
 			Target:     corev1.ObjectReference{Kind: "Node", Name: "node-1", APIVersion: "v1"},
 		}},
+		{dir: "../../builtin/api/authorization/v1/testdata", name: "subjectaccessreview", apiVersion: "authorization.k8s.io/v1",
+			kind: "SubjectAccessReview", obj: &authorizationv1.SubjectAccessReview{
+				TypeMeta: metav1.TypeMeta{APIVersion: "authorization.k8s.io/v1", Kind: "SubjectAccessReview"},
+				Spec: authorizationv1.SubjectAccessReviewSpec{User: "jane", Groups: []string{"dev", "ops"}, UID: "u-1",
+					Extra:              map[string]authorizationv1.ExtraValue{"scopes": {"read", "write"}, "empty": {}, "one": {"x"}},
+					ResourceAttributes: &authorizationv1.ResourceAttributes{Namespace: "default", Verb: "get", Resource: "pods", Name: "p1"}},
+			}},
 	}
 }
 
