@@ -36,6 +36,9 @@ func Resource() *registry.Resource {
 		Singular: "customresourcedefinition", ShortNames: []string{"crd", "crds"},
 		Categories: []string{"api-extensions"}, Strategy: Strategy{},
 		StatusSubresource: true, Generation: true,
+		// Type drives protobuf request bodies (clients send CRDs as
+		// application/vnd.kubernetes.protobuf) and strategic merge patch.
+		Type: reflect.TypeFor[crdapi.CustomResourceDefinition](),
 		Printer: &registry.Printer{
 			Columns: []registry.Column{
 				{Name: "Name", Type: "string", Format: "name", Description: "Name must be unique within a namespace."},

@@ -103,10 +103,7 @@ func (s *Server) serveScale(q *request) error {
 		}
 		var next map[string]any
 		if q.r.Method == http.MethodPut {
-			if media != mediaJSON && media != mediaYAML {
-				return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML})
-			}
-			next, err = decodeJSONOrYAML(body, media)
+			next, err = s.decodeScale(body, media)
 			if err != nil {
 				return nil, err
 			}
@@ -165,6 +162,36 @@ func (s *Server) serveScale(q *request) error {
 	}
 	writeJSON(q.w, http.StatusOK, sc)
 	return nil
+}
+
+// scaleMessage is autoscaling/v1 Scale as its protobuf message, for decoding
+// scale writes that client-go's typed UpdateScale sends as protobuf.
+type scaleMessage struct {
+	api.TypeMeta   `json:",inline"`
+	api.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec           struct {
+		Replicas int32 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
+	} `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status struct {
+		Replicas int32  `json:"replicas" protobuf:"varint,1,opt,name=replicas"`
+		Selector string `json:"selector,omitempty" protobuf:"bytes,2,opt,name=selector"`
+	} `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// decodeScale decodes the body of a scale PUT (JSON, YAML or protobuf).
+func (s *Server) decodeScale(body []byte, media string) (map[string]any, error) {
+	switch media {
+	case mediaJSON, mediaYAML:
+		return decodeJSONOrYAML(body, media)
+	case mediaProtobuf:
+		tm, m, err := s.proto.Decode(body, reflect.TypeFor[scaleMessage]())
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: %v", err))
+		}
+		m["apiVersion"], m["kind"] = tm.APIVersion, tm.Kind
+		return m, nil
+	}
+	return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML, mediaProtobuf})
 }
 
 // checkScaleBody checks what a scale write carries besides replicas, as

@@ -118,6 +118,9 @@ type Everything struct {
 	Ignored       string                      `json:"ignored,omitempty" protobuf:"-"`
 	NoTag         string                      `json:"noTag,omitempty"`
 	Nested        map[string]api.RawExtension `json:"nested,omitempty" protobuf:"bytes,43,rep,name=nested"`
+	// Extra is like authentication's map<string, ExtraValue>: each value a
+	// message {repeated items = 1}.
+	Extra map[string][]string `json:"extra,omitempty" protobuf:"bytes,44,rep,name=extra"`
 }
 
 func sampleEverything() *Everything {
@@ -178,6 +181,7 @@ func sampleEverything() *Everything {
 		}},
 		Selector: &api.LabelSelector{MatchExpressions: []api.LabelSelectorRequirement{{Key: "k", Operator: "Exists"}}},
 		Nested:   map[string]api.RawExtension{"obj": {Raw: []byte(`{"a":[1,2]}`)}},
+		Extra:    map[string][]string{"scopes": {"a", "b"}, "one": {"x"}},
 	}
 }
 

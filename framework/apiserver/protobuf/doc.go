@@ -24,6 +24,9 @@
 //     fixed64 or fixed32. Numeric fields accept whichever of varint, fixed32 and
 //     fixed64 appears on the wire, because some upstream tags name the wrong
 //     wire type (ListMeta.remainingItemCount says bytes but is sent as varint).
+//   - A map whose Go values are slices (authentication's
+//     map<string, ExtraValue>) holds each value as a message
+//     {repeated items = 1}; a value that is present is never nil.
 //   - Repeated fields are slices; repeated scalars are accepted both packed and
 //     unpacked. A pointer field is allocated when its field appears. A message
 //     that appears twice is merged, as protobuf specifies.

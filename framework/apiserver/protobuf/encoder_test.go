@@ -133,7 +133,13 @@ func (e testEncoder) field(b []byte, num protowire.Number, wire string, v reflec
 		for _, k := range keys {
 			var entry []byte
 			entry = e.value(entry, 1, keyWire, k)
-			entry = e.value(entry, 2, valWire, v.MapIndex(k))
+			if mv := v.MapIndex(k); mv.Kind() == reflect.Slice && mv.Type().Elem().Kind() != reflect.Uint8 {
+				// A slice value is the wrapper message {repeated items = 1}.
+				entry = protowire.AppendTag(entry, 2, protowire.BytesType)
+				entry = protowire.AppendBytes(entry, e.field(nil, 1, valWire, mv, reflect.StructField{}))
+			} else {
+				entry = e.value(entry, 2, valWire, mv)
+			}
 			b = protowire.AppendTag(b, num, protowire.BytesType)
 			b = protowire.AppendBytes(b, entry)
 		}

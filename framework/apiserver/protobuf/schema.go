@@ -31,6 +31,9 @@ const (
 	kindIntOrString
 	kindQuantity
 	kindRaw // api.RawExtension and api.FieldsV1: {bytes raw = 1}
+	// kindWrapped is a slice held in a wrapper message {repeated items = 1}:
+	// the value of a map whose Go values are slices (Kubernetes' ExtraValue).
+	kindWrapped
 )
 
 // codec describes how to decode one Go type.
@@ -247,6 +250,9 @@ func (b *builder) mapCodec(t reflect.Type, sf reflect.StructField) (*codec, erro
 	vc, err := b.codecFor(t.Elem(), vt)
 	if err != nil {
 		return nil, fmt.Errorf("value: %w", err)
+	}
+	if vc.kind == kindSlice && vc.elem.kind != kindSlice {
+		vc = &codec{kind: kindWrapped, typ: t.Elem(), elem: vc}
 	}
 	if vc.kind == kindSlice || vc.kind == kindMap {
 		return nil, fmt.Errorf("unsupported map value type %s", t.Elem())

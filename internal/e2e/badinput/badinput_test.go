@@ -495,6 +495,8 @@ func (h *harness) protobufGarbage(t *testing.T, rng *rand.Rand) {
 		}
 		cases = append(cases,
 			tcase{name: "protobuf " + name + " binding", req: req{method: http.MethodPost, path: p1Path + "/binding", ctype: ctProtobuf, body: b}},
+			tcase{name: "protobuf " + name + " scale", req: req{method: http.MethodPut, path: d1Path + "/scale", ctype: ctProtobuf, body: b}},
+			tcase{name: "protobuf " + name + " CRD", req: req{method: http.MethodPost, path: crdPath, ctype: ctProtobuf, body: b}},
 		)
 	}
 	// "valid then trailing" could be read as a valid object followed by an

@@ -28,8 +28,9 @@ type SubjectAccessReviewSpec struct {
 	NonResourceAttributes *NonResourceAttributes `json:"nonResourceAttributes,omitempty" protobuf:"bytes,2,opt,name=nonResourceAttributes"`
 	User                  string                 `json:"user,omitempty" protobuf:"bytes,3,opt,name=user"`
 	Groups                []string               `json:"groups,omitempty" protobuf:"bytes,4,rep,name=groups"`
-	// Extra is JSON-only here (its protobuf form is a map of wrapper messages).
-	Extra map[string][]string `json:"extra,omitempty"`
+	// Extra is map<string, ExtraValue> in protobuf: each value a message
+	// {repeated items = 1}.
+	Extra map[string][]string `json:"extra,omitempty" protobuf:"bytes,5,rep,name=extra"`
 	UID   string              `json:"uid,omitempty" protobuf:"bytes,6,opt,name=uid"`
 }
 

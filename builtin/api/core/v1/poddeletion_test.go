@@ -1,6 +1,7 @@
 package v1_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -60,10 +61,17 @@ func deletePod(ctx context.Context, name, query, body string) (int, map[string]a
 // code and the decoded response.
 func send(ctx context.Context, method, path, body string) (int, map[string]any) {
 	GinkgoHelper()
-	req, err := http.NewRequestWithContext(ctx, method, suite.env.URL+path, strings.NewReader(body))
+	return sendAs(ctx, method, path, "application/json", []byte(body))
+}
+
+// sendAs sends body with Content-Type ctype and returns the status code and
+// the decoded JSON response.
+func sendAs(ctx context.Context, method, path, ctype string, body []byte) (int, map[string]any) {
+	GinkgoHelper()
+	req, err := http.NewRequestWithContext(ctx, method, suite.env.URL+path, bytes.NewReader(body))
 	Expect(err).NotTo(HaveOccurred())
-	if body != "" {
-		req.Header.Set("Content-Type", "application/json")
+	if len(body) > 0 {
+		req.Header.Set("Content-Type", ctype)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	Expect(err).NotTo(HaveOccurred())
