@@ -42,7 +42,7 @@ var _ = Describe("garbage collector with an ownership cycle", func() {
 			Expect(c.Delete(ctx, pods[first], client.PropagationPolicy(api.DeletePropagationForeground),
 				client.Preconditions{UID: api.Ptr(pods[first].UID)})).To(Succeed())
 			for _, p := range pods {
-				Eventually(gone(ctx, p)).WithTimeout(20 * time.Second).Should(BeTrue(), p.Name)
+				Eventually(gone(ctx, p)).WithTimeout(20*time.Second).Should(BeTrue(), p.Name)
 			}
 		}, SpecTimeout(40*time.Second))
 	}
@@ -60,7 +60,7 @@ var _ = Describe("garbage collector with an ownership cycle", func() {
 		}
 		Expect(c.Delete(ctx, cms[2], client.PropagationPolicy(api.DeletePropagationForeground))).To(Succeed())
 		for _, cm := range cms {
-			Eventually(gone(ctx, cm)).WithTimeout(20 * time.Second).Should(BeTrue(), cm.Name)
+			Eventually(gone(ctx, cm)).WithTimeout(20*time.Second).Should(BeTrue(), cm.Name)
 		}
 	}, SpecTimeout(40*time.Second))
 
