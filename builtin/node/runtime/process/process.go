@@ -152,11 +152,14 @@ func validate(spec runtime.ContainerSpec) error {
 
 // Start implements runtime.Runtime.
 func (r *Runtime) Start(ctx context.Context, spec runtime.ContainerSpec) (string, error) {
+	spec = withPause(spec)
 	if err := validate(spec); err != nil {
 		return "", err
 	}
 	path := spec.Args[0]
-	if filepath.Base(path) == path {
+	if isPause(spec) {
+		path = "/proc/self/exe" // this binary, as the pause process (pause.go)
+	} else if filepath.Base(path) == path {
 		p, err := exec.LookPath(path)
 		if err != nil {
 			return "", fmt.Errorf("%w: command %q: %w", runtime.ErrInvalidSpec, path, err)
