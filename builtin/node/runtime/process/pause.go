@@ -2,9 +2,9 @@ package process
 
 import (
 	"os"
-	"slices"
 	"os/signal"
 	"path"
+	"slices"
 	"strings"
 	"syscall"
 
