@@ -13,7 +13,9 @@ import (
 	"github.com/converge-dev/converge/builtin/controlplane"
 )
 
-// Options configure an environment. The zero value is a good default.
+// Options configure an environment. The zero value is a good default. Each
+// environment's Services take cluster IPs from a random /20 of 127.96.0.0/12
+// (ServiceCIDR).
 type Options struct {
 	// Logger receives the control plane's logs (discarded by default).
 	Logger logr.Logger
@@ -48,6 +50,8 @@ type Environment struct {
 	Kubeconfig string
 	// Dir holds the environment's files.
 	Dir string
+	// ServiceCIDR is the range of the Services' cluster IPs.
+	ServiceCIDR string
 	// ControlPlane gives access to the running parts.
 	ControlPlane *controlplane.ControlPlane
 
@@ -56,7 +60,7 @@ type Environment struct {
 
 // Start runs a control plane and returns once it serves.
 func Start(ctx context.Context, opts Options) (*Environment, error) {
-	env := &Environment{Dir: opts.Dir}
+	env := &Environment{Dir: opts.Dir, ServiceCIDR: ServiceCIDR()}
 	if env.Dir == "" {
 		d, err := os.MkdirTemp("", "converge-testenv-")
 		if err != nil {
@@ -68,6 +72,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
 		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers, Scheduler: opts.Scheduler,
 		LocalNode: opts.LocalNode, SimulatedNodes: opts.SimulatedNodes, PodCIDR: podCIDR(opts.PodCIDR),
+		ServiceCIDR: env.ServiceCIDR,
 	})
 	if err != nil {
 		env.cleanup()
@@ -90,6 +95,15 @@ func podCIDR(cidr string) string {
 		return cidr
 	}
 	return fmt.Sprintf("127.%d.0.0/16", 16+rand.IntN(80))
+}
+
+// ServiceCIDR returns a random /20 of the default service CIDR
+// (127.96.0.0/12). Each environment takes its own: the service proxies of
+// environments in parallel test binaries listen on their Services' cluster
+// IPs on this machine, and every environment has the kubernetes Service at the
+// first address of its range.
+func ServiceCIDR() string {
+	return fmt.Sprintf("127.%d.%d.0/20", 96+rand.IntN(16), 16*rand.IntN(16))
 }
 
 // StartT starts an environment for t and stops it when the test ends.

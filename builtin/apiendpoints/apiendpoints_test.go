@@ -13,11 +13,19 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	"github.com/converge-dev/converge/builtin/apiendpoints"
+	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 )
 
 var key = client.ObjectKey{Namespace: "default", Name: "kubernetes"}
+
+// serviceIP is the kubernetes Service's IP: the first of the environment's range.
+func serviceIP() netip.Addr {
+	ip, err := servicenet.APIServerServiceIP(env.ServiceCIDR)
+	Expect(err).NotTo(HaveOccurred())
+	return ip
+}
 
 // apiPort is the test environment's API server port.
 func apiPort() int32 {
@@ -65,7 +73,7 @@ func eventuallyIPs(ctx context.Context, want ...string) {
 func newReconciler(addr string) *apiendpoints.Reconciler {
 	GinkgoHelper()
 	r, err := apiendpoints.New(apiendpoints.Options{
-		Client: c, Store: env.ControlPlane.Storage(), ServiceIP: netip.MustParseAddr("127.96.0.1"),
+		Client: c, Store: env.ControlPlane.Storage(), ServiceIP: serviceIP(),
 		Address: netip.MustParseAddr(addr), Port: apiPort(),
 		Interval: 100 * time.Millisecond, LeaseTTL: 700 * time.Millisecond,
 	})
@@ -80,7 +88,7 @@ var _ = Describe("The kubernetes Service", Ordered, func() {
 		Expect(svc.Labels).To(Equal(map[string]string{"component": "apiserver", "provider": "kubernetes"}))
 		Expect(svc.Spec.Selector).To(BeEmpty())
 		Expect(svc.Spec.Type).To(Equal(corev1.ServiceTypeClusterIP))
-		Expect(svc.Spec.ClusterIP).To(Equal("127.96.0.1"))
+		Expect(svc.Spec.ClusterIP).To(Equal(serviceIP().String()))
 		Expect(svc.Spec.Ports).To(HaveLen(1))
 		p := svc.Spec.Ports[0]
 		Expect([]any{p.Name, p.Port, p.Protocol, p.TargetPort}).To(Equal([]any{"https", int32(443), corev1.ProtocolTCP, api.FromInt(int(apiPort()))}))
@@ -128,10 +136,10 @@ var _ = Describe("The kubernetes Service", Ordered, func() {
 			s := &corev1.Service{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "other-" + strconv.Itoa(i)},
 				Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Port: 80}}}}
 			Expect(c.Create(ctx, s)).To(Succeed())
-			Expect(s.Spec.ClusterIP).NotTo(Equal("127.96.0.1"))
+			Expect(s.Spec.ClusterIP).NotTo(Equal(serviceIP().String()))
 		}
 		taken := &corev1.Service{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "wants-the-ip"},
-			Spec: corev1.ServiceSpec{ClusterIP: "127.96.0.1", Ports: []corev1.ServicePort{{Port: 80}}}}
+			Spec: corev1.ServiceSpec{ClusterIP: serviceIP().String(), Ports: []corev1.ServicePort{{Port: 80}}}}
 		err := c.Create(ctx, taken)
 		Expect(err).To(HaveOccurred())
 		Expect(err.Error()).To(ContainSubstring("provided IP is already allocated"))
@@ -178,7 +186,7 @@ var _ = Describe("The kubernetes Service", Ordered, func() {
 		Expect(r.Sync(ctx)).To(Succeed())
 		Expect(c.Get(ctx, key, svc)).To(Succeed())
 		Expect(svc.Spec.Ports[0].Port).To(Equal(int32(443)))
-		Expect(svc.Spec.ClusterIP).To(Equal("127.96.0.1"))
+		Expect(svc.Spec.ClusterIP).To(Equal(serviceIP().String()))
 		_, slice, err := endpointIPs(ctx)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(slice).To(ContainElement("127.0.0.5"))
