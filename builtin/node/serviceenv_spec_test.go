@@ -1,10 +1,6 @@
 package node_test
 
 import (
-	"context"
-	"fmt"
-	"io"
-	"net/http"
 	"strings"
 	"time"
 
@@ -98,28 +94,9 @@ var _ = Describe("Service environment variables", func() {
 				g.Expect(suite.c.Get(ctx, client.ObjectKeyFromObject(pod), p)).To(Succeed())
 				g.Expect(p.Status.Phase).To(Equal(corev1.PodSucceeded))
 			}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
-			out, err := podLogsIn(ctx, tc.namespace, tc.name, "main")
+			out, err := podLogsIn(ctx, tc.namespace, tc.name, "main", "")
 			Expect(err).NotTo(HaveOccurred())
 			Expect(strings.Split(strings.TrimSpace(out), "\n")).To(Equal(want), tc.name)
 		}
 	}, SpecTimeout(90*time.Second))
 })
-
-// podLogsIn reads a container's log from the agent, for a pod of any namespace.
-func podLogsIn(ctx context.Context, namespace, pod, container string) (string, error) {
-	url := fmt.Sprintf("http://127.0.0.1:%d/containerLogs/%s/%s/%s", suite.agent.LogPort(), namespace, pod, container)
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("%d: %s", resp.StatusCode, b)
-	}
-	return string(b), err
-}

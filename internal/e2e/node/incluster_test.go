@@ -10,12 +10,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/client"
-	"github.com/converge-dev/converge/testenv"
 )
 
 var _ = Describe("An in-cluster client", func() {
@@ -26,20 +23,10 @@ var _ = Describe("An in-cluster client", func() {
 		out, err := build.CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), "go build incluster: %s", out)
 
-		// A secure control plane of its own (tokens are issued only then), with
-		// a service range of its own: its proxy serves its kubernetes Service.
-		cidr := testenv.ServiceCIDR()
-		cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: GinkgoT().TempDir(), NoFsync: true, CompactionInterval: -1,
-			Secure: true, LocalNode: true, NodeName: "incluster-node", ServiceCIDR: cidr,
-			Controllers: []string{"serviceaccount"}, Scheduler: true})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { Expect(cp.Close()).To(Succeed()) })
-		cfg, err := cp.ClientConfig("test-admin")
-		Expect(err).NotTo(HaveOccurred())
-		sch, err := all.NewScheme()
-		Expect(err).NotTo(HaveOccurred())
-		c, err := client.New(cfg, client.Options{Scheme: sch})
-		Expect(err).NotTo(HaveOccurred())
+		// A secure control plane of its own, with a service range of its own:
+		// its proxy serves its kubernetes Service.
+		s := startSecure(ctx, "incluster-node")
+		c := s.c
 		Eventually(func() error {
 			return c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "default"}, &corev1.ServiceAccount{})
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
@@ -56,13 +43,11 @@ var _ = Describe("An in-cluster client", func() {
 			phase = p.Status.Phase
 			g.Expect(phase).To(BeElementOf(corev1.PodSucceeded, corev1.PodFailed), "%+v", p.Status)
 		}).WithContext(ctx).WithTimeout(60 * time.Second).Should(Succeed())
-		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
-		logs, err := kubectlWith(ctx, kubeconfig, "logs", "incluster").CombinedOutput()
+		logs, err := kubectlWith(ctx, s.kubeconfig, "logs", "incluster").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(logs))
 		Expect(phase).To(Equal(corev1.PodSucceeded), string(logs))
 
-		ip, err := servicenet.APIServerServiceIP(cidr)
+		ip, err := servicenet.APIServerServiceIP(s.serviceCIDR)
 		Expect(err).NotTo(HaveOccurred())
 		lines := strings.Split(strings.TrimSpace(string(logs)), "\n")
 		Expect(lines).To(HaveLen(3), string(logs))
