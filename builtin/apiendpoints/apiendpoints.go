@@ -64,7 +64,7 @@ type Options struct {
 	ServicePort int32
 	// Address is the address this API server is reached at (its endpoint).
 	Address netip.Addr
-	// Port is this API server's port (the endpoints' port, the targetPort).
+	// Port is this API server's port.
 	Port int32
 	// Interval is how often the lease and the objects are refreshed.
 	Interval time.Duration
@@ -137,7 +137,7 @@ func (r *Reconciler) Sync(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return r.write(ctx, live)
+	return r.write(ctx, choose(live))
 }
 
 // Start syncs now and then every Interval until ctx ends; failed passes are
@@ -171,7 +171,7 @@ func (r *Reconciler) leave(ctx context.Context) {
 	}
 	live, err := r.leases.live(ctx, time.Now())
 	if err == nil && len(live) > 0 {
-		err = r.writeEndpoints(ctx, live)
+		err = r.write(ctx, choose(live))
 	}
 	if err != nil {
 		r.opts.Logger.V(1).Info("Endpoints not updated on leaving", "error", err.Error())

@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -16,6 +17,7 @@ import (
 	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/storage"
 )
 
 var key = client.ObjectKey{Namespace: "default", Name: "kubernetes"}
@@ -174,6 +176,44 @@ var _ = Describe("The kubernetes Service", Ordered, func() {
 			eps, _, err := endpointIPs(ctx)
 			return eps, err
 		}).WithContext(ctx).WithTimeout(500 * time.Millisecond).Should(Equal([]string{"127.0.0.1", "127.0.0.3"}))
+	})
+
+	It("has replicas on one address and other ports not undo each other's writes", func(ctx SpecContext) {
+		eventuallyIPs(ctx, "127.0.0.1")
+		r, err := apiendpoints.New(apiendpoints.Options{
+			Client: c, Store: env.ControlPlane.Storage(), ServiceIP: serviceIP(),
+			Address: netip.MustParseAddr("127.0.0.1"), Port: apiPort() + 1,
+			Interval: 50 * time.Millisecond, LeaseTTL: time.Second,
+		})
+		Expect(err).NotTo(HaveOccurred())
+		rctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { defer close(done); _ = r.Start(rctx) }()
+		defer func() { stop(); <-done }()
+		Eventually(func() ([]string, error) {
+			res, err := env.ControlPlane.Storage().List(ctx, apiendpoints.LeasePrefix, storage.ListOptions{})
+			var keys []string
+			for _, kv := range res.Items {
+				keys = append(keys, strings.TrimPrefix(kv.Key, apiendpoints.LeasePrefix))
+			}
+			return keys, err
+		}).WithContext(ctx).Should(ContainElements("127.0.0.1:"+strconv.Itoa(int(apiPort())), "127.0.0.1:"+strconv.Itoa(int(apiPort())+1)))
+		versions := func() ([]string, error) {
+			svc, ep, sl := &corev1.Service{}, &corev1.Endpoints{}, &discoveryv1.EndpointSlice{}
+			for _, o := range []api.Object{svc, ep, sl} {
+				if err := c.Get(ctx, key, o); err != nil {
+					return nil, err
+				}
+			}
+			return []string{svc.ResourceVersion, ep.ResourceVersion, sl.ResourceVersion,
+				svc.Spec.Ports[0].TargetPort.String(), strconv.Itoa(int(ep.Subsets[0].Ports[0].Port))}, nil
+		}
+		before, err := versions()
+		Expect(err).NotTo(HaveOccurred())
+		p := strconv.Itoa(int(apiPort()))
+		Expect(before[3:]).To(Equal([]string{p, p}), "a tie goes to the lowest port")
+		Consistently(versions).WithContext(ctx).WithTimeout(time.Second).Should(Equal(before))
+		eventuallyIPs(ctx, "127.0.0.1")
 	})
 
 	It("puts a Service that drifted back, and recreates deleted objects", func(ctx SpecContext) {

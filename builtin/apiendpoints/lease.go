@@ -35,7 +35,16 @@ type leases struct {
 	rev   int64 // revision of this server's lease as last written (0: none)
 }
 
-func (l *leases) key() string { return LeasePrefix + l.self.Address }
+func (l *leases) key() string { return LeasePrefix + l.self.addrPort().String() }
+
+// addrPort is the lease's address and port (invalid when unreadable).
+func (v lease) addrPort() netip.AddrPort {
+	a, err := netip.ParseAddr(v.Address)
+	if err != nil || v.Port < 1 || v.Port > 65535 {
+		return netip.AddrPort{}
+	}
+	return netip.AddrPortFrom(a.Unmap(), uint16(v.Port))
+}
 
 // refresh writes this server's lease with a new renew time.
 func (l *leases) refresh(ctx context.Context) error {
@@ -92,22 +101,21 @@ func (l *leases) release(ctx context.Context) error {
 	return nil
 }
 
-// live lists the leases and returns the addresses of the live ones, sorted.
+// live lists the leases and returns the addresses and ports of the live ones.
 // This server's own lease is live while it holds one; another one is live
 // until its renew time plus its TTL has passed on this server's clock.
 // Expired leases are deleted (conditioned on the revision read, so a refresh
 // in between wins).
-func (l *leases) live(ctx context.Context, now time.Time) ([]netip.Addr, error) {
+func (l *leases) live(ctx context.Context, now time.Time) ([]netip.AddrPort, error) {
 	res, err := l.store.List(ctx, LeasePrefix, storage.ListOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("list leases: %w", err)
 	}
-	var out []netip.Addr
+	var out []netip.AddrPort
 	for _, kv := range res.Items {
 		// An unreadable lease names no address and has expired.
 		var v lease
 		_ = json.Unmarshal(kv.Value, &v)
-		addr, err := netip.ParseAddr(v.Address)
 		own := kv.Key == l.key() && l.rev != 0
 		if !own && v.expired(now) {
 			if _, _, err := l.store.Delete(ctx, kv.Key, kv.ModRevision); err != nil &&
@@ -116,10 +124,10 @@ func (l *leases) live(ctx context.Context, now time.Time) ([]netip.Addr, error) 
 			}
 			continue
 		}
-		if err == nil {
-			out = append(out, addr.Unmap())
+		if ap := v.addrPort(); ap.IsValid() {
+			out = append(out, ap)
 		}
 	}
-	slices.SortFunc(out, netip.Addr.Compare)
+	slices.SortFunc(out, netip.AddrPort.Compare)
 	return slices.Compact(out), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 
 	gocmp "github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
@@ -18,29 +19,57 @@ import (
 
 var key = client.ObjectKey{Namespace: Namespace, Name: Name}
 
-// write makes the Service, then the Endpoints and the EndpointSlice, what
-// they should be for the live addresses.
-func (r *Reconciler) write(ctx context.Context, live []netip.Addr) error {
-	if err := r.writeService(ctx); err != nil {
-		return err
-	}
-	return r.writeEndpoints(ctx, live)
+// endpoints is what the objects say: the API servers' port and addresses.
+type endpoints struct {
+	port  int32
+	addrs []netip.Addr // sorted, distinct
 }
 
-// writeEndpoints writes the Endpoints and the EndpointSlice.
-func (r *Reconciler) writeEndpoints(ctx context.Context, live []netip.Addr) error {
-	return errors.Join(r.writeEndpointsObject(ctx, live), r.writeEndpointSlice(ctx, live))
+// choose picks the endpoints from the live API servers. Like Kubernetes, the
+// Service has one target port for all of them: the port most of them serve
+// on (the lowest on a tie); the addresses are those of the servers on that
+// port. Every server computes the same from the same leases, so none undoes
+// another's writes, and every address listed answers on the port listed.
+func choose(live []netip.AddrPort) endpoints {
+	count := map[uint16]int{}
+	for _, ap := range live {
+		count[ap.Port()]++
+	}
+	var e endpoints
+	best := 0
+	for port, n := range count {
+		if n > best || n == best && int32(port) < e.port {
+			e.port, best = int32(port), n
+		}
+	}
+	for _, ap := range live {
+		if int32(ap.Port()) == e.port {
+			e.addrs = append(e.addrs, ap.Addr())
+		}
+	}
+	slices.SortFunc(e.addrs, netip.Addr.Compare)
+	e.addrs = slices.Compact(e.addrs)
+	return e
+}
+
+// write makes the Service, then the Endpoints and the EndpointSlice, what
+// they should be for e.
+func (r *Reconciler) write(ctx context.Context, e endpoints) error {
+	if err := r.writeService(ctx, e.port); err != nil {
+		return err
+	}
+	return errors.Join(r.writeEndpointsObject(ctx, e), r.writeEndpointSlice(ctx, e))
 }
 
 // servicePorts is the Service's wanted port list.
-func (r *Reconciler) servicePorts() []corev1.ServicePort {
+func (r *Reconciler) servicePorts(targetPort int32) []corev1.ServicePort {
 	return []corev1.ServicePort{{Name: PortName, Protocol: corev1.ProtocolTCP, Port: r.opts.ServicePort,
-		TargetPort: api.FromInt(int(r.opts.Port))}}
+		TargetPort: api.FromInt(int(targetPort))}}
 }
 
 // writeService creates the Service, or puts its ports and type back when they
 // drifted. Its cluster IP, set at creation, is immutable.
-func (r *Reconciler) writeService(ctx context.Context) error {
+func (r *Reconciler) writeService(ctx context.Context, targetPort int32) error {
 	svc := &corev1.Service{}
 	err := r.opts.Client.Get(ctx, key, svc)
 	if apierrors.IsNotFound(err) {
@@ -48,7 +77,7 @@ func (r *Reconciler) writeService(ctx context.Context) error {
 			ObjectMeta: api.ObjectMeta{Namespace: Namespace, Name: Name,
 				Labels: map[string]string{"component": "apiserver", "provider": "kubernetes"}},
 			Spec: corev1.ServiceSpec{Type: corev1.ServiceTypeClusterIP, ClusterIP: r.opts.ServiceIP.String(),
-				SessionAffinity: corev1.ServiceAffinityNone, Ports: r.servicePorts()},
+				SessionAffinity: corev1.ServiceAffinityNone, Ports: r.servicePorts(targetPort)},
 		}
 		err = r.opts.Client.Create(ctx, svc)
 		if apierrors.IsAlreadyExists(err) {
@@ -62,11 +91,11 @@ func (r *Reconciler) writeService(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("get service %s: %w", key, err)
 	}
-	if svc.Spec.Type == corev1.ServiceTypeClusterIP && portsMatch(svc.Spec.Ports, r.servicePorts()) {
+	if svc.Spec.Type == corev1.ServiceTypeClusterIP && portsMatch(svc.Spec.Ports, r.servicePorts(targetPort)) {
 		return nil
 	}
 	svc.Spec.Type = corev1.ServiceTypeClusterIP
-	svc.Spec.Ports = r.servicePorts()
+	svc.Spec.Ports = r.servicePorts(targetPort)
 	if err := r.opts.Client.Update(ctx, svc); err != nil {
 		return fmt.Errorf("update service %s: %w", key, err)
 	}
@@ -87,14 +116,14 @@ func portsMatch(have, want []corev1.ServicePort) bool {
 	return true
 }
 
-// writeEndpointsObject writes the Endpoints: one subset with the live addresses.
-func (r *Reconciler) writeEndpointsObject(ctx context.Context, live []netip.Addr) error {
-	addrs := make([]corev1.EndpointAddress, len(live))
-	for i, a := range live {
+// writeEndpointsObject writes the Endpoints: one subset with the addresses.
+func (r *Reconciler) writeEndpointsObject(ctx context.Context, e endpoints) error {
+	addrs := make([]corev1.EndpointAddress, len(e.addrs))
+	for i, a := range e.addrs {
 		addrs[i] = corev1.EndpointAddress{IP: a.String()}
 	}
 	subsets := []corev1.EndpointSubset{{Addresses: addrs,
-		Ports: []corev1.EndpointPort{{Name: PortName, Port: r.opts.Port, Protocol: corev1.ProtocolTCP}}}}
+		Ports: []corev1.EndpointPort{{Name: PortName, Port: e.port, Protocol: corev1.ProtocolTCP}}}}
 	ep := &corev1.Endpoints{}
 	err := r.opts.Client.Get(ctx, key, ep)
 	if apierrors.IsNotFound(err) {
@@ -122,26 +151,26 @@ func (r *Reconciler) writeEndpointsObject(ctx context.Context, live []netip.Addr
 	return nil
 }
 
-// writeEndpointSlice writes the EndpointSlice: one ready endpoint per live address.
-func (r *Reconciler) writeEndpointSlice(ctx context.Context, live []netip.Addr) error {
+// writeEndpointSlice writes the EndpointSlice: one ready endpoint per address.
+func (r *Reconciler) writeEndpointSlice(ctx context.Context, e endpoints) error {
 	addrType := discoveryv1.AddressTypeIPv6
-	for _, a := range live {
+	for _, a := range e.addrs {
 		if a.Unmap().Is4() {
 			addrType = discoveryv1.AddressTypeIPv4
 		}
 	}
-	endpoints := make([]discoveryv1.Endpoint, len(live))
-	for i, a := range live {
-		endpoints[i] = discoveryv1.Endpoint{Addresses: []string{a.String()},
+	eps := make([]discoveryv1.Endpoint, len(e.addrs))
+	for i, a := range e.addrs {
+		eps[i] = discoveryv1.Endpoint{Addresses: []string{a.String()},
 			Conditions: discoveryv1.EndpointConditions{Ready: api.Ptr(true)}}
 	}
-	ports := []discoveryv1.EndpointPort{{Name: api.Ptr(PortName), Protocol: api.Ptr(corev1.ProtocolTCP), Port: api.Ptr(r.opts.Port)}}
+	ports := []discoveryv1.EndpointPort{{Name: api.Ptr(PortName), Protocol: api.Ptr(corev1.ProtocolTCP), Port: api.Ptr(e.port)}}
 	s := &discoveryv1.EndpointSlice{}
 	err := r.opts.Client.Get(ctx, key, s)
 	if apierrors.IsNotFound(err) {
 		s = &discoveryv1.EndpointSlice{ObjectMeta: api.ObjectMeta{Namespace: Namespace, Name: Name,
 			Labels: map[string]string{discoveryv1.LabelServiceName: Name}},
-			AddressType: addrType, Endpoints: endpoints, Ports: ports}
+			AddressType: addrType, Endpoints: eps, Ports: ports}
 		if err := r.opts.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create endpointslice %s: %w", key, err)
 		}
@@ -151,7 +180,7 @@ func (r *Reconciler) writeEndpointSlice(ctx context.Context, live []netip.Addr) 
 		return fmt.Errorf("get endpointslice %s: %w", key, err)
 	}
 	if s.Labels[discoveryv1.LabelServiceName] == Name && s.AddressType == addrType &&
-		gocmp.Equal(s.Endpoints, endpoints, cmpopts.EquateEmpty()) && gocmp.Equal(s.Ports, ports, cmpopts.EquateEmpty()) {
+		gocmp.Equal(s.Endpoints, eps, cmpopts.EquateEmpty()) && gocmp.Equal(s.Ports, ports, cmpopts.EquateEmpty()) {
 		return nil
 	}
 	if s.AddressType != addrType {
@@ -166,7 +195,7 @@ func (r *Reconciler) writeEndpointSlice(ctx context.Context, live []netip.Addr) 
 		s.Labels = map[string]string{}
 	}
 	s.Labels[discoveryv1.LabelServiceName] = Name
-	s.Endpoints, s.Ports = endpoints, ports
+	s.Endpoints, s.Ports = eps, ports
 	if err := r.opts.Client.Update(ctx, s); err != nil {
 		return fmt.Errorf("update endpointslice %s: %w", key, err)
 	}
