@@ -165,16 +165,19 @@ func (r *Reconciler) writeEndpointSlice(ctx context.Context, e endpoints) error 
 			Conditions: discoveryv1.EndpointConditions{Ready: api.Ptr(true)}}
 	}
 	ports := []discoveryv1.EndpointPort{{Name: api.Ptr(PortName), Protocol: api.Ptr(corev1.ProtocolTCP), Port: api.Ptr(e.port)}}
-	s := &discoveryv1.EndpointSlice{}
-	err := r.opts.Client.Get(ctx, key, s)
-	if apierrors.IsNotFound(err) {
-		s = &discoveryv1.EndpointSlice{ObjectMeta: api.ObjectMeta{Namespace: Namespace, Name: Name,
+	create := func() error {
+		s := &discoveryv1.EndpointSlice{ObjectMeta: api.ObjectMeta{Namespace: Namespace, Name: Name,
 			Labels: map[string]string{discoveryv1.LabelServiceName: Name}},
 			AddressType: addrType, Endpoints: eps, Ports: ports}
 		if err := r.opts.Client.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
 			return fmt.Errorf("create endpointslice %s: %w", key, err)
 		}
 		return nil
+	}
+	s := &discoveryv1.EndpointSlice{}
+	err := r.opts.Client.Get(ctx, key, s)
+	if apierrors.IsNotFound(err) {
+		return create()
 	}
 	if err != nil {
 		return fmt.Errorf("get endpointslice %s: %w", key, err)
@@ -184,12 +187,12 @@ func (r *Reconciler) writeEndpointSlice(ctx context.Context, e endpoints) error 
 		return nil
 	}
 	if s.AddressType != addrType {
-		// The address type is immutable: replace the slice (at the next pass).
+		// The address type is immutable: replace the slice.
 		err := r.opts.Client.Delete(ctx, s, client.Preconditions{UID: api.Ptr(s.UID), ResourceVersion: api.Ptr(s.ResourceVersion)})
 		if client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("delete endpointslice %s for its address type: %w", key, err)
 		}
-		return nil
+		return create()
 	}
 	if s.Labels == nil {
 		s.Labels = map[string]string{}
