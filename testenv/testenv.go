@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -14,8 +15,9 @@ import (
 )
 
 // Options configure an environment. The zero value is a good default. Each
-// environment's Services take cluster IPs from a random /20 of 127.96.0.0/12
-// (ServiceCIDR).
+// environment's Services take cluster IPs from a /20 of 127.96.0.0/12 chosen
+// by its directory (random for a temporary one; kept across a restart on the
+// same Dir).
 type Options struct {
 	// Logger receives the control plane's logs (discarded by default).
 	Logger logr.Logger
@@ -60,7 +62,7 @@ type Environment struct {
 
 // Start runs a control plane and returns once it serves.
 func Start(ctx context.Context, opts Options) (*Environment, error) {
-	env := &Environment{Dir: opts.Dir, ServiceCIDR: ServiceCIDR()}
+	env := &Environment{Dir: opts.Dir}
 	if env.Dir == "" {
 		d, err := os.MkdirTemp("", "converge-testenv-")
 		if err != nil {
@@ -68,6 +70,7 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 		}
 		env.Dir, env.ownDir = d, true
 	}
+	env.ServiceCIDR = serviceCIDRFor(env.Dir)
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
 		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers, Scheduler: opts.Scheduler,
@@ -102,9 +105,18 @@ func podCIDR(cidr string) string {
 // environments in parallel test binaries listen on their Services' cluster
 // IPs on this machine, and every environment has the kubernetes Service at the
 // first address of its range.
-func ServiceCIDR() string {
-	return fmt.Sprintf("127.%d.%d.0/20", 96+rand.IntN(16), 16*rand.IntN(16))
+func ServiceCIDR() string { return serviceCIDRAt(rand.IntN(256)) }
+
+// serviceCIDRFor is the /20 of an environment's data directory: a restart on
+// the same directory keeps its Services' range.
+func serviceCIDRFor(dir string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(dir))
+	return serviceCIDRAt(int(h.Sum32() % 256))
 }
+
+// serviceCIDRAt is the i-th /20 (0 <= i < 256) of 127.96.0.0/12.
+func serviceCIDRAt(i int) string { return fmt.Sprintf("127.%d.%d.0/20", 96+i/16, 16*(i%16)) }
 
 // StartT starts an environment for t and stops it when the test ends.
 func StartT(t testing.TB, opts Options) *Environment {
