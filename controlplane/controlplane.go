@@ -303,6 +303,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 			cp.errCh <- fmt.Errorf("serve API: %w", err)
 		}
 	}()
+	if err := cp.startAPIEndpoints(ctx, runCtx, alloc.APIServerServiceIP()); err != nil {
+		return err
+	}
 	if opts.CompactionInterval > 0 {
 		cp.wg.Add(1)
 		go func() {

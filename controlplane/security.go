@@ -11,6 +11,7 @@ import (
 
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
@@ -39,6 +40,9 @@ func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 	sans := opts.ExtraSANs
 	if opts.BindAddress != "" && opts.BindAddress != "0.0.0.0" && opts.BindAddress != "::" {
 		sans = append([]string{opts.BindAddress}, sans...)
+	}
+	if ip, err := servicenet.APIServerServiceIP(opts.ServiceCIDR); err == nil {
+		sans = append(slices.Clip(sans), ip.String()) // in-cluster clients reach the kubernetes Service's IP
 	}
 	po := pki.Options{Dir: cp.pkiDir(), ExtraSANs: sans}
 	if opts.PKIDir != "" && opts.DataDir != "" {

@@ -3,6 +3,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,7 +14,10 @@ import (
 	"github.com/converge-dev/converge/controlplane"
 )
 
-// Options configure an environment. The zero value is a good default.
+// Options configure an environment. The zero value is a good default. Each
+// environment's Services take cluster IPs from a /20 of 127.96.0.0/12 chosen
+// by its directory (random for a temporary one; kept across a restart on the
+// same Dir).
 type Options struct {
 	// Logger receives the control plane's logs (discarded by default).
 	Logger logr.Logger
@@ -48,6 +52,8 @@ type Environment struct {
 	Kubeconfig string
 	// Dir holds the environment's files.
 	Dir string
+	// ServiceCIDR is the range of the Services' cluster IPs.
+	ServiceCIDR string
 	// ControlPlane gives access to the running parts.
 	ControlPlane *controlplane.ControlPlane
 
@@ -64,10 +70,12 @@ func Start(ctx context.Context, opts Options) (*Environment, error) {
 		}
 		env.Dir, env.ownDir = d, true
 	}
+	env.ServiceCIDR = serviceCIDRFor(env.Dir)
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: env.Dir, NoFsync: true, Port: 0, Logger: opts.Logger,
 		KubernetesVersion: opts.KubernetesVersion, CompactionInterval: -1, Controllers: opts.Controllers, Scheduler: opts.Scheduler,
 		LocalNode: opts.LocalNode, SimulatedNodes: opts.SimulatedNodes, PodCIDR: podCIDR(opts.PodCIDR),
+		ServiceCIDR: env.ServiceCIDR,
 	})
 	if err != nil {
 		env.cleanup()
@@ -91,6 +99,24 @@ func podCIDR(cidr string) string {
 	}
 	return fmt.Sprintf("127.%d.0.0/16", 16+rand.IntN(80))
 }
+
+// ServiceCIDR returns a random /20 of the default service CIDR
+// (127.96.0.0/12). Each environment takes its own: the service proxies of
+// environments in parallel test binaries listen on their Services' cluster
+// IPs on this machine, and every environment has the kubernetes Service at the
+// first address of its range.
+func ServiceCIDR() string { return serviceCIDRAt(rand.IntN(256)) }
+
+// serviceCIDRFor is the /20 of an environment's data directory: a restart on
+// the same directory keeps its Services' range.
+func serviceCIDRFor(dir string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(dir))
+	return serviceCIDRAt(int(h.Sum32() % 256))
+}
+
+// serviceCIDRAt is the i-th /20 (0 <= i < 256) of 127.96.0.0/12.
+func serviceCIDRAt(i int) string { return fmt.Sprintf("127.%d.%d.0/20", 96+i/16, 16*(i%16)) }
 
 // StartT starts an environment for t and stops it when the test ends.
 func StartT(t testing.TB, opts Options) *Environment {

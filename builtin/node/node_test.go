@@ -23,8 +23,16 @@ import (
 )
 
 func podLogs(ctx SpecContext, pod, container, query string) (string, error) {
-	url := fmt.Sprintf("http://127.0.0.1:%d/containerLogs/default/%s/%s?%s", suite.agent.LogPort(), pod, container, query)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	return podLogsIn(ctx, "default", pod, container, query)
+}
+
+// podLogsIn reads a container's log from the agent, for a pod of any namespace.
+func podLogsIn(ctx context.Context, namespace, pod, container, query string) (string, error) {
+	url := fmt.Sprintf("http://127.0.0.1:%d/containerLogs/%s/%s/%s?%s", suite.agent.LogPort(), namespace, pod, container, query)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return "", err
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return "", err

@@ -115,7 +115,7 @@ func New(store Store, opts Options) (*Allocator, error) {
 		return nil, err
 	}
 	a := &Allocator{store: store, log: opts.Logger, ips: ips, ports: ports}
-	a.ipSet = pool{store: store, prefix: IPReservationPrefix, size: ips.size, taken: ErrIPAllocated,
+	a.ipSet = pool{store: store, prefix: IPReservationPrefix, size: ips.size, reserved: 1, taken: ErrIPAllocated,
 		name: func(i int) string { return ips.at(i).String() }}
 	a.npSet = pool{store: store, prefix: NodePortReservationPrefix, size: ports.size(), taken: ErrPortAllocated,
 		name: func(i int) string { return strconv.Itoa(ports.first + i) }}
@@ -124,6 +124,24 @@ func New(store Store, opts Options) (*Allocator, error) {
 
 // ServiceCIDR is the range cluster IPs come from.
 func (a *Allocator) ServiceCIDR() netip.Prefix { return a.ips.prefix }
+
+// APIServerServiceIP is the cluster IP of the default/kubernetes Service: the
+// first usable address of the service CIDR. Dynamic allocation never hands it
+// out; only a Service that asks for it explicitly gets it.
+func (a *Allocator) APIServerServiceIP() netip.Addr { return a.ips.at(0) }
+
+// APIServerServiceIP is the cluster IP of the default/kubernetes Service for
+// a service CIDR ("" means DefaultServiceCIDR), as Allocator.APIServerServiceIP.
+func APIServerServiceIP(serviceCIDR string) (netip.Addr, error) {
+	if serviceCIDR == "" {
+		serviceCIDR = DefaultServiceCIDR
+	}
+	r, err := parseIPRange(serviceCIDR)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("servicenet: %w", err)
+	}
+	return r.at(0), nil
+}
 
 // NodePortRange is the inclusive range node ports come from.
 func (a *Allocator) NodePortRange() (first, last int) { return a.ports.first, a.ports.last }
@@ -209,12 +227,15 @@ func (r reservation) undo(ctx context.Context) error {
 }
 
 // pool is one kind of reservation: keys prefix+name(i) for i in [0, size).
+// The first reserved values are only handed out on request (reserve), never
+// by next.
 type pool struct {
-	store  Store
-	prefix string
-	size   int
-	name   func(i int) string
-	taken  error // the error for a value another owner holds
+	store    Store
+	prefix   string
+	size     int
+	reserved int
+	name     func(i int) string
+	taken    error // the error for a value another owner holds
 }
 
 // randomTries is how many random free-looking values next tries before it
@@ -254,8 +275,12 @@ func (p *pool) reserve(ctx context.Context, name string, owner Owner) (reservati
 // next reserves a free value: a few random ones first, then a scan of the
 // values the reservations listed as free, from a random start.
 func (p *pool) next(ctx context.Context, owner Owner) (reservation, error) {
-	for range min(randomTries, p.size) {
-		r, err := p.tryCreate(ctx, p.name(rand.IntN(p.size)), owner)
+	n := p.size - p.reserved // values next may hand out: [reserved, size)
+	if n <= 0 {
+		return reservation{}, ErrFull
+	}
+	for range min(randomTries, n) {
+		r, err := p.tryCreate(ctx, p.name(p.reserved+rand.IntN(n)), owner)
 		if err != nil || r.created {
 			return r, err
 		}
@@ -267,9 +292,9 @@ func (p *pool) next(ctx context.Context, owner Owner) (reservation, error) {
 	if len(held) >= p.size {
 		return reservation{}, ErrFull
 	}
-	start := rand.IntN(p.size)
-	for i := range p.size {
-		name := p.name((start + i) % p.size)
+	start := rand.IntN(n)
+	for i := range n {
+		name := p.name(p.reserved + (start+i)%n)
 		if _, ok := held[name]; ok {
 			continue
 		}

@@ -118,18 +118,27 @@ func TestAllocateIPExhaustionAndRelease(t *testing.T) {
 	ctx := t.Context()
 	a, ms := newTestAllocator(t, "10.1.0.0/29", "")
 	seen := map[netip.Addr]bool{}
-	for i := range 6 {
+	apiIP := a.APIServerServiceIP()
+	if apiIP != netip.MustParseAddr("10.1.0.1") {
+		t.Fatalf("API server service IP %s, want 10.1.0.1", apiIP)
+	}
+	for i := range 5 {
 		ip, err := a.AllocateIP(ctx, owner(i))
 		if err != nil {
 			t.Fatalf("allocation %d: %v", i, err)
 		}
-		if seen[ip] || !a.ServiceCIDR().Contains(ip) || ip == netip.MustParseAddr("10.1.0.0") || ip == netip.MustParseAddr("10.1.0.7") {
-			t.Fatalf("allocation %d: bad or duplicate IP %s", i, ip)
+		if seen[ip] || !a.ServiceCIDR().Contains(ip) || ip == netip.MustParseAddr("10.1.0.0") || ip == netip.MustParseAddr("10.1.0.7") || ip == apiIP {
+			t.Fatalf("allocation %d: bad, duplicate or reserved IP %s", i, ip)
 		}
 		seen[ip] = true
 	}
+	// The first address is the kubernetes Service's: never handed out, but
+	// reservable on request.
 	if _, err := a.AllocateIP(ctx, owner(6)); !errors.Is(err, ErrFull) || err.Error() != "range is full" {
-		t.Fatalf("7th allocation: %v, want ErrFull", err)
+		t.Fatalf("6th allocation: %v, want ErrFull", err)
+	}
+	if err := a.ReserveIP(ctx, apiIP, owner(5)); err != nil {
+		t.Fatalf("reserve %s on request: %v", apiIP, err)
 	}
 	// Releasing needs the owner: someone else's release is a no-op.
 	victim := netip.MustParseAddr("10.1.0.3")
@@ -214,7 +223,7 @@ func TestConcurrentAllocationsAreDistinct(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	a, _ := newTestAllocator(t, "10.2.0.0/26", "")
-	const n = 62
+	const n = 61 // 62 usable, the first reserved
 	ips := make([]netip.Addr, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup

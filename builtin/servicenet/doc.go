@@ -9,7 +9,11 @@
 // service proxy (builtin/node/proxy) can listen on any of these addresses
 // without configuring interfaces. It stays clear of 127.0.0.1 and of the pod
 // addresses of the process runtime (127.10.0.0/16). The network and broadcast
-// addresses of the CIDR are never handed out. Node ports come from
+// addresses of the CIDR are never handed out. The first usable address
+// (APIServerServiceIP, 127.96.0.1 by default) belongs to the default/kubernetes
+// Service, as in Kubernetes: dynamic allocation skips it, and only a Service
+// that requests it explicitly (the API server's own, see builtin/apiendpoints)
+// reserves it. Node ports come from
 // 30000–32767. Only IPv4 single-stack Services are supported: dual-stack
 // requests are refused with Kubernetes' messages.
 //

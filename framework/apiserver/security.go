@@ -22,13 +22,23 @@ type Security struct {
 	Admission *admissionchain.Chain
 }
 
-// securedHandler wraps the server's routing with the configured filters, with
-// its own panic recovery so a panicking filter answers 500 like the handler does.
+// securedHandler wraps the server's routing with the configured filters and
+// Table negotiation (withTableNegotiation), with its own panic recovery so a panicking filter answers 500 like the handler does.
 func (s *Server) securedHandler(h http.Handler) http.Handler {
 	if !s.opts.Security.Filters.Enabled() {
-		return h
+		return s.withTableNegotiation(h)
 	}
-	chained := filters.Chain(h, s.opts.Security.Filters)
+	// Negotiation runs after authorization and before the virtual resources
+	// (Inner) answer.
+	fo := s.opts.Security.Filters
+	inner := fo.Inner
+	fo.Inner = func(next http.Handler) http.Handler {
+		if inner != nil {
+			next = inner(next)
+		}
+		return s.withTableNegotiation(next)
+	}
+	chained := filters.Chain(h, fo)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer s.recoverPanic(w, r, "Panic in request filters")
 		chained.ServeHTTP(w, r)

@@ -24,6 +24,11 @@
 //   - Foreground: an owner with deletionTimestamp and the foregroundDeletion
 //     finalizer has its dependents deleted; once no dependent with
 //     blockOwnerDeletion: true remains, the finalizer is removed.
+//     A dependent whose owners are all waiting and that has dependents goes in
+//     the foreground too; when one of its own dependents is also waiting in the
+//     foreground, an ownership cycle may close through it, so (as Kubernetes
+//     does) its references to the waiting owners stop blocking first: the
+//     owners then finish, and the cycle unwinds whichever member was deleted.
 //   - Orphan: an owner with deletionTimestamp and the orphan finalizer has its
 //     ownerReference removed from every dependent, then the finalizer removed.
 //

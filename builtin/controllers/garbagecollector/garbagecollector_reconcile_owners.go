@@ -87,9 +87,21 @@ func (r *reconciler) attemptToDelete(ctx context.Context, n *node) error {
 	// foreground and it has dependents itself, it goes in the foreground too;
 	// otherwise as its own finalizers ask, else in the background.
 	policy := api.DeletePropagationBackground
+	deps := r.graph.dependentsOf(n.UID)
 	switch {
-	case len(waiting) > 0 && len(r.graph.dependentsOf(n.UID)) > 0:
+	case len(waiting) > 0 && len(deps) > 0:
 		policy = api.DeletePropagationForeground
+		if slices.ContainsFunc(deps, (*node).waitingForDependents) {
+			// A dependent waits for its own dependents too: an ownership
+			// cycle may close here (the waiting owner waits for this object,
+			// which would wait for that dependent, which may wait for the
+			// owner). As Kubernetes does, the references to the waiting owners
+			// stop blocking before this object goes in the foreground, so the
+			// owners finish and the cycle unwinds.
+			if err := r.fixOwnerRefs(ctx, obj, nil, waiting); err != nil {
+				return err
+			}
+		}
 	case slices.Contains(obj.GetFinalizers(), api.FinalizerOrphanDependents):
 		policy = api.DeletePropagationOrphan
 	case slices.Contains(obj.GetFinalizers(), api.FinalizerDeleteDependents):

@@ -16,6 +16,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/converge-dev/converge/builtin/apiendpoints"
 	"github.com/converge-dev/converge/testenv"
 )
 
@@ -211,7 +212,9 @@ func containsInt(s []int, v int) bool {
 	return false
 }
 
-// revision is the store's current etcd revision.
+// revision is the store's current etcd revision, less the writes of the API
+// server's lease (builtin/apiendpoints refreshes it every few seconds, whatever
+// the requests do): it moves exactly when a request changes stored state.
 func (h *harness) revision(t testing.TB) int64 {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
@@ -220,7 +223,16 @@ func (h *harness) revision(t testing.TB) int64 {
 	if err != nil {
 		t.Fatalf("read etcd revision: %v", err)
 	}
-	return resp.Header.Revision
+	rev := resp.Header.Revision
+	// Each lease key's version counts its writes (it is never deleted here).
+	leases, err := h.env.ControlPlane.EtcdClient().Get(ctx, apiendpoints.LeasePrefix, clientv3.WithPrefix(), clientv3.WithRev(rev))
+	if err != nil {
+		t.Fatalf("read the API server leases: %v", err)
+	}
+	for _, kv := range leases.Kvs {
+		rev -= kv.Version
+	}
+	return rev
 }
 
 // snapshot is the names and resourceVersions of a list, and its revision.

@@ -13,10 +13,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/security/pki"
-	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
 )
@@ -26,21 +24,9 @@ const saDir = "/var/run/secrets/kubernetes.io/serviceaccount"
 var _ = Describe("The service-account token volume", func() {
 	It("gives a pod on a secure control plane a token issued through TokenRequest, the CA and its namespace", func(ctx SpecContext) {
 		// A control plane of its own: tokens are issued only when it is secure.
-		// It has no Services, so its service proxy binds nothing that the
-		// suite's environment uses, and the pod binds no port.
-		dataDir := GinkgoT().TempDir()
-		cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: dataDir, NoFsync: true, CompactionInterval: -1,
-			Secure: true, LocalNode: true, NodeName: "secure-node", Controllers: []string{"serviceaccount", "csr", "root-ca-cert-publisher"}, Scheduler: true})
-		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { Expect(cp.Close()).To(Succeed()) })
-		cfg, err := cp.ClientConfig("test-admin")
-		Expect(err).NotTo(HaveOccurred())
-		sch, err := all.NewScheme()
-		Expect(err).NotTo(HaveOccurred())
-		c, err := client.New(cfg, client.Options{Scheme: sch})
-		Expect(err).NotTo(HaveOccurred())
-		kubeconfig := filepath.Join(GinkgoT().TempDir(), "kubeconfig")
-		Expect(cp.WriteKubeconfig(kubeconfig)).To(Succeed())
+		// The pod binds no port.
+		s := startSecure(ctx, "secure-node")
+		cp, cfg, c, kubeconfig, dataDir := s.cp, s.cfg, s.c, s.kubeconfig, s.dataDir
 
 		// The ServiceAccount admission plugin adds the kube-api-access-XXXXX
 		// projected volume (token, kube-root-ca.crt's ca.crt, namespace) and

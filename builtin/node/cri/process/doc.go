@@ -5,6 +5,10 @@
 //     argv; Args[0] is looked up on the host's PATH. An empty Args is
 //     ErrInvalidSpec ("the process runtime runs `command`; image X has no local
 //     entrypoint"). Image is recorded and reported, never pulled or unpacked.
+//     The exception is a pause image (registry.k8s.io/pause:3.10, any
+//     */pause:*; IsPauseImage) without a command: it runs as a process that
+//     only waits, this binary re-executed (pause.go), which exits 0 on SIGTERM
+//     or SIGINT.
 //   - Every container is its own process group (Setpgid). As root, and when the
 //     kernel allows it (probed once in New), it also gets its own PID namespace
 //     (it is PID 1 there, so an unhandled SIGTERM is ignored exactly as in a

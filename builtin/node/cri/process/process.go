@@ -150,11 +150,14 @@ func validate(spec cri.ContainerSpec) error {
 
 // Start implements cri.Runtime.
 func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, error) {
+	spec = withPause(spec)
 	if err := validate(spec); err != nil {
 		return "", err
 	}
 	path := spec.Args[0]
-	if filepath.Base(path) == path {
+	if isPause(spec) {
+		path = "/proc/self/exe" // this binary, as the pause process (pause.go)
+	} else if filepath.Base(path) == path {
 		p, err := exec.LookPath(path)
 		if err != nil {
 			return "", fmt.Errorf("%w: command %q: %w", cri.ErrInvalidSpec, path, err)
