@@ -231,6 +231,36 @@ var _ = Describe("The kubernetes Service", Ordered, func() {
 		Expect(err).NotTo(HaveOccurred())
 		Expect(slice).To(ContainElement("127.0.0.5"))
 	})
+
+	It("is taken back once another Service that held it is gone; the endpoints stay true meanwhile", func(ctx SpecContext) {
+		// Another Service takes the IP while the kubernetes Service is gone
+		// (as an old store whose allocator handed the IP out would have it).
+		Expect(c.Delete(ctx, &corev1.Service{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "kubernetes"}})).To(Succeed())
+		squatter := &corev1.Service{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "squatter"},
+			Spec: corev1.ServiceSpec{ClusterIP: serviceIP().String(), Ports: []corev1.ServicePort{{Port: 80}}}}
+		Expect(c.Create(ctx, squatter)).To(Succeed())
+		r := newReconciler("127.0.0.6")
+		err := r.Sync(ctx)
+		Expect(err).To(HaveOccurred())
+		Expect(err.Error()).To(ContainSubstring("provided IP is already allocated"))
+		// (The endpoints controller deletes the Endpoints of a Service that is
+		// gone, as Kubernetes'; the slice is the reconciler's alone.)
+		sl := &discoveryv1.EndpointSlice{}
+		Expect(c.Get(ctx, key, sl)).To(Succeed())
+		Expect(sl.Endpoints).To(ContainElement(HaveField("Addresses", []string{"127.0.0.6"})))
+
+		Expect(c.Delete(ctx, squatter)).To(Succeed())
+		Expect(r.Sync(ctx)).To(Succeed())
+		svc := &corev1.Service{}
+		Expect(c.Get(ctx, key, svc)).To(Succeed())
+		Expect(svc.Spec.ClusterIP).To(Equal(serviceIP().String()))
+		Eventually(func(g Gomega) {
+			g.Expect(r.Sync(ctx)).To(Succeed())
+			eps, _, err := endpointIPs(ctx)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(eps).To(ContainElement("127.0.0.6"))
+		}).WithContext(ctx).Should(Succeed())
+	})
 })
 
 var _ = Describe("AdvertiseAddress", func() {

@@ -52,13 +52,11 @@ func choose(live []netip.AddrPort) endpoints {
 	return e
 }
 
-// write makes the Service, then the Endpoints and the EndpointSlice, what
-// they should be for e.
+// write makes the Service, the Endpoints and the EndpointSlice what they
+// should be for e. Each is written even when another fails (a Service whose
+// IP another Service holds still leaves the endpoints true).
 func (r *Reconciler) write(ctx context.Context, e endpoints) error {
-	if err := r.writeService(ctx, e.port); err != nil {
-		return err
-	}
-	return errors.Join(r.writeEndpointsObject(ctx, e), r.writeEndpointSlice(ctx, e))
+	return errors.Join(r.writeService(ctx, e.port), r.writeEndpointsObject(ctx, e), r.writeEndpointSlice(ctx, e))
 }
 
 // servicePorts is the Service's wanted port list.
