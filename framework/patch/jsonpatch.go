@@ -275,6 +275,8 @@ func (a *jsonPatcher) store(s slot, arr []any) {
 	}
 }
 
+// The messages of JSON patch failures are the library's, capitals included:
+// the API server returns them to clients, and tools match on them.
 var errInvalidIndex = fmt.Errorf("invalid index referenced")
 
 func invalidIndex(i int) error {
