@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -22,7 +23,17 @@ const maxDepth = 10000
 
 // decode parses exactly one JSON value, keeping numbers as json.Number.
 func decode(data []byte) (any, error) {
-	p := reader{data: data}
+	return read(reader{data: data})
+}
+
+// decodeKeepingText is decode, except that a string value whose JSON text is
+// not the one encoding/json would write (HTML characters escaped) is a
+// textString, so that JSON patch can compare strings by their text.
+func decodeKeepingText(data []byte) (any, error) {
+	return read(reader{data: data, keepText: true})
+}
+
+func read(p reader) (any, error) {
 	p.skipSpace()
 	v, err := p.value()
 	if err != nil {
@@ -36,9 +47,10 @@ func decode(data []byte) (any, error) {
 }
 
 type reader struct {
-	data  []byte
-	i     int
-	depth int
+	data     []byte
+	i        int
+	depth    int
+	keepText bool
 }
 
 func (p *reader) skipSpace() {
@@ -66,6 +78,9 @@ func (p *reader) value() (any, error) {
 	case c == '[':
 		return p.array()
 	case c == '"':
+		if p.keepText {
+			return p.textStr()
+		}
 		return p.str()
 	case c == '-' || c >= '0' && c <= '9':
 		return p.number()
@@ -224,6 +239,24 @@ func (p *reader) number() (any, error) {
 	return json.Number(d[start:i]), nil
 }
 
+// textStr reads a string value, as a textString when its text is not the
+// canonical one.
+func (p *reader) textStr() (any, error) {
+	start := p.i
+	s, err := p.str()
+	if err != nil {
+		return nil, err
+	}
+	text := p.data[start:p.i]
+	if bytes.IndexByte(text, '\\') < 0 && !strings.ContainsAny(s, "<>&\u2028\u2029") && utf8.Valid(text) {
+		return s, nil // the fast path: nothing canonical text would escape
+	}
+	if string(appendString(nil, s, true)) == string(text) {
+		return s, nil
+	}
+	return textString{s: s, text: string(text)}, nil
+}
+
 // str reads a string; p.data[p.i] is the opening quote.
 func (p *reader) str() (string, error) {
 	d := p.data
@@ -358,7 +391,9 @@ func appendValue(b []byte, v any) ([]byte, error) {
 		}
 		return append(b, "false"...), nil
 	case string:
-		return appendString(b, x), nil
+		return appendString(b, x, false), nil
+	case textString:
+		return appendString(b, x.s, false), nil
 	case json.Number:
 		if x == "" {
 			return append(b, '0'), nil
@@ -379,7 +414,7 @@ func appendValue(b []byte, v any) ([]byte, error) {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, k)
+			b = appendString(b, k, false)
 			b = append(b, ':')
 			if b, err = appendValue(b, x[k]); err != nil {
 				return nil, err
@@ -414,14 +449,15 @@ func appendValue(b []byte, v any) ([]byte, error) {
 
 const hexDigits = "0123456789abcdef"
 
-// appendString writes s quoted as encoding/json does with HTML escaping off.
-func appendString(b []byte, s string) []byte {
+// appendString writes s quoted as encoding/json does, escaping '<', '>' and
+// '&' only when html is set.
+func appendString(b []byte, s string, html bool) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= ' ' && c != '"' && c != '\\' {
+			if c >= ' ' && c != '"' && c != '\\' && (!html || c != '<' && c != '>' && c != '&') {
 				i++
 				continue
 			}
@@ -465,4 +501,59 @@ func appendString(b []byte, s string) []byte {
 	}
 	b = append(b, s[start:]...)
 	return append(b, '"')
+}
+
+// textString is a string value of a JSON patch or of the document it applies
+// to whose JSON text is not the canonical one (encoding/json's, HTML
+// characters escaped), for example "\u0041" or "a<b". Kubernetes compares
+// strings in a "test" operation by their text, so the text is kept. It
+// encodes as its value.
+type textString struct {
+	s    string
+	text string
+}
+
+// MarshalJSON returns the kept text.
+func (t textString) MarshalJSON() ([]byte, error) { return []byte(t.text), nil }
+
+// jsonText returns the JSON text of a string value.
+func jsonText(v any) (string, bool) {
+	switch x := v.(type) {
+	case string:
+		return string(appendString(nil, x, true)), true
+	case textString:
+		return x.text, true
+	}
+	return "", false
+}
+
+// copiedText returns the string value that a copy of t is: the library copies
+// through encoding/json, which escapes the HTML characters of the text.
+func copiedText(t textString) any {
+	text := string(appendHTMLEscaped(nil, t.text))
+	if string(appendString(nil, t.s, true)) == text {
+		return t.s
+	}
+	return textString{s: t.s, text: text}
+}
+
+// appendHTMLEscaped appends JSON text with '<', '>', '&', U+2028 and U+2029
+// escaped, as encoding/json's compacting of a json.RawMessage does.
+func appendHTMLEscaped(b []byte, text string) []byte {
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == '<' || c == '>' || c == '&' {
+			b = append(b, text[start:i]...)
+			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
+			start = i + 1
+		}
+		if c == 0xE2 && i+2 < len(text) && text[i+1] == 0x80 && text[i+2]&^1 == 0xA8 {
+			b = append(b, text[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[text[i+2]&0xf])
+			start = i + 3
+			i += 2
+		}
+	}
+	return append(b, text[start:]...)
 }

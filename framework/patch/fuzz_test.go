@@ -12,7 +12,9 @@ func FuzzJSONPatch(f *testing.F) {
 	f.Add(`[1,2]`, `[{"op":"add","path":"/-","value":3},{"op":"remove","path":"/0"}]`)
 	f.Add(`{"a":12345678901234567890}`, `[{"op":"test","path":"/a","value":12345678901234567890}]`)
 	for _, c := range codecCases {
-		f.Add(c, `[]`)
+		if len(c) < 100 { // the deep nesting cases stay in the table test
+			f.Add(c, `[]`)
+		}
 	}
 	f.Fuzz(func(t *testing.T, doc, patch string) {
 		checkCodec(t, []byte(doc))

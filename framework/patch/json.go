@@ -26,7 +26,7 @@ func typeName(v any) string {
 		return "null"
 	case bool:
 		return "boolean"
-	case string:
+	case string, textString:
 		return "string"
 	case json.Number:
 		return "number"

@@ -31,7 +31,8 @@ const MaxCopyBytes = 3 << 20
 //   - A path not starting with '/' ignores its first segment ("a/b" is "/b").
 //     '~' not followed by '0' or '1' is kept literally.
 //   - "test" compares numbers and strings by their JSON text (1 and 1.0
-//     differ), and fails when it meets a null inside an array.
+//     differ; so do "A" and "\u0041", and "<" and "\u003c", the form
+//     encoding/json writes), and fails when it meets a null inside an array.
 //   - A move into its own child is an ordinary failure, found when applied.
 //
 // Operations apply in order; the first failure stops the patch and nothing is
@@ -44,7 +45,7 @@ func JSONPatch(doc, patch []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := decode(doc)
+	root, err := decodeKeepingText(doc)
 	if err != nil {
 		return nil, invalidDocument("document", err)
 	}
@@ -99,7 +100,7 @@ type operation struct {
 }
 
 func parseJSONPatch(patch []byte) ([]operation, error) {
-	v, err := decode(patch)
+	v, err := decodeKeepingText(patch)
 	if err != nil {
 		return nil, badPatch("", "decode json patch: %v", err)
 	}
@@ -121,7 +122,7 @@ func parseJSONPatch(patch []byte) ([]operation, error) {
 		if !ok {
 			return nil, badPatch(fmt.Sprintf("operation %d", i), "operation must be an object, got %s", typeName(e))
 		}
-		if s, ok := m["op"].(string); ok {
+		if s, ok := asString(m["op"]); ok {
 			op.op = s
 		}
 		op.path, op.pathErr = stringMember(m, "path", "operation missing path field")
@@ -143,14 +144,24 @@ func (e errMissing) Error() string { return string(e) + ": missing value" }
 // absent.
 func stringMember(m map[string]any, key, missing string) (string, error) {
 	v := m[key]
-	switch s := v.(type) {
-	case nil:
+	if v == nil {
 		return "unknown", errMissing(missing)
-	case string:
-		return s, nil
-	default:
-		return "unknown", fmt.Errorf("json: cannot unmarshal %s into Go value of type string", jsonKind(v))
 	}
+	if s, ok := asString(v); ok {
+		return s, nil
+	}
+	return "unknown", fmt.Errorf("json: cannot unmarshal %s into Go value of type string", jsonKind(v))
+}
+
+// asString returns the value of a JSON string.
+func asString(v any) (string, bool) {
+	switch s := v.(type) {
+	case string:
+		return s, true
+	case textString:
+		return s.s, true
+	}
+	return "", false
 }
 
 // jsonKind names a JSON type as encoding/json's type errors do.
@@ -275,6 +286,8 @@ func (a *jsonPatcher) store(s slot, arr []any) {
 	}
 }
 
+// The messages of JSON patch failures are the library's, capitals included:
+// the API server returns them to clients, and tools match on them.
 var errInvalidIndex = fmt.Errorf("invalid index referenced")
 
 func invalidIndex(i int) error {
@@ -595,6 +608,8 @@ func copyPlain(v any) any {
 		return out
 	case patchNull:
 		return nil
+	case textString:
+		return copiedText(x)
 	}
 	return v
 }
@@ -602,8 +617,7 @@ func copyPlain(v any) any {
 // testEqual reports whether the "test" operation finds want (a patch value) at
 // a value v of the document, as the library compares: objects by members,
 // arrays by elements, scalars by JSON text; a null inside an array never
-// compares (the library fails there). It assumes the document's strings are
-// written as encoding/json writes them, as the API server's are.
+// compares (the library fails there).
 func testEqual(v, want any) bool {
 	switch x := v.(type) {
 	case map[string]any:
@@ -642,11 +656,22 @@ func testEqual(v, want any) bool {
 		y, ok := want.(json.Number)
 		return ok && x == y
 	case string:
-		y, ok := want.(string)
-		return ok && x == y
+		if y, ok := want.(string); ok {
+			return x == y
+		}
+		return equalText(x, want)
+	case textString:
+		return equalText(x, want)
 	case bool:
 		y, ok := want.(bool)
 		return ok && x == y
 	}
 	return false
+}
+
+// equalText compares two string values by their JSON text.
+func equalText(v, want any) bool {
+	a, ok1 := jsonText(v)
+	b, ok2 := jsonText(want)
+	return ok1 && ok2 && a == b
 }

@@ -34,6 +34,14 @@ func TestJSONPatch(t *testing.T) {
 		// Kubernetes compares scalars by their JSON text.
 		{"test number as written", `{"n":1}`, `[{"op":"test","path":"/n","value":1}]`, `{"n":1}`, nil},
 		{"test number written differently", `{"n":1}`, `[{"op":"test","path":"/n","value":1.0}]`, "", ErrPatchConflict},
+		{"test string written differently", `{"s":"A"}`, `[{"op":"test","path":"/s","value":"\u0041"}]`, "", ErrPatchConflict},
+		{"test string written the same", `{"s":"\u0041"}`, `[{"op":"test","path":"/s","value":"\u0041"}]`, `{"s":"A"}`, nil},
+		{"test HTML character as encoding/json writes it", `{"s":"\u003c"}`, `[{"op":"test","path":"/s","value":"\u003c"}]`, `{"s":"<"}`, nil},
+		{"test HTML character unescaped", `{"s":"\u003c"}`, `[{"op":"test","path":"/s","value":"<"}]`, "", ErrPatchConflict},
+		{"test string added by the patch", `{}`, `[{"op":"add","path":"/s","value":"<"},{"op":"test","path":"/s","value":"<"}]`, `{"s":"<"}`, nil},
+		{"test string copied escapes HTML", `{}`, `[{"op":"add","path":"/s","value":"<"},{"op":"copy","from":"/s","path":"/t"},{"op":"test","path":"/t","value":"\u003c"}]`, `{"s":"<","t":"<"}`, nil},
+		{"test string copied keeps other escapes", `{}`, `[{"op":"add","path":"/s","value":"\u0041"},{"op":"copy","from":"/s","path":"/t"},{"op":"test","path":"/t","value":"A"}]`, "", ErrPatchConflict},
+		{"escaped op and path", `{}`, `[{"op":"\u0061dd","path":"\/a","value":1}]`, `{"a":1}`, nil},
 		// Further cases.
 		{"copy", `{"a":{"b":[1]}}`, `[{"op":"copy","from":"/a","path":"/c"},{"op":"add","path":"/c/b/-","value":2}]`, `{"a":{"b":[1]},"c":{"b":[1,2]}}`, nil},
 		{"insert at end index", `{"a":[1,2]}`, `[{"op":"add","path":"/a/2","value":3}]`, `{"a":[1,2,3]}`, nil},
