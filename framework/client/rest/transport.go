@@ -83,6 +83,14 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(req)
 }
 
+// CloseIdleConnections closes the base transport's idle connections (without
+// it http.Client.CloseIdleConnections would not reach them).
+func (t *authTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // tokenSource yields the bearer token, re-reading the file when it changes.
 type tokenSource struct {
 	static string
@@ -132,7 +140,16 @@ func newHTTPClient(cfg *Config) (*http.Client, error) {
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tlsCfg
-	base.MaxIdleConnsPerHost = 25
+	base.MaxIdleConnsPerHost = 25 // HTTP/1.1 only: HTTP/2 shares one connection
+	// HTTP/2 when the server offers it (ALPN), so concurrent requests and
+	// watches share one connection; a custom TLS configuration turns Go's
+	// automatic HTTP/2 off unless this is set.
+	base.ForceAttemptHTTP2 = true
+	// A connection silent for 30 s is pinged and closed when the ping gets no
+	// answer in 15 s, so that the streams multiplexed on a dead connection
+	// (watches, mostly) fail and are re-opened instead of hanging (client-go's
+	// values).
+	base.HTTP2 = &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second}
 	ua := cfg.UserAgent
 	if ua == "" {
 		ua = DefaultUserAgent
