@@ -12,6 +12,9 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 )
@@ -53,9 +56,22 @@ func Union(auths ...Authenticator) Authenticator {
 }
 
 // X509 authenticates TLS client certificates signed by Roots: the subject's
-// common name is the user, its organizations the groups.
+// common name is the user, its organizations the groups. The zero value
+// verifies the certificate chain on every request; NewX509 remembers verified
+// certificates.
 type X509 struct {
 	Roots *x509.CertPool
+
+	verified *verifiedCerts // nil: no memory
+}
+
+// NewX509 returns an X509 authenticator that verifies each client certificate
+// once and then answers from memory until the verified chain's first expiry
+// (a connection's requests share one parsed certificate, so the memory is
+// found by pointer, without hashing). Roots must not change afterwards. It
+// remembers at most 4096 certificates (then it starts over).
+func NewX509(roots *x509.CertPool) X509 {
+	return X509{Roots: roots, verified: &verifiedCerts{max: 4096}}
 }
 
 // Authenticate implements Authenticator.
@@ -64,19 +80,89 @@ func (a X509) Authenticate(r *http.Request) (*User, bool, error) {
 		return nil, false, nil
 	}
 	leaf := r.TLS.PeerCertificates[0]
+	now := time.Now()
+	if u, ok := a.verified.get(leaf, now); ok {
+		return u, true, nil
+	}
 	inter := x509.NewCertPool()
 	for _, c := range r.TLS.PeerCertificates[1:] {
 		inter.AddCert(c)
 	}
-	if _, err := leaf.Verify(x509.VerifyOptions{
-		Roots: a.Roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}); err != nil {
+	chains, err := leaf.Verify(x509.VerifyOptions{
+		Roots: a.Roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, CurrentTime: now,
+	})
+	if err != nil {
 		return nil, false, fmt.Errorf("verify client certificate: %w", err)
 	}
 	if leaf.Subject.CommonName == "" {
 		return nil, false, errors.New("client certificate has no common name")
 	}
-	return &User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}, true, nil
+	u := &User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}
+	a.verified.put(leaf, u, chainExpiry(chains))
+	return u, true, nil
+}
+
+// chainExpiry is the earliest NotAfter of the certificates of the verified
+// chain that expires last (Verify accepts a certificate while any chain holds).
+func chainExpiry(chains [][]*x509.Certificate) time.Time {
+	var best time.Time
+	for _, chain := range chains {
+		end := chain[0].NotAfter
+		for _, c := range chain[1:] {
+			if c.NotAfter.Before(end) {
+				end = c.NotAfter
+			}
+		}
+		if end.After(best) {
+			best = end
+		}
+	}
+	return best
+}
+
+// verifiedCerts remembers the users of verified client certificates.
+type verifiedCerts struct {
+	max   int64
+	size  atomic.Int64
+	certs sync.Map // *x509.Certificate → verifiedCert
+}
+
+type verifiedCert struct {
+	name     string
+	groups   []string
+	notAfter time.Time
+}
+
+// get returns a fresh User for leaf when it was verified and its chain is
+// still valid at now.
+func (v *verifiedCerts) get(leaf *x509.Certificate, now time.Time) (*User, bool) {
+	if v == nil {
+		return nil, false
+	}
+	e, ok := v.certs.Load(leaf)
+	if !ok {
+		return nil, false
+	}
+	c := e.(verifiedCert)
+	if now.After(c.notAfter) {
+		v.certs.Delete(leaf)
+		return nil, false
+	}
+	// One spare slot: authentication appends system:authenticated.
+	groups := make([]string, len(c.groups), len(c.groups)+1)
+	copy(groups, c.groups)
+	return &User{Name: c.name, Groups: groups}, true
+}
+
+func (v *verifiedCerts) put(leaf *x509.Certificate, u *User, notAfter time.Time) {
+	if v == nil {
+		return
+	}
+	if v.size.Add(1) > v.max {
+		v.certs.Clear()
+		v.size.Store(1)
+	}
+	v.certs.Store(leaf, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups), notAfter: notAfter})
 }
 
 // TokenAuthenticator identifies the user of a bearer token.
