@@ -33,31 +33,24 @@ func http2Server(t *testing.T, h http.Handler) (*atomic.Int32, rest.Config) {
 }
 
 // TestConcurrentRequestsShareOneHTTP2Connection sends 64 requests that are all
-// in flight at once: over HTTP/2 they share the client's connection. (Requests
-// started together before the client has any connection each dial one, as
-// client-go's do; the surplus connections are closed once the first is
-// pooled, so the test makes one request first.)
+// in flight at once, from a client with no connection yet: over HTTP/2 they
+// share one connection (one TLS handshake).
 func TestConcurrentRequestsShareOneHTTP2Connection(t *testing.T) {
 	t.Parallel()
 	const n = 64
 	var arrived sync.WaitGroup
 	arrived.Add(n)
-	var notH2, warm atomic.Int32
+	var notH2 atomic.Int32
 	conns, cfg := http2Server(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ProtoMajor != 2 {
 			notH2.Add(1)
 		}
-		if warm.Add(1) > 1 {
-			arrived.Done()
-			arrived.Wait() // answer only once all n are in flight together
-		}
+		arrived.Done()
+		arrived.Wait() // answer only once all n are in flight together
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = io.WriteString(w, `{}`)
 	}))
 	c := newClient(t, cfg)
-	if _, err := c.Do(t.Context(), rest.Request{Method: http.MethodGet, Path: "/version"}); err != nil {
-		t.Fatal(err)
-	}
 	var wg sync.WaitGroup
 	for range n {
 		wg.Go(func() {
@@ -117,4 +110,34 @@ func TestStreamOverHTTP2(t *testing.T) {
 	if _, err := rd.ReadByte(); err != io.EOF {
 		t.Fatalf("after the last event: %v, want EOF", err)
 	}
+}
+
+// TestConcurrentRequestsOverHTTP1 checks that requests to an HTTPS server
+// without HTTP/2 still run concurrently, each on its own connection, once the
+// first connection is established.
+func TestConcurrentRequestsOverHTTP1(t *testing.T) {
+	t.Parallel()
+	const n = 8
+	var arrived sync.WaitGroup
+	arrived.Add(n)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ProtoMajor != 1 {
+			t.Errorf("proto %s, want HTTP/1.1", r.Proto)
+		}
+		arrived.Done()
+		arrived.Wait() // all n must be in flight together
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	t.Cleanup(srv.Close)
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	c := newClient(t, rest.Config{Host: srv.URL, TLS: rest.TLSConfig{CAData: ca}})
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() {
+			if _, err := c.Do(t.Context(), rest.Request{Method: http.MethodGet, Path: "/api"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -91,6 +93,59 @@ func (t *authTransport) CloseIdleConnections() {
 	}
 }
 
+// firstConn makes the HTTPS requests that start before the client has any
+// connection to their host wait until the first of them has one (or failed):
+// over HTTP/2 they then share it instead of each dialling, and paying a TLS
+// handshake for, a connection of its own that the pool would close right
+// after; over HTTP/1.1 they go on to dial as before. Only that first burst
+// per host waits, and only until the connection is established, not for the
+// first response.
+type firstConn struct {
+	base  http.RoundTripper
+	hosts sync.Map // host → *connGate
+}
+
+type connGate struct {
+	claimed atomic.Bool
+	open    chan struct{} // closed once the first request got a connection or failed
+	once    sync.Once
+}
+
+func (f *firstConn) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" {
+		return f.base.RoundTrip(req)
+	}
+	v, ok := f.hosts.Load(req.URL.Host)
+	if !ok {
+		v, _ = f.hosts.LoadOrStore(req.URL.Host, &connGate{open: make(chan struct{})})
+	}
+	g := v.(*connGate)
+	select {
+	case <-g.open:
+		return f.base.RoundTrip(req)
+	default:
+	}
+	if g.claimed.CompareAndSwap(false, true) {
+		opened := func() { g.once.Do(func() { close(g.open) }) }
+		defer opened()
+		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { opened() }}
+		return f.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	}
+	select {
+	case <-g.open:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	return f.base.RoundTrip(req)
+}
+
+// CloseIdleConnections closes the base transport's idle connections.
+func (f *firstConn) CloseIdleConnections() {
+	if c, ok := f.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // tokenSource yields the bearer token, re-reading the file when it changes.
 type tokenSource struct {
 	static string
@@ -154,7 +209,7 @@ func newHTTPClient(cfg *Config) (*http.Client, error) {
 	if ua == "" {
 		ua = DefaultUserAgent
 	}
-	at := &authTransport{base: base, userAgent: ua, user: cfg.Username, password: cfg.Password}
+	at := &authTransport{base: &firstConn{base: base}, userAgent: ua, user: cfg.Username, password: cfg.Password}
 	if cfg.BearerToken != "" || cfg.BearerTokenFile != "" {
 		at.token = &tokenSource{static: cfg.BearerToken, file: cfg.BearerTokenFile}
 	}

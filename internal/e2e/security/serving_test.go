@@ -98,8 +98,6 @@ var _ = Describe("Serving: HTTP/2, /metrics and /debug/pprof", Ordered, func() {
 		c, err := rest.NewClient(cfg)
 		Expect(err).NotTo(HaveOccurred())
 		DeferCleanup(c.CloseIdleConnections)
-		_, err = c.Do(ctx, rest.Request{Method: http.MethodGet, Path: cms})
-		Expect(err).NotTo(HaveOccurred())
 
 		By("watching ConfigMaps and creating 64 of them concurrently")
 		watch, err := c.Stream(ctx, rest.Request{Method: http.MethodGet, Path: cms, Query: map[string][]string{"watch": {"1"}}})
