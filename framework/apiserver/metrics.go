@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,8 +14,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/converge-dev/converge/framework/api"
 	admissionchain "github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/storage"
 )
 
@@ -141,17 +144,30 @@ func cached[K comparable, V any](mu *sync.RWMutex, cache map[K]V, key K, make fu
 	return v
 }
 
-// requestLabelsOf derives the labels of a request as kube-apiserver does:
+// requestLabelsOf derives the labels of a request as kube-apiserver does, for
+// the resources and subresources reg serves (the labels of anything else are
+// left empty, so that clients cannot create series at will):
 // upper-case verbs (LIST, WATCH, GET, POST, PUT, PATCH, DELETE,
 // DELETECOLLECTION, APPLY), scope namespace (any request with a namespace,
 // a namespace itself included), resource (a named cluster-scoped object) or
 // cluster; non-resource requests have only the HTTP method as verb.
-func requestLabelsOf(r *http.Request, ri *filters.RequestInfo) requestLabels {
+func requestLabelsOf(r *http.Request, ri *filters.RequestInfo, reg *registry.Registry) requestLabels {
 	l := requestLabels{verb: upperVerb(ri, r.Method)}
 	if !ri.IsResourceRequest {
 		return l
 	}
-	l.group, l.version, l.resource, l.subresource = ri.APIGroup, ri.APIVersion, ri.Resource, ri.Subresource
+	res := reg.Get(api.GroupVersionResource{Group: ri.APIGroup, Version: ri.APIVersion, Resource: ri.Resource})
+	if res == nil {
+		return l
+	}
+	l.group, l.version, l.resource = ri.APIGroup, ri.APIVersion, ri.Resource
+	if sub := ri.Subresource; sub != "" {
+		if _, ok := res.Subresources[sub]; ok || (sub == "status" && res.StatusSubresource) || (sub == "scale" && res.Scale != nil) {
+			l.subresource = sub
+		} else {
+			l.subresource = "unknown"
+		}
+	}
 	switch {
 	case ri.Namespace != "":
 		l.scope = "namespace"
@@ -160,15 +176,19 @@ func requestLabelsOf(r *http.Request, ri *filters.RequestInfo) requestLabels {
 	default:
 		l.scope = "cluster"
 	}
-	if r.URL.RawQuery != "" && strings.Contains(r.URL.RawQuery, "dryRun") {
-		l.dryRun = strings.Join(r.URL.Query()["dryRun"], ",")
+	if r.URL.RawQuery != "" && strings.Contains(r.URL.RawQuery, "dryRun") && slices.Contains(r.URL.Query()["dryRun"], "All") {
+		l.dryRun = "All"
 	}
 	return l
 }
 
 func upperVerb(ri *filters.RequestInfo, method string) string {
 	if !ri.IsResourceRequest {
-		return method
+		switch method {
+		case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+			return method
+		}
+		return "other"
 	}
 	switch ri.Verb {
 	case "get":
@@ -225,7 +245,7 @@ func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter 
 
 // instrument wraps h (the filters and routing) with the request metrics. It
 // parses the request info once and hands it on in the context.
-func (m *metrics) instrument(h http.Handler) http.Handler {
+func (m *metrics) instrument(h http.Handler, reg *registry.Registry) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri, ok := filters.RequestInfoFrom(r.Context())
@@ -233,7 +253,7 @@ func (m *metrics) instrument(h http.Handler) http.Handler {
 			ri = filters.NewRequestInfo(r)
 			r = r.WithContext(filters.WithRequestInfo(r.Context(), ri))
 		}
-		l := requestLabelsOf(r, ri)
+		l := requestLabelsOf(r, ri, reg)
 		if l.verb == "PATCH" && strings.HasPrefix(r.Header.Get("Content-Type"), "application/apply-patch") {
 			l.verb = "APPLY"
 		}

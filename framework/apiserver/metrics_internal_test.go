@@ -4,7 +4,9 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
 func TestStorageTypeLabel(t *testing.T) {
@@ -27,6 +29,16 @@ func TestStorageTypeLabel(t *testing.T) {
 
 func TestRequestLabels(t *testing.T) {
 	t.Parallel()
+	reg := registry.New()
+	for _, r := range []*registry.Resource{
+		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "pods", Namespaced: true},
+		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "configmaps", Namespaced: true},
+		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "namespaces"},
+		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "nodes", StatusSubresource: true},
+		{GroupVersion: api.GroupVersion{Group: "apps", Version: "v1"}, Resource: "deployments", Namespaced: true},
+	} {
+		reg.Add(r)
+	}
 	for _, tc := range []struct {
 		method, target string
 		want           requestLabels
@@ -38,9 +50,13 @@ func TestRequestLabels(t *testing.T) {
 		{"DELETE", "/api/v1/namespaces/ns", requestLabels{verb: "DELETE", version: "v1", resource: "namespaces", scope: "namespace"}},
 		{"DELETE", "/api/v1/namespaces/ns/configmaps", requestLabels{verb: "DELETECOLLECTION", version: "v1", resource: "configmaps", scope: "namespace"}},
 		{"GET", "/metrics", requestLabels{verb: "GET"}},
+		{"BREW", "/coffee", requestLabels{verb: "other"}},
+		{"GET", "/api/v1/namespaces/ns/random-1234", requestLabels{verb: "LIST"}},
+		{"GET", "/api/v1/nodes/n1/random-1234", requestLabels{verb: "GET", version: "v1", resource: "nodes", subresource: "unknown", scope: "resource"}},
+		{"POST", "/api/v1/namespaces/ns/configmaps?dryRun=Some", requestLabels{verb: "POST", version: "v1", resource: "configmaps", scope: "namespace"}},
 	} {
 		r := httptest.NewRequest(tc.method, tc.target, nil)
-		if got := requestLabelsOf(r, filters.NewRequestInfo(r)); got != tc.want {
+		if got := requestLabelsOf(r, filters.NewRequestInfo(r), reg); got != tc.want {
 			t.Errorf("%s %s: %+v, want %+v", tc.method, tc.target, got, tc.want)
 		}
 	}

@@ -111,7 +111,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
 	s.metrics = newMetrics(s.storedObjects)
 	s.opts.Storage = instrumentedStorage{Interface: opts.Storage, m: s.metrics}
-	s.handler = s.metrics.instrument(s.securedHandler(http.HandlerFunc(s.serveHTTP)))
+	s.handler = s.metrics.instrument(s.securedHandler(http.HandlerFunc(s.serveHTTP)), opts.Registry)
 	opts.Registry.OnChange(s.registryChanged)
 	return s, nil
 }
