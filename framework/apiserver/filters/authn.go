@@ -10,11 +10,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+	"weak"
 
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 )
@@ -66,12 +67,13 @@ type X509 struct {
 }
 
 // NewX509 returns an X509 authenticator that verifies each client certificate
-// once and then answers from memory until the verified chain's first expiry
-// (a connection's requests share one parsed certificate, so the memory is
-// found by pointer, without hashing). Roots must not change afterwards. It
-// remembers at most 4096 certificates (then it starts over).
+// once and then answers from memory until the verified chain's first expiry.
+// A connection's requests share one parsed certificate, so the memory is found
+// by pointer, without hashing, and held weakly: it is forgotten when the
+// connection (its parsed certificate) is gone. Roots must not change
+// afterwards.
 func NewX509(roots *x509.CertPool) X509 {
-	return X509{Roots: roots, verified: &verifiedCerts{max: 4096}}
+	return X509{Roots: roots, verified: &verifiedCerts{}}
 }
 
 // Authenticate implements Authenticator.
@@ -120,11 +122,10 @@ func chainExpiry(chains [][]*x509.Certificate) time.Time {
 	return best
 }
 
-// verifiedCerts remembers the users of verified client certificates.
+// verifiedCerts remembers the users of verified client certificates, for as
+// long as each parsed certificate lives.
 type verifiedCerts struct {
-	max   int64
-	size  atomic.Int64
-	certs sync.Map // *x509.Certificate → verifiedCert
+	certs sync.Map // weak.Pointer[x509.Certificate] → verifiedCert
 }
 
 type verifiedCert struct {
@@ -139,13 +140,12 @@ func (v *verifiedCerts) get(leaf *x509.Certificate, now time.Time) (*User, bool)
 	if v == nil {
 		return nil, false
 	}
-	e, ok := v.certs.Load(leaf)
+	e, ok := v.certs.Load(weak.Make(leaf))
 	if !ok {
 		return nil, false
 	}
 	c := e.(verifiedCert)
 	if now.After(c.notAfter) {
-		v.certs.Delete(leaf)
 		return nil, false
 	}
 	// One spare slot: authentication appends system:authenticated.
@@ -158,11 +158,18 @@ func (v *verifiedCerts) put(leaf *x509.Certificate, u *User, notAfter time.Time)
 	if v == nil {
 		return
 	}
-	if v.size.Add(1) > v.max {
-		v.certs.Clear()
-		v.size.Store(1)
+	key := weak.Make(leaf)
+	_, loaded := v.certs.Swap(key, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups), notAfter: notAfter})
+	if !loaded {
+		runtime.AddCleanup(leaf, func(k weak.Pointer[x509.Certificate]) { v.certs.Delete(k) }, key)
 	}
-	v.certs.Store(leaf, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups), notAfter: notAfter})
+}
+
+// count is the number of certificates remembered (for tests).
+func (v *verifiedCerts) count() int {
+	n := 0
+	v.certs.Range(func(any, any) bool { n++; return true })
+	return n
 }
 
 // TokenAuthenticator identifies the user of a bearer token.
