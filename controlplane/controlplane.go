@@ -3,7 +3,6 @@ package controlplane
 import (
 	"bytes"
 	"context"
-	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -274,10 +273,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s:%d: %w", opts.BindAddress, opts.Port, err)
 	}
-	scheme := "http"
+	scheme, serving := "http", apiserver.ServingOptions{Logger: cp.log.WithName("http")}
 	if cp.pki != nil {
-		ln = tls.NewListener(ln, cp.serverTLSConfig())
-		scheme = "https"
+		scheme, serving.TLS = "https", cp.serverTLSConfig()
 		cp.wg.Add(1)
 		go func() {
 			defer cp.wg.Done()
@@ -290,16 +288,11 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		host = "127.0.0.1"
 	}
 	cp.url = scheme + "://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-	cp.httpSrv = &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 30 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return runCtx },
-		ErrorLog:          nil,
-	}
+	cp.httpSrv = apiserver.NewHTTPServer(runCtx, srv.Handler(), serving)
 	cp.wg.Add(1)
 	go func() {
 		defer cp.wg.Done()
-		if err := cp.httpSrv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := apiserver.Serve(cp.httpSrv, ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cp.errCh <- fmt.Errorf("serve API: %w", err)
 		}
 	}()

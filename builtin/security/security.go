@@ -81,7 +81,7 @@ func New(opts Options) (*Security, error) {
 	var errs []error
 	var auths []filters.Authenticator
 	if opts.PKI != nil {
-		auths = append(auths, filters.X509{Roots: opts.PKI.CAPool()})
+		auths = append(auths, filters.NewX509(opts.PKI.CAPool()))
 	}
 	tokens := append([]filters.TokenAuthenticator(nil), opts.Tokens...)
 	if opts.PKI != nil {

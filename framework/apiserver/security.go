@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -62,8 +63,10 @@ func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissi
 	return a
 }
 
-// admissionContext lets admission plugins send warnings to q's client.
-func admissionContext(ctx context.Context, q *request) context.Context {
+// admissionContext lets admission plugins send warnings to q's client and
+// webhook calls reach the metrics.
+func (s *Server) admissionContext(ctx context.Context, q *request) context.Context {
+	ctx = admissionchain.WithWebhookObserver(ctx, s.metrics.observeWebhook)
 	return admissionchain.WithWarnings(ctx, func(text string) { addWarning(q.w, text) })
 }
 
@@ -84,9 +87,11 @@ func (s *Server) mutateCreate(ctx context.Context, q *request, name string, obj 
 	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
 		return obj, dec, nil
 	}
-	ctx = admissionContext(ctx, q)
+	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Create, name, obj, nil)
+	start := time.Now()
 	changed, err := s.opts.Security.Admission.AdmitReport(ctx, a)
+	s.metrics.observeAdmission("admit", a.Operation, err, start)
 	if err != nil {
 		return nil, dec, admissionError(q, name, err)
 	}
@@ -101,9 +106,11 @@ func (s *Server) mutateUpdate(ctx context.Context, q *request, name string, obj,
 	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
 		return obj, nil
 	}
-	ctx = admissionContext(ctx, q)
+	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Update, name, obj, old)
+	start := time.Now()
 	changed, err := s.opts.Security.Admission.AdmitReport(ctx, a)
+	s.metrics.observeAdmission("admit", a.Operation, err, start)
 	if err != nil {
 		return nil, admissionError(q, name, err)
 	}
@@ -118,9 +125,12 @@ func (s *Server) validateAdmission(ctx context.Context, q *request, op admission
 	if !s.admissionEnabled() {
 		return nil
 	}
-	ctx = admissionContext(ctx, q)
+	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, op, name, obj, old)
-	return admissionError(q, name, s.opts.Security.Admission.Validate(ctx, a))
+	start := time.Now()
+	err := s.opts.Security.Admission.Validate(ctx, a)
+	s.metrics.observeAdmission("validate", op, err, start)
+	return admissionError(q, name, err)
 }
 
 // admitDeletion runs the whole chain for a delete of cur.
@@ -128,12 +138,18 @@ func (s *Server) admitDeletion(ctx context.Context, q *request, name string, cur
 	if !s.admissionEnabled() {
 		return nil
 	}
-	ctx = admissionContext(ctx, q)
+	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Delete, name, nil, api.DeepCopyJSON(cur))
-	if err := s.opts.Security.Admission.Admit(ctx, a); err != nil {
+	start := time.Now()
+	err := s.opts.Security.Admission.Admit(ctx, a)
+	s.metrics.observeAdmission("admit", a.Operation, err, start)
+	if err != nil {
 		return admissionError(q, name, err)
 	}
-	return admissionError(q, name, s.opts.Security.Admission.Validate(ctx, a))
+	start = time.Now()
+	err = s.opts.Security.Admission.Validate(ctx, a)
+	s.metrics.observeAdmission("validate", a.Operation, err, start)
+	return admissionError(q, name, err)
 }
 
 // validateCreate runs the validating plugins on a new, valid object.

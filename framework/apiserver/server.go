@@ -94,7 +94,8 @@ type Server struct {
 	openAPIHashes  map[string]string
 	discoveryVer   int64
 
-	handler http.Handler // serveHTTP behind the Security filters
+	handler http.Handler // serveHTTP behind the Security filters and the metrics
+	metrics *metrics
 }
 
 type cacheHandle struct {
@@ -108,7 +109,9 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
-	s.handler = s.securedHandler(http.HandlerFunc(s.serveHTTP))
+	s.metrics = newMetrics(s.storedObjects)
+	s.opts.Storage = instrumentedStorage{Interface: opts.Storage, m: s.metrics}
+	s.handler = s.metrics.instrument(s.securedHandler(http.HandlerFunc(s.serveHTTP)), opts.Registry)
 	opts.Registry.OnChange(s.registryChanged)
 	return s, nil
 }
@@ -256,6 +259,12 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	case path == "/readyz" || strings.HasPrefix(path, "/readyz/"):
 		s.serveReady(w, r)
 		return
+	case path == "/metrics":
+		s.serveMetrics(w, r)
+		return
+	case path == "/debug/pprof" || strings.HasPrefix(path, "/debug/pprof/"):
+		servePprof(w, r)
+		return
 	case path == "/api" || path == "/api/":
 		s.serveAPIVersions(w, r)
 		return
@@ -318,3 +327,30 @@ func (s *Server) serveVersion(w http.ResponseWriter) {
 }
 
 func isTrue(s string) bool { return s == "true" || s == "1" }
+
+// storedObjects counts the stored objects of each served resource (by
+// group-resource, "pods", "deployments.apps") for apiserver_storage_objects:
+// from the watch cache when the resource has a ready one, else from storage.
+func (s *Server) storedObjects() map[string]int64 {
+	out := map[string]int64{}
+	for _, r := range s.opts.Registry.All() {
+		prefix := storagePrefix(r)
+		gr := groupResourceOfPrefix(prefix)
+		if _, done := out[gr]; done {
+			continue
+		}
+		if h, ok := s.started.Load(prefix); ok {
+			if n, ready := h.(*cacheHandle).cache.size(); ready {
+				out[gr] = int64(n)
+				continue
+			}
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		n, err := s.opts.Storage.Count(ctx, prefix)
+		cancel()
+		if err == nil {
+			out[gr] = n
+		}
+	}
+	return out
+}

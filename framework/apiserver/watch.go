@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
@@ -39,7 +41,8 @@ func (s *Server) serveWatch(q *request) error {
 			return fl["metadata.name"] == name && (inner == nil || inner(l, fl))
 		}
 	}
-	st := &watchStream{frame: jsonFrames(viewOf(q.res))}
+	gv := q.res.GroupVersion
+	st := &watchStream{frame: jsonFrames(viewOf(q.res)), sent: s.metrics.watchEventCounter(gv.Group, gv.Version, q.res.Resource)}
 	if ts := q.query.Get("timeoutSeconds"); ts != "" {
 		n, err := strconv.ParseInt(ts, 10, 64)
 		if err != nil || n < 0 {
@@ -125,6 +128,8 @@ type watchStream struct {
 	bookmarkEvery time.Duration
 	// timeout ends the stream; 0 means none.
 	timeout time.Duration
+	// sent counts the events written (apiserver_watch_events_total); may be nil.
+	sent prometheus.Counter
 }
 
 // jsonFrames renders events as JSON watch frames in v's version, each serialized
@@ -145,6 +150,9 @@ func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cach
 		}
 		if _, werr := sink.Write(b); werr != nil {
 			return werr
+		}
+		if st.sent != nil {
+			st.sent.Inc()
 		}
 		return err
 	}

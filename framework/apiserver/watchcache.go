@@ -476,6 +476,13 @@ func (c *watchCache) waitForRV(ctx context.Context, rv int64, timeout time.Durat
 	}
 }
 
+// size is the number of cached objects, and whether the cache is ready.
+func (c *watchCache) size() (int, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return len(c.objects), c.ready
+}
+
 // get returns the cached object at key, or nil.
 func (c *watchCache) get(key string) *cachedObject {
 	c.mu.RLock()

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"unsafe"
 
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	"github.com/converge-dev/converge/framework/api"
@@ -29,8 +31,17 @@ var (
 type Authorizer struct {
 	list Lister
 
-	mu    sync.Mutex // guards cache
+	mu    sync.Mutex // guards cache and resolved
 	cache map[api.GroupVersionResource]snapshot
+	// resolved memoizes each ClusterRole's rules (aggregation resolved) for
+	// the ClusterRoles snapshot they were computed from; a new snapshot (any
+	// ClusterRole changed) starts it over.
+	resolved resolvedRoles
+}
+
+type resolvedRoles struct {
+	from  []rbacv1.ClusterRole // the snapshot (compared by identity)
+	rules map[string][]rbacv1.PolicyRule
 }
 
 type snapshot struct {
@@ -108,7 +119,36 @@ func clusterRoleRules(all []rbacv1.ClusterRole, name string, seen map[string]boo
 	return nil, errNotFound("clusterrole", name)
 }
 
-// RoleRefRules returns the rules a roleRef grants in namespace.
+// clusterRoleRules is the package function memoized per ClusterRoles
+// snapshot. The rules returned are shared: callers must not change them.
+func (a *Authorizer) clusterRoleRules(crs []rbacv1.ClusterRole, name string) ([]rbacv1.PolicyRule, error) {
+	same := func() bool {
+		return len(a.resolved.from) == len(crs) && unsafe.SliceData(a.resolved.from) == unsafe.SliceData(crs)
+	}
+	a.mu.Lock()
+	if same() {
+		if rules, ok := a.resolved.rules[name]; ok {
+			a.mu.Unlock()
+			return rules, nil
+		}
+	}
+	a.mu.Unlock()
+	rules, err := clusterRoleRules(crs, name, map[string]bool{})
+	if err != nil {
+		return nil, err
+	}
+	rules = slices.Clip(rules)
+	a.mu.Lock()
+	if !same() {
+		a.resolved = resolvedRoles{from: crs, rules: map[string][]rbacv1.PolicyRule{}}
+	}
+	a.resolved.rules[name] = rules
+	a.mu.Unlock()
+	return rules, nil
+}
+
+// RoleRefRules returns the rules a roleRef grants in namespace (shared:
+// callers must not change them).
 func (a *Authorizer) RoleRefRules(ctx context.Context, ref rbacv1.RoleRef, namespace string) ([]rbacv1.PolicyRule, error) {
 	switch ref.Kind {
 	case "ClusterRole":
@@ -116,7 +156,7 @@ func (a *Authorizer) RoleRefRules(ctx context.Context, ref rbacv1.RoleRef, names
 		if err != nil {
 			return nil, err
 		}
-		return clusterRoleRules(crs, ref.Name, map[string]bool{})
+		return a.clusterRoleRules(crs, ref.Name)
 	case "Role":
 		roles, err := load[rbacv1.Role](ctx, a, rolesGVR)
 		if err != nil {

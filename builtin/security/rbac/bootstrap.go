@@ -43,9 +43,10 @@ func aggregated(label string) *rbacv1.AggregationRule {
 
 // ClusterRoles returns the default ClusterRoles: cluster-admin, admin, edit and
 // view (aggregated from the system:aggregate-to-* roles by label, as in
-// Kubernetes), system:discovery, system:basic-user, system:public-info-viewer
-// and the components' roles (system:node, system:kube-scheduler,
-// system:kube-controller-manager, system:node-proxier).
+// Kubernetes), system:discovery, system:basic-user, system:public-info-viewer,
+// system:monitoring (metrics and health checks) and the components' roles
+// (system:node, system:kube-scheduler, system:kube-controller-manager,
+// system:node-proxier).
 func ClusterRoles() []rbacv1.ClusterRole {
 	core, apps, batch := []string{""}, []string{"apps"}, []string{"batch"}
 	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRole"}
@@ -96,12 +97,16 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:public-info-viewer", nil), Rules: []rbacv1.PolicyRule{
 			{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}},
 		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta(MonitoringGroup, nil), Rules: []rbacv1.PolicyRule{
+			{Verbs: []string{"get"}, NonResourceURLs: []string{"/metrics", "/metrics/slis", "/livez", "/readyz", "/healthz", "/livez/*", "/readyz/*", "/healthz/*"}},
+		}},
 	}, componentRoles(tm)...)
 }
 
 // ClusterRoleBindings returns the default bindings: cluster-admin to
 // system:masters, system:discovery and system:basic-user to
-// system:authenticated, system:public-info-viewer to everyone, and each
+// system:authenticated, system:public-info-viewer to everyone,
+// system:monitoring to the group of that name, and each
 // component's role to its user.
 func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRoleBinding"}
@@ -118,8 +123,13 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		bind("system:discovery", filters.GroupAuthenticated),
 		bind("system:basic-user", filters.GroupAuthenticated),
 		bind("system:public-info-viewer", filters.GroupAuthenticated, filters.GroupUnauthenticated),
+		bind(MonitoringGroup, MonitoringGroup),
 	}, componentBindings(tm)...)
 }
+
+// MonitoringGroup names the ClusterRole that reads /metrics and the health
+// checks and the group it is bound to (Kubernetes' system:monitoring).
+const MonitoringGroup = "system:monitoring"
 
 // BootstrapUser is the identity Bootstrap writes as.
 var BootstrapUser = &filters.User{Name: "system:apiserver", Groups: []string{filters.GroupMasters}}

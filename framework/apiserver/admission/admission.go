@@ -3,6 +3,7 @@ package admission
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/review"
@@ -97,6 +98,26 @@ func WithWarnings(ctx context.Context, sink func(text string)) context.Context {
 func AddWarning(ctx context.Context, text string) {
 	if sink, ok := ctx.Value(warningsKey{}).(func(string)); ok && sink != nil {
 		sink(text)
+	}
+}
+
+type webhookObserverKey struct{}
+
+// WebhookObserver is told about each webhook call: the webhook's name, whether
+// it is a mutating one, the operation, whether the call rejected the request
+// (a denial, or a failure under failurePolicy Fail) and how long it took.
+type WebhookObserver func(name string, mutating bool, op Operation, rejected bool, took time.Duration)
+
+// WithWebhookObserver returns ctx carrying o, which the Webhooks plugin tells
+// about each call it makes (the API server's latency metrics).
+func WithWebhookObserver(ctx context.Context, o WebhookObserver) context.Context {
+	return context.WithValue(ctx, webhookObserverKey{}, o)
+}
+
+// observeWebhook tells the observer of ctx, if any, about a webhook call.
+func observeWebhook(ctx context.Context, name string, mutating bool, op Operation, rejected bool, took time.Duration) {
+	if o, ok := ctx.Value(webhookObserverKey{}).(WebhookObserver); ok && o != nil {
+		o(name, mutating, op, rejected, took)
 	}
 }
 

@@ -237,10 +237,12 @@ func (w *Webhooks) invoke(ctx context.Context, h *Hook, a *Attributes) (called b
 	if a.DryRun && h.SideEffects != "None" && h.SideEffects != "NoneOnDryRun" {
 		return false, apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.Name))
 	}
+	start := time.Now()
 	if err := w.callAs(ctx, h, a, eq); err != nil {
 		if errors.Is(err, errConditionsNotMet) {
 			return false, nil
 		}
+		observeWebhook(ctx, h.Name, w.Mutating, a.Operation, h.FailurePolicy != "Ignore" || errors.As(err, new(*apierrors.StatusError)), time.Since(start))
 		var se *apierrors.StatusError
 		if errors.As(err, &se) {
 			return false, err
@@ -250,6 +252,7 @@ func (w *Webhooks) invoke(ctx context.Context, h *Hook, a *Attributes) (called b
 		}
 		return false, apierrors.NewInternalError(fmt.Errorf("failed calling webhook %q: %w", h.Name, err))
 	}
+	observeWebhook(ctx, h.Name, w.Mutating, a.Operation, false, time.Since(start))
 	return true, nil
 }
 

@@ -10,8 +10,12 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"time"
+	"weak"
 
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 )
@@ -53,9 +57,23 @@ func Union(auths ...Authenticator) Authenticator {
 }
 
 // X509 authenticates TLS client certificates signed by Roots: the subject's
-// common name is the user, its organizations the groups.
+// common name is the user, its organizations the groups. The zero value
+// verifies the certificate chain on every request; NewX509 remembers verified
+// certificates.
 type X509 struct {
 	Roots *x509.CertPool
+
+	verified *verifiedCerts // nil: no memory
+}
+
+// NewX509 returns an X509 authenticator that verifies each client certificate
+// once and then answers from memory until the verified chain's first expiry.
+// A connection's requests share one parsed certificate, so the memory is found
+// by pointer, without hashing, and held weakly: it is forgotten when the
+// connection (its parsed certificate) is gone. Roots must not change
+// afterwards.
+func NewX509(roots *x509.CertPool) X509 {
+	return X509{Roots: roots, verified: &verifiedCerts{}}
 }
 
 // Authenticate implements Authenticator.
@@ -64,19 +82,94 @@ func (a X509) Authenticate(r *http.Request) (*User, bool, error) {
 		return nil, false, nil
 	}
 	leaf := r.TLS.PeerCertificates[0]
+	now := time.Now()
+	if u, ok := a.verified.get(leaf, now); ok {
+		return u, true, nil
+	}
 	inter := x509.NewCertPool()
 	for _, c := range r.TLS.PeerCertificates[1:] {
 		inter.AddCert(c)
 	}
-	if _, err := leaf.Verify(x509.VerifyOptions{
-		Roots: a.Roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}); err != nil {
+	chains, err := leaf.Verify(x509.VerifyOptions{
+		Roots: a.Roots, Intermediates: inter, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, CurrentTime: now,
+	})
+	if err != nil {
 		return nil, false, fmt.Errorf("verify client certificate: %w", err)
 	}
 	if leaf.Subject.CommonName == "" {
 		return nil, false, errors.New("client certificate has no common name")
 	}
-	return &User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}, true, nil
+	u := &User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}
+	a.verified.put(leaf, u, chainExpiry(chains))
+	return u, true, nil
+}
+
+// chainExpiry is the earliest NotAfter of the certificates of the verified
+// chain that expires last (Verify accepts a certificate while any chain holds).
+func chainExpiry(chains [][]*x509.Certificate) time.Time {
+	var best time.Time
+	for _, chain := range chains {
+		end := chain[0].NotAfter
+		for _, c := range chain[1:] {
+			if c.NotAfter.Before(end) {
+				end = c.NotAfter
+			}
+		}
+		if end.After(best) {
+			best = end
+		}
+	}
+	return best
+}
+
+// verifiedCerts remembers the users of verified client certificates, for as
+// long as each parsed certificate lives.
+type verifiedCerts struct {
+	certs sync.Map // weak.Pointer[x509.Certificate] → verifiedCert
+}
+
+type verifiedCert struct {
+	name     string
+	groups   []string
+	notAfter time.Time
+}
+
+// get returns a fresh User for leaf when it was verified and its chain is
+// still valid at now.
+func (v *verifiedCerts) get(leaf *x509.Certificate, now time.Time) (*User, bool) {
+	if v == nil {
+		return nil, false
+	}
+	e, ok := v.certs.Load(weak.Make(leaf))
+	if !ok {
+		return nil, false
+	}
+	c := e.(verifiedCert)
+	if now.After(c.notAfter) {
+		return nil, false
+	}
+	// One spare slot: authentication appends system:authenticated.
+	groups := make([]string, len(c.groups), len(c.groups)+1)
+	copy(groups, c.groups)
+	return &User{Name: c.name, Groups: groups}, true
+}
+
+func (v *verifiedCerts) put(leaf *x509.Certificate, u *User, notAfter time.Time) {
+	if v == nil {
+		return
+	}
+	key := weak.Make(leaf)
+	_, loaded := v.certs.Swap(key, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups), notAfter: notAfter})
+	if !loaded {
+		runtime.AddCleanup(leaf, func(k weak.Pointer[x509.Certificate]) { v.certs.Delete(k) }, key)
+	}
+}
+
+// count is the number of certificates remembered (for tests).
+func (v *verifiedCerts) count() int {
+	n := 0
+	v.certs.Range(func(any, any) bool { n++; return true })
+	return n
 }
 
 // TokenAuthenticator identifies the user of a bearer token.

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptrace"
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -83,6 +85,67 @@ func (t *authTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return t.base.RoundTrip(req)
 }
 
+// CloseIdleConnections closes the base transport's idle connections (without
+// it http.Client.CloseIdleConnections would not reach them).
+func (t *authTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
+// firstConn makes the HTTPS requests that start before the client has any
+// connection to their host wait until the first of them has one (or failed):
+// over HTTP/2 they then share it instead of each dialling, and paying a TLS
+// handshake for, a connection of its own that the pool would close right
+// after; over HTTP/1.1 they go on to dial as before. Only that first burst
+// per host waits, and only until the connection is established, not for the
+// first response.
+type firstConn struct {
+	base  http.RoundTripper
+	hosts sync.Map // host → *connGate
+}
+
+type connGate struct {
+	claimed atomic.Bool
+	open    chan struct{} // closed once the first request got a connection or failed
+	once    sync.Once
+}
+
+func (f *firstConn) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != "https" {
+		return f.base.RoundTrip(req)
+	}
+	v, ok := f.hosts.Load(req.URL.Host)
+	if !ok {
+		v, _ = f.hosts.LoadOrStore(req.URL.Host, &connGate{open: make(chan struct{})})
+	}
+	g := v.(*connGate)
+	select {
+	case <-g.open:
+		return f.base.RoundTrip(req)
+	default:
+	}
+	if g.claimed.CompareAndSwap(false, true) {
+		opened := func() { g.once.Do(func() { close(g.open) }) }
+		defer opened()
+		trace := &httptrace.ClientTrace{GotConn: func(httptrace.GotConnInfo) { opened() }}
+		return f.base.RoundTrip(req.WithContext(httptrace.WithClientTrace(req.Context(), trace)))
+	}
+	select {
+	case <-g.open:
+	case <-req.Context().Done():
+		return nil, req.Context().Err()
+	}
+	return f.base.RoundTrip(req)
+}
+
+// CloseIdleConnections closes the base transport's idle connections.
+func (f *firstConn) CloseIdleConnections() {
+	if c, ok := f.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}
+
 // tokenSource yields the bearer token, re-reading the file when it changes.
 type tokenSource struct {
 	static string
@@ -132,12 +195,21 @@ func newHTTPClient(cfg *Config) (*http.Client, error) {
 	}
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	base.TLSClientConfig = tlsCfg
-	base.MaxIdleConnsPerHost = 25
+	base.MaxIdleConnsPerHost = 25 // HTTP/1.1 only: HTTP/2 shares one connection
+	// HTTP/2 when the server offers it (ALPN), so concurrent requests and
+	// watches share one connection; a custom TLS configuration turns Go's
+	// automatic HTTP/2 off unless this is set.
+	base.ForceAttemptHTTP2 = true
+	// A connection silent for 30 s is pinged and closed when the ping gets no
+	// answer in 15 s, so that the streams multiplexed on a dead connection
+	// (watches, mostly) fail and are re-opened instead of hanging (client-go's
+	// values).
+	base.HTTP2 = &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second}
 	ua := cfg.UserAgent
 	if ua == "" {
 		ua = DefaultUserAgent
 	}
-	at := &authTransport{base: base, userAgent: ua, user: cfg.Username, password: cfg.Password}
+	at := &authTransport{base: &firstConn{base: base}, userAgent: ua, user: cfg.Username, password: cfg.Password}
 	if cfg.BearerToken != "" || cfg.BearerTokenFile != "" {
 		at.token = &tokenSource{static: cfg.BearerToken, file: cfg.BearerTokenFile}
 	}
