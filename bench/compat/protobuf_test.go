@@ -9,12 +9,14 @@ import (
 	"github.com/converge-dev/converge/testenv"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -132,6 +134,28 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 			t.Errorf("list widgets: %v", err)
 		}
 
+		// The scale subresource of a custom resource is an autoscaling/v1
+		// Scale, which Kubernetes accepts as protobuf.
+		w := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "pb.example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"size": int64(2), "color": "red"}}}
+		if _, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, w, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create widget: %v", err)
+		}
+		body := protobufBody(t, "autoscaling/v1", "Scale", &autoscalingv1.Scale{
+			ObjectMeta: metav1.ObjectMeta{Name: "w1", Namespace: ns}, Spec: autoscalingv1.ScaleSpec{Replicas: 6}})
+		res = cs.CoreV1().RESTClient().Put().AbsPath("/apis/pb.example.com/v1/namespaces", ns, "widgets", "w1", "scale").
+			SetHeader("Content-Type", protobuf).Body(body).Do(ctx)
+		if err := res.Error(); err != nil {
+			t.Fatalf("protobuf scale of a widget: %v", err)
+		}
+		got, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, "w1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(got.Object, "spec", "size"); n != 6 {
+			t.Fatalf("widget spec.size is %d after scaling to 6", n)
+		}
+
 		if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
 			t.Fatalf("delete: %v", err)
 		}
@@ -231,7 +255,7 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 	// The point of the test: every write above went out as protobuf.
 	for _, path := range []string{"/customresourcedefinitions", "/customresourcedefinitions/widgets.pb.example.com",
 		"/customresourcedefinitions/widgets.pb.example.com/status", "/deployments/scaled/scale",
-		"/deployments/scaled/status", "/pods/bound/binding", "/pods/evicted/eviction"} {
+		"/deployments/scaled/status", "/widgets/w1/scale", "/pods/bound/binding", "/pods/evicted/eviction"} {
 		found := false
 		for _, e := range log.exchanges() {
 			u := strings.SplitN(e.URL, "?", 2)[0]
