@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"sigs.k8s.io/yaml"
 
 	crdapi "github.com/converge-dev/converge/crd/api"
@@ -56,32 +57,14 @@ func TestProtobufCRDCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode: %v", err)
 			}
-			if diff := cmp.Diff(withoutNulls(want), withoutNulls(got)); diff != "" {
+			if diff := cmp.Diff(want, got, ignoreNulls); diff != "" {
 				t.Errorf("decoded CRD differs from Kubernetes' JSON (-want +got):\n%s", diff)
 			}
 		})
 	}
 }
 
-// withoutNulls removes object members whose value is null (Kubernetes writes
-// nil slices and zero times as null, the decoder may leave them out); nulls in
-// arrays are values and stay.
-func withoutNulls(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			if e != nil {
-				out[k] = withoutNulls(e)
-			}
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = withoutNulls(e)
-		}
-		return out
-	}
-	return v
-}
+// ignoreNulls ignores object members whose value is null: Kubernetes' JSON
+// writes nil slices and zero times as null where the decoder may leave them
+// out (nulls inside arrays are values and still count).
+var ignoreNulls = cmpopts.IgnoreMapEntries(func(_ string, v any) bool { return v == nil })
