@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/converge-dev/converge/testenv"
+	"github.com/google/go-cmp/cmp"
 
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv1 "k8s.io/api/autoscaling/v1"
@@ -108,6 +109,26 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 			t.Fatalf("update status returned storedVersions %v", st.Status.StoredVersions)
 		}
 
+		// The CRD read as protobuf (this clientset's Accept) is the CRD read
+		// as JSON.
+		jsonCfg := *cfg
+		jsonCfg.ContentType, jsonCfg.AcceptContentTypes = "application/json", "application/json"
+		xjs, err := apiextensions.NewForConfig(&jsonCfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaProto, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaJSON, err := xjs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(viaJSON, viaProto); diff != "" {
+			t.Errorf("the CRD read as protobuf differs from the CRD read as JSON (-json +protobuf):\n%s", diff)
+		}
+
 		// kubectl patch's default, a strategic merge patch, applies to CRDs.
 		pt, err := crds.Patch(ctx, crd.Name, types.StrategicMergePatchType, []byte(`{"metadata":{"labels":{"patched":"yes"}}}`), metav1.PatchOptions{})
 		if err != nil {
@@ -190,6 +211,26 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 		d, err := deps.Get(ctx, "scaled", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		jsonCfg := *cfg
+		jsonCfg.ContentType, jsonCfg.AcceptContentTypes = "application/json", "application/json"
+		jcs, err := kubernetes.NewForConfig(&jsonCfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dj, err := jcs.AppsV1().Deployments(ns).Get(ctx, "scaled", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(dj, d); diff != "" {
+			t.Errorf("the Deployment read as protobuf differs from the one read as JSON (-json +protobuf):\n%s", diff)
+		}
+		scj, err := jcs.AppsV1().Deployments(ns).GetScale(ctx, "scaled", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scp, err := deps.GetScale(ctx, "scaled", metav1.GetOptions{}); err != nil || !cmp.Equal(scj, scp) {
+			t.Errorf("the Scale read as protobuf (%v, %v) differs from the one read as JSON (%v)", scp, err, scj)
 		}
 		if *d.Spec.Replicas != 4 {
 			t.Fatalf("the deployment has %d replicas after UpdateScale, want 4", *d.Spec.Replicas)

@@ -1,8 +1,10 @@
 package protobuf
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -67,9 +69,10 @@ type field struct {
 
 // message is the field table of a struct type.
 type message struct {
-	typ   reflect.Type
-	dense []*field // indexed by field number when the numbers are small
-	byNum map[protowire.Number]*field
+	typ    reflect.Type
+	dense  []*field // indexed by field number when the numbers are small
+	byNum  map[protowire.Number]*field
+	sorted []*field // by field number, for encoding
 }
 
 // maxDense bounds the field numbers kept in the dense lookup slice.
@@ -309,6 +312,7 @@ func (b *builder) message(t reflect.Type) (*message, error) {
 		seen[f.num] = f.name
 		maxNum = max(maxNum, f.num)
 	}
+	m.sorted = slices.SortedFunc(slices.Values(fields), func(a, b *field) int { return cmp.Compare(a.num, b.num) })
 	if maxNum < maxDense {
 		m.dense = make([]*field, maxNum+1)
 		for _, f := range fields {
