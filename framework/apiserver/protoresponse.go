@@ -91,7 +91,7 @@ type protoWriter struct {
 	kind, listKind string
 	code           int
 	buf            bytes.Buffer
-	// held is set once a 2xx JSON response is being held back.
+	// held is set once a 200, 201 or 202 JSON response is being held back.
 	held, wroteHeader bool
 }
 
@@ -100,7 +100,13 @@ func (w *protoWriter) WriteHeader(code int) {
 		return
 	}
 	w.wroteHeader = true
-	if code >= 200 && code < 300 && w.Header().Get("Content-Type") == mediaJSON {
+	switch code {
+	case http.StatusOK, http.StatusCreated, http.StatusAccepted:
+	default:
+		w.ResponseWriter.WriteHeader(code)
+		return
+	}
+	if w.Header().Get("Content-Type") == mediaJSON {
 		w.held, w.code = true, code
 		return
 	}
