@@ -93,7 +93,7 @@ func fixtureCRD() *apiextensionsv1.CustomResourceDefinition {
 					Properties: map[string]apiextensionsv1.JSONSchemaProps{"name": str, "number": {Type: "integer", Default: raw(`80`)}},
 				}}},
 			"template": {Type: "object", XEmbeddedResource: true, XPreserveUnknownFields: ptr.To(true)},
-			"defaults": {Type: "object", Default: raw(`{"a":[1,2.5,"x",true,null],"b":{}}`),
+			"defaults": {Type: "object", Default: raw(`{"a":[1,"x"],"b":{}}`), Example: raw(`{"a":[1,2.5,"x",true,null],"b":{}}`),
 				Properties: map[string]apiextensionsv1.JSONSchemaProps{"a": {Type: "array", Items: &apiextensionsv1.JSONSchemaPropsOrArray{
 					Schema: &apiextensionsv1.JSONSchemaProps{XIntOrString: true}}}, "b": {Type: "object"}}},
 			"nested": {Type: "object", Not: &apiextensionsv1.JSONSchemaProps{Required: []string{"forbidden"}},

@@ -7,14 +7,17 @@ import (
 	"time"
 
 	"github.com/converge-dev/converge/testenv"
+	"github.com/google/go-cmp/cmp"
 
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv1 "k8s.io/api/autoscaling/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apiextensions "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/dynamic"
@@ -106,6 +109,26 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 			t.Fatalf("update status returned storedVersions %v", st.Status.StoredVersions)
 		}
 
+		// The CRD read as protobuf (this clientset's Accept) is the CRD read
+		// as JSON.
+		jsonCfg := *cfg
+		jsonCfg.ContentType, jsonCfg.AcceptContentTypes = "application/json", "application/json"
+		xjs, err := apiextensions.NewForConfig(&jsonCfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaProto, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		viaJSON, err := xjs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(viaJSON, viaProto); diff != "" {
+			t.Errorf("the CRD read as protobuf differs from the CRD read as JSON (-json +protobuf):\n%s", diff)
+		}
+
 		// kubectl patch's default, a strategic merge patch, applies to CRDs.
 		pt, err := crds.Patch(ctx, crd.Name, types.StrategicMergePatchType, []byte(`{"metadata":{"labels":{"patched":"yes"}}}`), metav1.PatchOptions{})
 		if err != nil {
@@ -130,6 +153,28 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 		}
 		if _, err := dyn.Resource(gvr).Namespace(ns).List(ctx, metav1.ListOptions{}); err != nil {
 			t.Errorf("list widgets: %v", err)
+		}
+
+		// The scale subresource of a custom resource is an autoscaling/v1
+		// Scale, which Kubernetes accepts as protobuf.
+		w := &unstructured.Unstructured{Object: map[string]any{"apiVersion": "pb.example.com/v1", "kind": "Widget",
+			"metadata": map[string]any{"name": "w1"}, "spec": map[string]any{"size": int64(2), "color": "red"}}}
+		if _, err := dyn.Resource(gvr).Namespace(ns).Create(ctx, w, metav1.CreateOptions{}); err != nil {
+			t.Fatalf("create widget: %v", err)
+		}
+		body := protobufBody(t, "autoscaling/v1", "Scale", &autoscalingv1.Scale{
+			ObjectMeta: metav1.ObjectMeta{Name: "w1", Namespace: ns}, Spec: autoscalingv1.ScaleSpec{Replicas: 6}})
+		res = cs.CoreV1().RESTClient().Put().AbsPath("/apis/pb.example.com/v1/namespaces", ns, "widgets", "w1", "scale").
+			SetHeader("Content-Type", protobuf).Body(body).Do(ctx)
+		if err := res.Error(); err != nil {
+			t.Fatalf("protobuf scale of a widget: %v", err)
+		}
+		got, err := dyn.Resource(gvr).Namespace(ns).Get(ctx, "w1", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, _, _ := unstructured.NestedInt64(got.Object, "spec", "size"); n != 6 {
+			t.Fatalf("widget spec.size is %d after scaling to 6", n)
 		}
 
 		if err := crds.Delete(ctx, crd.Name, metav1.DeleteOptions{}); err != nil {
@@ -166,6 +211,26 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 		d, err := deps.Get(ctx, "scaled", metav1.GetOptions{})
 		if err != nil {
 			t.Fatal(err)
+		}
+		jsonCfg := *cfg
+		jsonCfg.ContentType, jsonCfg.AcceptContentTypes = "application/json", "application/json"
+		jcs, err := kubernetes.NewForConfig(&jsonCfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dj, err := jcs.AppsV1().Deployments(ns).Get(ctx, "scaled", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(dj, d); diff != "" {
+			t.Errorf("the Deployment read as protobuf differs from the one read as JSON (-json +protobuf):\n%s", diff)
+		}
+		scj, err := jcs.AppsV1().Deployments(ns).GetScale(ctx, "scaled", metav1.GetOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if scp, err := deps.GetScale(ctx, "scaled", metav1.GetOptions{}); err != nil || !cmp.Equal(scj, scp) {
+			t.Errorf("the Scale read as protobuf (%v, %v) differs from the one read as JSON (%v)", scp, err, scj)
 		}
 		if *d.Spec.Replicas != 4 {
 			t.Fatalf("the deployment has %d replicas after UpdateScale, want 4", *d.Spec.Replicas)
@@ -231,7 +296,7 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 	// The point of the test: every write above went out as protobuf.
 	for _, path := range []string{"/customresourcedefinitions", "/customresourcedefinitions/widgets.pb.example.com",
 		"/customresourcedefinitions/widgets.pb.example.com/status", "/deployments/scaled/scale",
-		"/deployments/scaled/status", "/pods/bound/binding", "/pods/evicted/eviction"} {
+		"/deployments/scaled/status", "/widgets/w1/scale", "/pods/bound/binding", "/pods/evicted/eviction"} {
 		found := false
 		for _, e := range log.exchanges() {
 			u := strings.SplitN(e.URL, "?", 2)[0]

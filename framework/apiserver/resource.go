@@ -89,7 +89,15 @@ func (s *Server) serveResource(w http.ResponseWriter, r *http.Request, ri reques
 		writeError(w, notFoundPath(r.URL.Path))
 		return
 	}
-	if err := s.dispatch(q); err != nil {
+	pw := s.protoResponse(q)
+	if pw != nil {
+		q.w = pw
+	}
+	err := s.dispatch(q)
+	if pw != nil {
+		pw.finish()
+	}
+	if err != nil {
 		writeError(w, err)
 	}
 }

@@ -26,8 +26,9 @@ const MaxDepth = 256
 var ErrNotProtobuf = errors.New("protobuf: body does not start with the k8s protobuf prefix")
 
 // Decoder decodes Kubernetes protobuf messages into Go values whose struct tags
-// carry the protobuf field numbers. The zero value is ready to use; a Decoder is
-// safe for concurrent use and must not be copied after first use.
+// carry the protobuf field numbers, and encodes such values (Marshal,
+// EncodeObject) for protobuf responses. The zero value is ready to use; a
+// Decoder is safe for concurrent use and must not be copied after first use.
 type Decoder struct {
 	// schemas maps a struct reflect.Type to its *message. Entries are never
 	// removed; they are immutable once stored.
@@ -35,6 +36,8 @@ type Decoder struct {
 	// mu serialises schema construction so that a type graph is built once;
 	// readers use schemas without it.
 	mu sync.Mutex
+	// encodable caches Encodable by struct reflect.Type.
+	encodable sync.Map
 }
 
 // Envelope is the runtime.Unknown wrapper of a protobuf body.

@@ -211,15 +211,20 @@ func TestRoundTrip(t *testing.T) {
 		}},
 	}
 	for _, tc := range cases {
-		for _, packed := range []bool{false, true} {
-			name := tc.name
-			if packed {
-				name += "/packed"
-			}
+		// Each case is encoded by the test encoder (repeated scalars unpacked,
+		// as gogo writes them, and packed) and by Decoder.Marshal.
+		for _, enc := range []string{"unpacked", "packed", "marshal"} {
+			name := tc.name + "/" + enc
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
 				var d Decoder
-				raw := testEncoder{packed: packed}.marshal(tc.in)
+				raw := testEncoder{packed: enc == "packed"}.marshal(tc.in)
+				if enc == "marshal" {
+					var err error
+					if raw, err = d.Marshal(tc.in); err != nil {
+						t.Fatal(err)
+					}
+				}
 				typ := reflect.TypeOf(tc.in).Elem()
 
 				// Bare message into a Go value.

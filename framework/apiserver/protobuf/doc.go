@@ -1,4 +1,4 @@
-// Package protobuf decodes Kubernetes protobuf request bodies
+// Package protobuf decodes (and encodes) Kubernetes protobuf bodies
 // (Content-Type application/vnd.kubernetes.protobuf) into Converge's Go types
 // and into JSON-compatible maps, so that unmodified client-go typed clients and
 // kubectl's generator commands can write to a Converge API server.
@@ -39,6 +39,13 @@
 // Malformed input yields an error, never a panic; nesting deeper than
 // MaxDepth is rejected. Values are not validated beyond the wire format
 // (quantities, for example, are checked when the JSON form is decoded).
+//
+// Marshal and EncodeObject encode by the same tables, for protobuf responses:
+// fields in number order, zero non-pointer scalars, strings and messages left
+// out (they decode to the same value), pointers written when set, repeated
+// scalars unpacked, map entries in key order. Encodable reports whether a type
+// puts every field its JSON form has on the wire; a type that does not must be
+// answered in JSON, or the response would lose fields.
 //
 // A Decoder caches one field table per Go type; its zero value is ready to use
 // and it is safe for concurrent use.

@@ -1,8 +1,10 @@
 package protobuf
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -32,7 +34,8 @@ const (
 	kindQuantity
 	kindRaw // api.RawExtension and api.FieldsV1: {bytes raw = 1}
 	// kindWrapped is a slice held in a wrapper message {repeated items = 1}:
-	// the value of a map whose Go values are slices (Kubernetes' ExtraValue).
+	// the value of a map whose Go values are slices (Kubernetes' ExtraValue);
+	// msg is the field table of a struct with that one field.
 	kindWrapped
 )
 
@@ -66,9 +69,10 @@ type field struct {
 
 // message is the field table of a struct type.
 type message struct {
-	typ   reflect.Type
-	dense []*field // indexed by field number when the numbers are small
-	byNum map[protowire.Number]*field
+	typ    reflect.Type
+	dense  []*field // indexed by field number when the numbers are small
+	byNum  map[protowire.Number]*field
+	sorted []*field // by field number, for encoding
 }
 
 // maxDense bounds the field numbers kept in the dense lookup slice.
@@ -251,8 +255,20 @@ func (b *builder) mapCodec(t reflect.Type, sf reflect.StructField) (*codec, erro
 	if err != nil {
 		return nil, fmt.Errorf("value: %w", err)
 	}
-	if vc.kind == kindSlice && vc.elem.kind != kindSlice {
-		vc = &codec{kind: kindWrapped, typ: t.Elem(), elem: vc}
+	if vc.kind == kindSlice {
+		// The value is a wrapper message {repeated items = 1}: decoded as a
+		// struct with that one field.
+		wire := vt.wire
+		if wire == "" {
+			wire = "bytes"
+		}
+		w := reflect.StructOf([]reflect.StructField{{Name: "Items", Type: t.Elem(),
+			Tag: reflect.StructTag(`protobuf:"` + wire + `,1,rep,name=items"`)}})
+		m, err := b.message(w)
+		if err != nil {
+			return nil, fmt.Errorf("value: %w", err)
+		}
+		vc = &codec{kind: kindWrapped, typ: t.Elem(), msg: m}
 	}
 	if vc.kind == kindSlice || vc.kind == kindMap {
 		return nil, fmt.Errorf("unsupported map value type %s", t.Elem())
@@ -296,6 +312,7 @@ func (b *builder) message(t reflect.Type) (*message, error) {
 		seen[f.num] = f.name
 		maxNum = max(maxNum, f.num)
 	}
+	m.sorted = slices.SortedFunc(slices.Values(fields), func(a, b *field) int { return cmp.Compare(a.num, b.num) })
 	if maxNum < maxDense {
 		m.dense = make([]*field, maxNum+1)
 		for _, f := range fields {

@@ -131,9 +131,13 @@ func decodeValue(v reflect.Value, c *codec, wt protowire.Type, b []byte, depth i
 			return 0, err
 		}
 	case kindWrapped:
-		if err := decodeWrapped(v, c, data, depth+1); err != nil {
+		// Decode into the wrapper struct, starting from what v holds.
+		w := reflect.New(c.msg.typ).Elem()
+		w.Field(0).Set(v)
+		if err := decodeMessage(w, c.msg, data, depth+1); err != nil {
 			return 0, err
 		}
+		v.Set(w.Field(0))
 	default:
 		if err := decodeSpecial(v, c, data); err != nil {
 			return 0, err
@@ -294,35 +298,6 @@ func decodeMapEntry(v reflect.Value, c *codec, wt protowire.Type, b []byte, dept
 	}
 	v.SetMapIndex(key, val)
 	return n, nil
-}
-
-// decodeWrapped decodes the wrapper message {repeated items = 1} b into the
-// slice v; other fields are skipped.
-func decodeWrapped(v reflect.Value, c *codec, b []byte, depth int) error {
-	if depth > MaxDepth {
-		return errTooDeep
-	}
-	for len(b) > 0 {
-		num, wt, n := protowire.ConsumeTag(b)
-		if n < 0 {
-			return wireError(n)
-		}
-		b = b[n:]
-		if num != 1 {
-			n = protowire.ConsumeFieldValue(num, wt, b)
-			if n < 0 {
-				return inField(fmt.Sprintf("field %d", num), wireError(n))
-			}
-			b = b[n:]
-			continue
-		}
-		n, err := decodeRepeated(v, c.elem, wt, b, depth)
-		if err != nil {
-			return inField("items", err)
-		}
-		b = b[n:]
-	}
-	return nil
 }
 
 // decodeSpecial decodes the message body b of one of the framework/api value
