@@ -19,8 +19,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/controlplane"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client/rest"
 )
 
