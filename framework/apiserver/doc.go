@@ -28,4 +28,10 @@
 //
 // A resource with several versions (registry.Resource.Convert) is stored in its
 // storage version; every read converts to the request's version (convert.go).
+//
+// Each Server has its own Prometheus registry, served at /metrics under
+// kube-apiserver's metric names and labels (metrics.go), and serves
+// /debug/pprof; both are non-resource paths that the Security filters
+// authorize like any other. NewHTTPServer and Serve (serve.go) build the
+// *http.Server with kube-apiserver's HTTP/2 limits.
 package apiserver

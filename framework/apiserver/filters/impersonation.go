@@ -28,16 +28,20 @@ const (
 // the given groups (a ServiceAccount gets its groups when none are given)
 // plus system:authenticated. The headers are removed.
 func WithImpersonation(next http.Handler, az Authorizer) http.Handler {
+	extraPrefix := textproto.CanonicalMIMEHeaderKey(HeaderImpersonateExtraPrefix)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := r.Header.Get(HeaderImpersonateUser)
 		groups := r.Header.Values(HeaderImpersonateGroup)
 		uid := r.Header.Get(HeaderImpersonateUID)
-		extra := map[string][]string{}
+		var extra map[string][]string // allocated only when a request impersonates extras
 		for k, vs := range r.Header {
-			if rest, ok := strings.CutPrefix(k, textproto.CanonicalMIMEHeaderKey(HeaderImpersonateExtraPrefix)); ok && rest != "" {
+			if rest, ok := strings.CutPrefix(k, extraPrefix); ok && rest != "" {
 				key, err := url.PathUnescape(rest)
 				if err != nil {
 					key = rest
+				}
+				if extra == nil {
+					extra = map[string][]string{}
 				}
 				extra[strings.ToLower(key)] = vs
 			}

@@ -22,6 +22,11 @@
 //     idempotent, so a create is never applied twice. Untried servers are tried
 //     at once; after a full round the waits back off exponentially. Attempts are
 //     bounded by max(MaxTries, servers+1). With one server nothing changes.
+//   - HTTP/2 is used when an HTTPS server offers it (ALPN), so concurrent
+//     requests and watches share one connection; requests that start before
+//     the first connection to a host exists wait until it is established
+//     instead of each dialling one. A silent HTTP/2 connection is pinged after
+//     30 s and dropped when the ping goes unanswered for 15 s.
 //   - Client-side rate limiting (a token bucket) is active only if Config.QPS > 0.
 //   - A bearer token file is re-read whenever its modification time or size
 //     changes, so rotated service-account tokens are picked up.
