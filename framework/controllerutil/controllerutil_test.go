@@ -87,6 +87,28 @@ func TestOwnerReferences(t *testing.T) {
 	}
 }
 
+func TestControllerRef(t *testing.T) {
+	t.Parallel()
+	owner := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "owner", UID: "u1"}}
+	other := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "owner", UID: "u2"}}
+	obj := &corev1.Secret{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "child"}}
+	if controllerutil.IsControlledBy(obj, owner) {
+		t.Fatal("an object without owners is controlled")
+	}
+	ref := controllerutil.NewControllerRef(owner, corev1.GroupVersion().WithKind("ConfigMap"))
+	if ref.APIVersion != "v1" || ref.Kind != "ConfigMap" || ref.Name != "owner" || ref.UID != "u1" || !*ref.Controller || !*ref.BlockOwnerDeletion {
+		t.Fatalf("NewControllerRef = %+v", ref)
+	}
+	obj.OwnerReferences = []api.OwnerReference{ref}
+	if !controllerutil.IsControlledBy(obj, owner) || controllerutil.IsControlledBy(obj, other) {
+		t.Fatal("IsControlledBy must match the controller's uid")
+	}
+	obj.OwnerReferences[0].Controller = api.Ptr(false)
+	if controllerutil.IsControlledBy(obj, owner) {
+		t.Fatal("a non-controlling owner controls")
+	}
+}
+
 func TestSetStatusCondition(t *testing.T) {
 	t.Parallel()
 	t0 := api.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))

@@ -93,6 +93,22 @@ func GetControllerOf(obj api.Object) *api.OwnerReference {
 	return nil
 }
 
+// IsControlledBy reports whether owner is obj's controlling owner (matched by
+// uid).
+func IsControlledBy(obj, owner api.Object) bool {
+	ref := GetControllerOf(obj)
+	return ref != nil && ref.UID == owner.GetUID()
+}
+
+// NewControllerRef returns a controlling owner reference (controller and
+// blockOwnerDeletion true) to owner, whose kind is gvk. Unlike
+// SetControllerReference it needs no scheme, for controllers that build the
+// objects they own.
+func NewControllerRef(owner api.Object, gvk api.GroupVersionKind) api.OwnerReference {
+	return api.OwnerReference{APIVersion: gvk.APIVersion(), Kind: gvk.Kind, Name: owner.GetName(), UID: owner.GetUID(),
+		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
+}
+
 // HasControllerReference reports whether obj has a controlling owner.
 func HasControllerReference(obj api.Object) bool { return GetControllerOf(obj) != nil }
 
