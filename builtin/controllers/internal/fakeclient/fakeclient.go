@@ -56,11 +56,8 @@ func (c *Client) put(obj api.Object) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if obj.GetResourceVersion() == "" {
-		c.rv++
-		obj.SetResourceVersion(strconv.Itoa(c.rv))
-	}
-	return c.store(gvk, obj)
+	c.rv++
+	return c.store(gvk, client.ObjectKeyFromObject(obj), obj, "")
 }
 
 // Actions returns the writes done so far, e.g. "create Pod ns/name",
@@ -169,29 +166,13 @@ func (c *Client) Create(_ context.Context, obj api.Object, _ ...client.CreateOpt
 	if _, ok := c.objs[gvk][key]; ok {
 		return apierrors.NewAlreadyExists(resource(gvk), key.Name)
 	}
-	b, err := json.Marshal(obj)
-	if err != nil {
-		return err
-	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
-	}
-	meta, _ := m["metadata"].(map[string]any)
-	if meta["uid"] == nil || meta["uid"] == "" {
-		meta["uid"] = "uid-" + key.Name
-	}
 	c.rv++
-	meta["resourceVersion"] = strconv.Itoa(c.rv)
-	if b, err = json.Marshal(m); err != nil {
+	obj.SetResourceVersion("")
+	if err := c.store(gvk, key, obj, "uid-"+key.Name); err != nil {
 		return err
 	}
-	if c.objs[gvk] == nil {
-		c.objs[gvk] = map[client.ObjectKey][]byte{}
-	}
-	c.objs[gvk][key] = b
 	c.record("create", gvk, key)
-	return decode(b, obj)
+	return decode(c.objs[gvk][key], obj)
 }
 
 // Update replaces the stored object, keeping its status, after checking
@@ -380,15 +361,35 @@ func (c *Client) commit(gvk api.GroupVersionKind, key client.ObjectKey, obj api.
 	return decode(b, obj)
 }
 
-func (c *Client) store(gvk api.GroupVersionKind, obj api.Object) error {
+// store saves a copy of obj under key with resourceVersion c.rv when it has
+// none, and uid when it has none and uid is set; c.mu is held.
+func (c *Client) store(gvk api.GroupVersionKind, key client.ObjectKey, obj api.Object, uid string) error {
 	b, err := json.Marshal(obj)
 	if err != nil {
+		return err
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	meta, _ := m["metadata"].(map[string]any)
+	if meta == nil {
+		meta = map[string]any{}
+		m["metadata"] = meta
+	}
+	if uid != "" && (meta["uid"] == nil || meta["uid"] == "") {
+		meta["uid"] = uid
+	}
+	if meta["resourceVersion"] == nil || meta["resourceVersion"] == "" {
+		meta["resourceVersion"] = strconv.Itoa(c.rv)
+	}
+	if b, err = json.Marshal(m); err != nil {
 		return err
 	}
 	if c.objs[gvk] == nil {
 		c.objs[gvk] = map[client.ObjectKey][]byte{}
 	}
-	c.objs[gvk][client.ObjectKeyFromObject(obj)] = b
+	c.objs[gvk][key] = b
 	return nil
 }
 
