@@ -99,7 +99,7 @@ func newJobAPI(t *testing.T, job *batchv1.Job, pods ...corev1.Pod) *jobAPI {
 	}
 	f := &jobAPI{t: t, fc: fakeclient.New(sch, job)}
 	f.setPods(pods...)
-	f.fc.Fail = func(verb string, obj any) error {
+	f.fc.Fail = func(verb string, _ client.ObjectKey, obj any) error {
 		switch verb {
 		case "patch":
 			if _, ok := obj.(*corev1.Pod); ok && f.failRemov.Load() {

@@ -24,19 +24,22 @@ type Client struct {
 
 	// Fail, when set, is called before every call with its verb ("get",
 	// "list", "create", "update", "patch", "delete", "update-status",
-	// "patch-status") and object (for list: the list); a non-nil error is
-	// returned instead of doing the call.
-	Fail func(verb string, obj any) error
+	// "patch-status"), the key it names (for get the key asked, for list
+	// none) and its object (for list the list); a non-nil error is returned
+	// instead of doing the call.
+	Fail func(verb string, key client.ObjectKey, obj any) error
 
 	mu      sync.Mutex
 	objs    map[api.GroupVersionKind]map[client.ObjectKey][]byte // JSON; guarded by mu
+	gone    map[api.GroupVersionKind]map[client.ObjectKey][]byte // last state of deleted objects; guarded by mu
 	rv      int                                                  // last resourceVersion; guarded by mu
 	actions []string                                             // guarded by mu
 }
 
 // New returns a Client holding objs (copies), resolving kinds with s.
 func New(s *scheme.Scheme, objs ...api.Object) *Client {
-	c := &Client{scheme: s, objs: map[api.GroupVersionKind]map[client.ObjectKey][]byte{}}
+	c := &Client{scheme: s, objs: map[api.GroupVersionKind]map[client.ObjectKey][]byte{},
+		gone: map[api.GroupVersionKind]map[client.ObjectKey][]byte{}}
 	for _, o := range objs {
 		if err := c.put(o); err != nil {
 			panic(fmt.Sprintf("fakeclient: seed %T: %v", o, err)) // a broken test fixture
@@ -77,7 +80,7 @@ func (c *Client) ResetActions() {
 
 // Get copies the object named key into obj.
 func (c *Client) Get(_ context.Context, key client.ObjectKey, obj api.Object) error {
-	if err := c.fail("get", obj); err != nil {
+	if err := c.fail("get", key, obj); err != nil {
 		return err
 	}
 	gvk, err := c.scheme.ObjectKinds(obj)
@@ -93,10 +96,27 @@ func (c *Client) Get(_ context.Context, key client.ObjectKey, obj api.Object) er
 	return decode(b, obj)
 }
 
+// GetDeleted copies into obj the last state of the object named key before
+// it was deleted (NotFound when it was never deleted): what a test checks
+// of an object the reconciler wrote and then removed.
+func (c *Client) GetDeleted(key client.ObjectKey, obj api.Object) error {
+	gvk, err := c.scheme.ObjectKinds(obj)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	b, ok := c.gone[gvk][key]
+	if !ok {
+		return notFound(gvk, key.Name)
+	}
+	return decode(b, obj)
+}
+
 // List fills list with the objects matching opts (namespace, label selector,
 // field selectors on metadata.name and metadata.namespace), in key order.
 func (c *Client) List(_ context.Context, list client.ObjectList, opts ...client.ListOption) error {
-	if err := c.fail("list", list); err != nil {
+	if err := c.fail("list", client.ObjectKey{}, list); err != nil {
 		return err
 	}
 	lgvk, err := c.scheme.ObjectKinds(list)
@@ -150,7 +170,7 @@ func (c *Client) List(_ context.Context, list client.ObjectList, opts ...client.
 // Create stores obj, setting its uid, resourceVersion, creationTimestamp and,
 // from generateName, its name.
 func (c *Client) Create(_ context.Context, obj api.Object, _ ...client.CreateOption) error {
-	if err := c.fail("create", obj); err != nil {
+	if err := c.fail("create", client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
 	gvk, err := c.scheme.ObjectKinds(obj)
@@ -178,7 +198,7 @@ func (c *Client) Create(_ context.Context, obj api.Object, _ ...client.CreateOpt
 // Update replaces the stored object, keeping its status, after checking
 // obj's resourceVersion when set.
 func (c *Client) Update(_ context.Context, obj api.Object, _ ...client.UpdateOption) error {
-	if err := c.fail("update", obj); err != nil {
+	if err := c.fail("update", client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
 	return c.update(obj, "update", false)
@@ -187,7 +207,7 @@ func (c *Client) Update(_ context.Context, obj api.Object, _ ...client.UpdateOpt
 // Patch applies a JSON, merge or strategic merge patch (the last treated as
 // a merge patch) to the stored object and copies the result into obj.
 func (c *Client) Patch(_ context.Context, obj api.Object, p client.Patch, _ ...client.PatchOption) error {
-	if err := c.fail("patch", obj); err != nil {
+	if err := c.fail("patch", client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
 	return c.patch(obj, p, "patch", false)
@@ -195,7 +215,7 @@ func (c *Client) Patch(_ context.Context, obj api.Object, p client.Patch, _ ...c
 
 // Delete removes obj, checking the uid and resourceVersion preconditions.
 func (c *Client) Delete(_ context.Context, obj api.Object, opts ...client.DeleteOption) error {
-	if err := c.fail("delete", obj); err != nil {
+	if err := c.fail("delete", client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
 	gvk, err := c.scheme.ObjectKinds(obj)
@@ -225,6 +245,10 @@ func (c *Client) Delete(_ context.Context, obj api.Object, opts ...client.Delete
 		}
 	}
 	delete(c.objs[gvk], key)
+	if c.gone[gvk] == nil {
+		c.gone[gvk] = map[client.ObjectKey][]byte{}
+	}
+	c.gone[gvk][key] = b
 	c.record("delete", gvk, key)
 	return nil
 }
@@ -235,14 +259,14 @@ func (c *Client) Status() client.StatusWriter { return statusWriter{c} }
 type statusWriter struct{ c *Client }
 
 func (w statusWriter) Update(_ context.Context, obj api.Object, _ ...client.UpdateOption) error {
-	if err := w.c.fail("update-status", obj); err != nil {
+	if err := w.c.fail("update-status", client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
 	return w.c.update(obj, "update-status", true)
 }
 
 func (w statusWriter) Patch(_ context.Context, obj api.Object, p client.Patch, _ ...client.PatchOption) error {
-	if err := w.c.fail("patch-status", obj); err != nil {
+	if err := w.c.fail("patch-status", client.ObjectKeyFromObject(obj), obj); err != nil {
 		return err
 	}
 	return w.c.patch(obj, p, "patch-status", true)
@@ -397,11 +421,11 @@ func (c *Client) record(verb string, gvk api.GroupVersionKind, key client.Object
 	c.actions = append(c.actions, verb+" "+gvk.Kind+" "+key.String())
 }
 
-func (c *Client) fail(verb string, obj any) error {
+func (c *Client) fail(verb string, key client.ObjectKey, obj any) error {
 	if c.Fail == nil {
 		return nil
 	}
-	return c.Fail(verb, obj)
+	return c.Fail(verb, key, obj)
 }
 
 func notFound(gvk api.GroupVersionKind, name string) error {
