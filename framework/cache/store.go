@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -57,6 +58,34 @@ func NewStore[T api.Object](indexers Indexers[T]) *Store[T] {
 		s.indices[name] = map[string]map[string]struct{}{}
 	}
 	return s
+}
+
+// ErrIndexExists is matched (errors.Is) by the error of AddIndexer for a name
+// the store already indexes.
+var ErrIndexExists = errors.New("cache: index already exists")
+
+// AddIndexer adds the index name, computed by fn, and indexes the objects
+// already stored, so an index can be added to a running informer's store.
+func (s *Store[T]) AddIndexer(name string, fn IndexFunc[T]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.indexers[name]; ok {
+		return fmt.Errorf("%w: %q", ErrIndexExists, name)
+	}
+	s.indexers[name] = fn
+	idx := map[string]map[string]struct{}{}
+	for key, obj := range s.items {
+		for _, v := range fn(obj) {
+			set := idx[v]
+			if set == nil {
+				set = map[string]struct{}{}
+				idx[v] = set
+			}
+			set[key] = struct{}{}
+		}
+	}
+	s.indices[name] = idx
+	return nil
 }
 
 // Get returns the object stored under key (see KeyOf).
