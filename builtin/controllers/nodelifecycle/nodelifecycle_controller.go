@@ -9,6 +9,7 @@ import (
 	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/builder"
@@ -111,8 +112,7 @@ func New(mgr *manager.Manager, opts Options) error {
 	if _, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*coordinationv1.Lease]{}); err != nil {
 		return fmt.Errorf("nodelifecycle: lease informer: %w", err)
 	}
-	podNode := func(p *corev1.Pod) []string { return []string{p.Spec.NodeName} }
-	if err := cache.IndexField(mgr.Informers(), podNodeField, podNode); err != nil {
+	if err := podutil.IndexByNode(mgr.Informers()); err != nil {
 		return fmt.Errorf("nodelifecycle: %w", err)
 	}
 	r := &reconciler{

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
@@ -25,7 +26,7 @@ const (
 
 // reader reads nodes, Leases and pods from the informer cache
 // (manager.Reader); pods are listed by node through the spec.nodeName field
-// index (podNodeField).
+// index (podutil.IndexByNode).
 type reader interface {
 	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
 	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
@@ -46,9 +47,6 @@ type recorder interface {
 	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
 }
 
-// podNodeField is the pod field indexed to list the pods of a node.
-const podNodeField = "spec.nodeName"
-
 // reconciler runs the node lifecycle of one node.
 type reconciler struct {
 	opts      Options
@@ -65,7 +63,7 @@ type reconciler struct {
 // podsOnNode lists the pods bound to the node named name.
 func (r *reconciler) podsOnNode(ctx context.Context, name string) ([]*corev1.Pod, error) {
 	l := &corev1.PodList{}
-	if err := r.reader.List(ctx, l, client.MatchingFields{podNodeField: name}); err != nil {
+	if err := r.reader.List(ctx, l, client.MatchingFields{podutil.NodeNameField: name}); err != nil {
 		return nil, fmt.Errorf("list pods of node %s: %w", name, err)
 	}
 	out := make([]*corev1.Pod, len(l.Items))
