@@ -13,6 +13,7 @@ import (
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/reconcile"
@@ -115,7 +116,7 @@ func Setup(mgr *manager.Manager) error {
 	// Orphan ReplicaSets wake the Deployments that could adopt them.
 	orphanRS := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj api.Object) []reconcile.Request {
 		rs, ok := obj.(*appsv1.ReplicaSet)
-		if !ok || controllerRefOf(rs.OwnerReferences) != nil {
+		if !ok || controllerutil.GetControllerOf(rs) != nil {
 			return nil
 		}
 		ds, _ := dInf.Store().ByIndex(cache.NamespaceIndex, rs.Namespace)
@@ -134,7 +135,7 @@ func Setup(mgr *manager.Manager) error {
 		if ev.Type != cache.Deleted {
 			return
 		}
-		ref := controllerRefOf(ev.Object.GetOwnerReferences())
+		ref := controllerutil.GetControllerOf(ev.Object)
 		if ref == nil || ref.Kind != "ReplicaSet" {
 			return
 		}
@@ -142,7 +143,7 @@ func Setup(mgr *manager.Manager) error {
 		if !ok {
 			return
 		}
-		if dref := controllerRefOf(rs.OwnerReferences); dref != nil && dref.Kind == "Deployment" {
+		if dref := controllerutil.GetControllerOf(rs); dref != nil && dref.Kind == "Deployment" {
 			q.Add(reconcile.Request{ObjectKey: client.ObjectKey{Namespace: rs.Namespace, Name: dref.Name}})
 		}
 	})
@@ -155,15 +156,6 @@ func Setup(mgr *manager.Manager) error {
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build deployment controller: %w", err)
-	}
-	return nil
-}
-
-func controllerRefOf(refs []api.OwnerReference) *api.OwnerReference {
-	for i := range refs {
-		if refs[i].Controller != nil && *refs[i].Controller {
-			return &refs[i]
-		}
 	}
 	return nil
 }

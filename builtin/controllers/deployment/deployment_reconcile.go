@@ -8,6 +8,7 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 	"github.com/converge-dev/converge/framework/record"
 )
@@ -79,7 +80,7 @@ func (r *Reconciler) podsByReplicaSet(d *appsv1.Deployment, rsList []*appsv1.Rep
 	}
 	out := map[string][]*corev1.Pod{}
 	for _, p := range r.ListPods(d.Namespace) {
-		if ref := controllerRefOf(p.OwnerReferences); ref != nil && uids[string(ref.UID)] {
+		if ref := controllerutil.GetControllerOf(p); ref != nil && uids[string(ref.UID)] {
 			out[string(ref.UID)] = append(out[string(ref.UID)], p)
 		}
 	}

@@ -15,13 +15,13 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/record"
 	"github.com/go-logr/logr"
 )
 
 func controllerRef(d *appsv1.Deployment) api.OwnerReference {
-	return api.OwnerReference{APIVersion: appsv1.GroupVersion.String(), Kind: "Deployment", Name: d.Name, UID: d.UID,
-		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
+	return controllerutil.NewControllerRef(d, appsv1.GroupVersion.WithKind("Deployment"))
 }
 
 // claimReplicaSets returns (copies of) the ReplicaSets d owns after adopting
@@ -33,7 +33,7 @@ func (r *Reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment,
 		canAdopt *bool
 	)
 	for _, cached := range r.ListReplicaSets(d.Namespace) {
-		ref := controllerRefOf(cached.OwnerReferences)
+		ref := controllerutil.GetControllerOf(cached)
 		match := sel.Matches(cached.Labels)
 		switch {
 		case ref != nil && ref.UID != d.UID:
@@ -174,7 +174,7 @@ func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment,
 		if gerr != nil {
 			return nil, fmt.Errorf("get replicaset %s/%s: %w", rs.Namespace, rs.Name, gerr)
 		}
-		if ref := controllerRefOf(live.OwnerReferences); ref != nil && ref.UID == d.UID && EqualIgnoreHash(&live.Spec.Template, &d.Spec.Template) {
+		if ref := controllerutil.GetControllerOf(live); ref != nil && ref.UID == d.UID && EqualIgnoreHash(&live.Spec.Template, &d.Spec.Template) {
 			rs, alreadyExists = live, true
 			break
 		}

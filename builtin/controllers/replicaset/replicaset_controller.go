@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/reconcile"
@@ -68,7 +69,7 @@ func Setup(mgr *manager.Manager) error {
 	rec := mgr.EventRecorder(Name + "-controller")
 	r := &Reconciler{
 		GetReplicaSet: func(key client.ObjectKey) *appsv1.ReplicaSet {
-			rs, _ := rsInf.Store().Get(storeKey(key))
+			rs, _ := rsInf.Store().Get(key.String())
 			return rs
 		},
 		GetLiveReplicaSet: func(ctx context.Context, key client.ObjectKey) (*appsv1.ReplicaSet, error) {
@@ -107,13 +108,6 @@ func Setup(mgr *manager.Manager) error {
 	return nil
 }
 
-func storeKey(k client.ObjectKey) string {
-	if k.Namespace == "" {
-		return k.Name
-	}
-	return k.Namespace + "/" + k.Name
-}
-
 // handlePod maps a pod event to ReplicaSet keys and feeds expectations. It
 // runs on the informer goroutine: no API calls.
 func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(index, value string) ([]*appsv1.ReplicaSet, error)) {
@@ -150,9 +144,9 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 	case cache.Added:
 		if owned {
 			if pod.DeletionTimestamp != nil {
-				r.Expectations.DeletionObserved(storeKey(k), podKey)
+				r.Expectations.DeletionObserved(k.String(), podKey)
 			} else {
-				r.Expectations.CreationObserved(storeKey(k))
+				r.Expectations.CreationObserved(k.String())
 			}
 			enqueue(k)
 			return
@@ -160,7 +154,7 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 		enqueueMatching(pod)
 	case cache.Updated:
 		if owned && pod.DeletionTimestamp != nil && (old == nil || old.DeletionTimestamp == nil) {
-			r.Expectations.DeletionObserved(storeKey(k), podKey)
+			r.Expectations.DeletionObserved(k.String(), podKey)
 		}
 		if old != nil {
 			if ok, had := ownerKey(old); had && (!owned || ok != k) {
@@ -174,7 +168,7 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 		enqueueMatching(pod)
 	case cache.Deleted:
 		if owned {
-			r.Expectations.DeletionObserved(storeKey(k), podKey)
+			r.Expectations.DeletionObserved(k.String(), podKey)
 			enqueue(k)
 			return
 		}
@@ -184,13 +178,11 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 
 // controllerRefOf returns pod's controlling ReplicaSet reference, or nil.
 func controllerRefOf(pod *corev1.Pod) *api.OwnerReference {
-	for i := range pod.OwnerReferences {
-		ref := &pod.OwnerReferences[i]
-		if ref.Controller != nil && *ref.Controller && ref.Kind == "ReplicaSet" && isAppsGroup(ref.APIVersion) {
-			return ref
-		}
+	ref := controllerutil.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "ReplicaSet" || !isAppsGroup(ref.APIVersion) {
+		return nil
 	}
-	return nil
+	return ref
 }
 
 func isAppsGroup(apiVersion string) bool {

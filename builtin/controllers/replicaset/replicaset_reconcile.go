@@ -17,7 +17,7 @@ var _ reconcile.Reconciler = (*Reconciler)(nil)
 
 // Reconcile brings one ReplicaSet's pods and status in line with its spec.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	key := storeKey(req.ObjectKey)
+	key := req.ObjectKey.String()
 	cached := r.GetReplicaSet(req.ObjectKey)
 	if cached == nil {
 		r.Expectations.Forget(key)

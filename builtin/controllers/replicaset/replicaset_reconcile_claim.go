@@ -12,15 +12,13 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/go-logr/logr"
 )
 
 // controllerRef returns the controller ownerReference rs puts on its pods.
 func controllerRef(rs *appsv1.ReplicaSet) api.OwnerReference {
-	return api.OwnerReference{
-		APIVersion: appsv1.GroupVersion.String(), Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
-		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true),
-	}
+	return controllerutil.NewControllerRef(rs, appsv1.GroupVersion.WithKind("ReplicaSet"))
 }
 
 // claimPods returns the pods rs owns after adopting matching orphans and
@@ -34,7 +32,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 		canAdopt *bool
 	)
 	for _, p := range pods {
-		ref := controllerRefOfAny(p)
+		ref := controllerutil.GetControllerOf(p)
 		match := !sel.Empty() && sel.Matches(p.Labels)
 		switch {
 		case ref != nil && ref.UID != rs.UID:
@@ -91,14 +89,4 @@ func (r *Reconciler) canAdopt(ctx context.Context, rs *appsv1.ReplicaSet) (bool,
 		return false, fmt.Errorf("get replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
 	return live.UID == rs.UID && live.DeletionTimestamp == nil, nil
-}
-
-// controllerRefOfAny returns the pod's controlling owner of any kind, or nil.
-func controllerRefOfAny(p *corev1.Pod) *api.OwnerReference {
-	for i := range p.OwnerReferences {
-		if c := p.OwnerReferences[i].Controller; c != nil && *c {
-			return &p.OwnerReferences[i]
-		}
-	}
-	return nil
 }
