@@ -78,7 +78,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if err != nil {
 		return fmt.Errorf("cache: list %s: %w", gvk.Kind, err)
 	}
-	candidates, indexed := r.candidates(inf, &o)
+	candidates, indexed := candidates(inf, &o)
 	var items []api.Object
 	for _, obj := range candidates {
 		ok, err := matches(obj, &o, indexed)
@@ -121,8 +121,12 @@ func (r *Reader) synced(ctx context.Context, gvk api.GroupVersionKind) (informer
 // notFound builds the server's NotFound answer, naming the resource when the
 // client's mapper knows it.
 func (r *Reader) notFound(ctx context.Context, gvk api.GroupVersionKind, name string) error {
+	return notFound(ctx, r.f.c, gvk, name)
+}
+
+func notFound(ctx context.Context, c *client.Client, gvk api.GroupVersionKind, name string) error {
 	gr := api.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}
-	if m, err := r.f.c.RESTMapper().RESTMapping(ctx, gvk); err == nil {
+	if m, err := c.RESTMapper().RESTMapping(ctx, gvk); err == nil {
 		gr = m.Resource.GroupResource()
 	}
 	return apierrors.NewNotFound(gr, name)
@@ -131,7 +135,7 @@ func (r *Reader) notFound(ctx context.Context, gvk api.GroupVersionKind, name st
 // candidates returns the cached objects List must filter: those of an
 // indexed field's value when the field selector requires one (and which
 // field=value it guarantees), else those of the namespace, else all.
-func (r *Reader) candidates(inf informer, o *client.ListOptions) ([]api.Object, map[string]string) {
+func candidates(inf informer, o *client.ListOptions) ([]api.Object, map[string]string) {
 	if o.FieldSelector != nil {
 		for _, req := range o.FieldSelector.Requirements() {
 			if req.Field == "metadata.name" || req.Field == "metadata.namespace" {

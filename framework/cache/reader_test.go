@@ -142,6 +142,31 @@ func TestReader(t *testing.T) {
 		}
 	}
 
+	// A Lister selects the same objects without copying them.
+	lst, err := cache.ListerFor[CM](f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := lst.List(ctx, appField("x"), client.InNamespace("default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sharedNames []string
+	for _, cm := range shared {
+		sharedNames = append(sharedNames, cm.Namespace+"/"+cm.Name)
+	}
+	if diff := cmp.Diff([]string{"default/a", "default/d"}, sharedNames); diff != "" {
+		t.Errorf("Lister.List (-want +got):\n%s", diff)
+	}
+	if one, err := lst.Get(ctx, client.ObjectKey{Namespace: "default", Name: "a"}); err != nil {
+		t.Fatal(err)
+	} else if cached, _ := inf.Store().Get("default/a"); one != cached {
+		t.Error("Lister.Get copied the object")
+	}
+	if _, err := lst.Get(ctx, client.ObjectKey{Namespace: "default", Name: "missing"}); !apierrors.IsNotFound(err) {
+		t.Errorf("Lister.Get of a missing object = %v, want NotFound", err)
+	}
+
 	// Writes through the client show up in reads from the cache.
 	if err := c.Delete(ctx, configMap("default", "b", nil)); err != nil {
 		t.Fatal(err)

@@ -101,3 +101,26 @@ func TestServerRules(t *testing.T) {
 		t.Errorf("get with Fail = %v, want boom", err)
 	}
 }
+
+func TestLister(t *testing.T) {
+	t.Parallel()
+	sch, err := all.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := fakeclient.New(sch,
+		&corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "b", Labels: map[string]string{"app": "x"}}, Spec: corev1.PodSpec{NodeName: "n1"}},
+		&corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "a", Labels: map[string]string{"app": "x"}}},
+		&corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: "other", Name: "c", Labels: map[string]string{"app": "x"}}})
+	l := fakeclient.ListerOf[*corev1.Pod](c)
+	pods, err := l.List(t.Context(), client.InNamespace("ns"), client.MatchingLabels{"app": "x"})
+	if err != nil || len(pods) != 2 || pods[0].Name != "a" || pods[1].Spec.NodeName != "n1" {
+		t.Fatalf("list = %v, %+v", err, pods)
+	}
+	if p, err := l.Get(t.Context(), client.ObjectKey{Namespace: "other", Name: "c"}); err != nil || p.Name != "c" {
+		t.Fatalf("get = %v, %+v", err, p)
+	}
+	if _, err := l.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "zz"}); !apierrors.IsNotFound(err) {
+		t.Errorf("get of a missing pod = %v, want NotFound", err)
+	}
+}
