@@ -24,7 +24,7 @@ func controllerRef(rs *appsv1.ReplicaSet) api.OwnerReference {
 // claimPods returns the pods rs owns after adopting matching orphans and
 // releasing owned pods that no longer match, like Kubernetes'
 // ControllerRefManager. pods are active pods of rs's namespace.
-func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+func (r *reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	var (
 		claimed  []*corev1.Pod
@@ -45,7 +45,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 				continue
 			}
 			refs := slices.DeleteFunc(slices.Clone(p.OwnerReferences), func(o api.OwnerReference) bool { return o.UID == rs.UID })
-			if err := r.SetPodOwners(ctx, p, refs); err != nil && !apierrors.IsNotFound(err) {
+			if err := r.setPodOwners(ctx, p, refs); err != nil && !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("release pod %s/%s: %w", p.Namespace, p.Name, err))
 				continue
 			}
@@ -67,7 +67,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 				continue
 			}
 			refs := append(slices.Clone(p.OwnerReferences), controllerRef(rs))
-			if err := r.SetPodOwners(ctx, p, refs); err != nil {
+			if err := r.setPodOwners(ctx, p, refs); err != nil {
 				if !apierrors.IsNotFound(err) {
 					errs = append(errs, fmt.Errorf("adopt pod %s/%s: %w", p.Namespace, p.Name, err))
 				}
@@ -80,8 +80,19 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 	return claimed, errors.Join(errs...)
 }
 
-func (r *Reconciler) canAdopt(ctx context.Context, rs *appsv1.ReplicaSet) (bool, error) {
-	live, err := r.GetLiveReplicaSet(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name})
+// setPodOwners replaces the ownerReferences of pod, failing with a Conflict
+// if the pod changed since it was read.
+func (r *reconciler) setPodOwners(ctx context.Context, pod *corev1.Pod, refs []api.OwnerReference) error {
+	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
+		ResourceVersion: pod.ResourceVersion, OwnerReferences: pod.OwnerReferences}}
+	mod := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
+		ResourceVersion: pod.ResourceVersion, OwnerReferences: refs}}
+	return r.client.Patch(ctx, mod, client.MergeFromWithOptimisticLock(orig))
+}
+
+func (r *reconciler) canAdopt(ctx context.Context, rs *appsv1.ReplicaSet) (bool, error) {
+	live := &appsv1.ReplicaSet{}
+	err := r.live.Get(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name}, live)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
