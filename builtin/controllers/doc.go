@@ -5,18 +5,18 @@
 // # How a controller reads and writes
 //
 // The controllers follow one pattern; copy it (serviceaccount is the smallest
-// example, daemonset a full one). replicaset and deployment still read their
-// informer stores without copies through function fields, until the cache
-// offers a read that does not copy (a Reader list copies every object, which
-// their 1,000-replica benchmark would pay on every reconcile); garbagecollector
-// keeps its own graph.
+// example, daemonset a full one). garbagecollector keeps its own graph.
 //
 //   - Reads come from the informer cache through mgr.Reader() (a
 //     cache.Reader: Get and List, copies the caller may modify). The
 //     builder's For/Owns/Watches create the informers; a kind that is read
-//     but not watched gets one with cache.InformerFor in Setup. Keys are
-//     client.ObjectKey (and cache.KeyOf for an object), never strings built
-//     by hand.
+//     but not watched gets one with cache.InformerFor in Setup. A reconcile
+//     that reads many objects each time (replicaset, deployment: every pod
+//     of the namespace) uses cache.ListerFor instead: the same reads without
+//     copies, objects it must clone before changing. A field other than
+//     name and namespace is selected through an index (cache.IndexField;
+//     pods by node: podutil.IndexByNode). Keys are client.ObjectKey (and
+//     cache.KeyOf for an object), never strings built by hand.
 //   - Writes go through mgr.Client(), seen by the reconciler as a small
 //     interface declared in the controller's package where it is used (1 to
 //     4 of Create, Update, Patch, Delete, Status, SubResource), next to a
