@@ -75,14 +75,7 @@ func (s *Store[T]) AddIndexer(name string, fn IndexFunc[T]) error {
 	s.indexers[name] = fn
 	idx := map[string]map[string]struct{}{}
 	for key, obj := range s.items {
-		for _, v := range fn(obj) {
-			set := idx[v]
-			if set == nil {
-				set = map[string]struct{}{}
-				idx[v] = set
-			}
-			set[key] = struct{}{}
-		}
+		addToIndex(idx, key, fn(obj))
 	}
 	s.indices[name] = idx
 	return nil
@@ -230,17 +223,21 @@ func (s *Store[T]) upsert(obj T) (old T, existed bool) {
 	}
 	s.items[key] = obj
 	for name, fn := range s.indexers {
-		idx := s.indices[name]
-		for _, v := range fn(obj) {
-			set := idx[v]
-			if set == nil {
-				set = map[string]struct{}{}
-				idx[v] = set
-			}
-			set[key] = struct{}{}
-		}
+		addToIndex(s.indices[name], key, fn(obj))
 	}
 	return old, existed
+}
+
+// addToIndex adds key under each of values in idx.
+func addToIndex(idx map[string]map[string]struct{}, key string, values []string) {
+	for _, v := range values {
+		set := idx[v]
+		if set == nil {
+			set = map[string]struct{}{}
+			idx[v] = set
+		}
+		set[key] = struct{}{}
+	}
 }
 
 // delete requires s.mu held for writing.

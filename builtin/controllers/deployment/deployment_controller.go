@@ -85,11 +85,12 @@ func (r *reconciler) deleteReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet
 
 // setReplicaSetOwners replaces rs's ownerReferences (optimistic lock).
 func (r *reconciler) setReplicaSetOwners(ctx context.Context, rs *appsv1.ReplicaSet, refs []api.OwnerReference) error {
-	orig := &appsv1.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: rs.Name, Namespace: rs.Namespace,
-		ResourceVersion: rs.ResourceVersion, OwnerReferences: rs.OwnerReferences}}
-	mod := &appsv1.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: rs.Name, Namespace: rs.Namespace,
-		ResourceVersion: rs.ResourceVersion, OwnerReferences: refs}}
-	return r.client.Patch(ctx, mod, client.MergeFromWithOptimisticLock(orig))
+	p, err := controllerutil.OwnerReferencesPatch(rs.ResourceVersion, refs)
+	if err != nil {
+		return err
+	}
+	// A new object receives the answer: rs is the cache's.
+	return r.client.Patch(ctx, &appsv1.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: rs.Name, Namespace: rs.Namespace}}, p)
 }
 
 // setRevision sets the Deployment's revision annotation (optimistic lock) and

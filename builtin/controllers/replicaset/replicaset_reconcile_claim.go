@@ -83,11 +83,12 @@ func (r *reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 // setPodOwners replaces the ownerReferences of pod, failing with a Conflict
 // if the pod changed since it was read.
 func (r *reconciler) setPodOwners(ctx context.Context, pod *corev1.Pod, refs []api.OwnerReference) error {
-	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
-		ResourceVersion: pod.ResourceVersion, OwnerReferences: pod.OwnerReferences}}
-	mod := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
-		ResourceVersion: pod.ResourceVersion, OwnerReferences: refs}}
-	return r.client.Patch(ctx, mod, client.MergeFromWithOptimisticLock(orig))
+	p, err := controllerutil.OwnerReferencesPatch(pod.ResourceVersion, refs)
+	if err != nil {
+		return err
+	}
+	// A new object receives the answer: pod is the cache's.
+	return r.client.Patch(ctx, &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}, p)
 }
 
 func (r *reconciler) canAdopt(ctx context.Context, rs *appsv1.ReplicaSet) (bool, error) {
