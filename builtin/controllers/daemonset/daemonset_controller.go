@@ -57,6 +57,7 @@ func New(mgr *manager.Manager, opts Options) error {
 		expectations:  podutil.NewExpectations(opts.Now),
 		reader:        mgr.Reader(),
 		client:        mgr.Client(),
+		revisions:     mgr.Client(),
 		recorder:      mgr.EventRecorder(ControllerName),
 	}
 	// The pod informer's first handler meets the expectations, before the

@@ -30,11 +30,10 @@ type reader interface {
 	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
 }
 
-// writer writes pods, ControllerRevisions and DaemonSet status
-// (client.Client). Its Get, from history.Writer, is the one read from the
-// server: a revision whose create found the name taken.
+// writer creates and deletes pods and ControllerRevisions and writes
+// DaemonSet status (client.Client).
 type writer interface {
-	history.Writer
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
 	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
 	Status() client.StatusWriter
 }
@@ -55,7 +54,11 @@ type reconciler struct {
 	expectations  *podutil.Expectations
 	reader        reader
 	client        writer
-	recorder      recorder
+	// revisions finds or creates the current ControllerRevision
+	// (client.Client); its Get is the one read from the server: a revision
+	// whose create found the name taken.
+	revisions history.Writer
+	recorder  recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)

@@ -39,7 +39,7 @@ func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, c
 	}
 	want := history.Revision{Owner: ds, Ref: controllerRef(ds), Template: &ds.Spec.Template, Data: data,
 		Label: func(_, hash string) (string, string) { return appsv1.DefaultDaemonSetUniqueLabelKey, hash }}
-	hash, err := history.Ensure(ctx, r.client, want, &ds.Status.CollisionCount, crs)
+	hash, err := history.Ensure(ctx, r.revisions, want, &ds.Status.CollisionCount, crs)
 	if err != nil {
 		return "", fmt.Errorf("daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
 	}

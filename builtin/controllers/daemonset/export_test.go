@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
 	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
@@ -14,8 +15,11 @@ import (
 // NewReconciler returns the DaemonSet reconciler reading through rd and
 // writing through w, its expectations fed by pods, without events: for the
 // benchmark, which compares reading the server with reading the cache.
-func NewReconciler(rd reader, w writer, pods *cache.Informer[*corev1.Pod]) reconcile.Reconciler {
-	r := &reconciler{now: time.Now, expectations: podutil.NewExpectations(nil), reader: rd, client: w, recorder: noEvents{}}
+func NewReconciler(rd reader, w interface {
+	writer
+	history.Writer
+}, pods *cache.Informer[*corev1.Pod]) reconcile.Reconciler {
+	r := &reconciler{now: time.Now, expectations: podutil.NewExpectations(nil), reader: rd, client: w, revisions: w, recorder: noEvents{}}
 	pods.AddHandler(r.observePod)
 	return r
 }

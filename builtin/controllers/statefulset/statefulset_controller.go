@@ -35,10 +35,11 @@ func New(mgr *manager.Manager, opts Options) error {
 		opts.MaxConcurrentReconciles = 2
 	}
 	r := &reconciler{
-		now:      opts.Now,
-		reader:   mgr.Reader(),
-		client:   mgr.Client(),
-		recorder: mgr.EventRecorder(ControllerName),
+		now:       opts.Now,
+		reader:    mgr.Reader(),
+		client:    mgr.Client(),
+		revisions: mgr.Client(),
+		recorder:  mgr.EventRecorder(ControllerName),
 	}
 	// Claims are read from the cache too; nothing else watches them here.
 	if _, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*corev1.PersistentVolumeClaim]{}); err != nil {

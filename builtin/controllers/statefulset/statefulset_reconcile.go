@@ -29,10 +29,10 @@ type reader interface {
 }
 
 // writer writes pods, claims, ControllerRevisions and StatefulSet status
-// (client.Client). Its Get, from history.Writer, is the one read from the
-// server: a revision whose create found the name taken.
+// (client.Client).
 type writer interface {
-	history.Writer
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
 	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
 	Status() client.StatusWriter
 }
@@ -47,10 +47,14 @@ type recorder interface {
 // create answer AlreadyExists, which is success, and a deletion it does not
 // show yet is sent again, which the server answers as done.
 type reconciler struct {
-	now      func() time.Time
-	reader   reader
-	client   writer
-	recorder recorder
+	now    func() time.Time
+	reader reader
+	client writer
+	// revisions finds or creates the current ControllerRevision
+	// (client.Client); its Get is the one read from the server: a revision
+	// whose create found the name taken.
+	revisions history.Writer
+	recorder  recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)

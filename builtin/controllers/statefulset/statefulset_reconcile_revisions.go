@@ -42,7 +42,7 @@ func (r *reconciler) ensureRevision(ctx context.Context, s *appsv1.StatefulSet, 
 	}
 	want := history.Revision{Owner: s, Ref: controllerRef(s), Template: &s.Spec.Template, Data: data,
 		Label: func(name, _ string) (string, string) { return appsv1.StatefulSetRevisionLabel, name }}
-	hash, err := history.Ensure(ctx, r.client, want, &s.Status.CollisionCount, crs)
+	hash, err := history.Ensure(ctx, r.revisions, want, &s.Status.CollisionCount, crs)
 	if err != nil {
 		return "", fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err)
 	}
