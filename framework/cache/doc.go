@@ -18,7 +18,10 @@
 // one kind's informer (e.g. when its CRD goes away). A Reader serves the Get and
 // List calls of client.Client from those informers (copies of the cached
 // objects, after the first sync), so that controllers read from the cache and
-// write through the client.
+// write through the client; a Lister[T] makes the same reads without copies,
+// for hot paths that must not modify what they read. IndexField indexes a
+// field (e.g. a pod's spec.nodeName) so that both answer an equality field
+// selector on it from the index.
 //
 // # Consistency contract
 //

@@ -185,4 +185,16 @@ func (i *Informer[T]) cachedList() []api.Object {
 	return out
 }
 
+func (i *Informer[T]) cachedByIndex(index, value string) ([]api.Object, bool) {
+	objs, err := i.store.ByIndex(index, value)
+	if err != nil {
+		return nil, false // no such index
+	}
+	out := make([]api.Object, len(objs))
+	for j, obj := range objs {
+		out[j] = obj
+	}
+	return out, true
+}
+
 func (i *Informer[T]) resourceVersion() string { return i.store.ResourceVersion() }

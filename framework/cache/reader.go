@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"strings"
 
@@ -58,8 +59,10 @@ func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj api.Object) 
 
 // List fills list (a pointer to a registered list struct such as
 // *corev1.ConfigMapList) with the cached objects that match opts: namespace,
-// label selector, and field selectors on metadata.name and metadata.namespace.
-// Items come in key order; the list's resourceVersion is the informer's.
+// label selector, and field selectors on metadata.name, metadata.namespace
+// and the fields indexed with IndexField (an equality on one of them is
+// answered from its index; a namespace from the namespace index). Items come
+// in key order; the list's resourceVersion is the informer's.
 func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	lgvk, err := r.f.c.GroupVersionKindFor(list)
 	if err != nil {
@@ -75,9 +78,10 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if err != nil {
 		return fmt.Errorf("cache: list %s: %w", gvk.Kind, err)
 	}
+	candidates, indexed := candidates(inf, &o)
 	var items []api.Object
-	for _, obj := range inf.cachedList() {
-		ok, err := matches(obj, &o)
+	for _, obj := range candidates {
+		ok, err := matches(obj, &o, indexed)
 		if err != nil {
 			return fmt.Errorf("cache: list %s: %w", gvk.Kind, err)
 		}
@@ -117,15 +121,44 @@ func (r *Reader) synced(ctx context.Context, gvk api.GroupVersionKind) (informer
 // notFound builds the server's NotFound answer, naming the resource when the
 // client's mapper knows it.
 func (r *Reader) notFound(ctx context.Context, gvk api.GroupVersionKind, name string) error {
+	return notFound(ctx, r.f.c, gvk, name)
+}
+
+func notFound(ctx context.Context, c *client.Client, gvk api.GroupVersionKind, name string) error {
 	gr := api.GroupResource{Group: gvk.Group, Resource: strings.ToLower(gvk.Kind) + "s"}
-	if m, err := r.f.c.RESTMapper().RESTMapping(ctx, gvk); err == nil {
+	if m, err := c.RESTMapper().RESTMapping(ctx, gvk); err == nil {
 		gr = m.Resource.GroupResource()
 	}
 	return apierrors.NewNotFound(gr, name)
 }
 
-// matches applies the namespace and selectors of o to a cached object.
-func matches(obj api.Object, o *client.ListOptions) (bool, error) {
+// candidates returns the cached objects List must filter: those of an
+// indexed field's value when the field selector requires one (and which
+// field=value it guarantees), else those of the namespace, else all.
+func candidates(inf informer, o *client.ListOptions) ([]api.Object, map[string]string) {
+	if o.FieldSelector != nil {
+		for _, req := range o.FieldSelector.Requirements() {
+			if req.Field == "metadata.name" || req.Field == "metadata.namespace" {
+				continue
+			}
+			if v, ok := o.FieldSelector.RequiresExactMatch(req.Field); ok {
+				if objs, ok := inf.cachedByIndex(FieldIndexName(req.Field), v); ok {
+					return objs, map[string]string{req.Field: v}
+				}
+			}
+		}
+	}
+	if o.Namespace != "" {
+		if objs, ok := inf.cachedByIndex(NamespaceIndex, o.Namespace); ok {
+			return objs, nil
+		}
+	}
+	return inf.cachedList(), nil
+}
+
+// matches applies the namespace and selectors of o to a cached object;
+// indexed holds the field values its candidate list guarantees.
+func matches(obj api.Object, o *client.ListOptions, indexed map[string]string) (bool, error) {
 	if o.Namespace != "" && obj.GetNamespace() != o.Namespace {
 		return false, nil
 	}
@@ -133,14 +166,13 @@ func matches(obj api.Object, o *client.ListOptions) (bool, error) {
 		return false, nil
 	}
 	if o.FieldSelector != nil && !o.FieldSelector.Empty() {
-		for _, req := range strings.Split(o.FieldSelector.String(), ",") {
-			field, _, _ := strings.Cut(strings.TrimLeft(req, "!"), "=")
-			field = strings.TrimRight(field, "!")
-			if field != "metadata.name" && field != "metadata.namespace" {
-				return false, fmt.Errorf("field selector %q: the cache can only select on metadata.name and metadata.namespace", o.FieldSelector.String())
+		for _, req := range o.FieldSelector.Requirements() {
+			if _, ok := indexed[req.Field]; !ok && req.Field != "metadata.name" && req.Field != "metadata.namespace" {
+				return false, fmt.Errorf("field selector %q: the cache selects on metadata.name, metadata.namespace and equality on a field indexed with IndexField", o.FieldSelector.String())
 			}
 		}
 		fields := map[string]string{"metadata.name": obj.GetName(), "metadata.namespace": obj.GetNamespace()}
+		maps.Copy(fields, indexed)
 		if !o.FieldSelector.Matches(fields) {
 			return false, nil
 		}

@@ -106,6 +106,67 @@ func TestReader(t *testing.T) {
 		t.Error("a field selector the cache cannot evaluate was accepted")
 	}
 
+	// A field indexed with IndexField, added to the running informer:
+	// equality on it is answered from the index, with the other selectors.
+	byApp := func(cm CM) []string { return []string{cm.Labels["app"]} }
+	if err := cache.IndexField(f, "metadata.labels.app", byApp); err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.IndexField(f, "metadata.labels.app", byApp); err != nil {
+		t.Fatalf("indexing a field again: %v", err)
+	}
+	appField := func(v string, more ...fields.Requirement) client.ListOption {
+		reqs := append([]fields.Requirement{{Field: "metadata.labels.app", Operator: fields.Equals, Value: v}}, more...)
+		return &client.ListOptions{FieldSelector: fields.NewSelector(reqs...)}
+	}
+	for _, tc := range []struct {
+		name string
+		opts []client.ListOption
+		want []string
+	}{
+		{"indexed field", []client.ListOption{appField("x")}, []string{"default/a", "kube-system/c"}},
+		{"indexed field and namespace", []client.ListOption{appField("x"), client.InNamespace("default")}, []string{"default/a"}},
+		{"indexed field and name", []client.ListOption{appField("x", fields.Requirement{Field: "metadata.name", Operator: fields.Equals, Value: "c"})}, []string{"kube-system/c"}},
+		{"indexed field, no match", []client.ListOption{appField("z")}, []string{}},
+	} {
+		if diff := cmp.Diff(tc.want, names(tc.opts...)); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
+	}
+	if err := c.Create(ctx, configMap("default", "d", map[string]string{"app": "x"})); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(names(appField("x"))) != 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a new object never reached the index: %v", names(appField("x")))
+		}
+	}
+
+	// A Lister selects the same objects without copying them.
+	lst, err := cache.ListerFor[CM](f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared, err := lst.List(ctx, appField("x"), client.InNamespace("default"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sharedNames []string
+	for _, cm := range shared {
+		sharedNames = append(sharedNames, cm.Namespace+"/"+cm.Name)
+	}
+	if diff := cmp.Diff([]string{"default/a", "default/d"}, sharedNames); diff != "" {
+		t.Errorf("Lister.List (-want +got):\n%s", diff)
+	}
+	if one, err := lst.Get(ctx, client.ObjectKey{Namespace: "default", Name: "a"}); err != nil {
+		t.Fatal(err)
+	} else if cached, _ := inf.Store().Get("default/a"); one != cached {
+		t.Error("Lister.Get copied the object")
+	}
+	if _, err := lst.Get(ctx, client.ObjectKey{Namespace: "default", Name: "missing"}); !apierrors.IsNotFound(err) {
+		t.Errorf("Lister.Get of a missing object = %v, want NotFound", err)
+	}
+
 	// Writes through the client show up in reads from the cache.
 	if err := c.Delete(ctx, configMap("default", "b", nil)); err != nil {
 		t.Fatal(err)

@@ -23,6 +23,9 @@ type informer interface {
 	// order, and the store's resourceVersion.
 	cached(key string) (api.Object, bool)
 	cachedList() []api.Object
+	// cachedByIndex returns the objects of one index value in key order;
+	// false when there is no such index.
+	cachedByIndex(index, value string) ([]api.Object, bool)
 	resourceVersion() string
 }
 

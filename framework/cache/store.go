@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -57,6 +58,27 @@ func NewStore[T api.Object](indexers Indexers[T]) *Store[T] {
 		s.indices[name] = map[string]map[string]struct{}{}
 	}
 	return s
+}
+
+// ErrIndexExists is matched (errors.Is) by the error of AddIndexer for a name
+// the store already indexes.
+var ErrIndexExists = errors.New("cache: index already exists")
+
+// AddIndexer adds the index name, computed by fn, and indexes the objects
+// already stored, so an index can be added to a running informer's store.
+func (s *Store[T]) AddIndexer(name string, fn IndexFunc[T]) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.indexers[name]; ok {
+		return fmt.Errorf("%w: %q", ErrIndexExists, name)
+	}
+	s.indexers[name] = fn
+	idx := map[string]map[string]struct{}{}
+	for key, obj := range s.items {
+		addToIndex(idx, key, fn(obj))
+	}
+	s.indices[name] = idx
+	return nil
 }
 
 // Get returns the object stored under key (see KeyOf).
@@ -201,17 +223,21 @@ func (s *Store[T]) upsert(obj T) (old T, existed bool) {
 	}
 	s.items[key] = obj
 	for name, fn := range s.indexers {
-		idx := s.indices[name]
-		for _, v := range fn(obj) {
-			set := idx[v]
-			if set == nil {
-				set = map[string]struct{}{}
-				idx[v] = set
-			}
-			set[key] = struct{}{}
-		}
+		addToIndex(s.indices[name], key, fn(obj))
 	}
 	return old, existed
+}
+
+// addToIndex adds key under each of values in idx.
+func addToIndex(idx map[string]map[string]struct{}, key string, values []string) {
+	for _, v := range values {
+		set := idx[v]
+		if set == nil {
+			set = map[string]struct{}{}
+			idx[v] = set
+		}
+		set[key] = struct{}{}
+	}
 }
 
 // delete requires s.mu held for writing.

@@ -7,6 +7,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/scheme"
 )
@@ -84,6 +85,52 @@ func TestOwnerReferences(t *testing.T) {
 	}
 	if err := controllerutil.SetOwnerReference(&corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "new"}}, obj, s); !errors.Is(err, controllerutil.ErrInvalidOwner) {
 		t.Errorf("owner without uid: %v", err)
+	}
+}
+
+func TestControllerRef(t *testing.T) {
+	t.Parallel()
+	owner := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "owner", UID: "u1"}}
+	other := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "owner", UID: "u2"}}
+	obj := &corev1.Secret{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "child"}}
+	if controllerutil.IsControlledBy(obj, owner) {
+		t.Fatal("an object without owners is controlled")
+	}
+	ref := controllerutil.NewControllerRef(owner, corev1.GroupVersion().WithKind("ConfigMap"))
+	if ref.APIVersion != "v1" || ref.Kind != "ConfigMap" || ref.Name != "owner" || ref.UID != "u1" || !*ref.Controller || !*ref.BlockOwnerDeletion {
+		t.Fatalf("NewControllerRef = %+v", ref)
+	}
+	obj.OwnerReferences = []api.OwnerReference{ref}
+	if !controllerutil.IsControlledBy(obj, owner) || controllerutil.IsControlledBy(obj, other) {
+		t.Fatal("IsControlledBy must match the controller's uid")
+	}
+	obj.OwnerReferences[0].Controller = api.Ptr(false)
+	if controllerutil.IsControlledBy(obj, owner) {
+		t.Fatal("a non-controlling owner controls")
+	}
+}
+
+func TestOwnerReferencesPatch(t *testing.T) {
+	t.Parallel()
+	ref := api.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "rs", UID: "u", Controller: api.Ptr(true)}
+	for name, tc := range map[string]struct {
+		refs []api.OwnerReference
+		want string
+	}{
+		"replace": {[]api.OwnerReference{ref}, `{"metadata":{"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"rs","uid":"u","controller":true}],"resourceVersion":"7"}}`},
+		"remove":  {nil, `{"metadata":{"ownerReferences":null,"resourceVersion":"7"}}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			p, err := controllerutil.OwnerReferencesPatch("7", tc.refs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Data(nil)
+			if err != nil || string(got) != tc.want || p.Type() != client.MergePatchType {
+				t.Errorf("patch = %s (%s), %v; want %s", got, p.Type(), err, tc.want)
+			}
+		})
 	}
 }
 

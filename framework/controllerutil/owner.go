@@ -1,11 +1,13 @@
 package controllerutil
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
 )
 
 // ErrAlreadyOwned is matched (errors.Is) by the error SetControllerReference
@@ -91,6 +93,38 @@ func GetControllerOf(obj api.Object) *api.OwnerReference {
 		}
 	}
 	return nil
+}
+
+// IsControlledBy reports whether owner is obj's controlling owner (matched by
+// uid).
+func IsControlledBy(obj, owner api.Object) bool {
+	ref := GetControllerOf(obj)
+	return ref != nil && ref.UID == owner.GetUID()
+}
+
+// NewControllerRef returns a controlling owner reference (controller and
+// blockOwnerDeletion true) to owner, whose kind is gvk. Unlike
+// SetControllerReference it needs no scheme, for controllers that build the
+// objects they own.
+func NewControllerRef(owner api.Object, gvk api.GroupVersionKind) api.OwnerReference {
+	return api.OwnerReference{APIVersion: gvk.APIVersion(), Kind: gvk.Kind, Name: owner.GetName(), UID: owner.GetUID(),
+		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
+}
+
+// OwnerReferencesPatch returns a JSON merge patch that replaces an object's
+// ownerReferences with refs (none: removes them) and fails with a Conflict
+// unless the object's resourceVersion is still resourceVersion: how a
+// controller adopts or releases an object it read from a cache.
+func OwnerReferencesPatch(resourceVersion string, refs []api.OwnerReference) (client.Patch, error) {
+	var value any // null removes the field
+	if len(refs) > 0 {
+		value = refs
+	}
+	body, err := json.Marshal(map[string]any{"metadata": map[string]any{"resourceVersion": resourceVersion, "ownerReferences": value}})
+	if err != nil {
+		return nil, fmt.Errorf("controllerutil: owner references patch: %w", err)
+	}
+	return client.RawPatch(client.MergePatchType, body), nil
 }
 
 // HasControllerReference reports whether obj has a controlling owner.

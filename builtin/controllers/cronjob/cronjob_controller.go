@@ -1,14 +1,11 @@
 package cronjob
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
-	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/builder"
-	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
 	"github.com/converge-dev/converge/framework/manager"
 )
@@ -40,32 +37,11 @@ func Setup(mgr *manager.Manager) error { return New(mgr, Options{}) }
 // New adds the CronJob controller with opts to mgr.
 func New(mgr *manager.Manager, opts Options) error {
 	opts = opts.complete()
-	c := mgr.Client()
-	rec := mgr.EventRecorder(ControllerName)
 	r := &reconciler{
-		now: opts.Now,
-		getCronJob: func(ctx context.Context, key client.ObjectKey) (*batchv1.CronJob, error) {
-			cj := &batchv1.CronJob{}
-			if err := c.Get(ctx, key, cj); err != nil {
-				return nil, err
-			}
-			return cj, nil
-		},
-		listJobs: func(ctx context.Context, ns string) ([]batchv1.Job, error) {
-			l := &batchv1.JobList{}
-			if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
-				return nil, err
-			}
-			return l.Items, nil
-		},
-		createJob: func(ctx context.Context, j *batchv1.Job) error { return c.Create(ctx, j) },
-		deleteJob: func(ctx context.Context, j *batchv1.Job) error {
-			return client.IgnoreNotFound(c.Delete(ctx, j, client.PropagationPolicy(api.DeletePropagationBackground)))
-		},
-		updateStatus: func(ctx context.Context, cj *batchv1.CronJob) error { return c.Status().Update(ctx, cj) },
-		event: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
-			rec.Event(ctx, obj, typ, reason, msg)
-		},
+		now:      opts.Now,
+		reader:   mgr.Reader(),
+		client:   mgr.Client(),
+		recorder: mgr.EventRecorder(ControllerName),
 	}
 	err := builder.ControllerManagedBy(mgr).
 		Named("cronjob").

@@ -21,24 +21,44 @@ import (
 // them when the reconcile runs.
 const nextSlack = 100 * time.Millisecond
 
-// reconciler reconciles one CronJob. Its dependencies are functions so unit
-// tests stub them.
+// reader reads CronJobs and Jobs from the informer cache (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer writes Jobs and CronJob status (client.Client). Its Get reads the
+// server: an active Job the cache does not show is looked up there before the
+// CronJob forgets it.
+type writer interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Status() client.StatusWriter
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler reconciles one CronJob from the cache. Jobs have names derived
+// from their schedule time, so a Job the cache does not show yet makes its
+// create answer AlreadyExists; a status written from a stale CronJob fails
+// with a Conflict and is retried.
 type reconciler struct {
-	now          func() time.Time
-	getCronJob   func(ctx context.Context, key client.ObjectKey) (*batchv1.CronJob, error)
-	listJobs     func(ctx context.Context, ns string) ([]batchv1.Job, error)
-	createJob    func(ctx context.Context, j *batchv1.Job) error
-	deleteJob    func(ctx context.Context, j *batchv1.Job) error
-	updateStatus func(ctx context.Context, cj *batchv1.CronJob) error
-	event        func(ctx context.Context, obj api.Object, typ, reason, msg string)
+	now      func() time.Time
+	reader   reader
+	client   writer
+	recorder recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
 
 // Reconcile brings one CronJob up to date; see the package documentation.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	cj, err := r.getCronJob(ctx, req.ObjectKey)
-	if err != nil {
+	cj := &batchv1.CronJob{}
+	if err := r.reader.Get(ctx, req.ObjectKey, cj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil
 		}
@@ -47,16 +67,18 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if cj.DeletionTimestamp != nil {
 		return reconcile.Result{}, nil
 	}
-	all, err := r.listJobs(ctx, cj.Namespace)
-	if err != nil {
+	all := &batchv1.JobList{}
+	if err := r.reader.List(ctx, all, client.InNamespace(cj.Namespace)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list jobs of cronjob %s: %w", req.ObjectKey, err)
 	}
-	jobs := ownedJobs(cj, all)
+	jobs := ownedJobs(cj, all.Items)
 	oldStatus := cj.Status
 	cj.Status.Active = append(cj.Status.Active[:0:0], cj.Status.Active...)
 
-	r.syncActive(ctx, cj, jobs)
-	jobs, err = r.cleanupHistory(ctx, cj, jobs)
+	if err := r.syncActive(ctx, cj, jobs); err != nil {
+		return reconcile.Result{}, err
+	}
+	jobs, err := r.cleanupHistory(ctx, cj, jobs)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -65,7 +87,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	if !statusEqual(oldStatus, cj.Status) {
-		if err := r.updateStatus(ctx, cj); err != nil {
+		if err := r.client.Status().Update(ctx, cj); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of cronjob %s: %w", req.ObjectKey, err)
 		}
 	}
@@ -81,14 +103,14 @@ func (r *reconciler) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []b
 	}
 	if tz := cj.Spec.TimeZone; tz != nil {
 		if _, err := time.LoadLocation(*tz); err != nil {
-			r.event(ctx, cj, record.Warning, "UnknownTimeZone", fmt.Sprintf("invalid timeZone: %q: %s", *tz, err))
+			r.recorder.Event(ctx, cj, record.Warning, "UnknownTimeZone", fmt.Sprintf("invalid timeZone: %q: %s", *tz, err))
 			// Nothing to retry until the spec changes.
 			return reconcile.Result{}, nil
 		}
 	}
 	sched, err := parseSchedule(cj)
 	if err != nil {
-		r.event(ctx, cj, record.Warning, "UnparseableSchedule",
+		r.recorder.Event(ctx, cj, record.Warning, "UnparseableSchedule",
 			fmt.Sprintf("unparseable schedule: %q : %s", cj.Spec.Schedule, errors.Unwrap(err)))
 		return reconcile.Result{}, nil
 	}
@@ -100,7 +122,7 @@ func (r *reconciler) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []b
 		return requeue, nil
 	}
 	if missed > tooManyMissed {
-		r.event(ctx, cj, record.Warning, "TooManyMissedTimes", fmt.Sprintf(
+		r.recorder.Event(ctx, cj, record.Warning, "TooManyMissedTimes", fmt.Sprintf(
 			"too many missed start times: %d. Set or decrease .spec.startingDeadlineSeconds or check clock skew", missed))
 	}
 	name := jobName(cj, scheduled)
@@ -115,32 +137,32 @@ func (r *reconciler) schedule(ctx context.Context, cj *batchv1.CronJob, jobs []b
 	case batchv1.ForbidConcurrent:
 		if len(cj.Status.Active) > 0 {
 			log.V(1).Info("Not starting job: prior execution still running and concurrency policy is Forbid", "scheduledTime", scheduled)
-			r.event(ctx, cj, record.Normal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")
+			r.recorder.Event(ctx, cj, record.Normal, "JobAlreadyActive", "Not starting job because prior execution is running and concurrency policy is Forbid")
 			return requeue, nil
 		}
 	case batchv1.ReplaceConcurrent:
 		for _, ref := range cj.Status.Active {
 			j := &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: ref.Name, Namespace: ref.Namespace, UID: ref.UID}}
 			if err := r.deleteJob(ctx, j); err != nil {
-				r.event(ctx, cj, record.Warning, "FailedDelete", fmt.Sprintf("Deleted job: %v", err))
+				r.recorder.Event(ctx, cj, record.Warning, "FailedDelete", fmt.Sprintf("Deleted job: %v", err))
 				return reconcile.Result{}, fmt.Errorf("delete active job %s: %w", ref.Name, err)
 			}
-			r.event(ctx, cj, record.Normal, "SuccessfulDelete", "Deleted job "+ref.Name)
+			r.recorder.Event(ctx, cj, record.Normal, "SuccessfulDelete", "Deleted job "+ref.Name)
 		}
 		cj.Status.Active = nil
 	}
 
 	job := newJob(cj, name, scheduled.In(sched.loc))
-	if err := r.createJob(ctx, job); err != nil {
+	if err := r.client.Create(ctx, job); err != nil {
 		if !apierrors.IsAlreadyExists(err) {
-			r.event(ctx, cj, record.Warning, "FailedCreate", fmt.Sprintf("Error creating job: %v", err))
+			r.recorder.Event(ctx, cj, record.Warning, "FailedCreate", fmt.Sprintf("Error creating job: %v", err))
 			return reconcile.Result{}, fmt.Errorf("create job %s: %w", name, err)
 		}
 		// Someone else's Job of that name: do not retry this time.
 		setLastSchedule(cj, scheduled)
 		return requeue, nil
 	}
-	r.event(ctx, cj, record.Normal, "SuccessfulCreate", "Created job "+job.Name)
+	r.recorder.Event(ctx, cj, record.Normal, "SuccessfulCreate", "Created job "+job.Name)
 	cj.Status.Active = append(cj.Status.Active, jobRef(job))
 	setLastSchedule(cj, scheduled)
 	return requeue, nil

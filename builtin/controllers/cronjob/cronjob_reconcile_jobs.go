@@ -9,6 +9,9 @@ import (
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/record"
 )
 
@@ -16,14 +19,17 @@ import (
 func ownedJobs(cj *batchv1.CronJob, jobs []batchv1.Job) []batchv1.Job {
 	var out []batchv1.Job
 	for _, j := range jobs {
-		for _, ref := range j.OwnerReferences {
-			if ref.Controller != nil && *ref.Controller && ref.UID == cj.UID {
-				out = append(out, j)
-				break
-			}
+		if controllerutil.IsControlledBy(&j, cj) {
+			out = append(out, j)
 		}
 	}
 	return out
+}
+
+// deleteJob deletes j and its pods (in the background); a Job already gone
+// is deleted.
+func (r *reconciler) deleteJob(ctx context.Context, j *batchv1.Job) error {
+	return client.IgnoreNotFound(r.client.Delete(ctx, j, client.PropagationPolicy(api.DeletePropagationBackground)))
 }
 
 // finishedType returns Complete or Failed for a finished Job, "" otherwise.
@@ -43,7 +49,7 @@ func jobRef(j *batchv1.Job) corev1.ObjectReference {
 
 // syncActive makes status.active list exactly the unfinished owned Jobs and
 // moves lastSuccessfulTime forward.
-func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs []batchv1.Job) {
+func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs []batchv1.Job) error {
 	byUID := map[string]*batchv1.Job{}
 	for i := range jobs {
 		byUID[jobs[i].UID] = &jobs[i]
@@ -52,11 +58,20 @@ func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs [
 	for _, ref := range cj.Status.Active {
 		j, ok := byUID[ref.UID]
 		if !ok {
-			r.event(ctx, cj, record.Normal, "MissingJob", "Active job went missing: "+ref.Name)
-			continue
+			// A fresh read from the server before forgetting the Job: the
+			// cache may not show a Job created moments ago.
+			j = &batchv1.Job{}
+			err := r.client.Get(ctx, client.ObjectKey{Namespace: ref.Namespace, Name: ref.Name}, j)
+			if err != nil && !apierrors.IsNotFound(err) {
+				return fmt.Errorf("get active job %s: %w", ref.Name, err)
+			}
+			if err != nil || j.UID != ref.UID {
+				r.recorder.Event(ctx, cj, record.Normal, "MissingJob", "Active job went missing: "+ref.Name)
+				continue
+			}
 		}
 		if t := finishedType(j); t != "" {
-			r.event(ctx, cj, record.Normal, "SawCompletedJob", fmt.Sprintf("Saw completed job: %s, condition: %s", j.Name, t))
+			r.recorder.Event(ctx, cj, record.Normal, "SawCompletedJob", fmt.Sprintf("Saw completed job: %s, condition: %s", j.Name, t))
 			continue
 		}
 		active = append(active, ref)
@@ -65,7 +80,7 @@ func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs [
 		j := &jobs[i]
 		if finishedType(j) == "" && j.DeletionTimestamp == nil &&
 			!slices.ContainsFunc(active, func(ref corev1.ObjectReference) bool { return ref.UID == j.UID }) {
-			r.event(ctx, cj, record.Warning, "UnexpectedJob", "Saw a job that the controller did not create or forgot: "+j.Name)
+			r.recorder.Event(ctx, cj, record.Warning, "UnexpectedJob", "Saw a job that the controller did not create or forgot: "+j.Name)
 			active = append(active, jobRef(j))
 		}
 		if finishedType(j) == batchv1.JobComplete && j.Status.CompletionTime != nil &&
@@ -74,6 +89,7 @@ func (r *reconciler) syncActive(ctx context.Context, cj *batchv1.CronJob, jobs [
 		}
 	}
 	cj.Status.Active = active
+	return nil
 }
 
 // cleanupHistory deletes the oldest finished Jobs beyond the history limits
@@ -100,10 +116,10 @@ func (r *reconciler) cleanupHistory(ctx context.Context, cj *batchv1.CronJob, jo
 		slices.SortFunc(finished, func(a, b batchv1.Job) int { return startTime(&a).Compare(startTime(&b).Time) })
 		for _, j := range finished[:len(finished)-int(*limit)] {
 			if err := r.deleteJob(ctx, &j); err != nil {
-				r.event(ctx, cj, record.Warning, "FailedDelete", fmt.Sprintf("Deleted job: %v", err))
+				r.recorder.Event(ctx, cj, record.Warning, "FailedDelete", fmt.Sprintf("Deleted job: %v", err))
 				return nil, fmt.Errorf("delete old job %s: %w", j.Name, err)
 			}
-			r.event(ctx, cj, record.Normal, "SuccessfulDelete", "Deleted job "+j.Name)
+			r.recorder.Event(ctx, cj, record.Normal, "SuccessfulDelete", "Deleted job "+j.Name)
 			drop[j.UID] = true
 		}
 	}

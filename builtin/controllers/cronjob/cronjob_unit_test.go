@@ -1,7 +1,6 @@
 package cronjob
 
 import (
-	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -10,8 +9,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/converge-dev/converge/builtin/api/all"
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/fakeclient"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/reconcile"
@@ -51,50 +52,67 @@ func TestMostRecent(t *testing.T) {
 	}
 }
 
-// fake holds the objects of one unit test; the reconciler's functions work
-// on it.
+// fake holds the objects of one unit test in a fakeclient, which the
+// reconciler reads and writes.
 type fake struct {
-	cj      *batchv1.CronJob
-	jobs    []batchv1.Job
-	events  []string
-	deleted []string
+	t   *testing.T
+	fc  *fakeclient.Client
+	rec *fakeclient.Recorder
 }
 
-func (f *fake) reconciler(now time.Time) *reconciler {
-	return &reconciler{
-		now:        func() time.Time { return now },
-		getCronJob: func(context.Context, client.ObjectKey) (*batchv1.CronJob, error) { return f.cj, nil },
-		listJobs:   func(context.Context, string) ([]batchv1.Job, error) { return slices.Clone(f.jobs), nil },
-		createJob: func(_ context.Context, j *batchv1.Job) error {
-			j.UID = "uid-" + j.Name
-			f.jobs = append(f.jobs, *j)
-			return nil
-		},
-		deleteJob: func(_ context.Context, j *batchv1.Job) error {
-			f.deleted = append(f.deleted, j.Name)
-			f.jobs = slices.DeleteFunc(f.jobs, func(x batchv1.Job) bool { return x.Name == j.Name })
-			return nil
-		},
-		updateStatus: func(context.Context, *batchv1.CronJob) error { return nil },
-		event: func(_ context.Context, _ api.Object, typ, reason, msg string) {
-			f.events = append(f.events, typ+"/"+reason+": "+msg)
-		},
+func newFake(t *testing.T, cj *batchv1.CronJob) *fake {
+	sch, err := all.NewScheme()
+	if err != nil {
+		t.Fatal(err)
 	}
+	return &fake{t: t, fc: fakeclient.New(sch, cj), rec: &fakeclient.Recorder{}}
 }
 
 func (f *fake) run(t *testing.T, now time.Time) reconcile.Result {
 	t.Helper()
-	res, err := f.reconciler(now).Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "cj"}})
+	r := &reconciler{now: func() time.Time { return now }, reader: f.fc, client: f.fc, recorder: f.rec}
+	res, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "cj"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return res
 }
 
+// cj returns the CronJob as stored.
+func (f *fake) cj() *batchv1.CronJob {
+	f.t.Helper()
+	cj := &batchv1.CronJob{}
+	if err := f.fc.Get(f.t.Context(), client.ObjectKey{Namespace: "ns", Name: "cj"}, cj); err != nil {
+		f.t.Fatal(err)
+	}
+	return cj
+}
+
+// jobs returns the stored Jobs in name order.
+func (f *fake) jobs() []batchv1.Job {
+	f.t.Helper()
+	l := &batchv1.JobList{}
+	if err := f.fc.List(f.t.Context(), l); err != nil {
+		f.t.Fatal(err)
+	}
+	return l.Items
+}
+
 func (f *fake) jobNames() []string {
 	var out []string
-	for _, j := range f.jobs {
+	for _, j := range f.jobs() {
 		out = append(out, j.Name)
+	}
+	return out
+}
+
+// deleted returns the names of the deleted Jobs.
+func (f *fake) deleted() []string {
+	var out []string
+	for _, a := range f.fc.Actions() {
+		if name, ok := strings.CutPrefix(a, "delete Job ns/"); ok {
+			out = append(out, name)
+		}
 	}
 	return out
 }
@@ -112,12 +130,16 @@ func newCronJob(mutate func(*batchv1.CronJob)) *batchv1.CronJob {
 }
 
 func finish(f *fake, name string, typ batchv1.JobConditionType, at time.Time) {
-	for i := range f.jobs {
-		if f.jobs[i].Name == name {
-			f.jobs[i].Status.Conditions = []batchv1.JobCondition{{Type: typ, Status: corev1.ConditionTrue}}
-			f.jobs[i].Status.StartTime = api.NewTimePtr(at.Add(-time.Second))
+	f.t.Helper()
+	for _, j := range f.jobs() {
+		if j.Name == name {
+			j.Status.Conditions = []batchv1.JobCondition{{Type: typ, Status: corev1.ConditionTrue}}
+			j.Status.StartTime = api.NewTimePtr(at.Add(-time.Second))
 			if typ == batchv1.JobComplete {
-				f.jobs[i].Status.CompletionTime = api.NewTimePtr(at)
+				j.Status.CompletionTime = api.NewTimePtr(at)
+			}
+			if err := f.fc.Status().Update(f.t.Context(), &j); err != nil {
+				f.t.Fatal(err)
 			}
 		}
 	}
@@ -127,9 +149,9 @@ func minuteName(t time.Time) string { return "cj-" + strconv.FormatInt(t.Unix()/
 
 func TestReconcileCreatesJobAtScheduleTime(t *testing.T) {
 	t.Parallel()
-	f := &fake{cj: newCronJob(nil)}
+	f := newFake(t, newCronJob(nil))
 	res := f.run(t, t0.Add(30*time.Second))
-	if len(f.jobs) != 0 || res.RequeueAfter != 30*time.Second+nextSlack {
+	if len(f.jobs()) != 0 || res.RequeueAfter != 30*time.Second+nextSlack {
 		t.Fatalf("before the first time: jobs %v, requeue %v", f.jobNames(), res.RequeueAfter)
 	}
 	res = f.run(t, t0.Add(61*time.Second))
@@ -137,22 +159,22 @@ func TestReconcileCreatesJobAtScheduleTime(t *testing.T) {
 	if d := cmp.Diff([]string{want}, f.jobNames()); d != "" {
 		t.Fatalf("jobs (-want +got):\n%s", d)
 	}
-	j := f.jobs[0]
+	j := f.jobs()[0]
 	if got := j.Annotations[batchv1.CronJobScheduledTimestampAnnotation]; got != "2026-03-10T12:01:00Z" {
 		t.Errorf("scheduled-timestamp annotation = %q", got)
 	}
 	if res.RequeueAfter != 59*time.Second+nextSlack {
 		t.Errorf("requeue = %v, want 59s", res.RequeueAfter)
 	}
-	if f.cj.Status.LastScheduleTime == nil || !f.cj.Status.LastScheduleTime.Equal(t0.Add(time.Minute)) {
-		t.Errorf("lastScheduleTime = %v", f.cj.Status.LastScheduleTime)
+	if f.cj().Status.LastScheduleTime == nil || !f.cj().Status.LastScheduleTime.Equal(t0.Add(time.Minute)) {
+		t.Errorf("lastScheduleTime = %v", f.cj().Status.LastScheduleTime)
 	}
-	if len(f.cj.Status.Active) != 1 || f.cj.Status.Active[0].Name != want {
-		t.Errorf("active = %v", f.cj.Status.Active)
+	if len(f.cj().Status.Active) != 1 || f.cj().Status.Active[0].Name != want {
+		t.Errorf("active = %v", f.cj().Status.Active)
 	}
 	// Same minute again: nothing new.
 	f.run(t, t0.Add(62*time.Second))
-	if len(f.jobs) != 1 {
+	if len(f.jobs()) != 1 {
 		t.Errorf("jobs after a second reconcile = %v", f.jobNames())
 	}
 }
@@ -161,25 +183,25 @@ func TestReconcileConcurrencyPolicies(t *testing.T) {
 	t.Parallel()
 	t.Run("Forbid skips while a job is active", func(t *testing.T) {
 		t.Parallel()
-		f := &fake{cj: newCronJob(func(cj *batchv1.CronJob) { cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent })}
+		f := newFake(t, newCronJob(func(cj *batchv1.CronJob) { cj.Spec.ConcurrencyPolicy = batchv1.ForbidConcurrent }))
 		f.run(t, t0.Add(time.Minute))
 		f.run(t, t0.Add(2*time.Minute))
-		if len(f.jobs) != 1 {
+		if len(f.jobs()) != 1 {
 			t.Fatalf("jobs = %v, want one", f.jobNames())
 		}
-		finish(f, f.jobs[0].Name, batchv1.JobComplete, t0.Add(2*time.Minute+10*time.Second))
+		finish(f, f.jobs()[0].Name, batchv1.JobComplete, t0.Add(2*time.Minute+10*time.Second))
 		f.run(t, t0.Add(2*time.Minute+20*time.Second))
-		if len(f.jobs) != 2 || f.cj.Status.LastSuccessfulTime == nil {
-			t.Fatalf("after completion: jobs %v, lastSuccessfulTime %v", f.jobNames(), f.cj.Status.LastSuccessfulTime)
+		if len(f.jobs()) != 2 || f.cj().Status.LastSuccessfulTime == nil {
+			t.Fatalf("after completion: jobs %v, lastSuccessfulTime %v", f.jobNames(), f.cj().Status.LastSuccessfulTime)
 		}
 	})
 	t.Run("Replace deletes the active job", func(t *testing.T) {
 		t.Parallel()
-		f := &fake{cj: newCronJob(func(cj *batchv1.CronJob) { cj.Spec.ConcurrencyPolicy = batchv1.ReplaceConcurrent })}
+		f := newFake(t, newCronJob(func(cj *batchv1.CronJob) { cj.Spec.ConcurrencyPolicy = batchv1.ReplaceConcurrent }))
 		f.run(t, t0.Add(time.Minute))
-		first := f.jobs[0].Name
+		first := f.jobs()[0].Name
 		f.run(t, t0.Add(2*time.Minute))
-		if d := cmp.Diff([]string{first}, f.deleted); d != "" {
+		if d := cmp.Diff([]string{first}, f.deleted()); d != "" {
 			t.Errorf("deleted (-want +got):\n%s", d)
 		}
 		if d := cmp.Diff([]string{minuteName(t0.Add(2 * time.Minute))}, f.jobNames()); d != "" {
@@ -188,11 +210,11 @@ func TestReconcileConcurrencyPolicies(t *testing.T) {
 	})
 	t.Run("Allow runs concurrently", func(t *testing.T) {
 		t.Parallel()
-		f := &fake{cj: newCronJob(nil)}
+		f := newFake(t, newCronJob(nil))
 		f.run(t, t0.Add(time.Minute))
 		f.run(t, t0.Add(2*time.Minute))
-		if len(f.jobs) != 2 || len(f.cj.Status.Active) != 2 {
-			t.Errorf("jobs %v active %v", f.jobNames(), f.cj.Status.Active)
+		if len(f.jobs()) != 2 || len(f.cj().Status.Active) != 2 {
+			t.Errorf("jobs %v active %v", f.jobNames(), f.cj().Status.Active)
 		}
 	})
 }
@@ -201,32 +223,32 @@ func TestReconcileSuspendDeadlineAndMissed(t *testing.T) {
 	t.Parallel()
 	t.Run("suspended", func(t *testing.T) {
 		t.Parallel()
-		f := &fake{cj: newCronJob(func(cj *batchv1.CronJob) { cj.Spec.Suspend = api.Ptr(true) })}
-		if res := f.run(t, t0.Add(5*time.Minute)); len(f.jobs) != 0 || res.RequeueAfter != 0 {
+		f := newFake(t, newCronJob(func(cj *batchv1.CronJob) { cj.Spec.Suspend = api.Ptr(true) }))
+		if res := f.run(t, t0.Add(5*time.Minute)); len(f.jobs()) != 0 || res.RequeueAfter != 0 {
 			t.Errorf("suspended cronjob created %v, requeue %v", f.jobNames(), res.RequeueAfter)
 		}
 	})
 	t.Run("too many missed", func(t *testing.T) {
 		t.Parallel()
-		f := &fake{cj: newCronJob(nil)}
+		f := newFake(t, newCronJob(nil))
 		f.run(t, t0.Add(200*time.Minute+time.Second))
 		if d := cmp.Diff([]string{minuteName(t0.Add(200 * time.Minute))}, f.jobNames()); d != "" {
 			t.Errorf("jobs (-want +got):\n%s", d)
 		}
-		if !slices.ContainsFunc(f.events, func(e string) bool {
+		if !slices.ContainsFunc(f.rec.Events(), func(e string) bool {
 			return strings.HasPrefix(e, "Warning/TooManyMissedTimes: too many missed start times: 200")
 		}) {
-			t.Errorf("events = %v", f.events)
+			t.Errorf("events = %v", f.rec.Events())
 		}
 	})
 	t.Run("startingDeadlineSeconds skips old times", func(t *testing.T) {
 		t.Parallel()
-		f := &fake{cj: newCronJob(func(cj *batchv1.CronJob) {
+		f := newFake(t, newCronJob(func(cj *batchv1.CronJob) {
 			cj.Spec.Schedule = "0 * * * *"
 			cj.Spec.StartingDeadlineSeconds = api.Ptr[int64](60)
-		})}
+		}))
 		f.run(t, t0.Add(time.Hour+2*time.Minute))
-		if len(f.jobs) != 0 {
+		if len(f.jobs()) != 0 {
 			t.Errorf("a run missed by more than the deadline started: %v", f.jobNames())
 		}
 		f.run(t, t0.Add(2*time.Hour+30*time.Second))
@@ -236,7 +258,7 @@ func TestReconcileSuspendDeadlineAndMissed(t *testing.T) {
 	})
 	t.Run("history limits", func(t *testing.T) {
 		t.Parallel()
-		f := &fake{cj: newCronJob(func(cj *batchv1.CronJob) { cj.Spec.SuccessfulJobsHistoryLimit = api.Ptr[int32](1) })}
+		f := newFake(t, newCronJob(func(cj *batchv1.CronJob) { cj.Spec.SuccessfulJobsHistoryLimit = api.Ptr[int32](1) }))
 		for i := 1; i <= 3; i++ {
 			at := t0.Add(time.Duration(i) * time.Minute)
 			f.run(t, at)

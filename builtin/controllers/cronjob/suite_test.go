@@ -4,17 +4,16 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/controllers/cronjob"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
@@ -45,52 +44,29 @@ func (f *fakeClock) Set(t time.Time) {
 }
 
 var (
-	env   *testenv.Environment
+	env   *controllertest.Env
 	c     *client.Client
 	clock *fakeClock
-	stop  context.CancelFunc
-	done  chan error
-	nsN   atomic.Int32
+	mgr   *controllertest.Manager
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(ctx, testenv.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-
+	env = controllertest.Start(ctx, "cronjob", testenv.Options{})
+	c = env.Client
 	// The controller runs in the suite's manager with a fake clock: specs
 	// cannot wait for real minutes.
 	clock = &fakeClock{now: time.Now()}
-	mgr, err := manager.New(&client.Config{Host: env.URL}, manager.Options{Scheme: sch, GracefulShutdownTimeout: 10 * time.Second})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(cronjob.New(mgr, cronjob.Options{Now: clock.Now})).To(Succeed())
-	var mctx context.Context
-	mctx, stop = context.WithCancel(context.WithoutCancel(ctx))
-	done = make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
+	mgr = env.StartManager(manager.Options{GracefulShutdownTimeout: 10 * time.Second}, func(m *manager.Manager) error {
+		return cronjob.New(m, cronjob.Options{Now: clock.Now})
+	})
 })
 
 var _ = AfterSuite(func() {
-	if stop != nil {
-		stop()
-		Eventually(done, 15*time.Second).Should(Receive(BeNil()))
-	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
+	mgr.Stop()
+	env.Stop()
 })
 
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("cronjob-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 func newCronJob(ns, name string, mutate func(*batchv1.CronJob)) *batchv1.CronJob {
 	cj := &batchv1.CronJob{
@@ -159,14 +135,4 @@ func completeJob(ctx context.Context, ns, name string, typ batchv1.JobConditionT
 	Expect(c.Status().Update(ctx, j)).To(Succeed())
 }
 
-func events(ctx context.Context, obj api.Object) []string {
-	l := &corev1.EventList{}
-	Expect(c.List(ctx, l, client.InNamespace(obj.GetNamespace()))).To(Succeed())
-	var out []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.UID == obj.GetUID() {
-			out = append(out, e.Type+"/"+e.Reason+": "+e.Message)
-		}
-	}
-	return out
-}
+func events(ctx context.Context, obj api.Object) []string { return env.Events(ctx, obj) }

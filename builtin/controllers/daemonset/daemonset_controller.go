@@ -11,10 +11,11 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
-	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/builder"
+	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/reconcile"
@@ -50,57 +51,26 @@ func New(mgr *manager.Manager, opts Options) error {
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 2
 	}
-	c := mgr.Client()
-	rec := mgr.EventRecorder(ControllerName)
 	r := &reconciler{
 		now:           opts.Now,
 		failedBackoff: podutil.NewBackoff(FailedPodBackoffInitial, FailedPodBackoffMax),
-		getDaemonSet: func(ctx context.Context, key client.ObjectKey) (*appsv1.DaemonSet, error) {
-			ds := &appsv1.DaemonSet{}
-			if err := c.Get(ctx, key, ds); err != nil {
-				return nil, err
-			}
-			return ds, nil
-		},
-		listNodes: func(ctx context.Context) ([]corev1.Node, error) {
-			l := &corev1.NodeList{}
-			if err := c.List(ctx, l); err != nil {
-				return nil, err
-			}
-			return l.Items, nil
-		},
-		listPods: func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error) {
-			l := &corev1.PodList{}
-			if err := c.List(ctx, l, client.InNamespace(ns), client.MatchingLabelSelector{Selector: sel}); err != nil {
-				return nil, err
-			}
-			return l.Items, nil
-		},
-		listRevisions: func(ctx context.Context, ns string) ([]appsv1.ControllerRevision, error) {
-			l := &appsv1.ControllerRevisionList{}
-			if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
-				return nil, err
-			}
-			return l.Items, nil
-		},
-		createRevision: func(ctx context.Context, cr *appsv1.ControllerRevision) error { return c.Create(ctx, cr) },
-		updateRevision: func(ctx context.Context, cr *appsv1.ControllerRevision) error { return c.Update(ctx, cr) },
-		deleteRevision: func(ctx context.Context, cr *appsv1.ControllerRevision) error {
-			return client.IgnoreNotFound(c.Delete(ctx, cr))
-		},
-		createPod: func(ctx context.Context, p *corev1.Pod) error { return c.Create(ctx, p) },
-		deletePod: func(ctx context.Context, p *corev1.Pod) error {
-			return client.IgnoreNotFound(c.Delete(ctx, p, client.Preconditions{UID: &p.UID}))
-		},
-		updateStatus: func(ctx context.Context, ds *appsv1.DaemonSet) error { return c.Status().Update(ctx, ds) },
-		event: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
-			rec.Event(ctx, obj, typ, reason, msg)
-		},
+		expectations:  podutil.NewExpectations(opts.Now),
+		reader:        mgr.Reader(),
+		client:        mgr.Client(),
+		revisions:     mgr.Client(),
+		recorder:      mgr.EventRecorder(ControllerName),
 	}
+	// The pod informer's first handler meets the expectations, before the
+	// builder's handler enqueues the owner.
+	pods, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*corev1.Pod]{})
+	if err != nil {
+		return fmt.Errorf("pod informer: %w", err)
+	}
+	pods.AddHandler(r.observePod)
 	// Any node change may change where every DaemonSet runs.
 	allDaemonSets := func(ctx context.Context, _ api.Object) []reconcile.Request {
 		l := &appsv1.DaemonSetList{}
-		if err := c.List(ctx, l); err != nil {
+		if err := r.reader.List(ctx, l); err != nil {
 			logr.FromContextOrDiscard(ctx).Error(err, "List daemonsets for a node change")
 			return nil
 		}
@@ -110,7 +80,7 @@ func New(mgr *manager.Manager, opts Options) error {
 		}
 		return out
 	}
-	err := builder.ControllerManagedBy(mgr).
+	err = builder.ControllerManagedBy(mgr).
 		Named("daemonset").
 		For(builder.Kind[*appsv1.DaemonSet]()).
 		Owns(builder.Kind[*corev1.Pod]()).
@@ -122,4 +92,23 @@ func New(mgr *manager.Manager, opts Options) error {
 		return fmt.Errorf("build daemonset controller: %w", err)
 	}
 	return nil
+}
+
+// observePod meets the expectations of the DaemonSet controlling a pod: an
+// added pod is a creation, a pod marked for deletion or gone a deletion. It
+// runs on the informer's goroutine.
+func (r *reconciler) observePod(ev cache.Event[*corev1.Pod]) {
+	ref := controllerutil.GetControllerOf(ev.Object)
+	if ref == nil || ref.Kind != "DaemonSet" {
+		return
+	}
+	key := client.ObjectKey{Namespace: ev.Object.Namespace, Name: ref.Name}.String()
+	switch {
+	case ev.Type == cache.Deleted:
+		r.expectations.DeletionObserved(key, cache.KeyOf(ev.Object))
+	case ev.Object.DeletionTimestamp != nil && (ev.Old == nil || ev.Old.DeletionTimestamp == nil):
+		r.expectations.DeletionObserved(key, cache.KeyOf(ev.Object))
+	case ev.Type == cache.Added:
+		r.expectations.CreationObserved(key)
+	}
 }

@@ -11,33 +11,54 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
 	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 	"github.com/converge-dev/converge/framework/record"
 )
 
-// reconciler reconciles one DaemonSet. Its dependencies are functions so unit
-// tests stub them.
+// reader reads DaemonSets, nodes, pods and ControllerRevisions from the
+// informer cache (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer creates and deletes pods and ControllerRevisions and writes
+// DaemonSet status (client.Client).
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Status() client.StatusWriter
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler reconciles one DaemonSet. It reads from the cache; expectations
+// keep it from acting on a cache that does not show its own pod creations and
+// deletions yet (the pod informer's handler observes them).
 type reconciler struct {
 	now func() time.Time
 	// failedBackoff spaces out the deletion of failed pods per DaemonSet and
 	// node (nil: none).
-	failedBackoff  *podutil.Backoff
-	getDaemonSet   func(ctx context.Context, key client.ObjectKey) (*appsv1.DaemonSet, error)
-	listNodes      func(ctx context.Context) ([]corev1.Node, error)
-	listPods       func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
-	listRevisions  func(ctx context.Context, ns string) ([]appsv1.ControllerRevision, error)
-	createRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
-	updateRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
-	deleteRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
-	createPod      func(ctx context.Context, p *corev1.Pod) error
-	deletePod      func(ctx context.Context, p *corev1.Pod) error
-	updateStatus   func(ctx context.Context, ds *appsv1.DaemonSet) error
-	event          func(ctx context.Context, obj api.Object, typ, reason, msg string)
+	failedBackoff *podutil.Backoff
+	expectations  *podutil.Expectations
+	reader        reader
+	client        writer
+	// revisions finds or creates the current ControllerRevision
+	// (client.Client); its Get is the one read from the server: a revision
+	// whose create found the name taken.
+	revisions history.Writer
+	recorder  recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
@@ -57,9 +78,10 @@ type plan struct {
 
 // Reconcile drives one DaemonSet; see the package documentation.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	ds, err := r.getDaemonSet(ctx, req.ObjectKey)
-	if err != nil {
+	ds := &appsv1.DaemonSet{}
+	if err := r.reader.Get(ctx, req.ObjectKey, ds); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.expectations.Forget(req.ObjectKey.String())
 			return reconcile.Result{}, nil
 		}
 		return reconcile.Result{}, fmt.Errorf("get daemonset %s: %w", req.ObjectKey, err)
@@ -71,19 +93,23 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("daemonset %s selector: %w", req.ObjectKey, err))
 	}
-	nodes, err := r.listNodes(ctx)
-	if err != nil {
+	// The plan is computed only when the cache shows every pod this
+	// controller created or deleted for ds; meanwhile only the status is
+	// written, and the pod events that meet the expectations enqueue ds.
+	manage := r.expectations.Satisfied(req.ObjectKey.String())
+	nodes := &corev1.NodeList{}
+	if err := r.reader.List(ctx, nodes); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list nodes: %w", err)
 	}
-	allPods, err := r.listPods(ctx, ds.Namespace, sel)
-	if err != nil {
+	allPods := &corev1.PodList{}
+	if err := r.reader.List(ctx, allPods, client.InNamespace(ds.Namespace), client.MatchingLabelSelector{Selector: sel}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list pods of daemonset %s: %w", req.ObjectKey, err)
 	}
-	allCRs, err := r.listRevisions(ctx, ds.Namespace)
-	if err != nil {
+	allCRs := &appsv1.ControllerRevisionList{}
+	if err := r.reader.List(ctx, allCRs, client.InNamespace(ds.Namespace)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list revisions of daemonset %s: %w", req.ObjectKey, err)
 	}
-	crs := ownedRevisions(ds, allCRs)
+	crs := ownedRevisions(ds, allCRs.Items)
 	oldStatus := ds.Status
 	hash, err := r.ensureRevision(ctx, ds, crs)
 	if err != nil {
@@ -91,19 +117,19 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 
 	var pods []corev1.Pod
-	for _, p := range allPods {
-		if isControlledBy(p.OwnerReferences, ds.UID) {
+	for _, p := range allPods.Items {
+		if controllerutil.IsControlledBy(&p, ds) {
 			pods = append(pods, p)
 		}
 	}
 	now := r.now()
-	states, orphans, finished := r.observe(ds, nodes, pods)
+	states, orphans, finished := r.observe(ds, nodes.Items, pods)
 	p := plan{delete: orphans}
 	var requeue time.Duration
 	for _, pod := range finished {
 		node := targetNode(&pod)
 		if pod.Status.Phase == corev1.PodSucceeded {
-			r.event(ctx, ds, record.Normal, "SucceededDaemonPod",
+			r.recorder.Event(ctx, ds, record.Normal, "SucceededDaemonPod",
 				fmt.Sprintf("Found succeeded daemon pod %s/%s on node %s, will try to delete it", pod.Namespace, pod.Name, node))
 			p.delete = append(p.delete, pod)
 			continue
@@ -116,7 +142,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			}
 			r.failedBackoff.Next(key, now)
 		}
-		r.event(ctx, ds, record.Warning, "FailedDaemonPod",
+		r.recorder.Event(ctx, ds, record.Warning, "FailedDaemonPod",
 			fmt.Sprintf("Found failed daemon pod %s/%s on node %s, will try to kill it", pod.Namespace, pod.Name, node))
 		p.delete = append(p.delete, pod)
 	}
@@ -136,14 +162,16 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	collisions := ds.Status.CollisionCount
 	ds.Status = computeStatus(ds, states, hash, now)
 	ds.Status.CollisionCount, ds.Status.Conditions = collisions, oldStatus.Conditions
-	if err := r.execute(ctx, ds, hash, p); err != nil {
-		return reconcile.Result{}, err
+	if manage {
+		if err := r.execute(ctx, ds, hash, p); err != nil {
+			return reconcile.Result{}, err
+		}
 	}
 	if err := r.cleanupRevisions(ctx, ds, crs, pods, hash); err != nil {
 		return reconcile.Result{}, err
 	}
 	if !jsonValueEqual(oldStatus, ds.Status) {
-		if err := r.updateStatus(ctx, ds); err != nil {
+		if err := r.client.Status().Update(ctx, ds); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of daemonset %s: %w", req.ObjectKey, err)
 		}
 	}
@@ -198,31 +226,50 @@ func surging(st *nodeState, hash string) bool {
 	return (podHash(&st.pods[0]) == hash) != (podHash(&st.pods[1]) == hash)
 }
 
-// execute applies the plan.
+// execute applies the plan. Its creations and deletions are expected before
+// they are sent; those that fail or are never sent are marked observed at
+// once, so that only writes in flight hold the DaemonSet back.
 func (r *reconciler) execute(ctx context.Context, ds *appsv1.DaemonSet, hash string, p plan) error {
+	key := client.ObjectKeyFromObject(ds).String()
 	seen := map[string]bool{}
-	for i := range p.delete {
-		pod := &p.delete[i]
-		if seen[pod.UID] {
-			continue
+	var dels []corev1.Pod
+	var delKeys []string
+	for _, pod := range p.delete {
+		if !seen[pod.UID] {
+			seen[pod.UID] = true
+			dels = append(dels, pod)
+			delKeys = append(delKeys, cache.KeyOf(&pod))
 		}
-		seen[pod.UID] = true
-		if err := r.deletePod(ctx, pod); err != nil {
-			r.event(ctx, ds, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting pod %s: %v", pod.Name, err))
+	}
+	r.expectations.Expect(key, len(p.create), delKeys)
+	for i := range dels {
+		pod := &dels[i]
+		err := r.client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
+		if err != nil {
+			r.expectations.DeletionObserved(key, cache.KeyOf(pod)) // gone already, or not deleted
+		}
+		if err = client.IgnoreNotFound(err); err != nil {
+			for _, rest := range dels[i+1:] {
+				r.expectations.DeletionObserved(key, cache.KeyOf(&rest))
+			}
+			r.expectations.LowerCreations(key, len(p.create))
+			r.recorder.Event(ctx, ds, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting pod %s: %v", pod.Name, err))
 			return fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
 		}
-		r.event(ctx, ds, record.Normal, "SuccessfulDelete", "Deleted pod: "+pod.Name)
+		r.recorder.Event(ctx, ds, record.Normal, "SuccessfulDelete", "Deleted pod: "+pod.Name)
 	}
-	for _, node := range p.create {
+	for i, node := range p.create {
 		pod, err := newPod(ds, node, hash)
 		if err != nil {
+			r.expectations.LowerCreations(key, len(p.create)-i)
 			return err
 		}
-		if err := r.createPod(ctx, pod); err != nil {
-			r.event(ctx, ds, record.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err))
+		if err := r.client.Create(ctx, pod); err != nil {
+			r.expectations.LowerCreations(key, len(p.create)-i)
+			r.recorder.Event(ctx, ds, record.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err))
 			return fmt.Errorf("create pod for node %s: %w", node, err)
 		}
-		r.event(ctx, ds, record.Normal, "SuccessfulCreate", "Created pod: "+pod.Name)
+		r.recorder.Event(ctx, ds, record.Normal, "SuccessfulCreate", "Created pod: "+pod.Name)
 	}
 	return nil
 }
@@ -255,17 +302,7 @@ func newPod(ds *appsv1.DaemonSet, node, hash string) (*corev1.Pod, error) {
 }
 
 func controllerRef(ds *appsv1.DaemonSet) api.OwnerReference {
-	return api.OwnerReference{APIVersion: appsv1.GroupVersion.String(), Kind: "DaemonSet", Name: ds.Name, UID: ds.UID,
-		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
-}
-
-func isControlledBy(refs []api.OwnerReference, uid string) bool {
-	for _, ref := range refs {
-		if ref.Controller != nil && *ref.Controller && ref.UID == uid {
-			return true
-		}
-	}
-	return false
+	return controllerutil.NewControllerRef(ds, appsv1.GroupVersion.WithKind("DaemonSet"))
 }
 
 func podHash(p *corev1.Pod) string { return p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] }

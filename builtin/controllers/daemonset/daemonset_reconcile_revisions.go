@@ -4,14 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/converge-dev/converge/builtin/controllers/internal/history"
-	"maps"
-	"slices"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/framework/api"
-	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 )
 
 const defaultRevisionHistoryLimit = 10
@@ -25,7 +23,7 @@ func revisionData(ds *appsv1.DaemonSet) ([]byte, error) {
 func ownedRevisions(ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) []appsv1.ControllerRevision {
 	var out []appsv1.ControllerRevision
 	for _, cr := range crs {
-		if isControlledBy(cr.OwnerReferences, ds.UID) {
+		if controllerutil.IsControlledBy(&cr, ds) {
 			out = append(out, cr)
 		}
 	}
@@ -39,50 +37,13 @@ func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, c
 	if err != nil {
 		return "", err
 	}
-	var maxRev int64
-	for _, cr := range crs {
-		maxRev = max(maxRev, cr.Revision)
+	want := history.Revision{Owner: ds, Ref: controllerRef(ds), Template: &ds.Spec.Template, Data: data,
+		Label: func(_, hash string) (string, string) { return appsv1.DefaultDaemonSetUniqueLabelKey, hash }}
+	hash, err := history.Ensure(ctx, r.revisions, want, &ds.Status.CollisionCount, crs)
+	if err != nil {
+		return "", fmt.Errorf("daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
 	}
-	for attempt := 0; attempt < 5; attempt++ {
-		hash := history.ComputeHash(&ds.Spec.Template, ds.Status.CollisionCount)
-		name := ds.Name + "-" + hash
-		if i := slices.IndexFunc(crs, func(cr appsv1.ControllerRevision) bool { return cr.Name == name }); i >= 0 {
-			cr := crs[i]
-			if !history.JSONEqual(cr.Data.Raw, data) {
-				ds.Status.CollisionCount = history.NextCollisionCount(ds.Status.CollisionCount)
-				continue
-			}
-			if cr.Revision < maxRev {
-				// Rolled back to an older template: it becomes the newest.
-				cr.Revision = maxRev + 1
-				if err := r.updateRevision(ctx, &cr); err != nil {
-					return "", fmt.Errorf("update revision %s: %w", name, err)
-				}
-			}
-			return hash, nil
-		}
-		lbls := maps.Clone(ds.Spec.Template.Labels)
-		if lbls == nil {
-			lbls = map[string]string{}
-		}
-		lbls[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
-		cr := &appsv1.ControllerRevision{
-			ObjectMeta: api.ObjectMeta{Name: name, Namespace: ds.Namespace, Labels: lbls,
-				OwnerReferences: []api.OwnerReference{controllerRef(ds)}},
-			Data:     api.RawExtension{Raw: data},
-			Revision: maxRev + 1,
-		}
-		if err := r.createRevision(ctx, cr); err != nil {
-			if apierrors.IsAlreadyExists(err) {
-				// Not ours (or not seen yet): try the next hash.
-				ds.Status.CollisionCount = history.NextCollisionCount(ds.Status.CollisionCount)
-				continue
-			}
-			return "", fmt.Errorf("create revision %s: %w", name, err)
-		}
-		return hash, nil
-	}
-	return "", fmt.Errorf("daemonset %s/%s: too many revision hash collisions", ds.Namespace, ds.Name)
+	return hash, nil
 }
 
 // cleanupRevisions deletes the oldest revisions beyond revisionHistoryLimit
@@ -103,7 +64,7 @@ func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet,
 		}
 	}
 	for _, cr := range history.Prunable(old, limit) {
-		if err := r.deleteRevision(ctx, &cr); err != nil {
+		if err := client.IgnoreNotFound(r.client.Delete(ctx, &cr)); err != nil {
 			return fmt.Errorf("delete revision %s: %w", cr.Name, err)
 		}
 	}

@@ -2,17 +2,14 @@ package daemonset_test
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
@@ -24,36 +21,20 @@ func TestDaemonSet(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
+	env *controllertest.Env
 	c   *client.Client
-	nsN atomic.Int32
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"daemonset"}})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
+	env = controllertest.Start(ctx, "ds", testenv.Options{Controllers: []string{"daemonset"}})
+	c = env.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { env.Stop() })
 
-// namespace creates a fresh namespace; the returned prefix keeps the spec's
-// node names apart from other specs' (nodes are cluster-wide).
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("ds-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+// namespace creates a fresh namespace; the returned name also prefixes the
+// spec's node names, apart from other specs' (nodes are cluster-wide).
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 func createNode(ctx context.Context, name string, lbls map[string]string, taints ...corev1.Taint) *corev1.Node {
 	n := &corev1.Node{ObjectMeta: api.ObjectMeta{Name: name, Labels: lbls}, Spec: corev1.NodeSpec{Taints: taints}}
@@ -122,14 +103,4 @@ func runAndReady(ctx context.Context, ds *appsv1.DaemonSet) {
 	}
 }
 
-func events(ctx context.Context, obj api.Object) []string {
-	l := &corev1.EventList{}
-	Expect(c.List(ctx, l, client.InNamespace(obj.GetNamespace()))).To(Succeed())
-	var out []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.UID == obj.GetUID() {
-			out = append(out, e.Type+"/"+e.Reason+": "+e.Message)
-		}
-	}
-	return out
-}
+func events(ctx context.Context, obj api.Object) []string { return env.Events(ctx, obj) }

@@ -13,6 +13,7 @@ import (
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/reconcile"
@@ -24,101 +25,114 @@ const Name = "deployment"
 // Workers is the number of concurrent reconciles.
 const Workers = 5
 
-// Reconciler reconciles Deployments. Its dependencies are functions so unit
-// tests can stub them; Setup wires them to the manager's caches and client.
-type Reconciler struct {
-	// GetDeployment reads a Deployment from the cache (nil when absent).
-	GetDeployment func(key client.ObjectKey) *appsv1.Deployment
-	// GetLiveDeployment reads a Deployment from the API server.
-	GetLiveDeployment func(ctx context.Context, key client.ObjectKey) (*appsv1.Deployment, error)
-	// ListReplicaSets and ListPods list a namespace's cached objects.
-	ListReplicaSets func(namespace string) []*appsv1.ReplicaSet
-	ListPods        func(namespace string) []*corev1.Pod
-	// GetLiveReplicaSet reads a ReplicaSet from the API server.
-	GetLiveReplicaSet func(ctx context.Context, key client.ObjectKey) (*appsv1.ReplicaSet, error)
-	// CreateReplicaSet, UpdateReplicaSet and DeleteReplicaSet write
-	// ReplicaSets; Create and Update replace rs with the server's answer.
-	CreateReplicaSet func(ctx context.Context, rs *appsv1.ReplicaSet) error
-	UpdateReplicaSet func(ctx context.Context, rs *appsv1.ReplicaSet) error
-	DeleteReplicaSet func(ctx context.Context, rs *appsv1.ReplicaSet) error
-	// SetReplicaSetOwners replaces rs's ownerReferences (optimistic lock).
-	SetReplicaSetOwners func(ctx context.Context, rs *appsv1.ReplicaSet, refs []api.OwnerReference) error
-	// SetRevision sets the Deployment's revision annotation (optimistic lock)
-	// and replaces d with the server's answer.
-	SetRevision func(ctx context.Context, d *appsv1.Deployment, revision string) error
-	// UpdateStatus writes d.Status and replaces d with the server's answer.
-	UpdateStatus func(ctx context.Context, d *appsv1.Deployment) error
-	// Event records an event about obj.
-	Event func(ctx context.Context, obj api.Object, eventType, reason, message string)
-	// Now is the clock.
-	Now func() time.Time
+// deploymentLister, replicaSetLister and podLister read the cache without
+// copies (cache.Lister): the objects are shared, the reconciler clones what it
+// changes. A reconcile reads every ReplicaSet and pod of the namespace, which
+// copies would make cost more than the rest of it.
+type deploymentLister interface {
+	Get(ctx context.Context, key client.ObjectKey) (*appsv1.Deployment, error)
+	List(ctx context.Context, opts ...client.ListOption) ([]*appsv1.Deployment, error)
+}
+
+type replicaSetLister interface {
+	Get(ctx context.Context, key client.ObjectKey) (*appsv1.ReplicaSet, error)
+	List(ctx context.Context, opts ...client.ListOption) ([]*appsv1.ReplicaSet, error)
+}
+
+type podLister interface {
+	List(ctx context.Context, opts ...client.ListOption) ([]*corev1.Pod, error)
+}
+
+// writer writes ReplicaSets and the Deployment's revision (client.Client);
+// Create, Update and Patch replace the object with the server's answer.
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Patch(ctx context.Context, obj api.Object, patch client.Patch, opts ...client.PatchOption) error
+}
+
+// liveReader reads from the server (client.Client): the Deployment before it
+// adopts ReplicaSets (the cache may not show it being deleted yet), and a
+// ReplicaSet whose create found the name taken.
+type liveReader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler reconciles Deployments.
+type reconciler struct {
+	deployments deploymentLister
+	replicaSets replicaSetLister
+	pods        podLister
+	client      writer
+	// status writes the Deployment's status subresource and replaces it
+	// with the server's answer (client.Client.Status()).
+	status   client.StatusWriter
+	live     liveReader
+	recorder recorder
+	now      func() time.Time
+}
+
+// deleteReplicaSet deletes rs if it is still the version read.
+func (r *reconciler) deleteReplicaSet(ctx context.Context, rs *appsv1.ReplicaSet) error {
+	return r.client.Delete(ctx, rs, client.Preconditions{UID: api.Ptr(string(rs.UID)), ResourceVersion: api.Ptr(rs.ResourceVersion)})
+}
+
+// setReplicaSetOwners replaces rs's ownerReferences (optimistic lock).
+func (r *reconciler) setReplicaSetOwners(ctx context.Context, rs *appsv1.ReplicaSet, refs []api.OwnerReference) error {
+	p, err := controllerutil.OwnerReferencesPatch(rs.ResourceVersion, refs)
+	if err != nil {
+		return err
+	}
+	// A new object receives the answer: rs is the cache's.
+	return r.client.Patch(ctx, &appsv1.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: rs.Name, Namespace: rs.Namespace}}, p)
+}
+
+// setRevision sets the Deployment's revision annotation (optimistic lock) and
+// replaces d with the server's answer.
+func (r *reconciler) setRevision(ctx context.Context, d *appsv1.Deployment, revision string) error {
+	patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, d.ResourceVersion, RevisionAnnotation, revision)
+	return r.client.Patch(ctx, d, client.RawPatch(client.MergePatchType, patch))
 }
 
 // Setup adds the Deployment controller to mgr.
 func Setup(mgr *manager.Manager) error {
-	dInf, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*appsv1.Deployment]{})
+	dLister, err := cache.ListerFor[*appsv1.Deployment](mgr.Informers())
 	if err != nil {
-		return fmt.Errorf("deployment informer: %w", err)
+		return fmt.Errorf("deployment lister: %w", err)
 	}
-	rsInf, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*appsv1.ReplicaSet]{})
+	rsLister, err := cache.ListerFor[*appsv1.ReplicaSet](mgr.Informers())
 	if err != nil {
-		return fmt.Errorf("replicaset informer: %w", err)
+		return fmt.Errorf("replicaset lister: %w", err)
 	}
-	podInf, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*corev1.Pod]{})
+	podLister, err := cache.ListerFor[*corev1.Pod](mgr.Informers())
 	if err != nil {
-		return fmt.Errorf("pod informer: %w", err)
+		return fmt.Errorf("pod lister: %w", err)
 	}
 	c := mgr.Client()
-	rec := mgr.EventRecorder(Name + "-controller")
-	r := &Reconciler{
-		GetDeployment: func(key client.ObjectKey) *appsv1.Deployment {
-			d, _ := dInf.Store().Get(key.Namespace + "/" + key.Name)
-			return d
-		},
-		GetLiveDeployment: func(ctx context.Context, key client.ObjectKey) (*appsv1.Deployment, error) {
-			d := &appsv1.Deployment{}
-			return d, c.Get(ctx, key, d)
-		},
-		ListReplicaSets: func(ns string) []*appsv1.ReplicaSet {
-			l, _ := rsInf.Store().ByIndex(cache.NamespaceIndex, ns)
-			return l
-		},
-		ListPods: func(ns string) []*corev1.Pod {
-			l, _ := podInf.Store().ByIndex(cache.NamespaceIndex, ns)
-			return l
-		},
-		GetLiveReplicaSet: func(ctx context.Context, key client.ObjectKey) (*appsv1.ReplicaSet, error) {
-			rs := &appsv1.ReplicaSet{}
-			return rs, c.Get(ctx, key, rs)
-		},
-		CreateReplicaSet: func(ctx context.Context, rs *appsv1.ReplicaSet) error { return c.Create(ctx, rs) },
-		UpdateReplicaSet: func(ctx context.Context, rs *appsv1.ReplicaSet) error { return c.Update(ctx, rs) },
-		DeleteReplicaSet: func(ctx context.Context, rs *appsv1.ReplicaSet) error {
-			return c.Delete(ctx, rs, client.Preconditions{UID: api.Ptr(string(rs.UID)), ResourceVersion: api.Ptr(rs.ResourceVersion)})
-		},
-		SetReplicaSetOwners: func(ctx context.Context, rs *appsv1.ReplicaSet, refs []api.OwnerReference) error {
-			orig := &appsv1.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: rs.Name, Namespace: rs.Namespace,
-				ResourceVersion: rs.ResourceVersion, OwnerReferences: rs.OwnerReferences}}
-			mod := &appsv1.ReplicaSet{ObjectMeta: api.ObjectMeta{Name: rs.Name, Namespace: rs.Namespace,
-				ResourceVersion: rs.ResourceVersion, OwnerReferences: refs}}
-			return c.Patch(ctx, mod, client.MergeFromWithOptimisticLock(orig))
-		},
-		SetRevision: func(ctx context.Context, d *appsv1.Deployment, revision string) error {
-			patch := fmt.Appendf(nil, `{"metadata":{"resourceVersion":%q,"annotations":{%q:%q}}}`, d.ResourceVersion, RevisionAnnotation, revision)
-			return c.Patch(ctx, d, client.RawPatch(client.MergePatchType, patch))
-		},
-		UpdateStatus: func(ctx context.Context, d *appsv1.Deployment) error { return c.Status().Update(ctx, d) },
-		Event:        rec.Event,
-		Now:          time.Now,
+	r := &reconciler{
+		deployments: dLister,
+		replicaSets: rsLister,
+		pods:        podLister,
+		client:      c,
+		status:      c.Status(),
+		live:        c,
+		recorder:    mgr.EventRecorder(Name + "-controller"),
+		now:         time.Now,
 	}
 
 	// Orphan ReplicaSets wake the Deployments that could adopt them.
-	orphanRS := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj api.Object) []reconcile.Request {
+	orphanRS := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj api.Object) []reconcile.Request {
 		rs, ok := obj.(*appsv1.ReplicaSet)
-		if !ok || controllerRefOf(rs.OwnerReferences) != nil {
+		if !ok || controllerutil.GetControllerOf(rs) != nil {
 			return nil
 		}
-		ds, _ := dInf.Store().ByIndex(cache.NamespaceIndex, rs.Namespace)
+		ds, _ := r.deployments.List(ctx, client.InNamespace(rs.Namespace)) // synced: handlers run after the first sync
 		var out []reconcile.Request
 		for _, d := range ds {
 			sel, err := labels.FromLabelSelector(d.Spec.Selector)
@@ -130,19 +144,19 @@ func Setup(mgr *manager.Manager) error {
 		return out
 	})
 	// Deleted pods wake their Deployment (Recreate waits for old pods to go).
-	podGone := handler.Func(func(_ context.Context, ev handler.Event, q handler.Queue) {
+	podGone := handler.Func(func(ctx context.Context, ev handler.Event, q handler.Queue) {
 		if ev.Type != cache.Deleted {
 			return
 		}
-		ref := controllerRefOf(ev.Object.GetOwnerReferences())
+		ref := controllerutil.GetControllerOf(ev.Object)
 		if ref == nil || ref.Kind != "ReplicaSet" {
 			return
 		}
-		rs, ok := rsInf.Store().Get(ev.Object.GetNamespace() + "/" + ref.Name)
-		if !ok {
+		rs, err := r.replicaSets.Get(ctx, client.ObjectKey{Namespace: ev.Object.GetNamespace(), Name: ref.Name})
+		if err != nil {
 			return
 		}
-		if dref := controllerRefOf(rs.OwnerReferences); dref != nil && dref.Kind == "Deployment" {
+		if dref := controllerutil.GetControllerOf(rs); dref != nil && dref.Kind == "Deployment" {
 			q.Add(reconcile.Request{ObjectKey: client.ObjectKey{Namespace: rs.Namespace, Name: dref.Name}})
 		}
 	})
@@ -155,15 +169,6 @@ func Setup(mgr *manager.Manager) error {
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("build deployment controller: %w", err)
-	}
-	return nil
-}
-
-func controllerRefOf(refs []api.OwnerReference) *api.OwnerReference {
-	for i := range refs {
-		if refs[i].Controller != nil && *refs[i].Controller {
-			return &refs[i]
-		}
 	}
 	return nil
 }

@@ -7,20 +7,26 @@ import (
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 	"github.com/converge-dev/converge/framework/record"
 )
 
-var _ reconcile.Reconciler = (*Reconciler)(nil)
+var _ reconcile.Reconciler = (*reconciler)(nil)
 
 // Reconcile brings one Deployment's ReplicaSets and status in line with its
 // spec, in Kubernetes' order: claim ReplicaSets, paused condition, then
 // either a plain sync (paused, or a scaling event) or one rollout step.
-func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	cached := r.GetDeployment(req.ObjectKey)
-	if cached == nil {
+func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	cached, err := r.deployments.Get(ctx, req.ObjectKey)
+	if apierrors.IsNotFound(err) {
 		return reconcile.Result{}, nil
+	}
+	if err != nil {
+		return reconcile.Result{}, fmt.Errorf("get deployment %s: %w", req.ObjectKey, err)
 	}
 	d, err := podutil.Clone(cached)
 	if err != nil {
@@ -31,10 +37,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("deployment %s: invalid selector: %w", req, err))
 	}
 	if sel.Empty() {
-		r.Event(ctx, d, record.Warning, ReasonSelectingAll, "This deployment is selecting all pods. A non-empty selector is required.")
+		r.recorder.Event(ctx, d, record.Warning, ReasonSelectingAll, "This deployment is selecting all pods. A non-empty selector is required.")
 		if d.Status.ObservedGeneration < d.Generation {
 			d.Status.ObservedGeneration = d.Generation
-			if err := r.UpdateStatus(ctx, d); err != nil {
+			if err := r.status.Update(ctx, d); err != nil {
 				return reconcile.Result{}, fmt.Errorf("update status of deployment %s: %w", req, err)
 			}
 		}
@@ -54,7 +60,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, r.sync(ctx, d, rsList)
 	}
 	if d.Spec.Strategy.Type == appsv1.RecreateDeploymentStrategyType {
-		return r.rolloutRecreate(ctx, d, rsList, r.podsByReplicaSet(d, rsList))
+		pods, err := r.podsByReplicaSet(ctx, d, rsList)
+		if err != nil {
+			return reconcile.Result{}, err
+		}
+		return r.rolloutRecreate(ctx, d, rsList, pods)
 	}
 	return r.rolloutRolling(ctx, d, rsList)
 }
@@ -72,23 +82,27 @@ func isScalingEvent(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) bool {
 
 // podsByReplicaSet maps each ReplicaSet's UID to its pods, terminating ones
 // included.
-func (r *Reconciler) podsByReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) map[string][]*corev1.Pod {
+func (r *reconciler) podsByReplicaSet(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (map[string][]*corev1.Pod, error) {
 	uids := map[string]bool{}
 	for _, rs := range rsList {
 		uids[string(rs.UID)] = true
 	}
+	pods, err := r.pods.List(ctx, client.InNamespace(d.Namespace))
+	if err != nil {
+		return nil, fmt.Errorf("list pods of deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
 	out := map[string][]*corev1.Pod{}
-	for _, p := range r.ListPods(d.Namespace) {
-		if ref := controllerRefOf(p.OwnerReferences); ref != nil && uids[string(ref.UID)] {
+	for _, p := range pods {
+		if ref := controllerutil.GetControllerOf(p); ref != nil && uids[string(ref.UID)] {
 			out[string(ref.UID)] = append(out[string(ref.UID)], p)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // checkPausedConditions sets Progressing to Unknown/DeploymentPaused when the
 // Deployment is paused, and to Unknown/DeploymentResumed when it resumes.
-func (r *Reconciler) checkPausedConditions(ctx context.Context, d *appsv1.Deployment) error {
+func (r *reconciler) checkPausedConditions(ctx context.Context, d *appsv1.Deployment) error {
 	if !hasProgressDeadline(d) {
 		return nil
 	}
@@ -99,13 +113,13 @@ func (r *Reconciler) checkPausedConditions(ctx context.Context, d *appsv1.Deploy
 	pausedCond := c != nil && c.Reason == ReasonPaused
 	switch {
 	case d.Spec.Paused && !pausedCond:
-		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ReasonPaused, "Deployment is paused", r.Now()))
+		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ReasonPaused, "Deployment is paused", r.now()))
 	case !d.Spec.Paused && pausedCond:
-		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ReasonResumed, "Deployment is resumed", r.Now()))
+		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionUnknown, ReasonResumed, "Deployment is resumed", r.now()))
 	default:
 		return nil
 	}
-	if err := r.UpdateStatus(ctx, d); err != nil {
+	if err := r.status.Update(ctx, d); err != nil {
 		return fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	return nil
@@ -113,7 +127,7 @@ func (r *Reconciler) checkPausedConditions(ctx context.Context, d *appsv1.Deploy
 
 // sync scales the Deployment's ReplicaSets without rolling out (paused
 // Deployments and scaling events) and updates the status.
-func (r *Reconciler) sync(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) error {
+func (r *reconciler) sync(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) error {
 	newRS, oldRSs, err := r.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return err
@@ -129,7 +143,7 @@ func (r *Reconciler) sync(ctx context.Context, d *appsv1.Deployment, rsList []*a
 	return r.syncDeploymentStatus(ctx, d, append(oldRSs, newRS), newRS)
 }
 
-func (r *Reconciler) syncStatusOnly(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) error {
+func (r *reconciler) syncStatusOnly(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) error {
 	newRS, oldRSs, err := r.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return err

@@ -15,25 +15,29 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/record"
 	"github.com/go-logr/logr"
 )
 
 func controllerRef(d *appsv1.Deployment) api.OwnerReference {
-	return api.OwnerReference{APIVersion: appsv1.GroupVersion.String(), Kind: "Deployment", Name: d.Name, UID: d.UID,
-		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
+	return controllerutil.NewControllerRef(d, appsv1.GroupVersion.WithKind("Deployment"))
 }
 
 // claimReplicaSets returns (copies of) the ReplicaSets d owns after adopting
 // matching orphans and releasing owned ones that stop matching.
-func (r *Reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment, sel labels.Selector) ([]*appsv1.ReplicaSet, error) {
+func (r *reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment, sel labels.Selector) ([]*appsv1.ReplicaSet, error) {
 	var (
 		out      []*appsv1.ReplicaSet
 		errs     []error
 		canAdopt *bool
 	)
-	for _, cached := range r.ListReplicaSets(d.Namespace) {
-		ref := controllerRefOf(cached.OwnerReferences)
+	all, err := r.replicaSets.List(ctx, client.InNamespace(d.Namespace))
+	if err != nil {
+		return nil, fmt.Errorf("list replicasets of deployment %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	for _, cached := range all {
+		ref := controllerutil.GetControllerOf(cached)
 		match := sel.Matches(cached.Labels)
 		switch {
 		case ref != nil && ref.UID != d.UID:
@@ -43,7 +47,7 @@ func (r *Reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment,
 				continue
 			}
 			refs := slices.DeleteFunc(slices.Clone(cached.OwnerReferences), func(o api.OwnerReference) bool { return o.UID == d.UID })
-			if err := r.SetReplicaSetOwners(ctx, cached, refs); err != nil && !apierrors.IsNotFound(err) {
+			if err := r.setReplicaSetOwners(ctx, cached, refs); err != nil && !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("release replicaset %s: %w", cached.Name, err))
 			}
 			continue
@@ -52,7 +56,8 @@ func (r *Reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment,
 				continue
 			}
 			if canAdopt == nil {
-				live, err := r.GetLiveDeployment(ctx, client.ObjectKey{Namespace: d.Namespace, Name: d.Name})
+				live := &appsv1.Deployment{}
+				err := r.live.Get(ctx, client.ObjectKey{Namespace: d.Namespace, Name: d.Name}, live)
 				ok := err == nil && live.UID == d.UID && live.DeletionTimestamp == nil
 				if err != nil && !apierrors.IsNotFound(err) {
 					errs = append(errs, fmt.Errorf("get deployment %s/%s: %w", d.Namespace, d.Name, err))
@@ -63,7 +68,7 @@ func (r *Reconciler) claimReplicaSets(ctx context.Context, d *appsv1.Deployment,
 				continue
 			}
 			refs := append(slices.Clone(cached.OwnerReferences), controllerRef(d))
-			if err := r.SetReplicaSetOwners(ctx, cached, refs); err != nil {
+			if err := r.setReplicaSetOwners(ctx, cached, refs); err != nil {
 				if !apierrors.IsNotFound(err) {
 					errs = append(errs, fmt.Errorf("adopt replicaset %s: %w", cached.Name, err))
 				}
@@ -95,7 +100,7 @@ func findNewReplicaSet(d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) *appsv
 // getAllReplicaSetsAndSyncRevision splits rsList into the new ReplicaSet and
 // the old ones, bringing the new one's revision up to date, creating it when
 // create is set and it does not exist.
-func (r *Reconciler) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet, error) {
+func (r *reconciler) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, []*appsv1.ReplicaSet, error) {
 	existing := findNewReplicaSet(d, rsList)
 	var old []*appsv1.ReplicaSet
 	for _, rs := range rsList {
@@ -107,7 +112,7 @@ func (r *Reconciler) getAllReplicaSetsAndSyncRevision(ctx context.Context, d *ap
 	return newRS, old, err
 }
 
-func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment, existing *appsv1.ReplicaSet, old []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
+func (r *reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment, existing *appsv1.ReplicaSet, old []*appsv1.ReplicaSet, create bool) (*appsv1.ReplicaSet, error) {
 	newRevision := maxRevision(old) + 1
 	if existing != nil {
 		changed := setNewReplicaSetAnnotations(d, existing, newRevision, true)
@@ -116,7 +121,7 @@ func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment,
 			changed = true
 		}
 		if changed {
-			if err := r.UpdateReplicaSet(ctx, existing); err != nil {
+			if err := r.client.Update(ctx, existing); err != nil {
 				return nil, fmt.Errorf("update replicaset %s/%s: %w", existing.Namespace, existing.Name, err)
 			}
 		}
@@ -125,8 +130,8 @@ func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment,
 		}
 		if hasProgressDeadline(d) && getCondition(&d.Status, appsv1.DeploymentProgressing) == nil {
 			setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReasonFoundNewRS,
-				fmt.Sprintf("Found new replica set %q", existing.Name), r.Now()))
-			if err := r.UpdateStatus(ctx, d); err != nil {
+				fmt.Sprintf("Found new replica set %q", existing.Name), r.now()))
+			if err := r.status.Update(ctx, d); err != nil {
 				return nil, fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)
 			}
 		}
@@ -166,15 +171,16 @@ func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment,
 	rs.Spec.Replicas = api.Ptr(size)
 	setNewReplicaSetAnnotations(d, rs, newRevision, false)
 
-	err = r.CreateReplicaSet(ctx, rs)
+	err = r.client.Create(ctx, rs)
 	alreadyExists := false
 	switch {
 	case apierrors.IsAlreadyExists(err):
-		live, gerr := r.GetLiveReplicaSet(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name})
+		live := &appsv1.ReplicaSet{}
+		gerr := r.live.Get(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name}, live)
 		if gerr != nil {
 			return nil, fmt.Errorf("get replicaset %s/%s: %w", rs.Namespace, rs.Name, gerr)
 		}
-		if ref := controllerRefOf(live.OwnerReferences); ref != nil && ref.UID == d.UID && EqualIgnoreHash(&live.Spec.Template, &d.Spec.Template) {
+		if ref := controllerutil.GetControllerOf(live); ref != nil && ref.UID == d.UID && EqualIgnoreHash(&live.Spec.Template, &d.Spec.Template) {
 			rs, alreadyExists = live, true
 			break
 		}
@@ -185,30 +191,30 @@ func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment,
 			n = *d.Status.CollisionCount
 		}
 		d.Status.CollisionCount = api.Ptr(n + 1)
-		if uerr := r.UpdateStatus(ctx, d); uerr != nil {
+		if uerr := r.status.Update(ctx, d); uerr != nil {
 			return nil, fmt.Errorf("update collision count of deployment %s/%s: %w", d.Namespace, d.Name, uerr)
 		}
 		logr.FromContextOrDiscard(ctx).V(1).Info("hash collision", "replicaset", rs.Name, "collisionCount", n+1)
 		return nil, fmt.Errorf("replicaset %s/%s: hash collision (collisionCount now %d)", rs.Namespace, rs.Name, n+1)
 	case err != nil:
 		msg := fmt.Sprintf("Failed to create new replica set %q: %v", rs.Name, err)
-		r.Event(ctx, d, record.Warning, ReasonFailedRSCreate, msg)
+		r.recorder.Event(ctx, d, record.Warning, ReasonFailedRSCreate, msg)
 		if hasProgressDeadline(d) {
-			setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonFailedRSCreate, msg, r.Now()))
-			_ = r.UpdateStatus(ctx, d) // best effort: the create error is what we return
+			setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonFailedRSCreate, msg, r.now()))
+			_ = r.status.Update(ctx, d) // best effort: the create error is what we return
 		}
 		return nil, fmt.Errorf("create replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
 	if !alreadyExists && size > 0 {
-		r.Event(ctx, d, record.Normal, ReasonScalingReplicaSet, fmt.Sprintf("Scaled up replica set %s from 0 to %d", rs.Name, size))
+		r.recorder.Event(ctx, d, record.Normal, ReasonScalingReplicaSet, fmt.Sprintf("Scaled up replica set %s from 0 to %d", rs.Name, size))
 	}
 	if err := r.syncRevision(ctx, d, strconv.FormatInt(newRevision, 10)); err != nil {
 		return nil, err
 	}
 	if !alreadyExists && hasProgressDeadline(d) {
 		setCondition(&d.Status, newCondition(appsv1.DeploymentProgressing, corev1.ConditionTrue, ReasonNewRSCreated,
-			fmt.Sprintf("Created new replica set %q", rs.Name), r.Now()))
-		if err := r.UpdateStatus(ctx, d); err != nil {
+			fmt.Sprintf("Created new replica set %q", rs.Name), r.now()))
+		if err := r.status.Update(ctx, d); err != nil {
 			return nil, fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)
 		}
 	}
@@ -217,12 +223,12 @@ func (r *Reconciler) getNewReplicaSet(ctx context.Context, d *appsv1.Deployment,
 
 // syncRevision sets the Deployment's revision annotation, keeping the
 // in-memory status (the patch answer carries the stored one).
-func (r *Reconciler) syncRevision(ctx context.Context, d *appsv1.Deployment, revision string) error {
+func (r *reconciler) syncRevision(ctx context.Context, d *appsv1.Deployment, revision string) error {
 	if revision == "" || d.Annotations[RevisionAnnotation] == revision {
 		return nil
 	}
 	st := d.Status
-	if err := r.SetRevision(ctx, d, revision); err != nil {
+	if err := r.setRevision(ctx, d, revision); err != nil {
 		return fmt.Errorf("set revision of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	d.Status = st

@@ -13,7 +13,7 @@ import (
 // rolloutRolling performs one step of a rolling update: scale the new
 // ReplicaSet up within maxSurge, else scale old ones down within
 // maxUnavailable, then clean up history when complete and sync the status.
-func (r *Reconciler) rolloutRolling(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (reconcile.Result, error) {
+func (r *reconciler) rolloutRolling(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet) (reconcile.Result, error) {
 	newRS, oldRSs, err := r.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, true)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -42,7 +42,7 @@ func (r *Reconciler) rolloutRolling(ctx context.Context, d *appsv1.Deployment, r
 	return r.syncRolloutStatus(ctx, d, all, newRS)
 }
 
-func (r *Reconciler) reconcileNewReplicaSet(ctx context.Context, d *appsv1.Deployment, all []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (bool, error) {
+func (r *reconciler) reconcileNewReplicaSet(ctx context.Context, d *appsv1.Deployment, all []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (bool, error) {
 	want := replicasOf(d)
 	switch cur := rsReplicas(newRS); {
 	case cur == want:
@@ -55,7 +55,7 @@ func (r *Reconciler) reconcileNewReplicaSet(ctx context.Context, d *appsv1.Deplo
 
 // reconcileOldReplicaSets scales old ReplicaSets down as far as
 // maxUnavailable allows: first their unavailable pods, then available ones.
-func (r *Reconciler) reconcileOldReplicaSets(ctx context.Context, d *appsv1.Deployment, all, oldActive []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (bool, error) {
+func (r *reconciler) reconcileOldReplicaSets(ctx context.Context, d *appsv1.Deployment, all, oldActive []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (bool, error) {
 	if sumReplicas(oldActive) == 0 {
 		return false, nil
 	}
@@ -78,7 +78,7 @@ func (r *Reconciler) reconcileOldReplicaSets(ctx context.Context, d *appsv1.Depl
 
 // cleanupUnhealthyReplicas scales old ReplicaSets down by their unavailable
 // pods, oldest first, at most maxCleanup in all.
-func (r *Reconciler) cleanupUnhealthyReplicas(ctx context.Context, d *appsv1.Deployment, old []*appsv1.ReplicaSet, maxCleanup int32) (int32, error) {
+func (r *reconciler) cleanupUnhealthyReplicas(ctx context.Context, d *appsv1.Deployment, old []*appsv1.ReplicaSet, maxCleanup int32) (int32, error) {
 	sorted := slices.Clone(old)
 	slices.SortFunc(sorted, byCreation)
 	var total int32
@@ -102,7 +102,7 @@ func (r *Reconciler) cleanupUnhealthyReplicas(ctx context.Context, d *appsv1.Dep
 // scaleDownOldForRollingUpdate scales old ReplicaSets down, oldest first,
 // while more than replicas-maxUnavailable pods stay available, and by at
 // most limit.
-func (r *Reconciler) scaleDownOldForRollingUpdate(ctx context.Context, d *appsv1.Deployment, all, old []*appsv1.ReplicaSet, limit int32) (int32, error) {
+func (r *reconciler) scaleDownOldForRollingUpdate(ctx context.Context, d *appsv1.Deployment, all, old []*appsv1.ReplicaSet, limit int32) (int32, error) {
 	minAvailable := replicasOf(d) - MaxUnavailable(d)
 	var available int32
 	for _, rs := range all {
@@ -133,7 +133,7 @@ func (r *Reconciler) scaleDownOldForRollingUpdate(ctx context.Context, d *appsv1
 
 // rolloutRecreate scales every old ReplicaSet to zero, waits until their pods
 // are gone, then creates or scales up the new ReplicaSet.
-func (r *Reconciler) rolloutRecreate(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, pods map[string][]*corev1.Pod) (reconcile.Result, error) {
+func (r *reconciler) rolloutRecreate(ctx context.Context, d *appsv1.Deployment, rsList []*appsv1.ReplicaSet, pods map[string][]*corev1.Pod) (reconcile.Result, error) {
 	newRS, oldRSs, err := r.getAllReplicaSetsAndSyncRevision(ctx, d, rsList, false)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -193,7 +193,7 @@ func oldPodsRunning(newRS *appsv1.ReplicaSet, old []*appsv1.ReplicaSet, pods map
 // scaleReplicaSet sets rs's replicas (and replicas annotations), recording a
 // ScalingReplicaSet event when the size changes. It reports whether the size
 // changed.
-func (r *Reconciler) scaleReplicaSet(ctx context.Context, d *appsv1.Deployment, rs *appsv1.ReplicaSet, size int32) (bool, error) {
+func (r *reconciler) scaleReplicaSet(ctx context.Context, d *appsv1.Deployment, rs *appsv1.ReplicaSet, size int32) (bool, error) {
 	if rs == nil {
 		return false, nil
 	}
@@ -204,7 +204,7 @@ func (r *Reconciler) scaleReplicaSet(ctx context.Context, d *appsv1.Deployment, 
 		return false, nil
 	}
 	rs.Spec.Replicas = &size
-	if err := r.UpdateReplicaSet(ctx, rs); err != nil {
+	if err := r.client.Update(ctx, rs); err != nil {
 		return false, fmt.Errorf("scale replicaset %s/%s to %d: %w", rs.Namespace, rs.Name, size, err)
 	}
 	if sizeChanged {
@@ -212,7 +212,7 @@ func (r *Reconciler) scaleReplicaSet(ctx context.Context, d *appsv1.Deployment, 
 		if size < from {
 			op = "down"
 		}
-		r.Event(ctx, d, "Normal", ReasonScalingReplicaSet, fmt.Sprintf("Scaled %s replica set %s from %d to %d", op, rs.Name, from, size))
+		r.recorder.Event(ctx, d, "Normal", ReasonScalingReplicaSet, fmt.Sprintf("Scaled %s replica set %s from %d to %d", op, rs.Name, from, size))
 	}
 	return sizeChanged, nil
 }

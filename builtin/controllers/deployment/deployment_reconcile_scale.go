@@ -14,7 +14,7 @@ import (
 // saturated new ReplicaSet leaves old ones at zero; during a rolling update
 // the difference up to replicas+maxSurge is spread in proportion to each
 // ReplicaSet's size, the rounding leftover going to the largest.
-func (r *Reconciler) scale(ctx context.Context, d *appsv1.Deployment, newRS *appsv1.ReplicaSet, old []*appsv1.ReplicaSet) error {
+func (r *reconciler) scale(ctx context.Context, d *appsv1.Deployment, newRS *appsv1.ReplicaSet, old []*appsv1.ReplicaSet) error {
 	if rs := findActiveOrLatest(newRS, old); rs != nil {
 		if rsReplicas(rs) == replicasOf(d) {
 			return nil

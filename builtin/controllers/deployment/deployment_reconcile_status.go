@@ -44,17 +44,17 @@ func calculateStatus(d *appsv1.Deployment, all []*appsv1.ReplicaSet, newRS *apps
 }
 
 // syncDeploymentStatus writes the calculated status when it changed.
-func (r *Reconciler) syncDeploymentStatus(ctx context.Context, d *appsv1.Deployment, all []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) error {
-	st := calculateStatus(d, all, newRS, r.Now())
+func (r *reconciler) syncDeploymentStatus(ctx context.Context, d *appsv1.Deployment, all []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) error {
+	st := calculateStatus(d, all, newRS, r.now())
 	return r.writeStatus(ctx, d, st)
 }
 
-func (r *Reconciler) writeStatus(ctx context.Context, d *appsv1.Deployment, st appsv1.DeploymentStatus) error {
+func (r *reconciler) writeStatus(ctx context.Context, d *appsv1.Deployment, st appsv1.DeploymentStatus) error {
 	if reflect.DeepEqual(d.Status, st) {
 		return nil
 	}
 	d.Status = st
-	if err := r.UpdateStatus(ctx, d); err != nil {
+	if err := r.status.Update(ctx, d); err != nil {
 		return fmt.Errorf("update status of deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	return nil
@@ -63,8 +63,8 @@ func (r *Reconciler) writeStatus(ctx context.Context, d *appsv1.Deployment, st a
 // syncRolloutStatus writes the status with the Progressing condition
 // (complete, progressing or timed out) and ReplicaFailure copied from the
 // ReplicaSets, and asks to be requeued when the progress deadline would pass.
-func (r *Reconciler) syncRolloutStatus(ctx context.Context, d *appsv1.Deployment, all []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (reconcile.Result, error) {
-	now := r.Now()
+func (r *reconciler) syncRolloutStatus(ctx context.Context, d *appsv1.Deployment, all []*appsv1.ReplicaSet, newRS *appsv1.ReplicaSet) (reconcile.Result, error) {
+	now := r.now()
 	st := calculateStatus(d, all, newRS, now)
 	if !hasProgressDeadline(d) {
 		removeCondition(&st, appsv1.DeploymentProgressing)
@@ -88,7 +88,7 @@ func (r *Reconciler) syncRolloutStatus(ctx context.Context, d *appsv1.Deployment
 			st.Conditions = append(st.Conditions, c)
 		case deploymentTimedOut(d, &st, now):
 			if cur == nil || cur.Reason != ReasonTimedOut {
-				r.Event(ctx, d, record.Warning, ReasonTimedOut, what+" has timed out progressing.")
+				r.recorder.Event(ctx, d, record.Warning, ReasonTimedOut, what+" has timed out progressing.")
 			}
 			setCondition(&st, newCondition(appsv1.DeploymentProgressing, corev1.ConditionFalse, ReasonTimedOut, what+" has timed out progressing.", now))
 		}
@@ -137,7 +137,7 @@ func replicaFailure(all []*appsv1.ReplicaSet) *appsv1.DeploymentCondition {
 
 // cleanupDeployment deletes old ReplicaSets beyond revisionHistoryLimit,
 // oldest revision first, when they have no replicas and are fully observed.
-func (r *Reconciler) cleanupDeployment(ctx context.Context, d *appsv1.Deployment, old []*appsv1.ReplicaSet) error {
+func (r *reconciler) cleanupDeployment(ctx context.Context, d *appsv1.Deployment, old []*appsv1.ReplicaSet) error {
 	if d.Spec.RevisionHistoryLimit == nil {
 		return nil
 	}
@@ -164,7 +164,7 @@ func (r *Reconciler) cleanupDeployment(ctx context.Context, d *appsv1.Deployment
 		if rs.Status.Replicas != 0 || rsReplicas(rs) != 0 || rs.Generation > rs.Status.ObservedGeneration {
 			continue
 		}
-		if err := r.DeleteReplicaSet(ctx, rs); err != nil && !isGone(err) {
+		if err := r.deleteReplicaSet(ctx, rs); err != nil && !isGone(err) {
 			return fmt.Errorf("delete old replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 		}
 	}

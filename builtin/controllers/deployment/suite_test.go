@@ -2,17 +2,15 @@ package deployment_test
 
 import (
 	"context"
-	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
@@ -24,37 +22,18 @@ func TestDeployment(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
+	env *controllertest.Env
 	c   *client.Client
-	nsN atomic.Int32
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	var err error
-	env, err = testenv.Start(context.WithoutCancel(ctx), testenv.Options{Controllers: []string{"replicaset", "deployment"}})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
+	env = controllertest.Start(ctx, "deploy", testenv.Options{Controllers: []string{"replicaset", "deployment"}})
+	c = env.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { env.Stop() })
 
-func init() {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(30 * time.Millisecond)
-}
-
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("deploy-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 func newDeployment(ns, name string, replicas int32, image string) *appsv1.Deployment {
 	return &appsv1.Deployment{
@@ -71,42 +50,17 @@ func newDeployment(ns, name string, replicas int32, image string) *appsv1.Deploy
 }
 
 // pods lists the active pods of ns with label app=name.
-func pods(ctx context.Context, ns, app string) []corev1.Pod {
-	var l corev1.PodList
-	Expect(c.List(ctx, &l, client.InNamespace(ns), client.MatchingLabels{"app": app})).To(Succeed())
-	var out []corev1.Pod
-	for _, p := range l.Items {
-		if p.DeletionTimestamp == nil {
-			out = append(out, p)
-		}
-	}
-	return out
-}
+func pods(ctx context.Context, ns, app string) []corev1.Pod { return env.Pods(ctx, ns, app) }
 
-// setPodState simulates a node agent: it binds the pod to a node (when node is
-// set) and reports phase and readiness (ready since readyAt).
+// setPodState simulates a node agent (controllertest.Env.SetPodState).
 func setPodState(ctx context.Context, p *corev1.Pod, node string, phase corev1.PodPhase, ready bool, readyAt time.Time) {
 	GinkgoHelper()
-	if node != "" && p.Spec.NodeName == "" {
-		b := &corev1.Binding{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace},
-			Target: corev1.ObjectReference{Kind: "Node", Name: node}}
-		Expect(c.Create(ctx, b)).To(Succeed())
-		p.Spec.NodeName = node
-	}
-	st := corev1.ConditionFalse
-	if ready {
-		st = corev1.ConditionTrue
-	}
-	// p may predate the binding: leave its resourceVersion out of the patch.
-	orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: p.Name, Namespace: p.Namespace, ResourceVersion: p.ResourceVersion}}
-	p.Status.Phase = phase
-	p.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: st, LastTransitionTime: api.NewTime(readyAt.UTC().Truncate(time.Second))}}
-	Expect(c.Status().Patch(ctx, p, client.MergeFrom(orig))).To(Succeed())
+	env.SetPodState(ctx, p, node, phase, ready, readyAt)
 }
 
 func markReady(ctx context.Context, p *corev1.Pod) {
 	GinkgoHelper()
-	setPodState(ctx, p, "node-1", corev1.PodRunning, true, time.Now())
+	env.MarkReady(ctx, p)
 }
 
 func getDeployment(ctx context.Context, ns, name string) *appsv1.Deployment {
@@ -186,13 +140,5 @@ func getRS(ctx context.Context, ns, name string) *appsv1.ReplicaSet {
 }
 
 func eventReasons(ctx context.Context, ns, name string) []string {
-	var l corev1.EventList
-	Expect(c.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-	var out []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Kind == "Deployment" && e.InvolvedObject.Name == name {
-			out = append(out, e.Reason)
-		}
-	}
-	return out
+	return env.EventReasons(ctx, ns, "Deployment", name)
 }

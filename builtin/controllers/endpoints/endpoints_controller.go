@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-logr/logr"
+
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/builder"
@@ -47,53 +49,30 @@ func New(mgr *manager.Manager, opts Options) error {
 	if opts.MaxConcurrentReconciles <= 0 {
 		opts.MaxConcurrentReconciles = 2
 	}
-	infs := mgr.Informers()
-	services, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Service]{})
-	if err != nil {
-		return fmt.Errorf("endpoints: service informer: %w", err)
-	}
-	pods, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Pod]{})
-	if err != nil {
-		return fmt.Errorf("endpoints: pod informer: %w", err)
-	}
-	eps, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Endpoints]{})
-	if err != nil {
+	// Endpoints are read, not only watched; the builder adds the rest.
+	if _, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*corev1.Endpoints]{}); err != nil {
 		return fmt.Errorf("endpoints: endpoints informer: %w", err)
 	}
-	c := mgr.Client()
-	rec := mgr.EventRecorder(ControllerName)
-	r := &reconciler{
-		getService: func(key client.ObjectKey) (*corev1.Service, bool) { return services.Store().Get(key.String()) },
-		listPods: func(ns string) []*corev1.Pod {
-			out, _ := pods.Store().ByIndex(cache.NamespaceIndex, ns)
-			return out
-		},
-		getEndpoints: func(key client.ObjectKey) (*corev1.Endpoints, bool) { return eps.Store().Get(key.String()) },
-		create:       func(ctx context.Context, e *corev1.Endpoints) error { return c.Create(ctx, e) },
-		update:       func(ctx context.Context, e *corev1.Endpoints) error { return c.Update(ctx, e) },
-		delete: func(ctx context.Context, key client.ObjectKey) error {
-			e := &corev1.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: key.Namespace, Name: key.Name}}
-			return client.IgnoreNotFound(c.Delete(ctx, e))
-		},
-		event: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
-			rec.Event(ctx, obj, typ, reason, msg)
-		},
-	}
-	podToServices := func(_ context.Context, obj api.Object) []reconcile.Request {
+	r := &reconciler{reader: mgr.Reader(), client: mgr.Client(), recorder: mgr.EventRecorder(ControllerName)}
+	podToServices := func(ctx context.Context, obj api.Object) []reconcile.Request {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok {
 			return nil
 		}
-		svcs, _ := services.Store().ByIndex(cache.NamespaceIndex, pod.Namespace)
+		svcs := &corev1.ServiceList{}
+		if err := r.reader.List(ctx, svcs, client.InNamespace(pod.Namespace)); err != nil {
+			logr.FromContextOrDiscard(ctx).Error(err, "List services for a pod change")
+			return nil
+		}
 		var reqs []reconcile.Request
-		for _, s := range svcs {
-			if selects(s.Spec.Selector, pod.Labels) {
-				reqs = append(reqs, handler.RequestFor(s))
+		for i := range svcs.Items {
+			if selects(svcs.Items[i].Spec.Selector, pod.Labels) {
+				reqs = append(reqs, handler.RequestFor(&svcs.Items[i]))
 			}
 		}
 		return reqs
 	}
-	err = builder.ControllerManagedBy(mgr).
+	err := builder.ControllerManagedBy(mgr).
 		Named(Name).
 		For(builder.Kind[*corev1.Service]()).
 		// An Endpoints object has its Service's key: changes by others are undone.

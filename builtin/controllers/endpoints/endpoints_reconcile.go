@@ -23,29 +23,49 @@ const (
 	ReasonFailedToUpdateEndpoint = "FailedToUpdateEndpoint"
 )
 
-// reconciler syncs the Endpoints of one Service; dependencies are functions
-// so unit tests stub them.
+// reader reads Services, pods and Endpoints from the informer cache
+// (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer writes Endpoints (client.Client).
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler syncs the Endpoints of one Service from the cache: a create the
+// cache does not show yet answers AlreadyExists, an update from a stale
+// Endpoints a Conflict, and the retry sees the cache caught up.
 type reconciler struct {
-	getService   func(key client.ObjectKey) (*corev1.Service, bool)
-	listPods     func(namespace string) []*corev1.Pod
-	getEndpoints func(key client.ObjectKey) (*corev1.Endpoints, bool)
-	create       func(ctx context.Context, e *corev1.Endpoints) error
-	update       func(ctx context.Context, e *corev1.Endpoints) error
-	delete       func(ctx context.Context, key client.ObjectKey) error
-	event        func(ctx context.Context, obj api.Object, typ, reason, msg string)
+	reader   reader
+	client   writer
+	recorder recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
 
 // Reconcile makes the Endpoints of the Service req names match its pods.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	svc, ok := r.getService(req.ObjectKey)
-	if !ok {
+	svc := &corev1.Service{}
+	if err := r.reader.Get(ctx, req.ObjectKey, svc); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("get service %s: %w", req.ObjectKey, err)
+		}
 		// Like Kubernetes: the Service is gone, so are its Endpoints.
-		if _, exists := r.getEndpoints(req.ObjectKey); !exists {
+		cur := &corev1.Endpoints{}
+		if err := r.reader.Get(ctx, req.ObjectKey, cur); apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil
 		}
-		if err := r.delete(ctx, req.ObjectKey); err != nil {
+		if err := client.IgnoreNotFound(r.client.Delete(ctx, cur)); err != nil {
 			return reconcile.Result{}, fmt.Errorf("delete endpoints %s: %w", req.ObjectKey, err)
 		}
 		return reconcile.Result{}, nil
@@ -53,7 +73,15 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if len(svc.Spec.Selector) == 0 || svc.DeletionTimestamp != nil {
 		return reconcile.Result{}, nil
 	}
-	subsets, truncated := desiredSubsets(svc, r.listPods(svc.Namespace), MaxAddresses)
+	pods := &corev1.PodList{}
+	if err := r.reader.List(ctx, pods, client.InNamespace(svc.Namespace)); err != nil {
+		return reconcile.Result{}, fmt.Errorf("list pods of service %s: %w", req.ObjectKey, err)
+	}
+	podPtrs := make([]*corev1.Pod, len(pods.Items))
+	for i := range pods.Items {
+		podPtrs[i] = &pods.Items[i]
+	}
+	subsets, truncated := desiredSubsets(svc, podPtrs, MaxAddresses)
 	lbls := maps.Clone(svc.Labels)
 	if lbls == nil {
 		lbls = map[string]string{}
@@ -65,10 +93,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		delete(lbls, LabelHeadless)
 	}
 
-	cur, exists := r.getEndpoints(req.ObjectKey)
+	cur := &corev1.Endpoints{}
+	err := r.reader.Get(ctx, req.ObjectKey, cur)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return reconcile.Result{}, fmt.Errorf("get endpoints %s: %w", req.ObjectKey, err)
+	}
+	exists := err == nil
 	var want *corev1.Endpoints
 	if exists {
-		var err error
 		if want, err = copyEndpoints(cur); err != nil {
 			return reconcile.Result{}, err
 		}
@@ -90,18 +122,18 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	if !exists {
-		if err := r.create(ctx, want); err != nil {
+		if err := r.client.Create(ctx, want); err != nil {
 			if !apierrors.IsAlreadyExists(err) { // a stale cache: the retry sees it
-				r.event(ctx, svc, record.Warning, ReasonFailedToCreateEndpoint,
+				r.recorder.Event(ctx, svc, record.Warning, ReasonFailedToCreateEndpoint,
 					fmt.Sprintf("Failed to create endpoint for service %s/%s: %v", svc.Namespace, svc.Name, err))
 			}
 			return reconcile.Result{}, fmt.Errorf("create endpoints %s: %w", req.ObjectKey, err)
 		}
 		return reconcile.Result{}, nil
 	}
-	if err := r.update(ctx, want); err != nil {
+	if err := r.client.Update(ctx, want); err != nil {
 		if !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
-			r.event(ctx, svc, record.Warning, ReasonFailedToUpdateEndpoint,
+			r.recorder.Event(ctx, svc, record.Warning, ReasonFailedToUpdateEndpoint,
 				fmt.Sprintf("Failed to update endpoint %s/%s: %v", svc.Namespace, svc.Name, err))
 		}
 		return reconcile.Result{}, fmt.Errorf("update endpoints %s: %w", req.ObjectKey, err)

@@ -3,16 +3,13 @@ package endpoints_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
@@ -24,34 +21,18 @@ func TestEndpoints(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
+	env *controllertest.Env
 	c   *client.Client
-	nsN atomic.Int32
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(25 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(context.WithoutCancel(ctx), testenv.Options{Controllers: []string{"endpoints"}})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
+	env = controllertest.Start(ctx, "ep", testenv.Options{Controllers: []string{"endpoints"}})
+	c = env.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { env.Stop() })
 
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("ep-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 func pod(ctx context.Context, ns, name, app, ip string, ready, metricsPort bool) *corev1.Pod {
 	ctr := corev1.Container{Name: "c", Image: "busybox"}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/go-logr/logr"
+
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/builder"
 	"github.com/converge-dev/converge/framework/cache"
@@ -56,87 +59,58 @@ func Setup(mgr *manager.Manager) error { return New(mgr, Options{}) }
 // New adds the controller with opts to mgr.
 func New(mgr *manager.Manager, opts Options) error {
 	opts.complete()
-	infs := mgr.Informers()
-	services, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Service]{})
-	if err != nil {
-		return fmt.Errorf("endpointslice: service informer: %w", err)
-	}
-	pods, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Pod]{})
-	if err != nil {
-		return fmt.Errorf("endpointslice: pod informer: %w", err)
-	}
-	nodes, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Node]{})
-	if err != nil {
+	// Nodes are read for their zone; pods are listed by node.
+	if _, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*corev1.Node]{}); err != nil {
 		return fmt.Errorf("endpointslice: node informer: %w", err)
 	}
-	eslices, err := cache.InformerFor(infs, cache.InformerOptions[*discoveryv1.EndpointSlice]{})
-	if err != nil {
-		return fmt.Errorf("endpointslice: endpointslice informer: %w", err)
+	if err := podutil.IndexByNode(mgr.Informers()); err != nil {
+		return fmt.Errorf("endpointslice: %w", err)
 	}
-	c := mgr.Client()
-	rec := mgr.EventRecorder(ControllerName)
+	rd := mgr.Reader()
 	r := &reconciler{
 		maxPerSlice: opts.MaxEndpointsPerSlice,
 		tracker:     newTracker(),
-		getService: func(key client.ObjectKey) (*corev1.Service, bool) {
-			return services.Store().Get(key.String())
-		},
-		listPods: func(ns string) []*corev1.Pod {
-			out, _ := pods.Store().ByIndex(cache.NamespaceIndex, ns)
-			return out
-		},
-		zoneOf: func(node string) (string, bool) {
-			n, ok := nodes.Store().Get(node)
+		reader:      rd,
+		client:      mgr.Client(),
+		recorder:    mgr.EventRecorder(ControllerName),
+	}
+	servicesOf := func(ctx context.Context, pods ...corev1.Pod) []reconcile.Request {
+		var reqs []reconcile.Request
+		svcs := map[string]*corev1.ServiceList{} // per namespace
+		for _, pod := range pods {
+			l, ok := svcs[pod.Namespace]
 			if !ok {
-				return "", false
+				l = &corev1.ServiceList{}
+				if err := rd.List(ctx, l, client.InNamespace(pod.Namespace)); err != nil {
+					logr.FromContextOrDiscard(ctx).Error(err, "List services for a pod or node change")
+					return reqs
+				}
+				svcs[pod.Namespace] = l
 			}
-			z, ok := n.Labels[LabelZone]
-			return z, ok
-		},
-		listSlices: func(ns, svc string) []*discoveryv1.EndpointSlice {
-			all, _ := eslices.Store().ByIndex(cache.NamespaceIndex, ns)
-			var out []*discoveryv1.EndpointSlice
-			for _, s := range all {
-				if s.Labels[discoveryv1.LabelServiceName] == svc && s.Labels[discoveryv1.LabelManagedBy] == ControllerName {
-					out = append(out, s)
+			for i := range l.Items {
+				if selects(l.Items[i].Spec.Selector, pod.Labels) {
+					reqs = append(reqs, handler.RequestFor(&l.Items[i]))
 				}
 			}
-			return out
-		},
-		create: func(ctx context.Context, s *discoveryv1.EndpointSlice) error { return c.Create(ctx, s) },
-		update: func(ctx context.Context, s *discoveryv1.EndpointSlice) error { return c.Update(ctx, s) },
-		delete: func(ctx context.Context, s *discoveryv1.EndpointSlice) error {
-			return client.IgnoreNotFound(c.Delete(ctx, s, client.Preconditions{UID: api.Ptr(s.UID)}))
-		},
-		event: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
-			rec.Event(ctx, obj, typ, reason, msg)
-		},
+		}
+		return reqs
 	}
-
-	podToServices := func(_ context.Context, obj api.Object) []reconcile.Request {
+	podToServices := func(ctx context.Context, obj api.Object) []reconcile.Request {
 		pod, ok := obj.(*corev1.Pod)
 		if !ok {
 			return nil
 		}
-		svcs, _ := services.Store().ByIndex(cache.NamespaceIndex, pod.Namespace)
-		var reqs []reconcile.Request
-		for _, s := range svcs {
-			if selects(s.Spec.Selector, pod.Labels) {
-				reqs = append(reqs, handler.RequestFor(s))
-			}
-		}
-		return reqs
+		return servicesOf(ctx, *pod)
 	}
 	nodeToServices := func(ctx context.Context, obj api.Object) []reconcile.Request {
-		var reqs []reconcile.Request
-		for _, p := range pods.Store().List() {
-			if p.Spec.NodeName == obj.GetName() {
-				reqs = append(reqs, podToServices(ctx, p)...)
-			}
+		pods := &corev1.PodList{}
+		if err := rd.List(ctx, pods, client.MatchingFields{podutil.NodeNameField: obj.GetName()}); err != nil {
+			logr.FromContextOrDiscard(ctx).Error(err, "List pods for a node change")
+			return nil
 		}
-		return reqs
+		return servicesOf(ctx, pods.Items...)
 	}
-	err = builder.ControllerManagedBy(mgr).
+	err := builder.ControllerManagedBy(mgr).
 		Named(Name).
 		For(builder.Kind[*corev1.Service]()).
 		Owns(builder.Kind[*discoveryv1.EndpointSlice]()).

@@ -11,7 +11,9 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 	"github.com/converge-dev/converge/framework/record"
 )
@@ -24,21 +26,75 @@ const (
 	ReasonFailedToUpdateEndpointSlices = "FailedToUpdateEndpointSlices"
 )
 
-// reconciler syncs the slices of one Service. Its dependencies are functions
-// so unit tests stub them; reads come from the shared informers' stores.
+// reader reads Services, pods, nodes and EndpointSlices from the informer
+// cache (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer writes EndpointSlices (client.Client).
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler syncs the slices of one Service from the cache; the tracker
+// holds it back while the cache misses its own slice writes.
 type reconciler struct {
 	maxPerSlice int
 	tracker     *tracker
 
-	getService func(key client.ObjectKey) (*corev1.Service, bool)
-	listPods   func(namespace string) []*corev1.Pod
-	zoneOf     func(node string) (string, bool)
-	listSlices func(namespace, service string) []*discoveryv1.EndpointSlice
+	reader   reader
+	client   writer
+	recorder recorder
+}
 
-	create func(ctx context.Context, s *discoveryv1.EndpointSlice) error
-	update func(ctx context.Context, s *discoveryv1.EndpointSlice) error
-	delete func(ctx context.Context, s *discoveryv1.EndpointSlice) error
-	event  func(ctx context.Context, obj api.Object, typ, reason, msg string)
+// slicesOf lists the slices this controller manages for the Service ns/name.
+func (r *reconciler) slicesOf(ctx context.Context, ns, name string) ([]*discoveryv1.EndpointSlice, error) {
+	l := &discoveryv1.EndpointSliceList{}
+	err := r.reader.List(ctx, l, client.InNamespace(ns),
+		client.MatchingLabels{discoveryv1.LabelServiceName: name, discoveryv1.LabelManagedBy: ControllerName})
+	if err != nil {
+		return nil, fmt.Errorf("list endpointslices of %s/%s: %w", ns, name, err)
+	}
+	out := make([]*discoveryv1.EndpointSlice, len(l.Items))
+	for i := range l.Items {
+		out[i] = &l.Items[i]
+	}
+	return out, nil
+}
+
+// zones returns a lookup of node zones that reads each node once.
+func (r *reconciler) zones(ctx context.Context) func(node string) (string, bool) {
+	type zone struct {
+		name string
+		ok   bool
+	}
+	seen := map[string]zone{}
+	return func(node string) (string, bool) {
+		if z, ok := seen[node]; ok {
+			return z.name, z.ok
+		}
+		var z zone
+		n := &corev1.Node{}
+		if err := r.reader.Get(ctx, client.ObjectKey{Name: node}, n); err == nil {
+			z.name, z.ok = n.Labels[LabelZone]
+		}
+		seen[node] = z
+		return z.name, z.ok
+	}
+}
+
+// delete deletes s if it is still the slice of that uid.
+func (r *reconciler) delete(ctx context.Context, s *discoveryv1.EndpointSlice) error {
+	return client.IgnoreNotFound(r.client.Delete(ctx, s, client.Preconditions{UID: api.Ptr(s.UID)}))
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
@@ -46,8 +102,16 @@ var _ reconcile.Reconciler = (*reconciler)(nil)
 // Reconcile makes the managed slices of the Service req names match its pods.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	log := logr.FromContextOrDiscard(ctx)
-	svc, ok := r.getService(req.ObjectKey)
-	existing := r.listSlices(req.Namespace, req.Name)
+	svc := &corev1.Service{}
+	err := r.reader.Get(ctx, req.ObjectKey, svc)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return reconcile.Result{}, fmt.Errorf("get service %s: %w", req.ObjectKey, err)
+	}
+	ok := err == nil
+	existing, err := r.slicesOf(ctx, req.Namespace, req.Name)
+	if err != nil {
+		return reconcile.Result{}, err
+	}
 	key := req.ObjectKey.String()
 	if !r.tracker.satisfied(key, existing) {
 		// The store misses some of our writes; their events will enqueue
@@ -83,7 +147,15 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			stale = append(stale, s)
 		}
 	}
-	groups := desiredGroups(svc, r.listPods(svc.Namespace), r.zoneOf)
+	pods := &corev1.PodList{}
+	if err := r.reader.List(ctx, pods, client.InNamespace(svc.Namespace)); err != nil {
+		return reconcile.Result{}, fmt.Errorf("list pods of service %s: %w", req.ObjectKey, err)
+	}
+	podPtrs := make([]*corev1.Pod, len(pods.Items))
+	for i := range pods.Items {
+		podPtrs[i] = &pods.Items[i]
+	}
+	groups := desiredGroups(svc, podPtrs, r.zones(ctx))
 	plan, err := planSlices(svc, groups, owned, r.maxPerSlice)
 	if err != nil {
 		return reconcile.Result{}, err
@@ -94,7 +166,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	log.V(1).Info("Syncing endpoint slices", "create", len(plan.create), "update", len(plan.update), "delete", len(plan.delete))
 	if err := r.apply(ctx, key, plan); err != nil {
-		r.event(ctx, svc, record.Warning, ReasonFailedToUpdateEndpointSlices,
+		r.recorder.Event(ctx, svc, record.Warning, ReasonFailedToUpdateEndpointSlices,
 			fmt.Sprintf("Error updating Endpoint Slices for Service %s/%s: %v", svc.Namespace, svc.Name, err))
 		return reconcile.Result{}, err
 	}
@@ -106,14 +178,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 func (r *reconciler) apply(ctx context.Context, key string, plan slicePlan) error {
 	var errs []error
 	for _, s := range plan.create {
-		if err := r.create(ctx, s); err != nil {
+		if err := r.client.Create(ctx, s); err != nil {
 			errs = append(errs, fmt.Errorf("create endpointslice for %s/%s: %w", s.Namespace, s.Labels[discoveryv1.LabelServiceName], err))
 			continue
 		}
 		r.tracker.wrote(key, s)
 	}
 	for _, s := range plan.update {
-		if err := r.update(ctx, s); err != nil {
+		if err := r.client.Update(ctx, s); err != nil {
 			errs = append(errs, fmt.Errorf("update endpointslice %s/%s: %w", s.Namespace, s.Name, err))
 			continue
 		}
@@ -134,10 +206,6 @@ func (r *reconciler) apply(ctx context.Context, key string, plan slicePlan) erro
 
 // controlledBy reports whether svc is the controller owner of s.
 func controlledBy(s *discoveryv1.EndpointSlice, svc *corev1.Service) bool {
-	for _, ref := range s.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller {
-			return ref.Kind == "Service" && ref.UID == svc.UID
-		}
-	}
-	return false
+	ref := controllerutil.GetControllerOf(s)
+	return ref != nil && ref.Kind == "Service" && ref.UID == svc.UID
 }

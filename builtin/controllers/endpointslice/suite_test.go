@@ -3,17 +3,14 @@ package endpointslice_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
@@ -25,34 +22,18 @@ func TestEndpointSlice(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
+	env *controllertest.Env
 	c   *client.Client
-	nsN atomic.Int32
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(25 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(context.WithoutCancel(ctx), testenv.Options{Controllers: []string{"endpointslice"}})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
+	env = controllertest.Start(ctx, "eps", testenv.Options{Controllers: []string{"endpointslice"}})
+	c = env.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { env.Stop() })
 
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("eps-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 // service creates a Service selecting app=<app> with a numbered port (http:
 // 80→8080) and a named one (metrics: 9000→"metrics").

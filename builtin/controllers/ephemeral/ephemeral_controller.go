@@ -11,7 +11,6 @@ import (
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/reconcile"
-	"github.com/converge-dev/converge/framework/record"
 )
 
 // Name is the controller's name.
@@ -19,7 +18,7 @@ const Name = "ephemeral-volume"
 
 // Setup adds the ephemeral volume controller to mgr.
 func Setup(mgr *manager.Manager) error {
-	r := &reconciler{c: mgr.Client(), events: mgr.EventRecorder("ephemeral_volume")}
+	r := &reconciler{reader: mgr.Reader(), client: mgr.Client(), recorder: mgr.EventRecorder("ephemeral_volume")}
 	err := builder.ControllerManagedBy(mgr).
 		Named(Name).
 		For(builder.Kind[*corev1.Pod]()).
@@ -30,15 +29,34 @@ func Setup(mgr *manager.Manager) error {
 	return nil
 }
 
+// reader reads pods from the informer cache (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+}
+
+// writer creates claims (client.Client).
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler creates ephemeral volume claims. A claim the cache does not show
+// yet makes its create answer AlreadyExists, which is success: claims are never
+// read.
 type reconciler struct {
-	c      *client.Client
-	events *record.Recorder
+	reader   reader
+	client   writer
+	recorder recorder
 }
 
 // Reconcile creates the missing claims of a pod's ephemeral volumes.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pod := &corev1.Pod{}
-	if err := r.c.Get(ctx, req.ObjectKey, pod); err != nil {
+	if err := r.reader.Get(ctx, req.ObjectKey, pod); err != nil {
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil
 		}
@@ -52,15 +70,15 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			continue
 		}
 		want := ClaimFor(pod, v)
-		err := r.c.Create(ctx, want)
+		err := r.client.Create(ctx, want)
 		switch {
 		case err == nil:
-			r.events.Eventf(ctx, pod, "Normal", "CreatedClaim", "created PersistentVolumeClaim %s for ephemeral volume %s", want.Name, v.Name)
+			r.recorder.Event(ctx, pod, "Normal", "CreatedClaim", fmt.Sprintf("created PersistentVolumeClaim %s for ephemeral volume %s", want.Name, v.Name))
 		case apierrors.IsAlreadyExists(err):
 			// Kubernetes refuses to use a claim the pod does not own: the
 			// scheduler reports it (VolumeBinding), nothing to do here.
 		default:
-			r.events.Eventf(ctx, pod, "Warning", "FailedCreate", "creating PersistentVolumeClaim %s for ephemeral volume %s: %v", want.Name, v.Name, err)
+			r.recorder.Event(ctx, pod, "Warning", "FailedCreate", fmt.Sprintf("creating PersistentVolumeClaim %s for ephemeral volume %s: %v", want.Name, v.Name, err))
 			return reconcile.Result{}, fmt.Errorf("create claim %s/%s: %w", pod.Namespace, want.Name, err)
 		}
 	}

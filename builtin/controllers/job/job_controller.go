@@ -9,10 +9,10 @@ import (
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
-	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/builder"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/reconcile"
@@ -75,10 +75,8 @@ func orphanPodJob(_ context.Context, obj api.Object) []reconcile.Request {
 	if !slices.Contains(obj.GetFinalizers(), batchv1.JobTrackingFinalizer) {
 		return nil
 	}
-	for _, ref := range obj.GetOwnerReferences() {
-		if ref.Controller != nil && *ref.Controller {
-			return nil
-		}
+	if controllerutil.HasControllerReference(obj) {
+		return nil
 	}
 	name := obj.GetLabels()[batchv1.JobNameLabel]
 	if name == "" {
@@ -94,45 +92,13 @@ func Setup(mgr *manager.Manager) error { return New(mgr, Options{}) }
 func New(mgr *manager.Manager, opts Options) error {
 	opts = opts.complete()
 	c := mgr.Client()
-	rec := mgr.EventRecorder(ControllerName)
 	r := &reconciler{
 		now:         opts.Now,
 		backoffBase: opts.BackoffBase,
 		backoffMax:  opts.BackoffMax,
-		getJob: func(ctx context.Context, key client.ObjectKey) (*batchv1.Job, error) {
-			j := &batchv1.Job{}
-			if err := c.Get(ctx, key, j); err != nil {
-				return nil, err
-			}
-			return j, nil
-		},
-		listPods: func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error) {
-			l := &corev1.PodList{}
-			if err := c.List(ctx, l, client.InNamespace(ns), client.MatchingLabelSelector{Selector: sel}); err != nil {
-				return nil, err
-			}
-			return l.Items, nil
-		},
-		removeFinalizer: func(ctx context.Context, p *corev1.Pod) error {
-			target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-			return client.IgnoreNotFound(c.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(removeFinalizerPatch))))
-		},
-		addFinalizer: func(ctx context.Context, p *corev1.Pod) error {
-			target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-			return client.IgnoreNotFound(c.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(addFinalizerPatch))))
-		},
-		createPod: func(ctx context.Context, p *corev1.Pod) error { return c.Create(ctx, p) },
-		deletePod: func(ctx context.Context, p *corev1.Pod) error {
-			return client.IgnoreNotFound(c.Delete(ctx, p))
-		},
-		updateStatus: func(ctx context.Context, j *batchv1.Job) error { return c.Status().Update(ctx, j) },
-		deleteJob: func(ctx context.Context, j *batchv1.Job) error {
-			return client.IgnoreNotFound(c.Delete(ctx, j, client.PropagationPolicy(api.DeletePropagationBackground),
-				client.Preconditions{UID: &j.UID}))
-		},
-		event: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
-			rec.Event(ctx, obj, typ, reason, msg)
-		},
+		reader:      c, // the server: see reader
+		client:      c,
+		recorder:    mgr.EventRecorder(ControllerName),
 	}
 	err := builder.ControllerManagedBy(mgr).
 		Named("job").

@@ -15,36 +15,86 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 	"github.com/converge-dev/converge/framework/record"
 )
 
-// reconciler reconciles one Job. Its dependencies are functions so unit tests
-// stub them instead of faking a client.
+// reader reads Jobs and pods. The controller passes the client: it reads the
+// server, not the cache, because the tracking-finalizer protocol counts each
+// finished pod exactly once from what it reads (the Job's
+// uncountedTerminatedPods and the pods' finalizers). A cache that does not
+// show a finalizer removal or a creation yet would count a pod twice or
+// create one pod too many; reading the cache needs creation and
+// finalizer-removal expectations first (as Kubernetes' job controller keeps).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer writes pods, Jobs and Job status (client.Client).
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Patch(ctx context.Context, obj api.Object, patch client.Patch, opts ...client.PatchOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Status() client.StatusWriter
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler reconciles one Job.
 type reconciler struct {
 	now                     func() time.Time
 	backoffBase, backoffMax time.Duration
 
-	getJob   func(ctx context.Context, key client.ObjectKey) (*batchv1.Job, error)
-	listPods func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
-	// removeFinalizer removes the job-tracking finalizer from the pod
-	// (a pod already gone is no error).
-	removeFinalizer func(ctx context.Context, p *corev1.Pod) error
-	// addFinalizer adds it (pods created by an older controller).
-	addFinalizer func(ctx context.Context, p *corev1.Pod) error
-	createPod    func(ctx context.Context, p *corev1.Pod) error
-	deletePod    func(ctx context.Context, p *corev1.Pod) error
-	updateStatus func(ctx context.Context, j *batchv1.Job) error
-	deleteJob    func(ctx context.Context, j *batchv1.Job) error
-	event        func(ctx context.Context, obj api.Object, typ, reason, msg string)
+	reader   reader
+	client   writer
+	recorder recorder
+}
+
+// listPods lists the pods of namespace ns that sel selects.
+func (r *reconciler) listPods(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error) {
+	l := &corev1.PodList{}
+	if err := r.reader.List(ctx, l, client.InNamespace(ns), client.MatchingLabelSelector{Selector: sel}); err != nil {
+		return nil, err
+	}
+	return l.Items, nil
+}
+
+// removeFinalizer removes the job-tracking finalizer from the pod (a pod
+// already gone is no error).
+func (r *reconciler) removeFinalizer(ctx context.Context, p *corev1.Pod) error {
+	target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+	return client.IgnoreNotFound(r.client.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(removeFinalizerPatch))))
+}
+
+// addFinalizer adds it (pods created by an older controller).
+func (r *reconciler) addFinalizer(ctx context.Context, p *corev1.Pod) error {
+	target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+	return client.IgnoreNotFound(r.client.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(addFinalizerPatch))))
+}
+
+// deletePod deletes p; a pod already gone is no error.
+func (r *reconciler) deletePod(ctx context.Context, p *corev1.Pod) error {
+	return client.IgnoreNotFound(r.client.Delete(ctx, p))
+}
+
+// deleteJob deletes j (if it is still the Job of that uid) and its pods in the
+// background.
+func (r *reconciler) deleteJob(ctx context.Context, j *batchv1.Job) error {
+	return client.IgnoreNotFound(r.client.Delete(ctx, j, client.PropagationPolicy(api.DeletePropagationBackground),
+		client.Preconditions{UID: &j.UID}))
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
 
 // Reconcile drives one Job towards its spec; see the package documentation.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	job, err := r.getJob(ctx, req.ObjectKey)
-	if err != nil {
+	job := &batchv1.Job{}
+	if err := r.reader.Get(ctx, req.ObjectKey, job); err != nil {
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, r.releaseOrphans(ctx, req.Namespace, req.Name, "")
 		}
@@ -92,7 +142,7 @@ func (r *reconciler) releaseOrphans(ctx context.Context, ns, name, uid string) e
 		if !hasTrackingFinalizer(p) {
 			continue
 		}
-		ref := controllerOf(p)
+		ref := controllerutil.GetControllerOf(p)
 		if ref == nil || ref.Kind == "Job" && ref.Name == name && ref.UID != uid &&
 			strings.HasPrefix(ref.APIVersion, batchv1.GroupVersion.Group+"/") {
 			orphans = append(orphans, p)
@@ -100,16 +150,6 @@ func (r *reconciler) releaseOrphans(ctx context.Context, ns, name, uid string) e
 	}
 	_, err = r.removeFinalizers(ctx, orphans)
 	return err
-}
-
-// controllerOf returns the pod's controller reference, or nil.
-func controllerOf(p *corev1.Pod) *api.OwnerReference {
-	for i := range p.OwnerReferences {
-		if ref := &p.OwnerReferences[i]; ref.Controller != nil && *ref.Controller {
-			return ref
-		}
-	}
-	return nil
 }
 
 func withFinalizer(pods []corev1.Pod) []*corev1.Pod {
@@ -197,7 +237,7 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 	// Finished pods are recorded in the status before their finalizer goes,
 	// and counted once it went.
 	if mustRecord {
-		if err := r.updateStatus(ctx, job); err != nil {
+		if err := r.client.Status().Update(ctx, job); err != nil {
 			return reconcile.Result{}, fmt.Errorf("record finished pods of job %s/%s: %w", job.Namespace, job.Name, err)
 		}
 	}
@@ -223,7 +263,7 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 		*st.Ready -= deletedReady
 		*st.Terminating += deleted
 		if setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionTrue, "JobSuspended", "Job suspended", now) {
-			r.event(ctx, job, record.Normal, "Suspended", "Job suspended")
+			r.recorder.Event(ctx, job, record.Normal, "Suspended", "Job suspended")
 		}
 		// A suspended Job has no startTime: resuming starts it afresh (above),
 		// so activeDeadlineSeconds counts the time since the last resume.
@@ -236,14 +276,14 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 		// server refuses to replace it now).
 		if c := findCondition(st.Conditions, batchv1.JobSuspended); c != nil {
 			setCondition(&st.Conditions, batchv1.JobSuspended, corev1.ConditionFalse, "JobResumed", "Job resumed", now)
-			r.event(ctx, job, record.Normal, "Resumed", "Job resumed")
+			r.recorder.Event(ctx, job, record.Normal, "Resumed", "Job resumed")
 		}
 		after, err := r.managePods(ctx, job, o, t, now)
 		podErr = errors.Join(podErr, err)
 		result.RequeueAfter = minPositive(result.RequeueAfter, after)
 	}
 	if !statusEqual(old, *st) {
-		if err := r.updateStatus(ctx, job); err != nil {
+		if err := r.client.Status().Update(ctx, job); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of job %s/%s: %w", job.Namespace, job.Name, err)
 		}
 		log.V(1).Info("Updated job status", "active", st.Active, "succeeded", st.Succeeded, "failed", st.Failed)
@@ -268,13 +308,13 @@ func (r *reconciler) finish(ctx context.Context, job *batchv1.Job, now time.Time
 	}
 	if c := findCondition(st.Conditions, batchv1.JobFailureTarget); c != nil {
 		setCondition(&st.Conditions, batchv1.JobFailed, corev1.ConditionTrue, c.Reason, c.Message, now)
-		r.event(ctx, job, record.Warning, c.Reason, c.Message)
+		r.recorder.Event(ctx, job, record.Warning, c.Reason, c.Message)
 		return
 	}
 	c := findCondition(st.Conditions, batchv1.JobSuccessCriteriaMet)
 	setCondition(&st.Conditions, batchv1.JobComplete, corev1.ConditionTrue, c.Reason, c.Message, now)
 	st.CompletionTime = api.NewTimePtr(now)
-	r.event(ctx, job, record.Normal, "Completed", "Job completed")
+	r.recorder.Event(ctx, job, record.Normal, "Completed", "Job completed")
 }
 
 // reconcileFinished deletes a finished Job once its ttlSecondsAfterFinished

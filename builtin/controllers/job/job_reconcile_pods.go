@@ -249,12 +249,12 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 		if err != nil {
 			return 0, err
 		}
-		if err := r.createPod(ctx, pod); err != nil {
-			r.event(ctx, job, record.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err))
+		if err := r.client.Create(ctx, pod); err != nil {
+			r.recorder.Event(ctx, job, record.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err))
 			return 0, fmt.Errorf("create pod for job %s/%s: %w", job.Namespace, job.Name, err)
 		}
 		job.Status.Active++
-		r.event(ctx, job, record.Normal, "SuccessfulCreate", "Created pod: "+pod.Name)
+		r.recorder.Event(ctx, job, record.Normal, "SuccessfulCreate", "Created pod: "+pod.Name)
 	}
 	return wait, nil
 }
@@ -273,14 +273,14 @@ func (r *reconciler) deletePods(ctx context.Context, job *batchv1.Job, pods []co
 			}
 		}
 		if err := r.deletePod(ctx, p); err != nil {
-			r.event(ctx, job, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting: %v", err))
+			r.recorder.Event(ctx, job, record.Warning, "FailedDelete", fmt.Sprintf("Error deleting: %v", err))
 			return deleted, deletedReady, fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
 		}
 		deleted++
 		if isPodReady(p) {
 			deletedReady++
 		}
-		r.event(ctx, job, record.Normal, "SuccessfulDelete", "Deleted pod: "+p.Name)
+		r.recorder.Event(ctx, job, record.Normal, "SuccessfulDelete", "Deleted pod: "+p.Name)
 	}
 	return deleted, deletedReady, nil
 }

@@ -2,15 +2,18 @@ package job
 
 import (
 	"context"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/converge-dev/converge/builtin/api/all"
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/fakeclient"
 	"github.com/converge-dev/converge/framework/api"
-	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
@@ -78,28 +81,98 @@ func TestMatchPodFailurePolicy(t *testing.T) {
 	}
 }
 
-// fakeJobAPI records what the reconciler does, with stubbed functions.
-type fakeJobAPI struct {
-	job     *batchv1.Job
-	pods    []corev1.Pod
-	created int
+// jobAPI holds one unit test's Job and pods in a fakeclient, which the
+// reconciler reads and writes. Status writes are checked by the API server's
+// rules for jobs/status, and failRemov makes pod patches (finalizer
+// changes) fail.
+type jobAPI struct {
+	t         *testing.T
+	fc        *fakeclient.Client
+	failRemov atomic.Bool
 }
 
-func (f *fakeJobAPI) reconciler(now func() time.Time) *reconciler {
-	return &reconciler{
-		now: now, backoffBase: 10 * time.Second, backoffMax: 6 * time.Minute,
-		getJob: func(context.Context, client.ObjectKey) (*batchv1.Job, error) { return f.job, nil },
-		listPods: func(context.Context, string, labels.Selector) ([]corev1.Pod, error) {
-			return f.pods, nil
-		},
-		removeFinalizer: func(context.Context, *corev1.Pod) error { return nil },
-		addFinalizer:    func(context.Context, *corev1.Pod) error { return nil },
-		createPod:       func(context.Context, *corev1.Pod) error { f.created++; return nil },
-		deletePod:       func(context.Context, *corev1.Pod) error { return nil },
-		updateStatus:    func(context.Context, *batchv1.Job) error { return nil },
-		deleteJob:       func(context.Context, *batchv1.Job) error { return nil },
-		event:           func(context.Context, api.Object, string, string, string) {},
+func newJobAPI(t *testing.T, job *batchv1.Job, pods ...corev1.Pod) *jobAPI {
+	t.Helper()
+	sch, err := all.NewScheme()
+	if err != nil {
+		t.Fatal(err)
 	}
+	f := &jobAPI{t: t, fc: fakeclient.New(sch, job)}
+	f.setPods(pods...)
+	f.fc.Fail = func(verb string, _ client.ObjectKey, obj any) error {
+		switch verb {
+		case "patch":
+			if _, ok := obj.(*corev1.Pod); ok && f.failRemov.Load() {
+				return context.DeadlineExceeded
+			}
+		case "update-status":
+			j, ok := obj.(*batchv1.Job)
+			if !ok {
+				return nil
+			}
+			return batchv1.ValidateJobStatusUpdate(j, f.job()).ToError()
+		}
+		return nil
+	}
+	return f
+}
+
+func (f *jobAPI) reconciler(now func() time.Time) *reconciler {
+	return &reconciler{now: now, backoffBase: 10 * time.Second, backoffMax: 6 * time.Minute,
+		reader: f.fc, client: f.fc, recorder: &fakeclient.Recorder{}}
+}
+
+// job returns the Job as stored.
+func (f *jobAPI) job() *batchv1.Job {
+	f.t.Helper()
+	j := &batchv1.Job{}
+	if err := f.fc.Get(f.t.Context(), client.ObjectKey{Namespace: "ns", Name: "j"}, j); err != nil {
+		f.t.Fatal(err)
+	}
+	return j
+}
+
+// updateJob changes the Job's spec (an update keeps the status).
+func (f *jobAPI) updateJob(mutate func(*batchv1.Job)) {
+	f.t.Helper()
+	j := f.job()
+	mutate(j)
+	if err := f.fc.Update(f.t.Context(), j); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// setPods replaces the stored pods with pods, labelled for the Jobs'
+// selector.
+func (f *jobAPI) setPods(pods ...corev1.Pod) {
+	f.t.Helper()
+	l := &corev1.PodList{}
+	if err := f.fc.List(f.t.Context(), l); err != nil {
+		f.t.Fatal(err)
+	}
+	for i := range l.Items {
+		if err := f.fc.Delete(f.t.Context(), &l.Items[i]); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	for _, p := range pods {
+		p.Labels = map[string]string{"a": "b"}
+		if err := f.fc.Add(&p); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	f.fc.ResetActions()
+}
+
+// created counts the pods created since the last setPods.
+func (f *jobAPI) created() int {
+	n := 0
+	for _, a := range f.fc.Actions() {
+		if strings.HasPrefix(a, "create Pod ") {
+			n++
+		}
+	}
+	return n
 }
 
 func TestReconcileWaitsForBackoff(t *testing.T) {
@@ -115,7 +188,7 @@ func TestReconcileWaitsForBackoff(t *testing.T) {
 			Status: corev1.PodStatus{Phase: corev1.PodFailed, ContainerStatuses: []corev1.ContainerStatus{{Name: "c",
 				State: corev1.ContainerState{Terminated: &corev1.ContainerStateTerminated{ExitCode: 1, FinishedAt: api.NewTime(at)}}}}}}
 	}
-	f := &fakeJobAPI{job: job, pods: []corev1.Pod{failed("a", t0), failed("b", t0.Add(time.Second))}}
+	f := newJobAPI(t, job, failed("a", t0), failed("b", t0.Add(time.Second)))
 	// Two consecutive failures: 20 s after the last one.
 	now := t0.Add(5 * time.Second)
 	r := f.reconciler(func() time.Time { return now })
@@ -123,15 +196,15 @@ func TestReconcileWaitsForBackoff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.created != 0 || res.RequeueAfter != 16*time.Second {
-		t.Fatalf("created %d, requeue %v; want 0 and 16s", f.created, res.RequeueAfter)
+	if f.created() != 0 || res.RequeueAfter != 16*time.Second {
+		t.Fatalf("created %d, requeue %v; want 0 and 16s", f.created(), res.RequeueAfter)
 	}
 	now = t0.Add(21 * time.Second)
 	if _, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "j"}}); err != nil {
 		t.Fatal(err)
 	}
-	if f.created != 1 {
-		t.Fatalf("created %d pods after the backoff, want 1", f.created)
+	if f.created() != 1 {
+		t.Fatalf("created %d pods after the backoff, want 1", f.created())
 	}
 }
 
@@ -165,40 +238,6 @@ func TestMatchSuccessPolicy(t *testing.T) {
 	}
 }
 
-// trackingAPI is a stateful fake: status writes and finalizer removals stick.
-type trackingAPI struct {
-	job       *batchv1.Job
-	pods      []corev1.Pod
-	failRemov bool
-}
-
-func (f *trackingAPI) reconciler(now time.Time) *reconciler {
-	r := (&fakeJobAPI{}).reconciler(func() time.Time { return now })
-	r.getJob = func(context.Context, client.ObjectKey) (*batchv1.Job, error) { return deepCopy(f.job) }
-	r.listPods = func(context.Context, string, labels.Selector) ([]corev1.Pod, error) { return deepCopy(f.pods) }
-	r.updateStatus = func(_ context.Context, j *batchv1.Job) error {
-		// The API server's rules for jobs/status writes.
-		if err := batchv1.ValidateJobStatusUpdate(j, f.job).ToError(); err != nil {
-			return err
-		}
-		var err error
-		f.job, err = deepCopy(j)
-		return err
-	}
-	r.removeFinalizer = func(_ context.Context, p *corev1.Pod) error {
-		if f.failRemov {
-			return context.DeadlineExceeded
-		}
-		for i := range f.pods {
-			if f.pods[i].UID == p.UID {
-				f.pods[i].Finalizers = nil
-			}
-		}
-		return nil
-	}
-	return r
-}
-
 func TestTrackingSurvivesACrashBetweenRecordAndCount(t *testing.T) {
 	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
@@ -207,34 +246,33 @@ func TestTrackingSurvivesACrashBetweenRecordAndCount(t *testing.T) {
 		return corev1.Pod{ObjectMeta: api.ObjectMeta{Name: uid, Namespace: "ns", UID: uid, OwnerReferences: owner,
 			Finalizers: []string{batchv1.JobTrackingFinalizer}}, Status: corev1.PodStatus{Phase: phase}}
 	}
-	f := &trackingAPI{
-		job: &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: "j", Namespace: "ns", UID: "u"},
-			Spec: batchv1.JobSpec{Parallelism: api.Ptr[int32](2), Completions: api.Ptr[int32](3), BackoffLimit: api.Ptr[int32](6),
-				Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
-			Status: batchv1.JobStatus{StartTime: api.NewTimePtr(t0)}},
-		pods: []corev1.Pod{pod("a", corev1.PodSucceeded), pod("b", corev1.PodFailed), pod("c", corev1.PodRunning)},
-	}
+	f := newJobAPI(t, &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: "j", Namespace: "ns", UID: "u"},
+		Spec: batchv1.JobSpec{Parallelism: api.Ptr[int32](2), Completions: api.Ptr[int32](3), BackoffLimit: api.Ptr[int32](6),
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
+		Status: batchv1.JobStatus{StartTime: api.NewTimePtr(t0)}},
+		pod("a", corev1.PodSucceeded), pod("b", corev1.PodFailed), pod("c", corev1.PodRunning))
 	req := reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "j"}}
 	type counters struct {
 		succeeded, failed int32
 		uncounted         int
 	}
 	got := func() counters {
-		u := f.job.Status.UncountedTerminatedPods
-		return counters{f.job.Status.Succeeded, f.job.Status.Failed, len(u.Succeeded) + len(u.Failed)}
+		st := f.job().Status
+		u := st.UncountedTerminatedPods
+		return counters{st.Succeeded, st.Failed, len(u.Succeeded) + len(u.Failed)}
 	}
 	// The finalizers cannot be removed: the pods are recorded, not counted.
-	f.failRemov = true
-	if _, err := f.reconciler(t0).Reconcile(t.Context(), req); err == nil {
+	f.failRemov.Store(true)
+	if _, err := f.reconciler(func() time.Time { return t0 }).Reconcile(t.Context(), req); err == nil {
 		t.Fatal("Reconcile hid the failed finalizer removal")
 	}
 	if c := got(); c != (counters{0, 0, 2}) {
 		t.Fatalf("after the failed removal: %+v, want 2 uncounted", c)
 	}
 	// Later rounds count them exactly once.
-	f.failRemov = false
+	f.failRemov.Store(false)
 	for range 3 {
-		if _, err := f.reconciler(t0).Reconcile(t.Context(), req); err != nil {
+		if _, err := f.reconciler(func() time.Time { return t0 }).Reconcile(t.Context(), req); err != nil {
 			t.Fatal(err)
 		}
 		if c := got(); c != (counters{1, 1, 0}) {
@@ -242,8 +280,8 @@ func TestTrackingSurvivesACrashBetweenRecordAndCount(t *testing.T) {
 		}
 	}
 	// A counted pod that disappears changes nothing.
-	f.pods = f.pods[2:]
-	if _, err := f.reconciler(t0).Reconcile(t.Context(), req); err != nil {
+	f.setPods(pod("c", corev1.PodRunning))
+	if _, err := f.reconciler(func() time.Time { return t0 }).Reconcile(t.Context(), req); err != nil {
 		t.Fatal(err)
 	}
 	if c := got(); c != (counters{1, 1, 0}) {
@@ -270,9 +308,9 @@ func TestStatusWritesPassStrictValidation(t *testing.T) {
 				ActiveDeadlineSeconds: api.Ptr[int64](60), Suspend: api.Ptr(false),
 				Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}}}
 	}
-	sync := func(f *trackingAPI, now time.Time) reconcile.Result {
+	sync := func(f *jobAPI, now time.Time) reconcile.Result {
 		t.Helper()
-		res, err := f.reconciler(now).Reconcile(t.Context(), req)
+		res, err := f.reconciler(func() time.Time { return now }).Reconcile(t.Context(), req)
 		if err != nil {
 			t.Fatalf("reconcile at %v: %v", now, err)
 		}
@@ -281,65 +319,65 @@ func TestStatusWritesPassStrictValidation(t *testing.T) {
 
 	t.Run("suspend and resume", func(t *testing.T) {
 		t.Parallel()
-		f := &trackingAPI{job: newJob(4)}
-		if res := sync(f, t0); f.job.Status.StartTime == nil || !f.job.Status.StartTime.Equal(t0) || res.RequeueAfter != time.Minute {
-			t.Fatalf("first sync: startTime %v, requeue %v; want %v and 1m", f.job.Status.StartTime, res.RequeueAfter, t0)
+		f := newJobAPI(t, newJob(4))
+		if res := sync(f, t0); f.job().Status.StartTime == nil || !f.job().Status.StartTime.Equal(t0) || res.RequeueAfter != time.Minute {
+			t.Fatalf("first sync: startTime %v, requeue %v; want %v and 1m", f.job().Status.StartTime, res.RequeueAfter, t0)
 		}
-		f.pods = []corev1.Pod{readyPod("a"), readyPod("b")}
+		f.setPods(readyPod("a"), readyPod("b"))
 		sync(f, t0.Add(time.Second))
-		if st := f.job.Status; st.Active != 2 || *st.Ready != 2 {
+		if st := f.job().Status; st.Active != 2 || *st.Ready != 2 {
 			t.Fatalf("running: active %d, ready %d; want 2 and 2", st.Active, *st.Ready)
 		}
-		f.job.Spec.Suspend = api.Ptr(true)
+		f.updateJob(func(j *batchv1.Job) { j.Spec.Suspend = api.Ptr(true) })
 		sync(f, t0.Add(2*time.Second))
-		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 || st.StartTime != nil {
+		if st := f.job().Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 || st.StartTime != nil {
 			t.Fatalf("suspended: active %d, ready %d, terminating %d, startTime %v; want 0, 0, 2, nil", st.Active, *st.Ready, *st.Terminating, st.StartTime)
 		}
-		f.pods = nil
+		f.setPods()
 		sync(f, t0.Add(3*time.Second))
-		if f.job.Status.StartTime != nil {
-			t.Fatalf("still suspended: startTime %v, want nil", f.job.Status.StartTime)
+		if f.job().Status.StartTime != nil {
+			t.Fatalf("still suspended: startTime %v, want nil", f.job().Status.StartTime)
 		}
-		f.job.Spec.Suspend = api.Ptr(false)
+		f.updateJob(func(j *batchv1.Job) { j.Spec.Suspend = api.Ptr(false) })
 		resumed := t0.Add(10 * time.Second)
 		if res := sync(f, resumed); res.RequeueAfter != time.Minute {
 			t.Fatalf("resumed: requeue %v, want the full active deadline", res.RequeueAfter)
 		}
-		if st := f.job.Status.StartTime; st == nil || !st.Equal(resumed) {
+		if st := f.job().Status.StartTime; st == nil || !st.Equal(resumed) {
 			t.Fatalf("resumed: startTime %v, want %v", st, resumed)
 		}
 	})
 
 	t.Run("excess ready pods leave ready", func(t *testing.T) {
 		t.Parallel()
-		f := &trackingAPI{job: newJob(4)}
+		f := newJobAPI(t, newJob(4))
 		sync(f, t0)
-		f.pods = []corev1.Pod{readyPod("a"), readyPod("b")}
+		f.setPods(readyPod("a"), readyPod("b"))
 		sync(f, t0.Add(time.Second))
-		f.job.Spec.Parallelism = api.Ptr[int32](0)
+		f.updateJob(func(j *batchv1.Job) { j.Spec.Parallelism = api.Ptr[int32](0) })
 		sync(f, t0.Add(2*time.Second))
-		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 {
+		if st := f.job().Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 {
 			t.Fatalf("scaled down: active %d, ready %d, terminating %d; want 0, 0, 2", st.Active, *st.Ready, *st.Terminating)
 		}
 	})
 
 	t.Run("failing deletes ready pods", func(t *testing.T) {
 		t.Parallel()
-		f := &trackingAPI{job: newJob(4)}
+		f := newJobAPI(t, newJob(4))
 		sync(f, t0)
-		f.pods = []corev1.Pod{readyPod("a"), readyPod("b")}
+		f.setPods(readyPod("a"), readyPod("b"))
 		sync(f, t0.Add(time.Second))
 		sync(f, t0.Add(2*time.Minute)) // past the active deadline
-		if st := f.job.Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 {
+		if st := f.job().Status; st.Active != 0 || *st.Ready != 0 || *st.Terminating != 2 {
 			t.Fatalf("failing: active %d, ready %d, terminating %d; want 0, 0, 2", st.Active, *st.Ready, *st.Terminating)
 		}
 	})
 
 	t.Run("completions 0", func(t *testing.T) {
 		t.Parallel()
-		f := &trackingAPI{job: newJob(0)}
+		f := newJobAPI(t, newJob(0))
 		sync(f, t0)
-		st := f.job.Status
+		st := f.job().Status
 		if findCondition(st.Conditions, batchv1.JobComplete) == nil || st.StartTime == nil || st.CompletionTime == nil ||
 			st.CompletionTime.Before(st.StartTime.Time) {
 			t.Fatalf("status %+v: want Complete with startTime <= completionTime", st)

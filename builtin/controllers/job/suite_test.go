@@ -3,16 +3,15 @@ package job_test
 import (
 	"context"
 	"fmt"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/builtin/controllers/job"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
@@ -26,63 +25,38 @@ func TestJob(t *testing.T) {
 }
 
 var (
-	env  *testenv.Environment
-	c    *client.Client
-	stop context.CancelFunc
-	done chan error
-	nsN  atomic.Int32
+	env *controllertest.Env
+	c   *client.Client
+	mgr *controllertest.Manager
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"garbagecollector"}})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-
+	env = controllertest.Start(ctx, "job", testenv.Options{Controllers: []string{"garbagecollector"}})
+	c = env.Client
 	startManager()
 })
 
 // startManager runs the Job controller in its own manager, so the suite can
 // shorten the backoff between pod recreations and restart the controller.
 func startManager() {
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	mgr, err := manager.New(&client.Config{Host: env.URL}, manager.Options{Scheme: sch, GracefulShutdownTimeout: 10 * time.Second, Logger: GinkgoLogr})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(job.New(mgr, job.Options{BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond})).To(Succeed())
-	var mctx context.Context
-	mctx, stop = context.WithCancel(context.Background())
-	done = make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
+	mgr = env.StartManager(manager.Options{GracefulShutdownTimeout: 10 * time.Second, Logger: GinkgoLogr}, func(m *manager.Manager) error {
+		return job.New(m, job.Options{BackoffBase: 50 * time.Millisecond, BackoffMax: 200 * time.Millisecond})
+	})
 }
 
 // stopManager stops the controller (a crash as far as the Job is concerned:
 // nothing is flushed).
 func stopManager() {
-	stop()
-	Eventually(done, 15*time.Second).Should(Receive(BeNil()))
-	stop = nil
+	mgr.Stop()
+	mgr = nil
 }
 
 var _ = AfterSuite(func() {
-	if stop != nil {
-		stopManager()
-	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
+	mgr.Stop()
+	env.Stop()
 })
 
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("job-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 func newJob(ns, name string, mutate func(*batchv1.Job)) *batchv1.Job {
 	j := &batchv1.Job{
@@ -187,17 +161,7 @@ func hasCondition(ctx context.Context, j *batchv1.Job, t batchv1.JobConditionTyp
 }
 
 // events returns "Type/Reason: message" of the events about obj.
-func events(ctx context.Context, obj api.Object) []string {
-	l := &corev1.EventList{}
-	Expect(c.List(ctx, l, client.InNamespace(obj.GetNamespace()))).To(Succeed())
-	var out []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.UID == obj.GetUID() {
-			out = append(out, e.Type+"/"+e.Reason+": "+e.Message)
-		}
-	}
-	return out
-}
+func events(ctx context.Context, obj api.Object) []string { return env.Events(ctx, obj) }
 
 func eventsAll(ctx context.Context, ns string) []string {
 	l := &corev1.EventList{}

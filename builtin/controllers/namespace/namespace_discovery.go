@@ -27,3 +27,11 @@ func discoverResources(ctx context.Context, rc *rest.Client, verbs ...string) ([
 	}
 	return out, err
 }
+
+// restDiscoverer discovers resources through the server's discovery API.
+type restDiscoverer struct{ rc *rest.Client }
+
+// Discover returns the preferred resources that support list and delete.
+func (d restDiscoverer) Discover(ctx context.Context) ([]resource, error) {
+	return discoverResources(ctx, d.rc, "list", "delete")
+}

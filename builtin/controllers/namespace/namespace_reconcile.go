@@ -9,22 +9,49 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
 
-// reconciler drives one Namespace. Its dependencies are functions so tests can
-// stub them.
+// reader reads namespaces from the informer cache (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+}
+
+// writer writes a namespace's status and its finalize subresource
+// (client.Client). A write from a stale cached namespace fails with a
+// Conflict and is retried.
+type writer interface {
+	Status() client.StatusWriter
+	SubResource(name string) client.SubResourceClient
+}
+
+// content lists and deletes what a namespace holds, on the server
+// (client.Client): any kind the server serves, which no informer caches, read
+// fresh right before deleting it.
+type content interface {
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	DeleteAllOf(ctx context.Context, obj api.Object, opts ...client.DeleteAllOfOption) error
+}
+
+// discoverer lists the namespaced resources that support list and delete.
+type discoverer interface {
+	Discover(ctx context.Context) ([]resource, error)
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler drives one Namespace.
 type reconciler struct {
-	get          func(ctx context.Context, name string) (*corev1.Namespace, error)
-	updateStatus func(ctx context.Context, ns *corev1.Namespace) error
-	// finalize PUTs namespaces/NAME/finalize.
-	finalize func(ctx context.Context, ns *corev1.Namespace) error
-	// discover lists the resources supporting list and delete.
-	discover         func(ctx context.Context) ([]resource, error)
-	deleteCollection func(ctx context.Context, res resource, ns string) error
-	list             func(ctx context.Context, res resource, ns string) ([]api.Unstructured, error)
-	deleteObject     func(ctx context.Context, obj *api.Unstructured) error
-	event            func(ctx context.Context, obj api.Object, eventType, reason, message string)
+	reader     reader
+	client     writer
+	content    content
+	discoverer discoverer
+	recorder   recorder
 	// requeueAfter is how soon a namespace with remaining content is looked at again.
 	requeueAfter time.Duration
 }
@@ -33,7 +60,8 @@ var _ reconcile.Reconciler = (*reconciler)(nil)
 
 // Reconcile empties and finalizes a terminating namespace.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	ns, err := r.get(ctx, req.Name)
+	ns := &corev1.Namespace{}
+	err := r.reader.Get(ctx, client.ObjectKey{Name: req.Name}, ns)
 	if apierrors.IsNotFound(err) {
 		return reconcile.Result{}, nil
 	}
@@ -62,7 +90,7 @@ func (r *reconciler) setTerminating(ctx context.Context, ns *corev1.Namespace) e
 		return nil
 	}
 	ns.Status.Phase = corev1.NamespaceTerminating
-	if err := r.updateStatus(ctx, ns); err != nil {
+	if err := r.client.Status().Update(ctx, ns); err != nil {
 		return fmt.Errorf("set namespace %s terminating: %w", ns.Name, err)
 	}
 	return nil
@@ -77,12 +105,12 @@ func (r *reconciler) finalizeNamespace(ctx context.Context, ns *corev1.Namespace
 	}
 	ns.Spec.Finalizers = slices.DeleteFunc(slices.Clone(ns.Spec.Finalizers),
 		func(f corev1.FinalizerName) bool { return f == corev1.FinalizerKubernetes })
-	if err := r.finalize(ctx, ns); err != nil {
+	if err := r.client.SubResource("finalize").Update(ctx, ns, ns); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if !apierrors.IsConflict(err) {
-			r.event(ctx, ns, "Warning", "FailedFinalize", fmt.Sprintf("Failed to finalize the namespace: %v", err))
+			r.recorder.Event(ctx, ns, "Warning", "FailedFinalize", fmt.Sprintf("Failed to finalize the namespace: %v", err))
 		}
 		return fmt.Errorf("finalize namespace %s: %w", ns.Name, err)
 	}

@@ -11,6 +11,7 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
 )
 
 // contentTotals counts what is left in a namespace after a deletion pass.
@@ -24,7 +25,7 @@ type contentTotals struct {
 // deleteContent deletes every namespaced object of ns, updates the namespace's
 // conditions, and reports whether anything remains.
 func (r *reconciler) deleteContent(ctx context.Context, ns *corev1.Namespace) (bool, error) {
-	resources, discoveryErr := r.discover(ctx)
+	resources, discoveryErr := r.discoverer.Discover(ctx)
 	totals := contentTotals{objects: map[string]int{}, finalizers: map[string]int{}}
 	var deleteErrs []error
 	for _, res := range resources {
@@ -40,11 +41,11 @@ func (r *reconciler) deleteContent(ctx context.Context, ns *corev1.Namespace) (b
 		return false, err
 	}
 	if discoveryErr != nil {
-		r.event(ctx, ns, "Warning", "NamespaceDeletionDiscoveryFailure", conds[0].Message)
+		r.recorder.Event(ctx, ns, "Warning", "NamespaceDeletionDiscoveryFailure", conds[0].Message)
 		return false, fmt.Errorf("namespace %s: %w", ns.Name, discoveryErr)
 	}
 	if len(deleteErrs) > 0 {
-		r.event(ctx, ns, "Warning", "NamespaceDeletionContentFailure", conds[1].Message)
+		r.recorder.Event(ctx, ns, "Warning", "NamespaceDeletionContentFailure", conds[1].Message)
 		return false, fmt.Errorf("namespace %s: delete content: %w", ns.Name, errors.Join(deleteErrs...))
 	}
 	return len(totals.objects) > 0, nil
@@ -54,12 +55,15 @@ func (r *reconciler) deleteContent(ctx context.Context, ns *corev1.Namespace) (b
 // remains to totals.
 func (r *reconciler) deleteResource(ctx context.Context, res resource, ns string, totals *contentTotals) error {
 	if slices.Contains(res.Verbs, "deletecollection") {
-		err := r.deleteCollection(ctx, res, ns)
+		err := r.content.DeleteAllOf(ctx, emptyObject(res), client.InNamespace(ns),
+			client.PropagationPolicy(api.DeletePropagationBackground))
 		if err != nil && !apierrors.IsMethodNotSupported(err) && !apierrors.IsNotFound(err) {
 			return fmt.Errorf("delete collection %s: %w", res, err)
 		}
 	}
-	items, err := r.list(ctx, res, ns)
+	l := &api.UnstructuredList{APIVersion: res.GVK().APIVersion(), Kind: res.Kind + "List"}
+	err := r.content.List(ctx, l, client.InNamespace(ns))
+	items := l.Items
 	if apierrors.IsNotFound(err) {
 		return nil // the resource went away
 	}
@@ -70,7 +74,9 @@ func (r *reconciler) deleteResource(ctx context.Context, res resource, ns string
 	for i := range items {
 		obj := &items[i]
 		if obj.GetDeletionTimestamp() == nil {
-			if err := r.deleteObject(ctx, obj); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+			uid := obj.GetUID()
+			err := r.content.Delete(ctx, obj, client.PropagationPolicy(api.DeletePropagationBackground), client.Preconditions{UID: &uid})
+			if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				errs = append(errs, fmt.Errorf("delete %s %s: %w", res, obj.GetName(), err))
 			}
 		}
@@ -172,7 +178,7 @@ func (r *reconciler) setConditions(ctx context.Context, ns *corev1.Namespace, co
 	if !changed {
 		return nil
 	}
-	if err := r.updateStatus(ctx, ns); err != nil {
+	if err := r.client.Status().Update(ctx, ns); err != nil {
 		return fmt.Errorf("update conditions of namespace %s: %w", ns.Name, err)
 	}
 	return nil

@@ -1,20 +1,13 @@
 package namespace_test
 
 import (
-	"fmt"
-	"os"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
-	"sigs.k8s.io/yaml"
 
-	"github.com/converge-dev/converge/builtin/api/all"
-	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
-	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
 )
@@ -25,67 +18,21 @@ func TestNamespace(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
+	env *controllertest.Env
 	c   *client.Client
-	nsN atomic.Int32
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	var err error
-	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"namespace"}})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	env = controllertest.Start(ctx, "ns", testenv.Options{Controllers: []string{"namespace"}})
+	c = env.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { env.Stop() })
 
-func newNamespace(ctx SpecContext) string {
-	name := fmt.Sprintf("ns-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func newNamespace(ctx SpecContext) string { return env.Namespace(ctx) }
 
 // gone reports whether obj no longer exists.
-func gone(ctx SpecContext, obj api.Object) func() bool {
-	return func() bool {
-		err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-		return apierrors.IsNotFound(err)
-	}
-}
+func gone(ctx SpecContext, obj api.Object) func() bool { return env.Gone(ctx, obj) }
 
 // applyCRD creates the CRD in file and waits until it is Established.
-func applyCRD(ctx SpecContext, file string) {
-	data, err := os.ReadFile(file)
-	Expect(err).NotTo(HaveOccurred())
-	js, err := yaml.YAMLToJSON(data)
-	Expect(err).NotTo(HaveOccurred())
-	m, err := api.DecodeMap(js)
-	Expect(err).NotTo(HaveOccurred())
-	crd := &api.Unstructured{Object: m}
-	err = c.Create(ctx, crd)
-	if !apierrors.IsAlreadyExists(err) {
-		Expect(err).NotTo(HaveOccurred())
-	}
-	Eventually(func(g Gomega) {
-		u := &api.Unstructured{Object: map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition"}}
-		u.SetName(crd.GetName())
-		g.Expect(c.Get(ctx, client.ObjectKeyFromObject(u), u)).To(Succeed())
-		established := false
-		for _, cond := range api.NestedSlice(u.Object, "status", "conditions") {
-			cm, _ := cond.(map[string]any)
-			if cm["type"] == "Established" && cm["status"] == "True" {
-				established = true
-			}
-		}
-		g.Expect(established).To(BeTrue())
-	}).Should(Succeed())
-}
+func applyCRD(ctx SpecContext, file string) { env.ApplyCRD(ctx, file) }

@@ -9,6 +9,7 @@ import (
 	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/builder"
@@ -107,56 +108,21 @@ func New(mgr *manager.Manager, opts Options) error {
 	if err := opts.validate(); err != nil {
 		return err
 	}
-	infs := mgr.Informers()
-	nodes, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Node]{})
-	if err != nil {
-		return fmt.Errorf("nodelifecycle: node informer: %w", err)
-	}
-	leases, err := cache.InformerFor(infs, cache.InformerOptions[*coordinationv1.Lease]{})
-	if err != nil {
+	// Leases are read, not only watched; pods are listed by node.
+	if _, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*coordinationv1.Lease]{}); err != nil {
 		return fmt.Errorf("nodelifecycle: lease informer: %w", err)
 	}
-	pods, err := cache.InformerFor(infs, cache.InformerOptions[*corev1.Pod]{})
-	if err != nil {
-		return fmt.Errorf("nodelifecycle: pod informer: %w", err)
+	if err := podutil.IndexByNode(mgr.Informers()); err != nil {
+		return fmt.Errorf("nodelifecycle: %w", err)
 	}
-	c := mgr.Client()
-	nodeRec := mgr.EventRecorder(Component)
-	taintRec := mgr.EventRecorder(TaintComponent)
 	r := &reconciler{
-		opts:      opts,
-		limiter:   newZoneLimiter(),
-		scheduled: newScheduledEvictions(),
-		getNode:   func(name string) (*corev1.Node, bool) { return nodes.Store().Get(name) },
-		listNodes: func() []*corev1.Node { return nodes.Store().List() },
-		getLease: func(name string) (*coordinationv1.Lease, bool) {
-			return leases.Store().Get(LeaseNamespace + "/" + name)
-		},
-		podsOnNode: func(name string) []*corev1.Pod {
-			var out []*corev1.Pod
-			for _, p := range pods.Store().List() {
-				if p.Spec.NodeName == name {
-					out = append(out, p)
-				}
-			}
-			return out
-		},
-		patchNodeStatus: func(ctx context.Context, n *corev1.Node, body []byte) error {
-			return c.Status().Patch(ctx, n, client.RawPatch(client.MergePatchType, body))
-		},
-		patchNode: func(ctx context.Context, n *corev1.Node, body []byte) error {
-			return c.Patch(ctx, n, client.RawPatch(client.MergePatchType, body))
-		},
-		patchPodStatus: func(ctx context.Context, p *corev1.Pod, body []byte) error {
-			return c.Status().Patch(ctx, p, client.RawPatch(client.MergePatchType, body))
-		},
-		evictPod: func(ctx context.Context, p *corev1.Pod) error { return evict(ctx, c, p) },
-		nodeEvent: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
-			nodeRec.Event(ctx, obj, typ, reason, msg)
-		},
-		podEvent: func(ctx context.Context, obj api.Object, typ, reason, msg string) {
-			taintRec.Event(ctx, obj, typ, reason, msg)
-		},
+		opts:       opts,
+		limiter:    newZoneLimiter(),
+		scheduled:  newScheduledEvictions(),
+		reader:     mgr.Reader(),
+		client:     mgr.Client(),
+		nodeEvents: mgr.EventRecorder(Component),
+		podEvents:  mgr.EventRecorder(TaintComponent),
 	}
 	leaseToNode := func(_ context.Context, obj api.Object) []reconcile.Request {
 		if obj.GetNamespace() != LeaseNamespace {
@@ -171,7 +137,7 @@ func New(mgr *manager.Manager, opts Options) error {
 		}
 		return []reconcile.Request{{ObjectKey: client.ObjectKey{Name: p.Spec.NodeName}}}
 	}
-	err = builder.ControllerManagedBy(mgr).
+	err := builder.ControllerManagedBy(mgr).
 		Named(Name).
 		For(builder.Kind[*corev1.Node]()).
 		Watches(builder.Kind[*coordinationv1.Lease](), handler.EnqueueRequestsFromMapFunc(leaseToNode)).
@@ -186,7 +152,7 @@ func New(mgr *manager.Manager, opts Options) error {
 
 // evict evicts p through pods/eviction, or deletes it when the server does
 // not serve evictions or refuses one (see the package documentation).
-func evict(ctx context.Context, c *client.Client, p *corev1.Pod) error {
+func evict(ctx context.Context, c writer, p *corev1.Pod) error {
 	ev := &policyv1.Eviction{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
 	err := c.SubResource("eviction").Create(ctx, p, ev)
 	switch {

@@ -2,11 +2,14 @@ package nodelifecycle
 
 import (
 	"context"
+	"fmt"
 	"time"
 
-	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
 
@@ -21,25 +24,53 @@ const (
 	MessageNodeStatusNeverUpd   = "Kubelet never posted node status."
 )
 
-// reconciler runs the node lifecycle of one node. Reads come from informer
-// stores, writes and events go through function-typed dependencies so unit
-// tests stub them.
+// reader reads nodes, Leases and pods from the informer cache
+// (manager.Reader); pods are listed by node through the spec.nodeName field
+// index (podutil.IndexByNode).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer patches nodes and pods and evicts pods (client.Client). Patches
+// carry the resourceVersion read: one from a stale cache fails with a
+// Conflict and the node is reconciled again.
+type writer interface {
+	Patch(ctx context.Context, obj api.Object, patch client.Patch, opts ...client.PatchOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Status() client.StatusWriter
+	SubResource(name string) client.SubResourceClient
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler runs the node lifecycle of one node.
 type reconciler struct {
 	opts      Options
 	limiter   *zoneLimiter
 	scheduled *scheduledEvictions
 
-	getNode    func(name string) (*corev1.Node, bool)
-	listNodes  func() []*corev1.Node
-	getLease   func(name string) (*coordinationv1.Lease, bool)
-	podsOnNode func(name string) []*corev1.Pod
+	reader reader
+	client writer
+	// nodeEvents and podEvents record as the node lifecycle controller and
+	// as the taint manager.
+	nodeEvents, podEvents recorder
+}
 
-	patchNodeStatus func(ctx context.Context, n *corev1.Node, body []byte) error
-	patchNode       func(ctx context.Context, n *corev1.Node, body []byte) error
-	patchPodStatus  func(ctx context.Context, p *corev1.Pod, body []byte) error
-	evictPod        func(ctx context.Context, p *corev1.Pod) error
-	nodeEvent       func(ctx context.Context, obj api.Object, typ, reason, msg string)
-	podEvent        func(ctx context.Context, obj api.Object, typ, reason, msg string)
+// podsOnNode lists the pods bound to the node named name.
+func (r *reconciler) podsOnNode(ctx context.Context, name string) ([]*corev1.Pod, error) {
+	l := &corev1.PodList{}
+	if err := r.reader.List(ctx, l, client.MatchingFields{podutil.NodeNameField: name}); err != nil {
+		return nil, fmt.Errorf("list pods of node %s: %w", name, err)
+	}
+	out := make([]*corev1.Pod, len(l.Items))
+	for i := range l.Items {
+		out[i] = &l.Items[i]
+	}
+	return out, nil
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
@@ -50,8 +81,11 @@ type step func(ctx context.Context, node *corev1.Node, now time.Time) (*corev1.N
 
 // Reconcile runs the health, taint and eviction steps for the node req names.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	node, ok := r.getNode(req.Name)
-	if !ok {
+	node := &corev1.Node{}
+	if err := r.reader.Get(ctx, client.ObjectKey{Name: req.Name}, node); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return reconcile.Result{}, fmt.Errorf("get node %s: %w", req.Name, err)
+		}
 		r.scheduled.forgetNode(req.Name)
 		return reconcile.Result{}, nil
 	}

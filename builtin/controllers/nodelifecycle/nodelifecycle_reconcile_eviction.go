@@ -115,7 +115,11 @@ func (r *reconciler) reconcileEviction(ctx context.Context, node *corev1.Node, n
 		since = now
 	}
 	var requeue time.Duration
-	for _, p := range r.podsOnNode(node.Name) {
+	pods, err := r.podsOnNode(ctx, node.Name)
+	if err != nil {
+		return node, 0, err
+	}
+	for _, p := range pods {
 		key := p.Namespace + "/" + p.Name
 		if p.DeletionTimestamp != nil {
 			r.scheduled.remove(node.Name, key)
@@ -124,7 +128,7 @@ func (r *reconciler) reconcileEviction(ctx context.Context, node *corev1.Node, n
 		delay, forever := evictionDelay(p, taints)
 		if len(taints) == 0 || forever {
 			if r.scheduled.remove(node.Name, key) {
-				r.podEvent(ctx, p, record.Normal, ReasonTaintManagerEviction, "Cancelling deletion of Pod "+key)
+				r.podEvents.Event(ctx, p, record.Normal, ReasonTaintManagerEviction, "Cancelling deletion of Pod "+key)
 			}
 			continue
 		}
@@ -147,7 +151,7 @@ func (r *reconciler) reconcileEviction(ctx context.Context, node *corev1.Node, n
 // evicts it.
 func (r *reconciler) evict(ctx context.Context, p *corev1.Pod) error {
 	key := p.Namespace + "/" + p.Name
-	r.podEvent(ctx, p, record.Normal, ReasonTaintManagerEviction, "Marking for deletion Pod "+key)
+	r.podEvents.Event(ctx, p, record.Normal, ReasonTaintManagerEviction, "Marking for deletion Pod "+key)
 	conds := slices.Clone(p.Status.Conditions)
 	if !slices.ContainsFunc(conds, func(c corev1.PodCondition) bool { return c.Type == corev1.DisruptionTarget }) {
 		conds = append(conds, corev1.PodCondition{
@@ -164,11 +168,11 @@ func (r *reconciler) evict(ctx context.Context, p *corev1.Pod) error {
 		target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
 		// Best effort: a conflict (the pod changed since it was cached) must
 		// not hold up the eviction.
-		if err := r.patchPodStatus(ctx, target, body); client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
+		if err := r.client.Status().Patch(ctx, target, client.RawPatch(client.MergePatchType, body)); client.IgnoreNotFound(err) != nil && !apierrors.IsConflict(err) {
 			return fmt.Errorf("mark pod %s as disruption target: %w", key, err)
 		}
 	}
-	if err := r.evictPod(ctx, p); err != nil {
+	if err := evict(ctx, r.client, p); err != nil {
 		return err
 	}
 	return nil

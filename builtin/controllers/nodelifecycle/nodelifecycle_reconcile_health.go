@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
@@ -21,13 +22,15 @@ func watchedConditions() []corev1.NodeConditionType {
 
 // lastHeartbeat returns when the node last showed life and the grace period
 // that applies to it.
-func (r *reconciler) lastHeartbeat(node *corev1.Node) (time.Time, time.Duration) {
+func (r *reconciler) lastHeartbeat(ctx context.Context, node *corev1.Node) (time.Time, time.Duration) {
 	var last time.Time
 	reported := false
 	if c := findCondition(node.Status.Conditions, corev1.NodeReady); c != nil && !c.LastHeartbeatTime.IsZero() {
 		last, reported = c.LastHeartbeatTime.Time, true
 	}
-	if l, ok := r.getLease(node.Name); ok && l.Spec.RenewTime != nil && !l.Spec.RenewTime.Time.IsZero() {
+	l := &coordinationv1.Lease{}
+	if err := r.reader.Get(ctx, client.ObjectKey{Namespace: LeaseNamespace, Name: node.Name}, l); err == nil &&
+		l.Spec.RenewTime != nil && !l.Spec.RenewTime.Time.IsZero() {
 		if l.Spec.RenewTime.Time.After(last) {
 			last = l.Spec.RenewTime.Time
 		}
@@ -43,7 +46,7 @@ func (r *reconciler) lastHeartbeat(node *corev1.Node) (time.Time, time.Duration)
 // older than the grace period, and marks its pods not ready while Ready is
 // not True. It requeues for the moment the heartbeat will expire.
 func (r *reconciler) reconcileHealth(ctx context.Context, node *corev1.Node, now time.Time) (*corev1.Node, time.Duration, error) {
-	last, grace := r.lastHeartbeat(node)
+	last, grace := r.lastHeartbeat(ctx, node)
 	expiry := last.Add(grace)
 	if !now.After(expiry) {
 		// Alive: come back just after the heartbeat would expire.
@@ -78,10 +81,10 @@ func (r *reconciler) reconcileHealth(ctx context.Context, node *corev1.Node, now
 			return node, 0, fmt.Errorf("encode node %s status: %w", node.Name, err)
 		}
 		updated := &corev1.Node{ObjectMeta: api.ObjectMeta{Name: node.Name}}
-		if err := r.patchNodeStatus(ctx, updated, body); err != nil {
+		if err := r.client.Status().Patch(ctx, updated, client.RawPatch(client.MergePatchType, body)); err != nil {
 			return node, 0, fmt.Errorf("mark node %s unknown: %w", node.Name, client.IgnoreNotFound(err))
 		}
-		r.nodeEvent(ctx, updated, record.Normal, ReasonNodeNotReady, fmt.Sprintf("Node %s status is now: NodeNotReady", node.Name))
+		r.nodeEvents.Event(ctx, updated, record.Normal, ReasonNodeNotReady, fmt.Sprintf("Node %s status is now: NodeNotReady", node.Name))
 		node = updated
 	}
 	if err := r.markPodsNotReady(ctx, node); err != nil {
@@ -93,7 +96,11 @@ func (r *reconciler) reconcileHealth(ctx context.Context, node *corev1.Node, now
 // markPodsNotReady sets the Ready condition of the node's pods to False, as
 // Kubernetes' MarkPodsNotReady does, recording NodeNotReady on each pod.
 func (r *reconciler) markPodsNotReady(ctx context.Context, node *corev1.Node) error {
-	for _, p := range r.podsOnNode(node.Name) {
+	pods, err := r.podsOnNode(ctx, node.Name)
+	if err != nil {
+		return err
+	}
+	for _, p := range pods {
 		if p.DeletionTimestamp != nil || p.Status.Phase == corev1.PodSucceeded || p.Status.Phase == corev1.PodFailed {
 			continue
 		}
@@ -111,10 +118,10 @@ func (r *reconciler) markPodsNotReady(ctx context.Context, node *corev1.Node) er
 			return fmt.Errorf("encode pod %s/%s status: %w", p.Namespace, p.Name, err)
 		}
 		target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-		if err := r.patchPodStatus(ctx, target, body); client.IgnoreNotFound(err) != nil {
+		if err := r.client.Status().Patch(ctx, target, client.RawPatch(client.MergePatchType, body)); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("mark pod %s/%s not ready: %w", p.Namespace, p.Name, err)
 		}
-		r.nodeEvent(ctx, p, record.Warning, ReasonNodeNotReady, "Node is not ready")
+		r.nodeEvents.Event(ctx, p, record.Warning, ReasonNodeNotReady, "Node is not ready")
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/record"
 )
 
@@ -68,7 +69,11 @@ func (r *reconciler) reconcileTaints(ctx context.Context, node *corev1.Node, now
 			// Swapping not-ready and unreachable is not rate-limited.
 			want = append(want, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute, TimeAdded: api.NewTimePtr(now)})
 		default:
-			if ok, wait := r.limiter.take(zoneOf(node), r.zoneRate(node), now); ok {
+			rate, rerr := r.zoneRate(ctx, node)
+			if rerr != nil {
+				return node, 0, rerr
+			}
+			if ok, wait := r.limiter.take(zoneOf(node), rate, now); ok {
 				tookToken = true
 				want = append(want, corev1.Taint{Key: key, Effect: corev1.TaintEffectNoExecute, TimeAdded: api.NewTimePtr(now)})
 			} else {
@@ -98,11 +103,11 @@ func (r *reconciler) reconcileTaints(ctx context.Context, node *corev1.Node, now
 		return node, 0, fmt.Errorf("encode node %s taints: %w", node.Name, err)
 	}
 	updated := &corev1.Node{ObjectMeta: api.ObjectMeta{Name: node.Name}}
-	if err = r.patchNode(ctx, updated, body); err != nil {
+	if err = r.client.Patch(ctx, updated, client.RawPatch(client.MergePatchType, body)); err != nil {
 		return node, 0, fmt.Errorf("update taints of node %s: %w", node.Name, err)
 	}
 	if key == "" {
-		r.nodeEvent(ctx, updated, record.Normal, ReasonNodeReady, fmt.Sprintf("Node %s status is now: NodeReady", node.Name))
+		r.nodeEvents.Event(ctx, updated, record.Normal, ReasonNodeReady, fmt.Sprintf("Node %s status is now: NodeReady", node.Name))
 	}
 	return updated, requeue, nil
 }
@@ -117,10 +122,15 @@ func sameTaints(a, b []corev1.Taint) bool {
 // zoneRate is the NoExecute tainting rate of the node's zone: the secondary
 // rate when the zone is disrupted (more than 2 and at least the threshold of
 // its nodes not Ready), the primary rate otherwise.
-func (r *reconciler) zoneRate(node *corev1.Node) float64 {
+func (r *reconciler) zoneRate(ctx context.Context, node *corev1.Node) (float64, error) {
 	zone := zoneOf(node)
 	total, unhealthy := 0, 0
-	for _, n := range r.listNodes() {
+	nodes := &corev1.NodeList{}
+	if err := r.reader.List(ctx, nodes); err != nil {
+		return 0, fmt.Errorf("list nodes of zone %q: %w", zone, err)
+	}
+	for i := range nodes.Items {
+		n := &nodes.Items[i]
 		if zoneOf(n) != zone {
 			continue
 		}
@@ -133,7 +143,7 @@ func (r *reconciler) zoneRate(node *corev1.Node) float64 {
 		}
 	}
 	if unhealthy > 2 && float64(unhealthy) >= r.opts.UnhealthyZoneThreshold*float64(total) {
-		return r.opts.SecondaryEvictionRate
+		return r.opts.SecondaryEvictionRate, nil
 	}
-	return r.opts.EvictionRate
+	return r.opts.EvictionRate, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -12,9 +11,9 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
@@ -30,44 +29,24 @@ func TestNodeLifecycle(t *testing.T) {
 const grace = 2 * time.Second
 
 var (
-	env     *testenv.Environment
-	c       *client.Client
-	stopMgr context.CancelFunc
-	mgrDone sync.WaitGroup
-	seq     atomic.Int32
+	env *controllertest.Env
+	c   *client.Client
+	mgr *controllertest.Manager
+	seq atomic.Int32 // node names
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(context.WithoutCancel(ctx), testenv.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-
+	env = controllertest.Start(ctx, "nl", testenv.Options{})
+	c = env.Client
 	// The controller with a short grace period, in a manager of our own.
-	mgr, err := manager.New(&client.Config{Host: env.URL}, manager.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(nodelifecycle.New(mgr, nodelifecycle.Options{NodeMonitorGracePeriod: grace, EvictionRate: 100})).To(Succeed())
-	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stopMgr = cancel
-	mgrDone.Go(func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(mctx)).To(Succeed())
+	mgr = env.StartManager(manager.Options{}, func(m *manager.Manager) error {
+		return nodelifecycle.New(m, nodelifecycle.Options{NodeMonitorGracePeriod: grace, EvictionRate: 100})
 	})
 })
 
 var _ = AfterSuite(func() {
-	if stopMgr != nil {
-		stopMgr()
-		mgrDone.Wait()
-	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
+	mgr.Stop()
+	env.Stop()
 })
 
 // node creates a node reporting Ready=ready with a fresh Lease.
@@ -126,23 +105,11 @@ func boundPod(ctx context.Context, ns, name, nodeName string, tolerationSeconds 
 	return p
 }
 
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("nl-%d", seq.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
-// events returns the reasons of the events about obj in ns.
+// events returns the reasons of the events about the object named name in ns.
 func events(ctx context.Context, ns, name string) []string {
-	var l corev1.EventList
-	Expect(c.List(ctx, &l, client.InNamespace(ns))).To(Succeed())
-	var out []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Name == name {
-			out = append(out, e.Reason)
-		}
-	}
-	return out
+	return env.EventReasons(ctx, ns, "", name)
 }
 
 func taintKeys(n *corev1.Node) []string {

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/framework/api"
-	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
@@ -72,26 +70,12 @@ func New(mgr *manager.Manager, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: node informer: %w", Name, err)
 	}
-	c := mgr.Client()
 	r := &reconciler{
 		opts:         opts,
 		missingSince: map[string]time.Time{},
-		listPods:     func() []*corev1.Pod { return pods.Store().List() },
-		listNodes:    func() []*corev1.Node { return nodes.Store().List() },
-		nodeExists: func(ctx context.Context, name string) (bool, error) {
-			err := c.Get(ctx, client.ObjectKey{Name: name}, &corev1.Node{})
-			if apierrors.IsNotFound(err) {
-				return false, nil
-			}
-			return err == nil, err
-		},
-		patchPodStatus: func(ctx context.Context, p *corev1.Pod, body []byte) error {
-			return c.Status().Patch(ctx, p, client.RawPatch(client.MergePatchType, body))
-		},
-		forceDelete: func(ctx context.Context, p *corev1.Pod) error {
-			return c.Delete(ctx, p, client.GracePeriodSeconds(0), client.Preconditions{UID: api.Ptr(p.UID)})
-		},
-		log: mgr.Logger().WithValues("controller", Name),
+		reader:       mgr.Reader(),
+		client:       mgr.Client(),
+		log:          mgr.Logger().WithValues("controller", Name),
 	}
 	// A failed pass is retried with backoff, but never later than the next
 	// periodic pass would run.

@@ -15,6 +15,7 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
 
@@ -46,12 +47,22 @@ type reconciler struct {
 	// single worker touches it.
 	missingSince map[string]time.Time
 
-	listPods   func() []*corev1.Pod
-	listNodes  func() []*corev1.Node
-	nodeExists func(ctx context.Context, name string) (bool, error)
+	reader reader
+	client writer
+}
 
-	patchPodStatus func(ctx context.Context, p *corev1.Pod, body []byte) error
-	forceDelete    func(ctx context.Context, p *corev1.Pod) error
+// reader reads pods and nodes from the informer cache (manager.Reader).
+type reader interface {
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer marks pods failed and deletes them (client.Client). Its Get reads the
+// server: a node the cache does not hold is looked up there before its pods
+// are deleted (the cache may not show a new node yet).
+type writer interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Status() client.StatusWriter
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
@@ -66,10 +77,21 @@ func (r *reconciler) Reconcile(ctx context.Context, _ reconcile.Request) (reconc
 
 // gc is one pass of the four collections, in Kubernetes' order.
 func (r *reconciler) gc(ctx context.Context) error {
-	pods := r.listPods()
+	podList := &corev1.PodList{}
+	if err := r.reader.List(ctx, podList); err != nil {
+		return fmt.Errorf("list pods: %w", err)
+	}
+	nodeList := &corev1.NodeList{}
+	if err := r.reader.List(ctx, nodeList); err != nil {
+		return fmt.Errorf("list nodes: %w", err)
+	}
+	pods := make([]*corev1.Pod, len(podList.Items))
+	for i := range podList.Items {
+		pods[i] = &podList.Items[i]
+	}
 	nodes := map[string]*corev1.Node{}
-	for _, n := range r.listNodes() {
-		nodes[n.Name] = n
+	for i := range nodeList.Items {
+		nodes[nodeList.Items[i].Name] = &nodeList.Items[i]
 	}
 	var errs []error
 	if r.opts.TerminatedPodThreshold > 0 {
@@ -151,13 +173,12 @@ func (r *reconciler) gcOrphaned(ctx context.Context, pods []*corev1.Pod, nodes m
 		if _, ok := nodes[name]; ok {
 			continue
 		}
-		exists, err := r.nodeExists(ctx, name)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("get node %s: %w", name, err))
-			continue
-		}
-		if !exists {
+		err := r.client.Get(ctx, client.ObjectKey{Name: name}, &corev1.Node{})
+		switch {
+		case apierrors.IsNotFound(err):
 			deleted[name] = true
+		case err != nil:
+			errs = append(errs, fmt.Errorf("get node %s: %w", name, err))
 		}
 	}
 	var orphans []*corev1.Pod
@@ -237,7 +258,7 @@ func (r *reconciler) markFailedAndDelete(ctx context.Context, p *corev1.Pod, con
 			return fmt.Errorf("encode status of pod %s: %w", key, err)
 		}
 		target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-		if err := r.patchPodStatus(ctx, target, body); err != nil {
+		if err := r.client.Status().Patch(ctx, target, client.RawPatch(client.MergePatchType, body)); err != nil {
 			if apierrors.IsNotFound(err) {
 				return nil
 			}
@@ -245,7 +266,8 @@ func (r *reconciler) markFailedAndDelete(ctx context.Context, p *corev1.Pod, con
 			return fmt.Errorf("mark pod %s failed: %w", key, err)
 		}
 	}
-	if err := r.forceDelete(ctx, p); err != nil && !apierrors.IsNotFound(err) {
+	err := r.client.Delete(ctx, p, client.GracePeriodSeconds(0), client.Preconditions{UID: api.Ptr(p.UID)})
+	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete pod %s: %w", key, err)
 	}
 	return nil

@@ -12,8 +12,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/builtin/controllers/podgc"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -37,51 +37,26 @@ const (
 )
 
 var (
-	env     *testenv.Environment
-	c       *client.Client
-	stopMgr context.CancelFunc
-	mgrDone sync.WaitGroup
-	seq     atomic.Int32
+	env *controllertest.Env
+	c   *client.Client
+	mgr *controllertest.Manager
+	seq atomic.Int32 // node names
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(context.WithoutCancel(ctx), testenv.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-
-	mgr, err := manager.New(&client.Config{Host: env.URL}, manager.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-	Expect(podgc.New(mgr, podgc.Options{Period: period, Quarantine: quarantine, TerminatedPodThreshold: threshold})).To(Succeed())
-	mctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	stopMgr = cancel
-	mgrDone.Go(func() {
-		defer GinkgoRecover()
-		Expect(mgr.Start(mctx)).To(Succeed())
+	env = controllertest.Start(ctx, "gc", testenv.Options{})
+	c = env.Client
+	mgr = env.StartManager(manager.Options{}, func(m *manager.Manager) error {
+		return podgc.New(m, podgc.Options{Period: period, Quarantine: quarantine, TerminatedPodThreshold: threshold})
 	})
 })
 
 var _ = AfterSuite(func() {
-	if stopMgr != nil {
-		stopMgr()
-		mgrDone.Wait()
-	}
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
+	mgr.Stop()
+	env.Stop()
 })
 
-func namespace(ctx context.Context) string {
-	GinkgoHelper()
-	name := fmt.Sprintf("gc-%d", seq.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 // node creates a node reporting Ready=ready with taints.
 func node(ctx context.Context, ready corev1.ConditionStatus, taints ...corev1.Taint) *corev1.Node {

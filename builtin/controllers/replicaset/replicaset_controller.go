@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controller"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/handler"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/reconcile"
@@ -28,73 +29,78 @@ const BurstReplicas = 500
 // Workers is the number of concurrent reconciles.
 const Workers = 5
 
-// Reconciler reconciles ReplicaSets. Its dependencies are functions so unit
-// tests can stub them; Setup wires them to the manager's caches and client.
-type Reconciler struct {
-	// GetReplicaSet reads a ReplicaSet from the cache (nil when absent).
-	GetReplicaSet func(key client.ObjectKey) *appsv1.ReplicaSet
-	// GetLiveReplicaSet reads a ReplicaSet from the API server.
-	GetLiveReplicaSet func(ctx context.Context, key client.ObjectKey) (*appsv1.ReplicaSet, error)
-	// ListPods lists the cached pods of a namespace.
-	ListPods func(namespace string) []*corev1.Pod
-	// CreatePod creates a pod (generateName set).
-	CreatePod func(ctx context.Context, pod *corev1.Pod) error
-	// DeletePod deletes a pod.
-	DeletePod func(ctx context.Context, pod *corev1.Pod) error
-	// SetPodOwners replaces the ownerReferences of pod (optimistic lock on its
-	// resourceVersion).
-	SetPodOwners func(ctx context.Context, pod *corev1.Pod, refs []api.OwnerReference) error
-	// UpdateStatus writes rs.Status through the status subresource.
-	UpdateStatus func(ctx context.Context, rs *appsv1.ReplicaSet) error
-	// Event records an event about obj.
-	Event func(ctx context.Context, obj api.Object, eventType, reason, message string)
-	// Expectations tracks issued creations and deletions per ReplicaSet key.
-	Expectations *podutil.Expectations
-	// Now is the clock.
-	Now func() time.Time
+// replicaSetLister reads ReplicaSets from the cache without copies
+// (cache.Lister): they are shared, the reconciler clones before changing one.
+type replicaSetLister interface {
+	Get(ctx context.Context, key client.ObjectKey) (*appsv1.ReplicaSet, error)
+	List(ctx context.Context, opts ...client.ListOption) ([]*appsv1.ReplicaSet, error)
+}
+
+// podLister reads pods from the cache without copies (cache.Lister): a
+// reconcile reads every pod of the namespace, which copies would make cost
+// more than the rest of it.
+type podLister interface {
+	List(ctx context.Context, opts ...client.ListOption) ([]*corev1.Pod, error)
+}
+
+// writer creates, deletes and patches pods and writes ReplicaSet status
+// (client.Client).
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Patch(ctx context.Context, obj api.Object, patch client.Patch, opts ...client.PatchOption) error
+	Status() client.StatusWriter
+}
+
+// liveReader reads a ReplicaSet from the server (client.Client): a fresh read
+// before adopting pods (the cache may not show it being deleted yet) and after
+// a status write conflicts.
+type liveReader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler reconciles ReplicaSets from the cache; expectations, fed by the
+// pod handler, keep it from acting on a cache that does not show its own
+// creations and deletions yet.
+type reconciler struct {
+	replicaSets  replicaSetLister
+	pods         podLister
+	client       writer
+	live         liveReader
+	recorder     recorder
+	expectations *podutil.Expectations
+	now          func() time.Time
 }
 
 // Setup adds the ReplicaSet controller to mgr.
 func Setup(mgr *manager.Manager) error {
-	rsInf, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*appsv1.ReplicaSet]{})
+	rsLister, err := cache.ListerFor[*appsv1.ReplicaSet](mgr.Informers())
 	if err != nil {
-		return fmt.Errorf("replicaset informer: %w", err)
+		return fmt.Errorf("replicaset lister: %w", err)
 	}
-	podInf, err := cache.InformerFor(mgr.Informers(), cache.InformerOptions[*corev1.Pod]{})
+	podLister, err := cache.ListerFor[*corev1.Pod](mgr.Informers())
 	if err != nil {
-		return fmt.Errorf("pod informer: %w", err)
+		return fmt.Errorf("pod lister: %w", err)
 	}
-	c := mgr.Client()
-	rec := mgr.EventRecorder(Name + "-controller")
-	r := &Reconciler{
-		GetReplicaSet: func(key client.ObjectKey) *appsv1.ReplicaSet {
-			rs, _ := rsInf.Store().Get(storeKey(key))
-			return rs
-		},
-		GetLiveReplicaSet: func(ctx context.Context, key client.ObjectKey) (*appsv1.ReplicaSet, error) {
-			rs := &appsv1.ReplicaSet{}
-			return rs, c.Get(ctx, key, rs)
-		},
-		ListPods: func(ns string) []*corev1.Pod {
-			pods, _ := podInf.Store().ByIndex(cache.NamespaceIndex, ns)
-			return pods
-		},
-		CreatePod: func(ctx context.Context, pod *corev1.Pod) error { return c.Create(ctx, pod) },
-		DeletePod: func(ctx context.Context, pod *corev1.Pod) error { return c.Delete(ctx, pod) },
-		SetPodOwners: func(ctx context.Context, pod *corev1.Pod, refs []api.OwnerReference) error {
-			orig := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
-				ResourceVersion: pod.ResourceVersion, OwnerReferences: pod.OwnerReferences}}
-			mod := &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace,
-				ResourceVersion: pod.ResourceVersion, OwnerReferences: refs}}
-			return c.Patch(ctx, mod, client.MergeFromWithOptimisticLock(orig))
-		},
-		UpdateStatus: func(ctx context.Context, rs *appsv1.ReplicaSet) error { return c.Status().Update(ctx, rs) },
-		Event:        rec.Event,
-		Expectations: podutil.NewExpectations(nil),
-		Now:          time.Now,
+	r := &reconciler{
+		replicaSets:  rsLister,
+		pods:         podLister,
+		client:       mgr.Client(),
+		live:         mgr.Client(),
+		recorder:     mgr.EventRecorder(Name + "-controller"),
+		expectations: podutil.NewExpectations(nil),
+		now:          time.Now,
 	}
 	podHandler := handler.Func(func(ctx context.Context, ev handler.Event, q handler.Queue) {
-		r.handlePod(ev, q, rsInf.Store().ByIndex)
+		r.handlePod(ev, q, func(ns string) []*appsv1.ReplicaSet {
+			sets, _ := rsLister.List(ctx, client.InNamespace(ns)) // synced: the handler runs after the first sync
+			return sets
+		})
 	})
 	err = builder.ControllerManagedBy(mgr).Named(Name).
 		For(builder.Kind[*appsv1.ReplicaSet]()).
@@ -107,16 +113,9 @@ func Setup(mgr *manager.Manager) error {
 	return nil
 }
 
-func storeKey(k client.ObjectKey) string {
-	if k.Namespace == "" {
-		return k.Name
-	}
-	return k.Namespace + "/" + k.Name
-}
-
 // handlePod maps a pod event to ReplicaSet keys and feeds expectations. It
 // runs on the informer goroutine: no API calls.
-func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(index, value string) ([]*appsv1.ReplicaSet, error)) {
+func (r *reconciler) handlePod(ev handler.Event, q handler.Queue, inNamespace func(ns string) []*appsv1.ReplicaSet) {
 	pod, ok := ev.Object.(*corev1.Pod)
 	if !ok {
 		return
@@ -135,7 +134,7 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 	}
 	enqueue := func(k client.ObjectKey) { q.Add(reconcile.Request{ObjectKey: k}) }
 	enqueueMatching := func(p *corev1.Pod) {
-		sets, _ := byIndex(cache.NamespaceIndex, p.Namespace)
+		sets := inNamespace(p.Namespace)
 		for _, rs := range sets {
 			sel, err := labels.FromLabelSelector(rs.Spec.Selector)
 			if err != nil || sel.Empty() || !sel.Matches(p.Labels) {
@@ -150,9 +149,9 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 	case cache.Added:
 		if owned {
 			if pod.DeletionTimestamp != nil {
-				r.Expectations.DeletionObserved(storeKey(k), podKey)
+				r.expectations.DeletionObserved(k.String(), podKey)
 			} else {
-				r.Expectations.CreationObserved(storeKey(k))
+				r.expectations.CreationObserved(k.String())
 			}
 			enqueue(k)
 			return
@@ -160,7 +159,7 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 		enqueueMatching(pod)
 	case cache.Updated:
 		if owned && pod.DeletionTimestamp != nil && (old == nil || old.DeletionTimestamp == nil) {
-			r.Expectations.DeletionObserved(storeKey(k), podKey)
+			r.expectations.DeletionObserved(k.String(), podKey)
 		}
 		if old != nil {
 			if ok, had := ownerKey(old); had && (!owned || ok != k) {
@@ -174,7 +173,7 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 		enqueueMatching(pod)
 	case cache.Deleted:
 		if owned {
-			r.Expectations.DeletionObserved(storeKey(k), podKey)
+			r.expectations.DeletionObserved(k.String(), podKey)
 			enqueue(k)
 			return
 		}
@@ -184,13 +183,11 @@ func (r *Reconciler) handlePod(ev handler.Event, q handler.Queue, byIndex func(i
 
 // controllerRefOf returns pod's controlling ReplicaSet reference, or nil.
 func controllerRefOf(pod *corev1.Pod) *api.OwnerReference {
-	for i := range pod.OwnerReferences {
-		ref := &pod.OwnerReferences[i]
-		if ref.Controller != nil && *ref.Controller && ref.Kind == "ReplicaSet" && isAppsGroup(ref.APIVersion) {
-			return ref
-		}
+	ref := controllerutil.GetControllerOf(pod)
+	if ref == nil || ref.Kind != "ReplicaSet" || !isAppsGroup(ref.APIVersion) {
+		return nil
 	}
-	return nil
+	return ref
 }
 
 func isAppsGroup(apiVersion string) bool {

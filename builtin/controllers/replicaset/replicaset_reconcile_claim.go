@@ -12,21 +12,19 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/go-logr/logr"
 )
 
 // controllerRef returns the controller ownerReference rs puts on its pods.
 func controllerRef(rs *appsv1.ReplicaSet) api.OwnerReference {
-	return api.OwnerReference{
-		APIVersion: appsv1.GroupVersion.String(), Kind: "ReplicaSet", Name: rs.Name, UID: rs.UID,
-		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true),
-	}
+	return controllerutil.NewControllerRef(rs, appsv1.GroupVersion.WithKind("ReplicaSet"))
 }
 
 // claimPods returns the pods rs owns after adopting matching orphans and
 // releasing owned pods that no longer match, like Kubernetes'
 // ControllerRefManager. pods are active pods of rs's namespace.
-func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+func (r *reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel labels.Selector, pods []*corev1.Pod) ([]*corev1.Pod, error) {
 	log := logr.FromContextOrDiscard(ctx)
 	var (
 		claimed  []*corev1.Pod
@@ -34,7 +32,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 		canAdopt *bool
 	)
 	for _, p := range pods {
-		ref := controllerRefOfAny(p)
+		ref := controllerutil.GetControllerOf(p)
 		match := !sel.Empty() && sel.Matches(p.Labels)
 		switch {
 		case ref != nil && ref.UID != rs.UID:
@@ -47,7 +45,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 				continue
 			}
 			refs := slices.DeleteFunc(slices.Clone(p.OwnerReferences), func(o api.OwnerReference) bool { return o.UID == rs.UID })
-			if err := r.SetPodOwners(ctx, p, refs); err != nil && !apierrors.IsNotFound(err) {
+			if err := r.setPodOwners(ctx, p, refs); err != nil && !apierrors.IsNotFound(err) {
 				errs = append(errs, fmt.Errorf("release pod %s/%s: %w", p.Namespace, p.Name, err))
 				continue
 			}
@@ -69,7 +67,7 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 				continue
 			}
 			refs := append(slices.Clone(p.OwnerReferences), controllerRef(rs))
-			if err := r.SetPodOwners(ctx, p, refs); err != nil {
+			if err := r.setPodOwners(ctx, p, refs); err != nil {
 				if !apierrors.IsNotFound(err) {
 					errs = append(errs, fmt.Errorf("adopt pod %s/%s: %w", p.Namespace, p.Name, err))
 				}
@@ -82,8 +80,20 @@ func (r *Reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 	return claimed, errors.Join(errs...)
 }
 
-func (r *Reconciler) canAdopt(ctx context.Context, rs *appsv1.ReplicaSet) (bool, error) {
-	live, err := r.GetLiveReplicaSet(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name})
+// setPodOwners replaces the ownerReferences of pod, failing with a Conflict
+// if the pod changed since it was read.
+func (r *reconciler) setPodOwners(ctx context.Context, pod *corev1.Pod, refs []api.OwnerReference) error {
+	p, err := controllerutil.OwnerReferencesPatch(pod.ResourceVersion, refs)
+	if err != nil {
+		return err
+	}
+	// A new object receives the answer: pod is the cache's.
+	return r.client.Patch(ctx, &corev1.Pod{ObjectMeta: api.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}, p)
+}
+
+func (r *reconciler) canAdopt(ctx context.Context, rs *appsv1.ReplicaSet) (bool, error) {
+	live := &appsv1.ReplicaSet{}
+	err := r.live.Get(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name}, live)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -91,14 +101,4 @@ func (r *Reconciler) canAdopt(ctx context.Context, rs *appsv1.ReplicaSet) (bool,
 		return false, fmt.Errorf("get replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
 	return live.UID == rs.UID && live.DeletionTimestamp == nil, nil
-}
-
-// controllerRefOfAny returns the pod's controlling owner of any kind, or nil.
-func controllerRefOfAny(p *corev1.Pod) *api.OwnerReference {
-	for i := range p.OwnerReferences {
-		if c := p.OwnerReferences[i].Controller; c != nil && *c {
-			return &p.OwnerReferences[i]
-		}
-	}
-	return nil
 }

@@ -32,16 +32,16 @@ var (
 )
 
 // manageReplicas creates or deletes pods so that rs has spec.replicas of them.
-func (r *Reconciler) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
+func (r *reconciler) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, pods []*corev1.Pod) error {
 	key := cache.KeyOf(rs)
 	diff := len(pods) - int(replicas(rs))
 	switch {
 	case diff < 0:
 		n := min(-diff, BurstReplicas)
-		r.Expectations.Expect(key, n, nil)
+		r.expectations.Expect(key, n, nil)
 		ok, err := slowStartBatch(n, 1, func() error { return r.createPod(ctx, rs) })
 		if skipped := n - ok; skipped > 0 {
-			r.Expectations.LowerCreations(key, skipped)
+			r.expectations.LowerCreations(key, skipped)
 		}
 		if err != nil {
 			return fmt.Errorf("%w: %w", errCreate, err)
@@ -53,7 +53,7 @@ func (r *Reconciler) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, 
 		for i, p := range victims {
 			keys[i] = cache.KeyOf(p)
 		}
-		r.Expectations.Expect(key, 0, keys)
+		r.expectations.Expect(key, 0, keys)
 		var (
 			wg   sync.WaitGroup
 			mu   sync.Mutex
@@ -62,7 +62,7 @@ func (r *Reconciler) manageReplicas(ctx context.Context, rs *appsv1.ReplicaSet, 
 		for _, p := range victims {
 			wg.Go(func() {
 				if err := r.deletePod(ctx, rs, p); err != nil {
-					r.Expectations.DeletionObserved(key, cache.KeyOf(p))
+					r.expectations.DeletionObserved(key, cache.KeyOf(p))
 					if !apierrors.IsNotFound(err) {
 						mu.Lock()
 						errs = append(errs, err)
@@ -110,7 +110,7 @@ func newPod(rs *appsv1.ReplicaSet) *corev1.Pod {
 	return pod
 }
 
-func (r *Reconciler) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error {
+func (r *reconciler) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error {
 	tmpl, err := podutil.Clone(&rs.Spec.Template)
 	if err != nil {
 		return err
@@ -118,22 +118,22 @@ func (r *Reconciler) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error
 	cp := *rs
 	cp.Spec.Template = *tmpl
 	pod := newPod(&cp)
-	if err := r.CreatePod(ctx, pod); err != nil {
-		r.Event(ctx, rs, record.Warning, ReasonFailedCreate, fmt.Sprintf("Error creating: %v", err))
+	if err := r.client.Create(ctx, pod); err != nil {
+		r.recorder.Event(ctx, rs, record.Warning, ReasonFailedCreate, fmt.Sprintf("Error creating: %v", err))
 		return fmt.Errorf("create pod for replicaset %s/%s: %w", rs.Namespace, rs.Name, err)
 	}
-	r.Event(ctx, rs, record.Normal, ReasonSuccessfulCreate, fmt.Sprintf("Created pod: %s", pod.Name))
+	r.recorder.Event(ctx, rs, record.Normal, ReasonSuccessfulCreate, fmt.Sprintf("Created pod: %s", pod.Name))
 	return nil
 }
 
-func (r *Reconciler) deletePod(ctx context.Context, rs *appsv1.ReplicaSet, p *corev1.Pod) error {
-	if err := r.DeletePod(ctx, p); err != nil {
+func (r *reconciler) deletePod(ctx context.Context, rs *appsv1.ReplicaSet, p *corev1.Pod) error {
+	if err := r.client.Delete(ctx, p); err != nil {
 		if !apierrors.IsNotFound(err) {
-			r.Event(ctx, rs, record.Warning, ReasonFailedDelete, fmt.Sprintf("Error deleting: %v", err))
+			r.recorder.Event(ctx, rs, record.Warning, ReasonFailedDelete, fmt.Sprintf("Error deleting: %v", err))
 		}
 		return fmt.Errorf("delete pod %s/%s: %w", p.Namespace, p.Name, err)
 	}
-	r.Event(ctx, rs, record.Normal, ReasonSuccessfulDelete, fmt.Sprintf("Deleted pod: %s", p.Name))
+	r.recorder.Event(ctx, rs, record.Normal, ReasonSuccessfulDelete, fmt.Sprintf("Deleted pod: %s", p.Name))
 	return nil
 }
 

@@ -74,14 +74,15 @@ func rootMessage(err error) string {
 
 // writeStatus writes st when it differs from rs.Status, retrying once on a
 // conflict with the live object.
-func (r *Reconciler) writeStatus(ctx context.Context, rs *appsv1.ReplicaSet, st appsv1.ReplicaSetStatus) error {
+func (r *reconciler) writeStatus(ctx context.Context, rs *appsv1.ReplicaSet, st appsv1.ReplicaSetStatus) error {
 	if reflect.DeepEqual(rs.Status, st) {
 		return nil
 	}
 	rs.Status = st
-	err := r.UpdateStatus(ctx, rs)
+	err := r.client.Status().Update(ctx, rs)
 	if apierrors.IsConflict(err) {
-		live, gerr := r.GetLiveReplicaSet(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name})
+		live := &appsv1.ReplicaSet{}
+		gerr := r.live.Get(ctx, client.ObjectKey{Namespace: rs.Namespace, Name: rs.Name}, live)
 		if gerr != nil {
 			return fmt.Errorf("update status of replicaset %s/%s: %w", rs.Namespace, rs.Name, gerr)
 		}
@@ -89,7 +90,7 @@ func (r *Reconciler) writeStatus(ctx context.Context, rs *appsv1.ReplicaSet, st 
 			return nil
 		}
 		live.Status = st
-		err = r.UpdateStatus(ctx, live)
+		err = r.client.Status().Update(ctx, live)
 	}
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("update status of replicaset %s/%s: %w", rs.Namespace, rs.Name, err)

@@ -1,14 +1,16 @@
 package replicaset
 
 import (
-	"context"
 	"errors"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/converge-dev/converge/builtin/api/all"
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/fakeclient"
 	"github.com/converge-dev/converge/builtin/controllers/internal/podutil"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -46,23 +48,18 @@ func TestFailedCreate(t *testing.T) {
 			Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}},
 			Template: corev1.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: map[string]string{"a": "b"}}}},
 	}
-	var (
-		creates atomic.Int32
-		events  []string
-		written *appsv1.ReplicaSet
-	)
+	var creates atomic.Int32
 	forbidden := apierrors.NewForbidden(api.GroupResource{Resource: "pods"}, "", errors.New("exceeded quota"))
-	r := &Reconciler{
-		GetReplicaSet: func(client.ObjectKey) *appsv1.ReplicaSet { return rs },
-		ListPods:      func(string) []*corev1.Pod { return nil },
-		CreatePod:     func(context.Context, *corev1.Pod) error { creates.Add(1); return forbidden },
-		UpdateStatus:  func(_ context.Context, rs *appsv1.ReplicaSet) error { written = rs; return nil },
-		Event: func(_ context.Context, _ api.Object, _, reason, _ string) {
-			events = append(events, reason)
-		},
-		Expectations: podutil.NewExpectations(nil),
-		Now:          time.Now,
+	fc := newFake(t, rs)
+	fc.Fail = func(verb string, _ client.ObjectKey, obj any) error {
+		if _, ok := obj.(*corev1.Pod); ok && verb == "create" {
+			creates.Add(1)
+			return forbidden
+		}
+		return nil
 	}
+	rec := &fakeclient.Recorder{}
+	r := newTestReconciler(fc, fc, rec)
 	_, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "r"}})
 	if err == nil {
 		t.Fatal("want an error")
@@ -70,15 +67,19 @@ func TestFailedCreate(t *testing.T) {
 	if creates.Load() != 1 {
 		t.Errorf("creates = %d, want 1 (slow start stops after the first failure)", creates.Load())
 	}
-	if len(events) != 1 || events[0] != ReasonFailedCreate {
-		t.Errorf("events = %v", events)
+	if ev := rec.Events(); len(ev) != 1 || !strings.HasPrefix(ev[0], "Warning/"+ReasonFailedCreate+":") {
+		t.Errorf("events = %v", ev)
 	}
-	if !r.Expectations.Satisfied("ns/r") {
+	if !r.expectations.Satisfied("ns/r") {
 		t.Error("failed creations must not be expected")
 	}
-	if written == nil || len(written.Status.Conditions) != 1 || written.Status.Conditions[0].Reason != "FailedCreate" ||
+	written := &appsv1.ReplicaSet{}
+	if err := fc.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "r"}, written); err != nil {
+		t.Fatal(err)
+	}
+	if len(written.Status.Conditions) != 1 || written.Status.Conditions[0].Reason != "FailedCreate" ||
 		written.Status.ObservedGeneration != 2 {
-		t.Fatalf("status = %+v", written)
+		t.Fatalf("status = %+v", written.Status)
 	}
 }
 
@@ -89,23 +90,44 @@ func TestExpectationsBlockManage(t *testing.T) {
 		Spec: appsv1.ReplicaSetSpec{Replicas: api.Ptr[int32](2),
 			Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
 	}
-	var creates atomic.Int32
-	r := &Reconciler{
-		GetReplicaSet: func(client.ObjectKey) *appsv1.ReplicaSet { return rs },
-		ListPods:      func(string) []*corev1.Pod { return nil }, // a cache that never catches up
-		CreatePod:     func(context.Context, *corev1.Pod) error { creates.Add(1); return nil },
-		UpdateStatus:  func(context.Context, *appsv1.ReplicaSet) error { return nil },
-		Event:         func(context.Context, api.Object, string, string, string) {},
-		Expectations:  podutil.NewExpectations(nil),
-		Now:           time.Now,
-	}
+	// A cache that never catches up: the pods are created on the server only.
+	cached, server := newFake(t, rs), newFake(t, rs)
+	r := newTestReconciler(cached, server, &fakeclient.Recorder{})
 	req := reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "r"}}
 	for range 3 {
 		if _, err := r.Reconcile(t.Context(), req); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if creates.Load() != 2 {
-		t.Fatalf("creates = %d, want 2: a slow cache must not cause double creations", creates.Load())
+	creates := 0
+	for _, a := range server.Actions() {
+		if strings.HasPrefix(a, "create Pod ") {
+			creates++
+		}
+	}
+	if creates != 2 {
+		t.Fatalf("creates = %d, want 2: a slow cache must not cause double creations", creates)
+	}
+}
+
+func newFake(t *testing.T, objs ...api.Object) *fakeclient.Client {
+	t.Helper()
+	sch, err := all.NewScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fakeclient.New(sch, objs...)
+}
+
+// newTestReconciler reads from cached and writes to server.
+func newTestReconciler(cached, server *fakeclient.Client, rec *fakeclient.Recorder) *reconciler {
+	return &reconciler{
+		replicaSets:  fakeclient.ListerOf[*appsv1.ReplicaSet](cached),
+		pods:         fakeclient.ListerOf[*corev1.Pod](cached),
+		client:       server,
+		live:         server,
+		recorder:     rec,
+		expectations: podutil.NewExpectations(nil),
+		now:          time.Now,
 	}
 }

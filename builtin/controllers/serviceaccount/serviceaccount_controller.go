@@ -22,21 +22,10 @@ const DefaultName = "default"
 // Setup adds the ServiceAccount controller to mgr. It reconciles namespaces;
 // a ServiceAccount event enqueues its namespace.
 func Setup(mgr *manager.Manager) error {
-	c := mgr.Client()
-	rec := mgr.EventRecorder("service-account-controller")
 	r := &reconciler{
-		getNamespace: func(ctx context.Context, name string) (*corev1.Namespace, error) {
-			ns := &corev1.Namespace{}
-			if err := c.Get(ctx, client.ObjectKey{Name: name}, ns); err != nil {
-				return nil, err
-			}
-			return ns, nil
-		},
-		getServiceAccount: func(ctx context.Context, namespace, name string) error {
-			return c.Get(ctx, client.ObjectKey{Namespace: namespace, Name: name}, &corev1.ServiceAccount{})
-		},
-		create: func(ctx context.Context, sa *corev1.ServiceAccount) error { return c.Create(ctx, sa) },
-		event:  rec.Event,
+		reader:   mgr.Reader(),
+		client:   mgr.Client(),
+		recorder: mgr.EventRecorder("service-account-controller"),
 	}
 	toNamespace := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj api.Object) []reconcile.Request {
 		if obj.GetName() != DefaultName {

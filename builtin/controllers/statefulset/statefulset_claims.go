@@ -66,7 +66,8 @@ func claimOwnerRefs(s *appsv1.StatefulSet, refs []api.OwnerReference, pod *corev
 func (r *reconciler) syncClaimOwners(ctx context.Context, s *appsv1.StatefulSet, ord int, pod *corev1.Pod, scaledDown bool) error {
 	for i := range s.Spec.VolumeClaimTemplates {
 		name := claimName(&s.Spec.VolumeClaimTemplates[i], s, ord)
-		pvc, err := r.getClaim(ctx, client.ObjectKey{Namespace: s.Namespace, Name: name})
+		pvc := &corev1.PersistentVolumeClaim{}
+		err := r.reader.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: name}, pvc)
 		if apierrors.IsNotFound(err) {
 			continue
 		}
@@ -81,7 +82,7 @@ func (r *reconciler) syncClaimOwners(ctx context.Context, s *appsv1.StatefulSet,
 			continue
 		}
 		pvc.OwnerReferences = refs
-		if err := r.updateClaim(ctx, pvc); err != nil {
+		if err := r.client.Update(ctx, pvc); err != nil {
 			return fmt.Errorf("update owners of claim %s: %w", name, err)
 		}
 	}

@@ -11,31 +11,50 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 	"github.com/converge-dev/converge/framework/record"
 )
 
-// reconciler reconciles one StatefulSet. Its dependencies are functions so
-// unit tests stub them.
+// reader reads StatefulSets, pods, ControllerRevisions and claims from the
+// informer cache (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer writes pods, claims, ControllerRevisions and StatefulSet status
+// (client.Client).
+type writer interface {
+	Create(ctx context.Context, obj api.Object, opts ...client.CreateOption) error
+	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
+	Status() client.StatusWriter
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler reconciles one StatefulSet from the cache. Pods and claims have
+// fixed names, so a cache that does not show a creation yet makes the next
+// create answer AlreadyExists, which is success, and a deletion it does not
+// show yet is sent again, which the server answers as done.
 type reconciler struct {
-	now            func() time.Time
-	getStatefulSet func(ctx context.Context, key client.ObjectKey) (*appsv1.StatefulSet, error)
-	listPods       func(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error)
-	listRevisions  func(ctx context.Context, ns string) ([]appsv1.ControllerRevision, error)
-	createRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
-	updateRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
-	deleteRevision func(ctx context.Context, cr *appsv1.ControllerRevision) error
-	getClaim       func(ctx context.Context, key client.ObjectKey) (*corev1.PersistentVolumeClaim, error)
-	createClaim    func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
-	updateClaim    func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
-	createPod      func(ctx context.Context, p *corev1.Pod) error
-	deletePod      func(ctx context.Context, p *corev1.Pod) error
-	updateStatus   func(ctx context.Context, s *appsv1.StatefulSet) error
-	event          func(ctx context.Context, obj api.Object, typ, reason, msg string)
+	now    func() time.Time
+	reader reader
+	client writer
+	// revisions finds or creates the current ControllerRevision
+	// (client.Client); its Get is the one read from the server: a revision
+	// whose create found the name taken.
+	revisions history.Writer
+	recorder  recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
@@ -43,8 +62,8 @@ var _ reconcile.Reconciler = (*reconciler)(nil)
 // Reconcile takes the next steps for one StatefulSet; see the package
 // documentation.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	s, err := r.getStatefulSet(ctx, req.ObjectKey)
-	if err != nil {
+	s := &appsv1.StatefulSet{}
+	if err := r.reader.Get(ctx, req.ObjectKey, s); err != nil {
 		if apierrors.IsNotFound(err) {
 			return reconcile.Result{}, nil
 		}
@@ -57,23 +76,23 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("statefulset %s selector: %w", req.ObjectKey, err))
 	}
-	allPods, err := r.listPods(ctx, s.Namespace, sel)
-	if err != nil {
+	allPods := &corev1.PodList{}
+	if err := r.reader.List(ctx, allPods, client.InNamespace(s.Namespace), client.MatchingLabelSelector{Selector: sel}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list pods of statefulset %s: %w", req.ObjectKey, err)
 	}
-	allCRs, err := r.listRevisions(ctx, s.Namespace)
-	if err != nil {
+	allCRs := &appsv1.ControllerRevisionList{}
+	if err := r.reader.List(ctx, allCRs, client.InNamespace(s.Namespace)); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list revisions of statefulset %s: %w", req.ObjectKey, err)
 	}
 	var crs []appsv1.ControllerRevision
-	for _, cr := range allCRs {
-		if isControlledBy(cr.OwnerReferences, s.UID) {
+	for _, cr := range allCRs.Items {
+		if controllerutil.IsControlledBy(&cr, s) {
 			crs = append(crs, cr)
 		}
 	}
 	var pods []corev1.Pod
-	for _, p := range allPods {
-		if isControlledBy(p.OwnerReferences, s.UID) {
+	for _, p := range allPods.Items {
+		if controllerutil.IsControlledBy(&p, s) {
 			pods = append(pods, p)
 		}
 	}
@@ -111,7 +130,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, err
 	}
 	if !jsonValueEqual(oldStatus, s.Status) {
-		if err := r.updateStatus(ctx, s); err != nil {
+		if err := r.client.Status().Update(ctx, s); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of statefulset %s: %w", req.ObjectKey, err)
 		}
 	}
@@ -296,11 +315,14 @@ func revisionFor(s *appsv1.StatefulSet, ord, start int, currentRev, updateRev st
 }
 
 func (r *reconciler) removePod(ctx context.Context, s *appsv1.StatefulSet, pod *corev1.Pod) error {
-	if err := r.deletePod(ctx, pod); err != nil {
-		r.event(ctx, s, record.Warning, "FailedDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s failed error: %v", pod.Name, s.Name, err))
+	// The UID precondition keeps a pod of the same name created since from
+	// being deleted; NotFound or a Conflict means the pod read is gone.
+	err := r.client.Delete(ctx, pod, client.Preconditions{UID: &pod.UID})
+	if err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+		r.recorder.Event(ctx, s, record.Warning, "FailedDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s failed error: %v", pod.Name, s.Name, err))
 		return fmt.Errorf("delete pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	r.event(ctx, s, record.Normal, "SuccessfulDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, s.Name))
+	r.recorder.Event(ctx, s, record.Normal, "SuccessfulDelete", fmt.Sprintf("delete Pod %s in StatefulSet %s successful", pod.Name, s.Name))
 	return nil
 }
 
@@ -387,17 +409,7 @@ func computeStatus(s *appsv1.StatefulSet, pods []corev1.Pod, currentRev, updateR
 }
 
 func controllerRef(s *appsv1.StatefulSet) api.OwnerReference {
-	return api.OwnerReference{APIVersion: appsv1.GroupVersion.String(), Kind: "StatefulSet", Name: s.Name, UID: s.UID,
-		Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}
-}
-
-func isControlledBy(refs []api.OwnerReference, uid string) bool {
-	for _, ref := range refs {
-		if ref.Controller != nil && *ref.Controller && ref.UID == uid {
-			return true
-		}
-	}
-	return false
+	return controllerutil.NewControllerRef(s, appsv1.GroupVersion.WithKind("StatefulSet"))
 }
 
 func jsonValueEqual(a, b any) bool {

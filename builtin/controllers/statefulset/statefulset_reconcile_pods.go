@@ -32,20 +32,20 @@ func (r *reconciler) createOrdinal(ctx context.Context, s *appsv1.StatefulSet, o
 			return err
 		}
 	}
-	if err := r.createPod(ctx, pod); err != nil {
+	if err := r.client.Create(ctx, pod); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return nil // an old pod of that name still goes away
 		}
-		r.event(ctx, s, record.Warning, "FailedCreate", fmt.Sprintf("create Pod %s in StatefulSet %s failed error: %v", pod.Name, s.Name, err))
+		r.recorder.Event(ctx, s, record.Warning, "FailedCreate", fmt.Sprintf("create Pod %s in StatefulSet %s failed error: %v", pod.Name, s.Name, err))
 		return fmt.Errorf("create pod %s/%s: %w", pod.Namespace, pod.Name, err)
 	}
-	r.event(ctx, s, record.Normal, "SuccessfulCreate", fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, s.Name))
+	r.recorder.Event(ctx, s, record.Normal, "SuccessfulCreate", fmt.Sprintf("create Pod %s in StatefulSet %s successful", pod.Name, s.Name))
 	return nil
 }
 
 func (r *reconciler) ensureClaim(ctx context.Context, s *appsv1.StatefulSet, t *corev1.PersistentVolumeClaim, ord int, podName string) error {
 	name := claimName(t, s, ord)
-	_, err := r.getClaim(ctx, client.ObjectKey{Namespace: s.Namespace, Name: name})
+	err := r.reader.Get(ctx, client.ObjectKey{Namespace: s.Namespace, Name: name}, &corev1.PersistentVolumeClaim{})
 	if err == nil {
 		// The claim survived an earlier pod (or a scale-down): it belongs
 		// to this ordinal again.
@@ -66,11 +66,11 @@ func (r *reconciler) ensureClaim(ctx context.Context, s *appsv1.StatefulSet, t *
 		Spec:       t.Spec,
 	}
 	pvc.OwnerReferences, _ = claimOwnerRefs(s, nil, nil, false)
-	if err := r.createClaim(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
-		r.event(ctx, s, record.Warning, "FailedCreate", fmt.Sprintf("create Claim %s for Pod %s in StatefulSet %s failed error: %v", name, podName, s.Name, err))
+	if err := r.client.Create(ctx, pvc); err != nil && !apierrors.IsAlreadyExists(err) {
+		r.recorder.Event(ctx, s, record.Warning, "FailedCreate", fmt.Sprintf("create Claim %s for Pod %s in StatefulSet %s failed error: %v", name, podName, s.Name, err))
 		return fmt.Errorf("create claim %s: %w", name, err)
 	}
-	r.event(ctx, s, record.Normal, "SuccessfulCreate", fmt.Sprintf("create Claim %s Pod %s in StatefulSet %s success", name, podName, s.Name))
+	r.recorder.Event(ctx, s, record.Normal, "SuccessfulCreate", fmt.Sprintf("create Claim %s Pod %s in StatefulSet %s success", name, podName, s.Name))
 	return nil
 }
 

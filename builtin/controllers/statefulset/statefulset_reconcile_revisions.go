@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/converge-dev/converge/builtin/controllers/internal/history"
-	"maps"
-	"slices"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/framework/api"
-	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/builtin/controllers/internal/history"
+	"github.com/converge-dev/converge/framework/client"
 )
 
 // revisionPatch is what a StatefulSet revision stores.
@@ -43,47 +40,13 @@ func (r *reconciler) ensureRevision(ctx context.Context, s *appsv1.StatefulSet, 
 	if err != nil {
 		return "", err
 	}
-	var maxRev int64
-	for _, cr := range crs {
-		maxRev = max(maxRev, cr.Revision)
+	want := history.Revision{Owner: s, Ref: controllerRef(s), Template: &s.Spec.Template, Data: data,
+		Label: func(name, _ string) (string, string) { return appsv1.StatefulSetRevisionLabel, name }}
+	hash, err := history.Ensure(ctx, r.revisions, want, &s.Status.CollisionCount, crs)
+	if err != nil {
+		return "", fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err)
 	}
-	for range 5 {
-		hash := history.ComputeHash(&s.Spec.Template, s.Status.CollisionCount)
-		name := s.Name + "-" + hash
-		if i := slices.IndexFunc(crs, func(cr appsv1.ControllerRevision) bool { return cr.Name == name }); i >= 0 {
-			cr := crs[i]
-			if !history.JSONEqual(cr.Data.Raw, data) {
-				s.Status.CollisionCount = history.NextCollisionCount(s.Status.CollisionCount)
-				continue
-			}
-			if cr.Revision < maxRev {
-				cr.Revision = maxRev + 1
-				if err := r.updateRevision(ctx, &cr); err != nil {
-					return "", fmt.Errorf("update revision %s: %w", name, err)
-				}
-			}
-			return name, nil
-		}
-		lbls := maps.Clone(s.Spec.Template.Labels)
-		if lbls == nil {
-			lbls = map[string]string{}
-		}
-		lbls[appsv1.StatefulSetRevisionLabel] = name
-		cr := &appsv1.ControllerRevision{
-			ObjectMeta: api.ObjectMeta{Name: name, Namespace: s.Namespace, Labels: lbls,
-				OwnerReferences: []api.OwnerReference{controllerRef(s)}},
-			Data: api.RawExtension{Raw: data}, Revision: maxRev + 1,
-		}
-		if err := r.createRevision(ctx, cr); err != nil {
-			if apierrors.IsAlreadyExists(err) {
-				s.Status.CollisionCount = history.NextCollisionCount(s.Status.CollisionCount)
-				continue
-			}
-			return "", fmt.Errorf("create revision %s: %w", name, err)
-		}
-		return name, nil
-	}
-	return "", fmt.Errorf("statefulset %s/%s: too many revision hash collisions", s.Namespace, s.Name)
+	return s.Name + "-" + hash, nil
 }
 
 // cleanupRevisions deletes the oldest unused revisions beyond
@@ -104,7 +67,7 @@ func (r *reconciler) cleanupRevisions(ctx context.Context, s *appsv1.StatefulSet
 		}
 	}
 	for _, cr := range history.Prunable(old, limit) {
-		if err := r.deleteRevision(ctx, &cr); err != nil {
+		if err := client.IgnoreNotFound(r.client.Delete(ctx, &cr)); err != nil {
 			return fmt.Errorf("delete revision %s: %w", cr.Name, err)
 		}
 	}

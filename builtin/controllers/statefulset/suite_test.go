@@ -2,18 +2,15 @@ package statefulset_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
@@ -25,34 +22,18 @@ func TestStatefulSet(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
+	env *controllertest.Env
 	c   *client.Client
-	nsN atomic.Int32
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
-	var err error
-	env, err = testenv.Start(ctx, testenv.Options{Controllers: []string{"statefulset", "garbagecollector"}})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
+	env = controllertest.Start(ctx, "sts", testenv.Options{Controllers: []string{"statefulset", "garbagecollector"}})
+	c = env.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { env.Stop() })
 
-func namespace(ctx context.Context) string {
-	name := fmt.Sprintf("sts-%d", nsN.Add(1))
-	Expect(c.Create(ctx, &corev1.Namespace{ObjectMeta: api.ObjectMeta{Name: name}})).To(Succeed())
-	return name
-}
+func namespace(ctx context.Context) string { return env.Namespace(ctx) }
 
 func newSet(ns, name string, replicas int32, mutate func(*appsv1.StatefulSet)) *appsv1.StatefulSet {
 	s := &appsv1.StatefulSet{
@@ -110,14 +91,4 @@ func makeReady(ctx context.Context, s *appsv1.StatefulSet, name string) {
 	Expect(c.Status().Update(ctx, &p)).To(Succeed())
 }
 
-func events(ctx context.Context, obj api.Object) []string {
-	l := &corev1.EventList{}
-	Expect(c.List(ctx, l, client.InNamespace(obj.GetNamespace()))).To(Succeed())
-	var out []string
-	for _, e := range l.Items {
-		if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.UID == obj.GetUID() {
-			out = append(out, e.Type+"/"+e.Reason+": "+e.Message)
-		}
-	}
-	return out
-}
+func events(ctx context.Context, obj api.Object) []string { return env.Events(ctx, obj) }

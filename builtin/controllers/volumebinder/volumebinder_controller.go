@@ -19,26 +19,10 @@ const Name = "volumebinder"
 // Setup adds the volume binder to mgr. It reconciles claims; a pod event
 // enqueues the claims the pod uses.
 func Setup(mgr *manager.Manager) error {
-	c := mgr.Client()
-	rec := mgr.EventRecorder("persistentvolume-controller")
 	r := &reconciler{
-		getClaim: func(ctx context.Context, key client.ObjectKey) (*corev1.PersistentVolumeClaim, error) {
-			pvc := &corev1.PersistentVolumeClaim{}
-			if err := c.Get(ctx, key, pvc); err != nil {
-				return nil, err
-			}
-			return pvc, nil
-		},
-		listPods: func(ctx context.Context, ns string) ([]corev1.Pod, error) {
-			l := &corev1.PodList{}
-			if err := c.List(ctx, l, client.InNamespace(ns)); err != nil {
-				return nil, err
-			}
-			return l.Items, nil
-		},
-		update:       func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error { return c.Update(ctx, pvc) },
-		updateStatus: func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error { return c.Status().Update(ctx, pvc) },
-		event:        rec.Event,
+		reader:   mgr.Reader(),
+		client:   mgr.Client(),
+		recorder: mgr.EventRecorder("persistentvolume-controller"),
 	}
 	toClaims := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj api.Object) []reconcile.Request {
 		pod, ok := obj.(*corev1.Pod)

@@ -33,12 +33,29 @@ const (
 // VolumeName is the name of the volume a claim with uid is bound to.
 func VolumeName(uid string) string { return "pvc-" + uid }
 
+// reader reads claims and pods from the informer cache (manager.Reader).
+type reader interface {
+	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
+	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
+}
+
+// writer writes claims and their status (client.Client).
+type writer interface {
+	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
+	Status() client.StatusWriter
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler binds claims. A claim read from a stale cache fails its update
+// with a Conflict and is reconciled again.
 type reconciler struct {
-	getClaim     func(ctx context.Context, key client.ObjectKey) (*corev1.PersistentVolumeClaim, error)
-	listPods     func(ctx context.Context, ns string) ([]corev1.Pod, error)
-	update       func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
-	updateStatus func(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error
-	event        func(ctx context.Context, obj api.Object, eventType, reason, message string)
+	reader   reader
+	client   writer
+	recorder recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
@@ -46,7 +63,8 @@ var _ reconcile.Reconciler = (*reconciler)(nil)
 // Reconcile binds the claim to a volume on the node of its first scheduled
 // consumer, if it is not bound yet.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	pvc, err := r.getClaim(ctx, req.ObjectKey)
+	pvc := &corev1.PersistentVolumeClaim{}
+	err := r.reader.Get(ctx, req.ObjectKey, pvc)
 	if apierrors.IsNotFound(err) {
 		return reconcile.Result{}, nil
 	}
@@ -61,18 +79,18 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, nil
 	}
 	if node == "" {
-		pods, err := r.listPods(ctx, pvc.Namespace)
-		if err != nil {
+		pods := &corev1.PodList{}
+		if err := r.reader.List(ctx, pods, client.InNamespace(pvc.Namespace)); err != nil {
 			return reconcile.Result{}, fmt.Errorf("list pods of %s: %w", req.ObjectKey, err)
 		}
-		node = consumerNode(pods, pvc.Name)
+		node = consumerNode(pods.Items, pvc.Name)
 		if node == "" {
-			r.event(ctx, pvc, "Normal", reasonWaitForFirstConsumer,
+			r.recorder.Event(ctx, pvc, "Normal", reasonWaitForFirstConsumer,
 				"waiting for first consumer to be created before binding")
 			return reconcile.Result{}, nil
 		}
 		if msg := unsupported(pvc); msg != "" {
-			r.event(ctx, pvc, "Warning", reasonProvisioningFailed, msg)
+			r.recorder.Event(ctx, pvc, "Warning", reasonProvisioningFailed, msg)
 			return reconcile.Result{}, nil
 		}
 	}
@@ -85,7 +103,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		pvc.Annotations[AnnBindCompleted] = "yes"
 		pvc.Annotations[AnnBoundByController] = "yes"
 		pvc.Spec.VolumeName = vol
-		if err := r.update(ctx, pvc); err != nil {
+		if err := r.client.Update(ctx, pvc); err != nil {
 			return reconcile.Result{}, fmt.Errorf("bind claim %s: %w", req.ObjectKey, err)
 		}
 	}
@@ -95,11 +113,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if q, ok := pvc.Spec.Resources.Requests[string(corev1.ResourceStorage)]; ok {
 		pvc.Status.Capacity[string(corev1.ResourceStorage)] = q
 	}
-	if err := r.updateStatus(ctx, pvc); err != nil {
+	if err := r.client.Status().Update(ctx, pvc); err != nil {
 		return reconcile.Result{}, fmt.Errorf("update status of claim %s: %w", req.ObjectKey, err)
 	}
 	logr.FromContextOrDiscard(ctx).Info("Bound claim", "claim", req.ObjectKey.String(), "volume", vol, "node", node)
-	r.event(ctx, pvc, "Normal", reasonProvisioned,
+	r.recorder.Event(ctx, pvc, "Normal", reasonProvisioned,
 		fmt.Sprintf("Successfully provisioned volume %s on node %s", vol, node))
 	return reconcile.Result{}, nil
 }

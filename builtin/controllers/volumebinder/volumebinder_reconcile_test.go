@@ -1,13 +1,15 @@
 package volumebinder
 
 import (
-	"context"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/controllers/internal/fakeclient"
 	"github.com/converge-dev/converge/framework/api"
-	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
@@ -89,41 +91,44 @@ func TestReconcile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			var updated, statusUpdated *corev1.PersistentVolumeClaim
-			var reasons []string
-			r := &reconciler{
-				getClaim: func(_ context.Context, key client.ObjectKey) (*corev1.PersistentVolumeClaim, error) {
-					if tt.pvc == nil {
-						return nil, apierrors.NewNotFound(api.GroupResource{Resource: "persistentvolumeclaims"}, key.Name)
-					}
-					return tt.pvc, nil
-				},
-				listPods: func(context.Context, string) ([]corev1.Pod, error) { return tt.pods, nil },
-				update: func(_ context.Context, pvc *corev1.PersistentVolumeClaim) error {
-					updated = pvc
-					return nil
-				},
-				updateStatus: func(_ context.Context, pvc *corev1.PersistentVolumeClaim) error {
-					statusUpdated = pvc
-					return nil
-				},
-				event: func(_ context.Context, _ api.Object, _, reason, _ string) { reasons = append(reasons, reason) },
+			sch, err := all.NewScheme()
+			if err != nil {
+				t.Fatal(err)
 			}
+			fc := fakeclient.New(sch)
+			if tt.pvc != nil {
+				if err := fc.Add(tt.pvc); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i := range tt.pods {
+				if err := fc.Add(&tt.pods[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rec := &fakeclient.Recorder{}
+			r := &reconciler{reader: fc, client: fc, recorder: rec}
 			if _, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "data"}}); err != nil {
 				t.Fatalf("Reconcile: %v", err)
 			}
-			if tt.wantReason == "" && len(reasons) > 0 || tt.wantReason != "" && (len(reasons) != 1 || reasons[0] != tt.wantReason) {
-				t.Errorf("events = %v, want %q", reasons, tt.wantReason)
+			events := rec.Events()
+			if tt.wantReason == "" && len(events) > 0 || tt.wantReason != "" && (len(events) != 1 || !strings.HasPrefix(events[0], "Normal/"+tt.wantReason+":") && !strings.HasPrefix(events[0], "Warning/"+tt.wantReason+":")) {
+				t.Errorf("events = %v, want %q", events, tt.wantReason)
 			}
 			if tt.wantNode == "" {
-				if updated != nil || statusUpdated != nil {
-					t.Fatalf("claim was bound, want it left alone")
+				if a := fc.Actions(); len(a) > 0 {
+					t.Fatalf("writes %v, want the claim left alone", a)
 				}
 				return
 			}
-			if updated == nil || statusUpdated == nil {
-				t.Fatalf("update=%v status update=%v, want both", updated != nil, statusUpdated != nil)
+			if a, want := fc.Actions(), []string{"update PersistentVolumeClaim ns/data", "update-status PersistentVolumeClaim ns/data"}; !slices.Equal(a, want) {
+				t.Fatalf("writes %v, want %v", a, want)
 			}
+			updated := &corev1.PersistentVolumeClaim{}
+			if err := fc.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "data"}, updated); err != nil {
+				t.Fatal(err)
+			}
+			statusUpdated := updated
 			if got := updated.Annotations[AnnSelectedNode]; got != tt.wantNode {
 				t.Errorf("selected node = %q, want %q", got, tt.wantNode)
 			}
