@@ -77,7 +77,7 @@ func TestDependencyDirection(t *testing.T) {
 					}
 				}
 			case under(p.ImportPath, "builtin"):
-				for _, banned := range []string{"operators", "controlplane", "cmd", "testenv"} {
+				for _, banned := range []string{"operators", "controlplane", "cmd", "testenv", "internal"} {
 					if under(dep, banned) {
 						t.Errorf("%s depends on %s: builtin/ must not import %s/ (controlplane assembles both)", p.ImportPath, dep, banned)
 					}

@@ -13,10 +13,10 @@ import (
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/controllers/cronjob"
-	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
+	"github.com/converge-dev/converge/internal/controllertest"
 	"github.com/converge-dev/converge/testenv"
 )
 

@@ -9,9 +9,9 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/internal/controllertest"
 	"github.com/converge-dev/converge/testenv"
 )
 

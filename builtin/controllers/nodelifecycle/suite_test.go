@@ -13,11 +13,11 @@ import (
 
 	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	"github.com/converge-dev/converge/builtin/controllers/internal/controllertest"
 	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
+	"github.com/converge-dev/converge/internal/controllertest"
 	"github.com/converge-dev/converge/testenv"
 )
 
