@@ -29,6 +29,12 @@ type cutLW struct {
 	cancel context.CancelFunc // ends the current watch
 	lists  []string           // resourceVersion asked by each list that succeeded
 	gone   atomic.Int32       // watches the server refused with 410 Gone / Expired
+	// refused counts the lists and watches failed with errCut. The reflector
+	// asks again only after the cancelled watch has ended and its events are
+	// handled, so refused > 0 means nothing more arrives from before the cut:
+	// cancelling an HTTP/2 stream is asynchronous, and an event the server
+	// sends meanwhile can still be read.
+	refused atomic.Int32
 }
 
 var errCut = errors.New("test: disconnected")
@@ -59,6 +65,7 @@ func (c *cutLW) List(ctx context.Context, opts ...client.ListOption) ([]CM, stri
 	lw, cut := c.lw, c.cut
 	c.mu.Unlock()
 	if cut {
+		c.refused.Add(1)
 		return nil, "", errCut
 	}
 	items, rv, err := lw.List(ctx, opts...)
@@ -78,6 +85,7 @@ func (c *cutLW) Watch(ctx context.Context, opts ...client.ListOption) (client.Wa
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.cut {
+		c.refused.Add(1)
 		return nil, errCut
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -140,6 +148,7 @@ func TestRelistAfterCompaction(t *testing.T) {
 	lastKnownChanged, _ := inf.Store().Get("default/changed")
 
 	clw.disconnect()
+	eventually(t, "the informer to notice the cut", func() bool { return clw.refused.Load() > 0 })
 	// While cut off: change "gone" and then delete it (so its final state on the
 	// server is not the one the informer knew), change "changed", create "new".
 	gone := configMap("default", "gone", nil)
