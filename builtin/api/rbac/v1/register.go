@@ -25,14 +25,14 @@ func Resources() []*registry.Resource {
 		{
 			GroupVersion: GroupVersion, Resource: "rolebindings", Kind: "RoleBinding", ListKind: "RoleBindingList", Singular: "rolebinding", NameValidation: ValidatePathSegmentName,
 			Namespaced: true,
-			Strategy: registry.Typed[RoleBinding]{Validate: ValidateRoleBinding, ValidateUpdateFunc: func(b, old *RoleBinding) field.ErrorList {
+			Strategy: registry.Typed[RoleBinding]{Default: DefaultRoleBinding, Validate: ValidateRoleBinding, ValidateUpdateFunc: func(b, old *RoleBinding) field.ErrorList {
 				return append(ValidateRoleBinding(b), roleRefImmutable(b.RoleRef, old.RoleRef)...)
 			}},
 			Type: reflect.TypeFor[RoleBinding](), Printer: bindingPrinter(false),
 		},
 		{
 			GroupVersion: GroupVersion, Resource: "clusterrolebindings", Kind: "ClusterRoleBinding", ListKind: "ClusterRoleBindingList", Singular: "clusterrolebinding", NameValidation: ValidatePathSegmentName,
-			Strategy: registry.Typed[ClusterRoleBinding]{Validate: ValidateClusterRoleBinding, ValidateUpdateFunc: func(b, old *ClusterRoleBinding) field.ErrorList {
+			Strategy: registry.Typed[ClusterRoleBinding]{Default: DefaultClusterRoleBinding, Validate: ValidateClusterRoleBinding, ValidateUpdateFunc: func(b, old *ClusterRoleBinding) field.ErrorList {
 				return append(ValidateClusterRoleBinding(b), roleRefImmutable(b.RoleRef, old.RoleRef)...)
 			}},
 			Type: reflect.TypeFor[ClusterRoleBinding](), Printer: bindingPrinter(true),

@@ -133,3 +133,22 @@ func ValidatePathSegmentName(name string, prefix bool) []string {
 	}
 	return errs
 }
+
+// DefaultRoleBinding fills what Kubernetes' rbac/v1 defaulting fills: an
+// empty roleRef.apiGroup is rbac.authorization.k8s.io, and so is the apiGroup
+// of User and Group subjects that leave it empty.
+func DefaultRoleBinding(b *RoleBinding) { defaultBinding(&b.RoleRef, b.Subjects) }
+
+// DefaultClusterRoleBinding is DefaultRoleBinding for ClusterRoleBindings.
+func DefaultClusterRoleBinding(b *ClusterRoleBinding) { defaultBinding(&b.RoleRef, b.Subjects) }
+
+func defaultBinding(ref *RoleRef, subjects []Subject) {
+	if ref.APIGroup == "" {
+		ref.APIGroup = GroupName
+	}
+	for i := range subjects {
+		if s := &subjects[i]; s.APIGroup == "" && (s.Kind == UserKind || s.Kind == GroupKind) {
+			s.APIGroup = GroupName
+		}
+	}
+}
