@@ -66,6 +66,7 @@ done
 export KUBECONFIG=$kubeconfig
 # The node registers a moment after the API server is ready; the suite wants
 # every node Ready before it starts.
+for _ in $(seq 240); do [[ -n $(kubectl get nodes -o name 2>/dev/null) ]] && break; sleep 0.5; done
 kubectl wait --for=condition=Ready node --all --timeout=120s >&2
 
 # TEMPORARY (remove once converge maintains it itself, issue 22): the suite
