@@ -96,7 +96,7 @@ subsets:
 YAML
 fi
 
-cmd="ginkgo --procs $PROCS --focus '$FOCUS'${SKIP:+ --skip '$SKIP'} --timeout ${TIMEOUT}m e2e.test -- --provider local"
+cmd="make conformance FOCUS='$FOCUS' SKIP='$SKIP' PROCS=$PROCS TIMEOUT=$TIMEOUT\`, i.e. \`ginkgo --procs $PROCS --focus '$FOCUS'${SKIP:+ --skip '$SKIP'} --timeout ${TIMEOUT}m e2e.test -- --provider local"
 log "running: $cmd (output: $run/ginkgo.log)"
 start=$(date +%s)
 rc=0

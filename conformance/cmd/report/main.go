@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -167,11 +168,11 @@ func summarize(cases []testCase) report {
 	return r
 }
 
-// sigOf is the spec's leading [sig-xxx] tag, or "other".
+// sigOf is the spec's first [sig-xxx] tag, or "other".
 func sigOf(name string) string {
-	if strings.HasPrefix(name, "[sig-") {
-		if i := strings.Index(name, "]"); i > 0 {
-			return name[1:i]
+	if i := strings.Index(name, "[sig-"); i >= 0 {
+		if j := strings.IndexByte(name[i:], ']'); j > 0 {
+			return name[i+1 : i+j]
 		}
 	}
 	return "other"
@@ -180,7 +181,7 @@ func sigOf(name string) string {
 // classify decides a spec's outcome. selected is false for a spec the run's
 // focus/skip filtered out (Ginkgo reports it skipped without a reason).
 func classify(c testCase) (res result, selected bool) {
-	res.name = c.Name
+	res.name = strings.TrimPrefix(c.Name, "[It] ")
 	switch {
 	case c.Skipped != nil:
 		msg := strings.TrimSpace(strings.TrimPrefix(c.Skipped.Message, "skipped"))
@@ -199,14 +200,15 @@ func classify(c testCase) (res result, selected bool) {
 		f = c.Error
 	}
 	text := f.Message + "\n" + f.Description
-	if reason, ok := cannotRunReason(text + "\n" + c.SystemErr); ok {
-		res.outcome, res.detail = cannotRun, reason
+	first := firstLine(failureText(f))
+	if f.Type != "" && f.Type != "failed" {
+		first = "(" + f.Type + ") " + first
+	}
+	if reason, ok := cannotRunReason(text, c.SystemErr); ok {
+		res.outcome, res.detail = cannotRun, reason+"; failure: "+first
 		return res, true
 	}
-	res.outcome, res.detail = failed, firstLine(failureText(f))
-	if f.Type != "" && f.Type != "failed" {
-		res.detail = "(" + f.Type + ") " + res.detail
-	}
+	res.outcome, res.detail = failed, first
 	return res, true
 }
 
@@ -238,14 +240,28 @@ var nodeMarkers = []struct{ marker, reason string }{
 	{"at least two nodes", "needs at least two nodes"},
 }
 
-// cannotRunReason reports why a failed spec cannot run here, from the first
-// marker found in its failure text and timeline, quoting the line it is on.
-func cannotRunReason(text string) (string, bool) {
-	for _, set := range [][]struct{ marker, reason string }{nodeMarkers, imageMarkers} {
-		for _, m := range set {
-			if i := strings.Index(text, m.marker); i >= 0 {
-				return m.reason + " (`" + lineAround(text, i) + "`)", true
-			}
+// podWait matches a failure that is about a pod (or a workload of pods) not
+// reaching a running, ready or finished state, or about its image.
+var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|success or failure|available|pending|containercreating)\b|ImagePull|no local entrypoint`)
+
+// cannotRunReason reports why a failed spec cannot run here, quoting the line
+// of the first marker found. A node marker counts anywhere in the failure or
+// timeline; an image marker counts only when the failure itself is about a pod
+// not running (a spec failing earlier, or on something else, whose pods also
+// could not run, has a failure of its own and stays failed).
+func cannotRunReason(failure, timeline string) (string, bool) {
+	text := failure + "\n" + timeline
+	for _, m := range nodeMarkers {
+		if i := strings.Index(text, m.marker); i >= 0 {
+			return m.reason + " (`" + lineAround(text, i) + "`)", true
+		}
+	}
+	if !podWait.MatchString(failure) {
+		return "", false
+	}
+	for _, m := range imageMarkers {
+		if i := strings.Index(text, m.marker); i >= 0 {
+			return m.reason + " (`" + lineAround(text, i) + "`)", true
 		}
 	}
 	return "", false
@@ -361,15 +377,21 @@ func (r report) write(w io.Writer, o options) error {
 	fmt.Fprintf(&b, "\n## How a spec is classified\n\n")
 	fmt.Fprintf(&b, "- **passed**: Ginkgo reports it passed.\n")
 	fmt.Fprintf(&b, "- **cannot run here**: the suite skipped it at run time (e.g. it needs more nodes than this machine),\n")
-	fmt.Fprintf(&b, "  or it failed and its failure text or timeline (which holds the events of its namespace) contains one of\n")
-	fmt.Fprintf(&b, "  these markers; the line holding the marker is quoted as the reason:\n")
-	for _, set := range [][]struct{ marker, reason string }{nodeMarkers, imageMarkers} {
-		for _, m := range set {
-			fmt.Fprintf(&b, "  - `%s`: %s\n", m.marker, m.reason)
-		}
+	fmt.Fprintf(&b, "  or it failed and either its failure text or timeline (which holds the events of its namespace)\n")
+	fmt.Fprintf(&b, "  contains a node marker:\n")
+	for _, m := range nodeMarkers {
+		fmt.Fprintf(&b, "  - `%s`: %s\n", m.marker, m.reason)
 	}
+	fmt.Fprintf(&b, "\n  or its failure is about a pod not running (it matches `%s`) and the failure or\n", podWait)
+	fmt.Fprintf(&b, "  timeline contains an image marker:\n")
+	for _, m := range imageMarkers {
+		fmt.Fprintf(&b, "  - `%s`: %s\n", m.marker, m.reason)
+	}
+	fmt.Fprintf(&b, "\n  The line holding the marker is quoted as the reason, followed by the spec's own failure line.\n")
 	fmt.Fprintf(&b, "  The process runtime runs a container's command on the host and never unpacks its image, so a\n")
 	fmt.Fprintf(&b, "  pod whose program lives only in an upstream image (agnhost, httpd, nginx, pause, …) never runs.\n")
+	fmt.Fprintf(&b, "  A spec that fails on something else first (e.g. a refused request) is **failed**, even if its pods\n")
+	fmt.Fprintf(&b, "  could not have run either.\n")
 	fmt.Fprintf(&b, "- **failed**: every other failure, timeout, panic or interruption; the first line of its failure is listed.\n")
 	fmt.Fprintf(&b, "- **not selected**: `[Conformance]` specs the run's `--focus`/`--skip` left out (Ginkgo reports them\n")
 	fmt.Fprintf(&b, "  skipped without a reason); counted so none is dropped silently.\n")

@@ -24,9 +24,12 @@ func TestClassify(t *testing.T) {
 			true, failed, "services \"kubernetes\" not found"},
 		{"timed out", testCase{Status: "timedout", Failure: &failure{Type: "timedout", Description: "[TIMEDOUT] A suite timeout occurred"}},
 			true, failed, "(timedout) A suite timeout occurred"},
-		{"image in events", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] timed out waiting for pod"},
+		{"image in events", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Timed out after 300s.\nExpected Pod to be in <v1.PodPhase>: \"Running\""},
 			SystemErr: "event: Failed: the process runtime runs `command`; image \"agnhost\" has no local entrypoint (set command)\n"},
 			true, cannotRun, "a container has no command"},
+		{"image in events, failure elsewhere", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] failed to wait for all pods to be deleted"},
+			SystemErr: "event: image \"nginx\" has no local entrypoint (set command)\n"},
+			true, failed, "failed to wait for all pods to be deleted"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -47,7 +50,8 @@ func TestClassify(t *testing.T) {
 func TestSigOf(t *testing.T) {
 	for in, want := range map[string]string{
 		"[sig-api-machinery] Watchers should observe [Conformance]": "sig-api-machinery",
-		"Probing [Conformance]": "other",
+		"[It] [sig-node] Pods should run [Conformance]":             "sig-node",
+		"Probing [Conformance]":                                     "other",
 	} {
 		if got := sigOf(in); got != want {
 			t.Errorf("sigOf(%q) = %q, want %q", in, got, want)
