@@ -96,8 +96,9 @@ subsets:
 YAML
 fi
 
-cmd="make conformance FOCUS='$FOCUS' SKIP='$SKIP' PROCS=$PROCS TIMEOUT=$TIMEOUT\`, i.e. \`ginkgo --procs $PROCS --focus '$FOCUS'${SKIP:+ --skip '$SKIP'} --timeout ${TIMEOUT}m e2e.test -- --provider local"
-log "running: $cmd (output: $run/ginkgo.log)"
+ginkgo_cmd="ginkgo --procs $PROCS --focus '$FOCUS'${SKIP:+ --skip '$SKIP'} --timeout ${TIMEOUT}m e2e.test -- --provider local"
+cmd="make conformance FOCUS='$FOCUS' SKIP='$SKIP' PROCS=$PROCS TIMEOUT=$TIMEOUT\`, i.e. \`$ginkgo_cmd"
+log "running: $ginkgo_cmd (output: $run/ginkgo.log)"
 start=$(date +%s)
 rc=0
 # ginkgo's --timeout ends the suite gracefully (reports are still written);
