@@ -4,7 +4,7 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 2000x
 PKG := github.com/converge-dev/converge
 
-.PHONY: all build test deps compat vet fmt-check unit race fuzz bench e2e clean
+.PHONY: all build test deps compat vet fmt-check unit race fuzz bench e2e conformance clean
 
 all: build
 
@@ -72,6 +72,14 @@ fuzz:
 ## bench: run the side-by-side benchmarks and regenerate docs/PERFORMANCE.md
 bench:
 	./hack/bench.sh
+
+## conformance: the upstream Kubernetes [Conformance] specs (e2e.test of
+## k8s.io/kubernetes v1.34.4, built and cached by the conformance module) against
+## a default `converge up`; writes docs/CONFORMANCE.md. Not part of test (up to
+## 45 minutes). FOCUS, SKIP, PROCS, TIMEOUT (minutes) narrow it, e.g.
+##   make conformance FOCUS='\[sig-api-machinery\].*\[Conformance\]' SKIP='\[Slow\]|\[Serial\]'
+conformance:
+	FOCUS='$(FOCUS)' SKIP='$(SKIP)' PROCS='$(PROCS)' TIMEOUT='$(TIMEOUT)' NOTE='$(NOTE)' ./hack/conformance.sh
 
 clean:
 	rm -rf bin

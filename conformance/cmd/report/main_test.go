@@ -1,0 +1,60 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestClassify(t *testing.T) {
+	type skipped = struct {
+		Message string `xml:"message,attr"`
+	}
+	tests := []struct {
+		name         string
+		c            testCase
+		wantSelected bool
+		want         outcome
+		wantDetail   string
+	}{
+		{"passed", testCase{Status: "passed"}, true, passed, ""},
+		{"filtered out", testCase{Status: "skipped", Skipped: &skipped{"skipped"}}, false, 0, ""},
+		{"skipped at run time", testCase{Status: "skipped", Skipped: &skipped{"skipped - Requires at least 2 nodes (not 1)"}},
+			true, cannotRun, "skipped by the suite: Requires at least 2 nodes (not 1)"},
+		{"failed", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "\n[FAILED] services \"kubernetes\" not found\nIn [It] at: x.go:1"}},
+			true, failed, "services \"kubernetes\" not found"},
+		{"timed out", testCase{Status: "timedout", Failure: &failure{Type: "timedout", Description: "[TIMEDOUT] A suite timeout occurred"}},
+			true, failed, "(timedout) A suite timeout occurred"},
+		{"image in events", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Timed out after 300s.\nExpected Pod to be in <v1.PodPhase>: \"Running\""},
+			SystemErr: "event: Failed: the process runtime runs `command`; image \"agnhost\" has no local entrypoint (set command)\n"},
+			true, cannotRun, "a container has no command"},
+		{"image in events, failure elsewhere", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] failed to wait for all pods to be deleted"},
+			SystemErr: "event: image \"nginx\" has no local entrypoint (set command)\n"},
+			true, failed, "failed to wait for all pods to be deleted"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, sel := classify(tt.c)
+			if sel != tt.wantSelected {
+				t.Fatalf("selected = %v, want %v", sel, tt.wantSelected)
+			}
+			if !sel {
+				return
+			}
+			if res.outcome != tt.want || !strings.HasPrefix(res.detail, tt.wantDetail) {
+				t.Fatalf("got (%v, %q), want (%v, %q…)", res.outcome, res.detail, tt.want, tt.wantDetail)
+			}
+		})
+	}
+}
+
+func TestSigOf(t *testing.T) {
+	for in, want := range map[string]string{
+		"[sig-api-machinery] Watchers should observe [Conformance]": "sig-api-machinery",
+		"[It] [sig-node] Pods should run [Conformance]":             "sig-node",
+		"Probing [Conformance]":                                     "other",
+	} {
+		if got := sigOf(in); got != want {
+			t.Errorf("sigOf(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
