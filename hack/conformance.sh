@@ -69,32 +69,10 @@ export KUBECONFIG=$kubeconfig
 for _ in $(seq 240); do [[ -n $(kubectl get nodes -o name 2>/dev/null) ]] && break; sleep 0.5; done
 kubectl wait --for=condition=Ready node --all --timeout=120s >&2
 
-# TEMPORARY (remove once converge maintains it itself, issue 22): the suite
-# refuses to start without the default/kubernetes Service ("Failed to get
-# kubernetes service ClusterIP"). Created by hand, pointing at this API server.
-if ! kubectl get service kubernetes -n default >/dev/null 2>&1; then
-	log "TEMPORARY: creating default/kubernetes Service by hand (converge does not yet)"
-	kubectl apply -f - >&2 <<YAML
-apiVersion: v1
-kind: Service
-metadata:
-  name: kubernetes
-  namespace: default
-  labels: {component: apiserver, provider: kubernetes}
-spec:
-  type: ClusterIP
-  ports: [{name: https, port: 443, protocol: TCP, targetPort: $port}]
----
-apiVersion: v1
-kind: Endpoints
-metadata:
-  name: kubernetes
-  namespace: default
-subsets:
-- addresses: [{ip: 127.0.0.1}]
-  ports: [{name: https, port: $port, protocol: TCP}]
-YAML
-fi
+# The suite needs the default/kubernetes Service; the API server keeps it
+# (builtin/apiendpoints). Fail loudly if it is missing rather than faking it.
+for _ in $(seq 60); do kubectl get service kubernetes -n default >/dev/null 2>&1 && break; sleep 0.5; done
+kubectl get service kubernetes -n default >&2 || { log "default/kubernetes Service missing: the API server did not create it"; exit 1; }
 
 ginkgo_cmd="ginkgo --procs $PROCS --focus '$FOCUS'${SKIP:+ --skip '$SKIP'} --timeout ${TIMEOUT}m e2e.test -- --provider local"
 cmd="make conformance FOCUS='$FOCUS' SKIP='$SKIP' PROCS=$PROCS TIMEOUT=$TIMEOUT\`, i.e. \`$ginkgo_cmd"
