@@ -10,9 +10,8 @@ import (
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
-// Legacy (non-aggregated) discovery, generated from the registry. Aggregated
-// discovery is not served; kubectl and client-go fall back to this when /api and
-// /apis answer plain JSON (WIRE.md §2).
+// Legacy (non-aggregated) discovery, generated from the registry. Clients that
+// ask for aggregated discovery first get it instead (aggregated.go).
 
 type groupVersionForDiscovery struct {
 	GroupVersion string `json:"groupVersion"`
@@ -41,6 +40,10 @@ type apiResource struct {
 }
 
 func (s *Server) serveAPIVersions(w http.ResponseWriter, r *http.Request) {
+	if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
+		s.serveAggregated(w, v, true)
+		return
+	}
 	w.Header().Set("Vary", "Accept")
 	writeJSON(w, http.StatusOK, map[string]any{
 		"kind": "APIVersions", "versions": []string{"v1"},
@@ -148,7 +151,11 @@ func versionPriority(v string) [3]int {
 	return [3]int{level, major, minor}
 }
 
-func (s *Server) serveAPIGroupList(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
+	if v := aggregatedVersion(r.Header.Get("Accept")); v != "" {
+		s.serveAggregated(w, v, false)
+		return
+	}
 	w.Header().Set("Vary", "Accept")
 	writeJSON(w, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": s.groups()})
 }

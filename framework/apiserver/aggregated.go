@@ -1,0 +1,146 @@
+package apiserver
+
+import (
+	"mime"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// Aggregated discovery (apidiscovery.k8s.io v2 and v2beta1): /api and /apis
+// answer with every group, version and resource in one document when the
+// client's Accept asks for it first, as kubectl 1.26+ and client-go do; any
+// other Accept gets the legacy APIVersions / APIGroupList (discovery.go).
+// Resources, verbs and subresources come from the same registry entries as
+// the legacy documents, so both always agree, CRDs included.
+
+// aggregatedVersion returns the apidiscovery version ("v2" or "v2beta1") the
+// Accept header asks for before any plain JSON type, or "".
+func aggregatedVersion(accept string) string {
+	for _, part := range strings.Split(accept, ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch {
+		case mt == "application/json" && params["g"] == "apidiscovery.k8s.io" && params["as"] == "APIGroupDiscoveryList":
+			if v := params["v"]; v == "v2" || v == "v2beta1" {
+				return v
+			}
+		case mt == "application/json" && params["g"] == "" || mt == "*/*" || mt == "application/*":
+			return "" // plain JSON comes first: legacy discovery
+		}
+	}
+	return ""
+}
+
+type discoveryGVK struct {
+	Group   string `json:"group"`
+	Version string `json:"version"`
+	Kind    string `json:"kind"`
+}
+
+type discoverySubresource struct {
+	Subresource  string       `json:"subresource"`
+	ResponseKind discoveryGVK `json:"responseKind"`
+	Verbs        []string     `json:"verbs"`
+}
+
+type discoveryResource struct {
+	Resource         string                 `json:"resource"`
+	ResponseKind     discoveryGVK           `json:"responseKind"`
+	Scope            string                 `json:"scope"`
+	SingularResource string                 `json:"singularResource"`
+	Verbs            []string               `json:"verbs"`
+	ShortNames       []string               `json:"shortNames,omitempty"`
+	Categories       []string               `json:"categories,omitempty"`
+	Subresources     []discoverySubresource `json:"subresources,omitempty"`
+}
+
+type discoveryVersion struct {
+	Version   string              `json:"version"`
+	Resources []discoveryResource `json:"resources"`
+	Freshness string              `json:"freshness"`
+}
+
+type discoveryGroup struct {
+	Metadata map[string]any     `json:"metadata"`
+	Versions []discoveryVersion `json:"versions"`
+}
+
+// serveAggregated writes the APIGroupDiscoveryList of the core group (core)
+// or of every other group, in apidiscovery version v.
+func (s *Server) serveAggregated(w http.ResponseWriter, v string, core bool) {
+	var items []discoveryGroup
+	if core {
+		items = []discoveryGroup{{Metadata: map[string]any{}, Versions: []discoveryVersion{s.discoveryVersion(api.GroupVersion{Version: "v1"})}}}
+	} else {
+		for _, g := range s.groups() {
+			dg := discoveryGroup{Metadata: map[string]any{"name": g.Name}}
+			for _, gv := range g.Versions { // preferred version first
+				dg.Versions = append(dg.Versions, s.discoveryVersion(api.GroupVersion{Group: g.Name, Version: gv.Version}))
+			}
+			items = append(items, dg)
+		}
+	}
+	if items == nil {
+		items = []discoveryGroup{}
+	}
+	b, err := api.EncodeJSON(map[string]any{
+		"kind": "APIGroupDiscoveryList", "apiVersion": "apidiscovery.k8s.io/" + v, "metadata": map[string]any{}, "items": items,
+	})
+	if err != nil {
+		writeError(w, internalError("encode discovery: %v", err))
+		return
+	}
+	w.Header().Set("Vary", "Accept")
+	w.Header().Set("Content-Type", "application/json;g=apidiscovery.k8s.io;v="+v+";as=APIGroupDiscoveryList")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(b)
+}
+
+// discoveryVersion lists the resources of gv with their subresources.
+func (s *Server) discoveryVersion(gv api.GroupVersion) discoveryVersion {
+	out := discoveryVersion{Version: gv.Version, Freshness: "Current", Resources: []discoveryResource{}}
+	var resources []*registry.Resource
+	for _, res := range s.opts.Registry.All() {
+		if res.GroupVersion == gv {
+			resources = append(resources, res)
+		}
+	}
+	slices.SortFunc(resources, func(a, b *registry.Resource) int { return strings.Compare(a.Resource, b.Resource) })
+	for _, res := range resources {
+		entries := discoveryEntries(res)
+		top := entries[0]
+		scope := "Cluster"
+		if res.Namespaced {
+			scope = "Namespaced"
+		}
+		dr := discoveryResource{
+			Resource: res.Resource, Scope: scope, SingularResource: top.SingularName, Verbs: top.Verbs,
+			ShortNames: top.ShortNames, Categories: top.Categories,
+			ResponseKind: discoveryGVK{Group: gv.Group, Version: gv.Version, Kind: top.Kind},
+		}
+		if dr.Verbs == nil {
+			dr.Verbs = []string{}
+		}
+		for _, e := range entries[1:] {
+			sub := discoverySubresource{Subresource: strings.TrimPrefix(e.Name, res.Resource+"/"), Verbs: e.Verbs,
+				ResponseKind: discoveryGVK{Group: gv.Group, Version: gv.Version, Kind: e.Kind}}
+			if e.Group != "" || e.Version != "" {
+				sub.ResponseKind.Group, sub.ResponseKind.Version = e.Group, e.Version
+			}
+			if sub.Verbs == nil {
+				sub.Verbs = []string{}
+			}
+			dr.Subresources = append(dr.Subresources, sub)
+		}
+		out.Resources = append(out.Resources, dr)
+	}
+	return out
+}
