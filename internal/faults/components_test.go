@@ -167,7 +167,8 @@ func TestNodeAgentDeath(t *testing.T) {
 	c := apiClient(t, srv)
 	// Nodes renew their Lease every 500 ms; 3 s without a renewal marks a node Unknown.
 	startControllerManager(t, srv, "controller-manager", "--node-monitor-grace-period=3s")
-	startProc(t, "scheduler", nil, converge(t), append([]string{"scheduler", "--kubeconfig", srv.kubeconfig()}, fastElection...)...)
+	startProc(t, "scheduler", nil, converge(t), append([]string{"scheduler", "--kubeconfig", srv.kubeconfig(),
+		"--metrics-bind-address=", "--health-probe-bind-address="}, fastElection...)...)
 	nodes := map[string]*proc{}
 	for i, name := range []string{"worker-1", "worker-2"} {
 		root := filepath.Join(t.TempDir(), name)

@@ -11,7 +11,7 @@ import (
 )
 
 func newSchedulerCommand(g *globalOptions) *cobra.Command {
-	var configFile string
+	var configFile, metricsAddr, healthAddr string
 	var le leaderElectFlags
 	cmd := &cobra.Command{
 		Use:   "scheduler",
@@ -26,7 +26,8 @@ func newSchedulerCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG", err)
 			}
-			o := controlplane.SchedulerOptions{Manager: manager.Options{Logger: g.logger().WithName("scheduler")}}
+			o := controlplane.SchedulerOptions{Manager: manager.Options{Logger: g.logger().WithName("scheduler"),
+				MetricsBindAddress: metricsAddr, HealthProbeBindAddress: healthAddr}}
 			o.Scheduler.ConfigFile = configFile
 			le.apply(&o.Manager)
 			mgr, err := controlplane.NewScheduler(cmd.Context(), cfg, o)
@@ -38,5 +39,7 @@ func newSchedulerCommand(g *globalOptions) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&configFile, "config", "", "scheduler configuration file (profiles with schedulerName, plugins, pluginConfig)")
 	le.add(cmd.Flags(), "schedules", "kube-scheduler")
+	cmd.Flags().StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:10259", "address of /metrics (scheduler_* and controller-runtime metrics; \"\" disables)")
+	cmd.Flags().StringVar(&healthAddr, "health-probe-bind-address", "127.0.0.1:10251", "address of /healthz and /readyz (\"\" disables)")
 	return cmd
 }
