@@ -117,13 +117,20 @@ func TestClientGoProtobufSubresources(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		viaProto, err := crds.Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		viaJSON, err := xjs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			t.Fatal(err)
+		// The CRD controller may still be writing status (accepted names) between
+		// the two reads: compare two reads of the same resourceVersion.
+		var viaProto, viaJSON *apiextensionsv1.CustomResourceDefinition
+		for attempt := 0; ; attempt++ {
+			if viaProto, err = crds.Get(ctx, crd.Name, metav1.GetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if viaJSON, err = xjs.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if viaProto.ResourceVersion == viaJSON.ResourceVersion || attempt == 50 {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
 		}
 		if diff := cmp.Diff(viaJSON, viaProto); diff != "" {
 			t.Errorf("the CRD read as protobuf differs from the CRD read as JSON (-json +protobuf):\n%s", diff)
