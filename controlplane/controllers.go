@@ -54,7 +54,7 @@ func controllerList() []controller {
 	var out []controller
 	for _, c := range controllers.All() {
 		out = append(out, controller{name: c.Name, setup: func(mgr *manager.Manager, o *ControllerManagerOptions) error {
-			return controllers.SetupWithOptions(mgr, []string{c.Name}, controllers.Options{
+			return c.SetupWith(mgr, controllers.Options{
 				NodeLifecycle: nodelifecycle.Options{NodeMonitorGracePeriod: o.NodeMonitorGracePeriod}})
 		}})
 	}

@@ -64,8 +64,13 @@ type Node struct {
 // NewNode creates the node's runtime (starting a private containerd bound to
 // ctx when RuntimeContainerd has no address), agent and service proxy. Start
 // runs them.
-func NewNode(ctx context.Context, o NodeOptions) (*Node, error) {
+func NewNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	n := &Node{log: o.Agent.Logger}
+	defer func() {
+		if err != nil {
+			n.close()
+		}
+	}()
 	if o.Agent.RootDir != "" {
 		if err := os.MkdirAll(o.Agent.RootDir, 0o700); err != nil {
 			return nil, fmt.Errorf("create node dir: %w", err)
@@ -84,27 +89,22 @@ func NewNode(ctx context.Context, o NodeOptions) (*Node, error) {
 	default:
 		return nil, fmt.Errorf("unknown container runtime %q: use %s or %s", o.Runtime, RuntimeProcess, RuntimeContainerd)
 	}
-	agent, err := node.New(o.Agent)
-	if err != nil {
-		n.close()
+	if n.agent, err = node.New(o.Agent); err != nil {
 		return nil, fmt.Errorf("create node agent: %w", err)
 	}
-	n.agent = agent
-	if o.ServiceProxy != nil {
-		sch, err := all.NewScheme()
-		if err != nil {
-			n.close()
-			return nil, fmt.Errorf("build scheme: %w", err)
-		}
-		pc, err := client.New(o.ServiceProxy, client.Options{Scheme: sch})
-		if err != nil {
-			n.close()
-			return nil, fmt.Errorf("create service proxy client: %w", err)
-		}
-		if n.proxy, err = proxy.New(proxy.Options{Client: pc, Logger: n.log.WithName("proxy")}); err != nil {
-			n.close()
-			return nil, fmt.Errorf("create service proxy: %w", err)
-		}
+	if o.ServiceProxy == nil {
+		return n, nil
+	}
+	sch, err := all.NewScheme()
+	if err != nil {
+		return nil, fmt.Errorf("build scheme: %w", err)
+	}
+	pc, err := client.New(o.ServiceProxy, client.Options{Scheme: sch})
+	if err != nil {
+		return nil, fmt.Errorf("create service proxy client: %w", err)
+	}
+	if n.proxy, err = proxy.New(proxy.Options{Client: pc, Logger: n.log.WithName("proxy")}); err != nil {
+		return nil, fmt.Errorf("create service proxy: %w", err)
 	}
 	return n, nil
 }

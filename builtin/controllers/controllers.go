@@ -89,16 +89,20 @@ func SetupWithOptions(mgr *manager.Manager, names []string, opts Options) error 
 		if names != nil && !slices.Contains(names, c.Name) {
 			continue
 		}
-		setup := c.Setup
-		if c.Name == "nodelifecycle" {
-			setup = func(mgr *manager.Manager) error { return nodelifecycle.New(mgr, opts.NodeLifecycle) }
-		}
-		if c.Name == podgc.Name {
-			setup = func(mgr *manager.Manager) error { return podgc.New(mgr, opts.PodGC) }
-		}
-		if err := setup(mgr); err != nil {
+		if err := c.SetupWith(mgr, opts); err != nil {
 			return fmt.Errorf("set up controller %s: %w", c.Name, err)
 		}
 	}
 	return nil
+}
+
+// SetupWith adds c to mgr, configured by opts where c has settings.
+func (c Controller) SetupWith(mgr *manager.Manager, opts Options) error {
+	switch c.Name {
+	case "nodelifecycle":
+		return nodelifecycle.New(mgr, opts.NodeLifecycle)
+	case podgc.Name:
+		return podgc.New(mgr, opts.PodGC)
+	}
+	return c.Setup(mgr)
 }

@@ -75,14 +75,20 @@ type discoveryGroup struct {
 // serveAggregated writes the APIGroupDiscoveryList of the core group (core)
 // or of every other group, in apidiscovery version v.
 func (s *Server) serveAggregated(w http.ResponseWriter, v string, core bool) {
+	byGV := map[api.GroupVersion][]*registry.Resource{}
+	for _, res := range s.opts.Registry.All() {
+		byGV[res.GroupVersion] = append(byGV[res.GroupVersion], res)
+	}
 	var items []discoveryGroup
 	if core {
-		items = []discoveryGroup{{Metadata: map[string]any{}, Versions: []discoveryVersion{s.discoveryVersion(api.GroupVersion{Version: "v1"})}}}
+		v1 := api.GroupVersion{Version: "v1"}
+		items = []discoveryGroup{{Metadata: map[string]any{}, Versions: []discoveryVersion{discoveryVersionOf(v1, byGV[v1])}}}
 	} else {
 		for _, g := range s.groups() {
 			dg := discoveryGroup{Metadata: map[string]any{"name": g.Name}}
-			for _, gv := range g.Versions { // preferred version first
-				dg.Versions = append(dg.Versions, s.discoveryVersion(api.GroupVersion{Group: g.Name, Version: gv.Version}))
+			for _, v := range g.Versions { // preferred version first
+				gv := api.GroupVersion{Group: g.Name, Version: v.Version}
+				dg.Versions = append(dg.Versions, discoveryVersionOf(gv, byGV[gv]))
 			}
 			items = append(items, dg)
 		}
@@ -104,15 +110,9 @@ func (s *Server) serveAggregated(w http.ResponseWriter, v string, core bool) {
 	_, _ = w.Write(b)
 }
 
-// discoveryVersion lists the resources of gv with their subresources.
-func (s *Server) discoveryVersion(gv api.GroupVersion) discoveryVersion {
+// discoveryVersionOf lists resources, those of gv, with their subresources.
+func discoveryVersionOf(gv api.GroupVersion, resources []*registry.Resource) discoveryVersion {
 	out := discoveryVersion{Version: gv.Version, Freshness: "Current", Resources: []discoveryResource{}}
-	var resources []*registry.Resource
-	for _, res := range s.opts.Registry.All() {
-		if res.GroupVersion == gv {
-			resources = append(resources, res)
-		}
-	}
 	slices.SortFunc(resources, func(a, b *registry.Resource) int { return strings.Compare(a.Resource, b.Resource) })
 	for _, res := range resources {
 		entries := discoveryEntries(res)

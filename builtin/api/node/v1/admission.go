@@ -2,6 +2,7 @@ package v1
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"reflect"
@@ -89,14 +90,16 @@ func (a PodRuntimeClass) AdmitPod(ctx context.Context, pod map[string]any) error
 			api.SetNestedField(pod, out, "spec", "nodeSelector")
 		}
 		if len(s.Tolerations) > 0 {
-			merged := mergeTolerations(spec.Tolerations, s.Tolerations)
-			list, err := registry.ToMap(struct {
-				T []corev1.Toleration `json:"t"`
-			}{merged})
+			b, err := json.Marshal(mergeTolerations(spec.Tolerations, s.Tolerations))
+			if err == nil {
+				var list any
+				if list, err = api.DecodeValue(b); err == nil {
+					api.SetNestedField(pod, list, "spec", "tolerations")
+				}
+			}
 			if err != nil {
 				return apierrors.NewInternalError(fmt.Errorf("encode tolerations: %w", err))
 			}
-			api.SetNestedField(pod, list["t"], "spec", "tolerations")
 		}
 	}
 	return nil
