@@ -413,7 +413,12 @@ func (s *apiServer) start(ctx context.Context, t testing.TB, name string) {
 			}
 			c = apiClient(t, s)
 		}
-		_, err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/readyz"})
+		if _, err := c.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/readyz"}); err != nil {
+			return err
+		}
+		// The kubeconfig is written once the server answers: components
+		// started from it must not race its creation.
+		_, err := os.Stat(s.kubeconfig())
 		return err
 	})
 	if err != nil {
