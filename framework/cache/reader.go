@@ -62,7 +62,8 @@ func (r *Reader) Get(ctx context.Context, key client.ObjectKey, obj api.Object) 
 // label selector, and field selectors on metadata.name, metadata.namespace
 // and the fields indexed with IndexField (an equality on one of them is
 // answered from its index; a namespace from the namespace index). Items come
-// in key order; the list's resourceVersion is the informer's.
+// in key order; the list's resourceVersion is the informer's when the read
+// began, so the items show every change up to it.
 func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
 	lgvk, err := r.f.c.GroupVersionKindFor(list)
 	if err != nil {
@@ -78,6 +79,9 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 	if err != nil {
 		return fmt.Errorf("cache: list %s: %w", gvk.Kind, err)
 	}
+	// The version is read before the objects: they show at least every
+	// change up to it (a change applied in between may show too).
+	rv := inf.resourceVersion()
 	candidates, indexed := candidates(inf, &o)
 	var items []api.Object
 	for _, obj := range candidates {
@@ -97,7 +101,7 @@ func (r *Reader) List(ctx context.Context, list client.ObjectList, opts ...clien
 		Kind       string       `json:"kind"`
 		Metadata   api.ListMeta `json:"metadata"`
 		Items      []api.Object `json:"items"`
-	}{lgvk.GroupVersion().String(), lgvk.Kind, api.ListMeta{ResourceVersion: inf.resourceVersion()}, items}
+	}{lgvk.GroupVersion().String(), lgvk.Kind, api.ListMeta{ResourceVersion: rv}, items}
 	if err := copyInto(wire, list); err != nil {
 		return fmt.Errorf("cache: list %s: %w", gvk.Kind, err)
 	}

@@ -58,5 +58,9 @@
 // controller) get it.
 //
 // The reconciler is level-based: every decision comes from the Job and its
-// pods as they are now, never from the event that triggered it.
+// pods as they are now, never from the event that triggered it. It reads
+// them from the manager's cache; a Job whose cached state does not show this
+// controller's own last writes yet (a status write, a pod created, patched or
+// deleted) waits until it does (job_expectations.go), so that a stale cache
+// never counts a pod twice or creates one too many.
 package job

@@ -91,14 +91,14 @@ func Setup(mgr *manager.Manager) error { return New(mgr, Options{}) }
 // New adds the Job controller with opts to mgr.
 func New(mgr *manager.Manager, opts Options) error {
 	opts = opts.complete()
-	c := mgr.Client()
 	r := &reconciler{
 		now:         opts.Now,
 		backoffBase: opts.BackoffBase,
 		backoffMax:  opts.BackoffMax,
-		reader:      c, // the server: see reader
-		client:      c,
+		reader:      mgr.Reader(),
+		client:      mgr.Client(),
 		recorder:    mgr.EventRecorder(ControllerName),
+		expect:      newExpectations(),
 	}
 	err := builder.ControllerManagedBy(mgr).
 		Named("job").

@@ -20,13 +20,9 @@ import (
 	"github.com/converge-dev/converge/framework/record"
 )
 
-// reader reads Jobs and pods. The controller passes the client: it reads the
-// server, not the cache, because the tracking-finalizer protocol counts each
-// finished pod exactly once from what it reads (the Job's
-// uncountedTerminatedPods and the pods' finalizers). A cache that does not
-// show a finalizer removal or a creation yet would count a pod twice or
-// create one pod too many; reading the cache needs creation and
-// finalizer-removal expectations first (as Kubernetes' job controller keeps).
+// reader reads Jobs and pods: the manager's cache (cache.Reader). What the
+// cache may not show yet of the controller's own writes is tracked by
+// expectations (job_expectations.go).
 type reader interface {
 	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
 	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
@@ -53,33 +49,66 @@ type reconciler struct {
 	reader   reader
 	client   writer
 	recorder recorder
+	expect   *expectations
 }
 
-// listPods lists the pods of namespace ns that sel selects.
-func (r *reconciler) listPods(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, error) {
+// listPods lists the pods of namespace ns that sel selects, and the
+// resourceVersion the list is current at.
+func (r *reconciler) listPods(ctx context.Context, ns string, sel labels.Selector) ([]corev1.Pod, string, error) {
 	l := &corev1.PodList{}
 	if err := r.reader.List(ctx, l, client.InNamespace(ns), client.MatchingLabelSelector{Selector: sel}); err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	return l.Items, nil
+	return l.Items, l.ResourceVersion, nil
 }
 
 // removeFinalizer removes the job-tracking finalizer from the pod (a pod
 // already gone is no error).
 func (r *reconciler) removeFinalizer(ctx context.Context, p *corev1.Pod) error {
-	target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-	return client.IgnoreNotFound(r.client.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(removeFinalizerPatch))))
+	return r.patchPod(ctx, p, removeFinalizerPatch)
 }
 
 // addFinalizer adds it (pods created by an older controller).
 func (r *reconciler) addFinalizer(ctx context.Context, p *corev1.Pod) error {
+	return r.patchPod(ctx, p, addFinalizerPatch)
+}
+
+// patchPod applies a strategic merge patch to p and records the write (a pod
+// already gone is no error).
+func (r *reconciler) patchPod(ctx context.Context, p *corev1.Pod, patch string) error {
 	target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
-	return client.IgnoreNotFound(r.client.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(addFinalizerPatch))))
+	if err := r.client.Patch(ctx, target, client.RawPatch(client.StrategicMergePatchType, []byte(patch))); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	r.expect.wrotePod(target, r.now())
+	return nil
+}
+
+// createPod creates pod and records the write.
+func (r *reconciler) createPod(ctx context.Context, pod *corev1.Pod) error {
+	if err := r.client.Create(ctx, pod); err != nil {
+		return err
+	}
+	r.expect.wrotePod(pod, r.now())
+	return nil
+}
+
+// updateStatus writes job's status and records the write.
+func (r *reconciler) updateStatus(ctx context.Context, job *batchv1.Job) error {
+	if err := r.client.Status().Update(ctx, job); err != nil {
+		return err
+	}
+	r.expect.wroteJob(job, r.now())
+	return nil
 }
 
 // deletePod deletes p; a pod already gone is no error.
 func (r *reconciler) deletePod(ctx context.Context, p *corev1.Pod) error {
-	return client.IgnoreNotFound(r.client.Delete(ctx, p))
+	if err := r.client.Delete(ctx, p); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	r.expect.deletedPod(p, r.now())
+	return nil
 }
 
 // deleteJob deletes j (if it is still the Job of that uid) and its pods in the
@@ -96,6 +125,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	job := &batchv1.Job{}
 	if err := r.reader.Get(ctx, req.ObjectKey, job); err != nil {
 		if apierrors.IsNotFound(err) {
+			r.expect.forget(req.ObjectKey)
 			return reconcile.Result{}, r.releaseOrphans(ctx, req.Namespace, req.Name, "")
 		}
 		return reconcile.Result{}, fmt.Errorf("get job %s: %w", req.ObjectKey, err)
@@ -107,9 +137,15 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, reconcile.TerminalError(fmt.Errorf("job %s selector: %w", req.ObjectKey, err))
 	}
-	all, err := r.listPods(ctx, job.Namespace, sel)
+	all, podsRV, err := r.listPods(ctx, job.Namespace, sel)
 	if err != nil {
 		return reconcile.Result{}, fmt.Errorf("list pods of job %s: %w", req.ObjectKey, err)
+	}
+	if !r.expect.observed(job, podsRV, all, r.now()) {
+		// The events of the writes still missing requeue the Job; the delay
+		// only covers a write whose event this controller does not watch.
+		logr.FromContextOrDiscard(ctx).V(1).Info("Waiting for the cache to show this controller's last writes")
+		return reconcile.Result{RequeueAfter: time.Second}, nil
 	}
 	pods := ownedPods(job, all)
 	if job.DeletionTimestamp != nil || isFinished(job) {
@@ -132,7 +168,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 // than uid (deleted; "" when none exists). They are found by their
 // batch.kubernetes.io/job-name label.
 func (r *reconciler) releaseOrphans(ctx context.Context, ns, name, uid string) error {
-	pods, err := r.listPods(ctx, ns, labels.SelectorFromSet(map[string]string{batchv1.JobNameLabel: name}))
+	pods, _, err := r.listPods(ctx, ns, labels.SelectorFromSet(map[string]string{batchv1.JobNameLabel: name}))
 	if err != nil {
 		return fmt.Errorf("list pods of job %s/%s: %w", ns, name, err)
 	}
@@ -237,7 +273,7 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 	// Finished pods are recorded in the status before their finalizer goes,
 	// and counted once it went.
 	if mustRecord {
-		if err := r.client.Status().Update(ctx, job); err != nil {
+		if err := r.updateStatus(ctx, job); err != nil {
 			return reconcile.Result{}, fmt.Errorf("record finished pods of job %s/%s: %w", job.Namespace, job.Name, err)
 		}
 	}
@@ -283,7 +319,7 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 		result.RequeueAfter = minPositive(result.RequeueAfter, after)
 	}
 	if !statusEqual(old, *st) {
-		if err := r.client.Status().Update(ctx, job); err != nil {
+		if err := r.updateStatus(ctx, job); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of job %s/%s: %w", job.Namespace, job.Name, err)
 		}
 		log.V(1).Info("Updated job status", "active", st.Active, "succeeded", st.Succeeded, "failed", st.Failed)

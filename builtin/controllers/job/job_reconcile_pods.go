@@ -249,7 +249,7 @@ func (r *reconciler) managePods(ctx context.Context, job *batchv1.Job, o *observ
 		if err != nil {
 			return 0, err
 		}
-		if err := r.client.Create(ctx, pod); err != nil {
+		if err := r.createPod(ctx, pod); err != nil {
 			r.recorder.Event(ctx, job, record.Warning, "FailedCreate", fmt.Sprintf("Error creating: %v", err))
 			return 0, fmt.Errorf("create pod for job %s/%s: %w", job.Namespace, job.Name, err)
 		}

@@ -119,7 +119,7 @@ func newJobAPI(t *testing.T, job *batchv1.Job, pods ...corev1.Pod) *jobAPI {
 
 func (f *jobAPI) reconciler(now func() time.Time) *reconciler {
 	return &reconciler{now: now, backoffBase: 10 * time.Second, backoffMax: 6 * time.Minute,
-		reader: f.fc, client: f.fc, recorder: &fakeclient.Recorder{}}
+		reader: f.fc, client: f.fc, recorder: &fakeclient.Recorder{}, expect: newExpectations()}
 }
 
 // job returns the Job as stored.
@@ -383,4 +383,133 @@ func TestStatusWritesPassStrictValidation(t *testing.T) {
 			t.Fatalf("status %+v: want Complete with startTime <= completionTime", st)
 		}
 	})
+}
+
+// laggingReader reads the Job from the store but, while pods is set, lists
+// that old list of pods: a cache that has not applied the latest pod events.
+type laggingReader struct {
+	*fakeclient.Client
+	pods *corev1.PodList
+}
+
+func (l *laggingReader) List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error {
+	if pl, ok := list.(*corev1.PodList); ok && l.pods != nil {
+		cp, err := deepCopy(*l.pods)
+		*pl = cp
+		return err
+	}
+	return l.Client.List(ctx, list, opts...)
+}
+
+func TestReconcileWaitsForTheCacheToShowItsWrites(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	job := &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: "j", Namespace: "ns", UID: "u"},
+		Spec: batchv1.JobSpec{Parallelism: api.Ptr[int32](1), Completions: api.Ptr[int32](2),
+			Selector: &api.LabelSelector{MatchLabels: map[string]string{"a": "b"}}},
+		Status: batchv1.JobStatus{StartTime: api.NewTimePtr(t0)}}
+	done := corev1.Pod{ObjectMeta: api.ObjectMeta{Name: "a", Namespace: "ns", UID: "pa",
+		Finalizers:      []string{batchv1.JobTrackingFinalizer},
+		OwnerReferences: []api.OwnerReference{{APIVersion: "batch/v1", Kind: "Job", Name: "j", UID: "u", Controller: api.Ptr(true)}}},
+		Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}
+	f := newJobAPI(t, job, done)
+	before := &corev1.PodList{}
+	if err := f.fc.List(t.Context(), before); err != nil {
+		t.Fatal(err)
+	}
+	key := reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "j"}}
+	now := func() time.Time { return t0.Add(time.Second) }
+	reader := &laggingReader{Client: f.fc}
+	r := f.reconciler(now)
+	r.reader = reader
+	if _, err := r.Reconcile(t.Context(), key); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.job().Status; st.Succeeded != 1 || f.created() != 1 {
+		t.Fatalf("first sync: succeeded %d, created %d; want 1 and 1", st.Succeeded, f.created())
+	}
+
+	// The pod cache still shows a with its finalizer and not the new pod:
+	// the Job waits instead of counting a again and creating a second pod.
+	reader.pods = before
+	f.fc.ResetActions()
+	res, err := r.Reconcile(t.Context(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.fc.Actions(); len(got) != 0 || res.RequeueAfter != time.Second {
+		t.Fatalf("sync on a lagging cache: writes %q, requeue %v; want none and 1s", got, res.RequeueAfter)
+	}
+	// Without the expectations the same view counts a twice (and the Job
+	// completes with one of its two completions): what the guard prevents.
+	unguarded := f.reconciler(now)
+	unguarded.reader = reader
+	if _, err := unguarded.Reconcile(t.Context(), key); err != nil {
+		t.Fatal(err)
+	}
+	if st := f.job().Status; st.Succeeded != 2 {
+		t.Fatalf("unguarded sync: succeeded %d; the hazard this test guards against changed", st.Succeeded)
+	}
+}
+
+func TestExpectationsObserved(t *testing.T) {
+	t.Parallel()
+	t0 := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	job := func(uid, rv string) *batchv1.Job {
+		return &batchv1.Job{ObjectMeta: api.ObjectMeta{Name: "j", Namespace: "ns", UID: uid, ResourceVersion: rv}}
+	}
+	pod := func(uid, rv string, deleting bool) corev1.Pod {
+		p := corev1.Pod{ObjectMeta: api.ObjectMeta{Name: uid, Namespace: "ns", UID: uid, ResourceVersion: rv,
+			OwnerReferences: []api.OwnerReference{{Kind: "Job", Name: "j", UID: "u", Controller: api.Ptr(true)}}}}
+		if deleting {
+			p.DeletionTimestamp = api.NewTimePtr(t0)
+		}
+		return p
+	}
+	for _, tc := range []struct {
+		name   string
+		record func(e *expectations)
+		job    *batchv1.Job
+		podsRV string
+		pods   []corev1.Pod
+		at     time.Time
+		want   bool
+	}{
+		{name: "nothing recorded", record: func(*expectations) {}, job: job("u", "1"), podsRV: "1", want: true},
+		{name: "status write not cached", record: func(e *expectations) { e.wroteJob(job("u", "9"), t0) },
+			job: job("u", "8"), podsRV: "9", want: false},
+		{name: "status write cached", record: func(e *expectations) { e.wroteJob(job("u", "9"), t0) },
+			job: job("u", "9"), podsRV: "1", want: true},
+		{name: "newer job cached", record: func(e *expectations) { e.wroteJob(job("u", "9"), t0) },
+			job: job("u", "12"), podsRV: "1", want: true},
+		{name: "pod create not cached", record: func(e *expectations) { p := pod("p", "20", false); e.wrotePod(&p, t0) },
+			job: job("u", "1"), podsRV: "19", want: false},
+		{name: "pod create cached", record: func(e *expectations) { p := pod("p", "20", false); e.wrotePod(&p, t0) },
+			job: job("u", "1"), podsRV: "20", want: true},
+		{name: "deleted pod still cached live", record: func(e *expectations) { p := pod("p", "5", false); e.deletedPod(&p, t0) },
+			job: job("u", "1"), podsRV: "30", pods: []corev1.Pod{pod("p", "5", false)}, want: false},
+		{name: "deleted pod cached terminating", record: func(e *expectations) { p := pod("p", "5", false); e.deletedPod(&p, t0) },
+			job: job("u", "1"), podsRV: "30", pods: []corev1.Pod{pod("p", "6", true)}, want: true},
+		{name: "deleted pod gone", record: func(e *expectations) { p := pod("p", "5", false); e.deletedPod(&p, t0) },
+			job: job("u", "1"), podsRV: "30", want: true},
+		{name: "another job of that name", record: func(e *expectations) { e.wroteJob(job("u", "9"), t0) },
+			job: job("v", "3"), podsRV: "1", want: true},
+		{name: "expired", record: func(e *expectations) { e.wroteJob(job("u", "9"), t0) },
+			job: job("u", "8"), podsRV: "1", at: t0.Add(expectationsTimeout + time.Second), want: true},
+		{name: "unparsable versions never wait", record: func(e *expectations) { e.wroteJob(job("u", "9"), t0) },
+			job: job("u", "x"), podsRV: "y", want: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newExpectations()
+			tc.record(e)
+			at := tc.at
+			if at.IsZero() {
+				at = t0.Add(time.Second)
+			}
+			if got := e.observed(tc.job, tc.podsRV, tc.pods, at); got != tc.want {
+				t.Errorf("observed = %v, want %v", got, tc.want)
+			}
+		})
+	}
 }
