@@ -35,6 +35,8 @@ type Reader struct {
 // NewReader returns a Reader of f's informers.
 func NewReader(f *SharedInformers) *Reader { return &Reader{f: f} }
 
+var _ client.Reader = (*Reader)(nil)
+
 // Get copies the cached object named key into obj (a pointer to a registered
 // struct). It returns a NotFound StatusError when the informer does not hold
 // it, and ErrNotCached when obj's kind has no informer.

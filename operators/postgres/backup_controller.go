@@ -20,6 +20,12 @@ import (
 // BackupReconciler runs PostgresBackups as Jobs and removes their data when
 // they are deleted.
 type BackupReconciler struct {
+	// Reader reads backups, their Jobs and the clusters' services from the
+	// manager's cache (the services are watched by the cluster controller,
+	// which Setup always adds beside this one).
+	Reader client.Reader
+	// Client writes, and reads the backup's cluster from the server (see
+	// run).
 	Client   *client.Client
 	Recorder *record.Recorder
 	Options  Options
@@ -34,7 +40,7 @@ func (r *BackupReconciler) BackupLocation(namespace, name string) string {
 // Reconcile implements reconcile.Reconciler.
 func (r *BackupReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	b := &PostgresBackup{}
-	if err := r.Client.Get(ctx, req.ObjectKey, b); err != nil {
+	if err := r.Reader.Get(ctx, req.ObjectKey, b); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if b.DeletionTimestamp != nil {
@@ -74,6 +80,8 @@ func (r *BackupReconciler) run(ctx context.Context, b *PostgresBackup) (reconcil
 		b.Status.Phase = BackupPending
 	}
 	c := &PostgresCluster{}
+	// The server, not the cache: a cluster missing here fails the backup
+	// for good, which a cache lagging behind a new cluster must not decide.
 	if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Spec.Cluster}, c); err != nil {
 		if apierrors.IsNotFound(err) {
 			b.Status.Phase, b.Status.Error = BackupFailed, "cluster "+b.Spec.Cluster+" not found"
@@ -83,11 +91,11 @@ func (r *BackupReconciler) run(ctx context.Context, b *PostgresBackup) (reconcil
 	}
 	job := &batchv1.Job{}
 	jobName := b.Name + "-backup"
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: jobName}, job)
+	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: jobName}, job)
 	if apierrors.IsNotFound(err) {
 		primary := findStatus(c.Status.InstancesStatus, c.Status.CurrentPrimary)
 		svc := &corev1.Service{}
-		if err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: rwService(c.Name)}, svc); err != nil ||
+		if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: rwService(c.Name)}, svc); err != nil ||
 			primary == nil || !primary.Ready || svc.Spec.ClusterIP == "" {
 			b.Status.Error = "waiting for the cluster's primary to be ready"
 			return reconcile.Result{RequeueAfter: 2 * time.Second}, client.IgnoreNotFound(err)

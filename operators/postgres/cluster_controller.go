@@ -24,6 +24,11 @@ import (
 // ClusterReconciler reconciles PostgresClusters. Its side effects on
 // PostgreSQL itself go through Options.SQL, so tests can stub them.
 type ClusterReconciler struct {
+	// Reader reads from the manager's cache the kinds the controller
+	// watches: clusters, their pods, services and secrets, and backups.
+	Reader client.Reader
+	// Client writes, and reads the server where a read must be fresh (see
+	// nodeHealth and the final backup in finalize).
 	Client   *client.Client
 	Recorder *record.Recorder
 	Options  Options
@@ -59,7 +64,7 @@ func (r *ClusterReconciler) DataRoot(c *PostgresCluster) string {
 // Reconcile implements reconcile.Reconciler.
 func (r *ClusterReconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	c := &PostgresCluster{}
-	if err := r.Client.Get(ctx, req.ObjectKey, c); err != nil {
+	if err := r.Reader.Get(ctx, req.ObjectKey, c); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if c.DeletionTimestamp != nil {
@@ -131,7 +136,7 @@ func (r *ClusterReconciler) ensureSecret(ctx context.Context, s *state) (bool, e
 		KeyUsername: owner, KeyDatabase: db, "host": rwService(c.Name), "port": "5432",
 	}
 	sec := &corev1.Secret{}
-	err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: SecretName(c.Name)}, sec)
+	err := r.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: SecretName(c.Name)}, sec)
 	if apierrors.IsNotFound(err) {
 		sec = &corev1.Secret{ObjectMeta: api.ObjectMeta{Namespace: c.Namespace, Name: SecretName(c.Name),
 			Labels: map[string]string{LabelCluster: c.Name}}, Type: corev1.SecretTypeOpaque, Data: map[string][]byte{}}
@@ -202,7 +207,7 @@ func (r *ClusterReconciler) ensureServices(ctx context.Context, s *state) (bool,
 func (r *ClusterReconciler) observe(ctx context.Context, s *state) (bool, error) {
 	c := s.c
 	list := &corev1.PodList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{LabelCluster: c.Name}); err != nil {
+	if err := r.Reader.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{LabelCluster: c.Name}); err != nil {
 		return false, fmt.Errorf("list pods: %w", err)
 	}
 	s.pods = map[string]*corev1.Pod{}
@@ -283,6 +288,7 @@ type nodeHealth struct {
 // counts as ready: pod facts decide then.
 func (r *ClusterReconciler) nodeHealth(ctx context.Context, name string) nodeHealth {
 	n := &corev1.Node{}
+	// Nodes are read from the server: the controller does not watch them.
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: name}, n); err != nil {
 		if !apierrors.IsNotFound(err) {
 			logr.FromContextOrDiscard(ctx).V(1).Info("Reading the node of an instance failed", "node", name, "error", err.Error())
@@ -437,7 +443,7 @@ func (r *ClusterReconciler) ensurePods(ctx context.Context, s *state) (bool, err
 			p.Role = RolePrimary
 			if c.Spec.Bootstrap != nil && c.Spec.Bootstrap.Recovery != nil && findStatus(st.InstancesStatus, name) == nil {
 				b := &PostgresBackup{}
-				if err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Spec.Bootstrap.Recovery.Backup}, b); err != nil {
+				if err := r.Reader.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Spec.Bootstrap.Recovery.Backup}, b); err != nil {
 					s.phase = "Waiting for backup " + c.Spec.Bootstrap.Recovery.Backup + ": " + err.Error()
 					s.soon(2 * time.Second)
 					return false, client.IgnoreNotFound(err)
@@ -588,7 +594,7 @@ func (r *ClusterReconciler) rollingUpdate(ctx context.Context, s *state) (bool, 
 func (r *ClusterReconciler) backups(ctx context.Context, s *state) (bool, error) {
 	c := s.c
 	list := &PostgresBackupList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(c.Namespace)); err != nil {
+	if err := r.Reader.List(ctx, list, client.InNamespace(c.Namespace)); err != nil {
 		return false, fmt.Errorf("list backups of %s: %w", c.Name, err)
 	}
 	var mine []*PostgresBackup
@@ -779,13 +785,16 @@ func (r *ClusterReconciler) finalize(ctx context.Context, c *PostgresCluster) (r
 			return again, nil
 		}
 		b := &PostgresBackup{}
+		// The server, not the cache: the final backup was created a moment
+		// ago, and a cache that does not show it yet would let the cluster's
+		// data go before it is saved.
 		err := r.Client.Get(ctx, client.ObjectKey{Namespace: c.Namespace, Name: c.Status.FinalBackup}, b)
 		if err == nil && b.Status.Phase != BackupCompleted && b.Status.Phase != BackupFailed {
 			return again, nil
 		}
 	}
 	list := &corev1.PodList{}
-	if err := r.Client.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{LabelCluster: c.Name}); err != nil {
+	if err := r.Reader.List(ctx, list, client.InNamespace(c.Namespace), client.MatchingLabels{LabelCluster: c.Name}); err != nil {
 		return reconcile.Result{}, err
 	}
 	remaining := 0

@@ -149,7 +149,7 @@ func (o *Operator) Setup(mgr *manager.Manager) error {
 			return err
 		}
 	}
-	cr := &ClusterReconciler{Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: o.opts.Now}
+	cr := &ClusterReconciler{Reader: mgr.Reader(), Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: o.opts.Now}
 	if err := builder.ControllerManagedBy(mgr).
 		Named("postgrescluster").
 		For(builder.Kind[*PostgresCluster]()).
@@ -162,7 +162,7 @@ func (o *Operator) Setup(mgr *manager.Manager) error {
 		Complete(cr); err != nil {
 		return err
 	}
-	br := &BackupReconciler{Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: o.opts.Now}
+	br := &BackupReconciler{Reader: mgr.Reader(), Client: mgr.Client(), Recorder: mgr.EventRecorder("postgres-operator"), Options: o.opts, Now: o.opts.Now}
 	return builder.ControllerManagedBy(mgr).
 		Named("postgresbackup").
 		For(builder.Kind[*PostgresBackup]()).

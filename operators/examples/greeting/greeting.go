@@ -80,11 +80,16 @@ func (Operator) Setup(mgr *manager.Manager) error {
 		Named("greeting").
 		For(builder.Kind[*Greeting]()).
 		Owns(builder.Kind[*corev1.ConfigMap]()).
-		Complete(&Reconciler{Client: mgr.Client()})
+		Complete(&Reconciler{Reader: mgr.Reader(), Client: mgr.Client()})
 }
 
 // Reconciler keeps a Greeting's ConfigMap and status up to date.
 type Reconciler struct {
+	// Reader reads Greetings from the manager's cache (the controller
+	// watches them).
+	Reader client.Reader
+	// Client writes. CreateOrUpdate reads the ConfigMap through it: a fresh
+	// read before the write it decides.
 	Client *client.Client
 }
 
@@ -94,7 +99,7 @@ func ConfigMapName(name string) string { return "greeting-" + name }
 // Reconcile implements reconcile.Reconciler.
 func (r *Reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	g := &Greeting{}
-	if err := r.Client.Get(ctx, req.ObjectKey, g); err != nil {
+	if err := r.Reader.Get(ctx, req.ObjectKey, g); err != nil {
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if g.DeletionTimestamp != nil {
