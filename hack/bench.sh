@@ -18,6 +18,8 @@ run crd . -run '^$' -bench 'BenchmarkCreate|BenchmarkCompileEtcdSchema' -benchti
 run scheduler . -run '^$' -bench 'BenchmarkSchedulingBasic' -benchtime 1x ./builtin/scheduler/
 run schedspread . -run '^$' -bench 'BenchmarkSchedulingSpreadAntiAffinity' -benchtime 1x ./builtin/scheduler/
 run etcdmembers . -run '^$' -bench 'BenchmarkAPIWrite' -benchtime 3000x ./internal/faults/
+run dsreads . -run '^$' -bench 'BenchmarkSteadyReconcile' -benchtime 200x -count 3 ./builtin/controllers/daemonset/
+run jobreads . -run '^$' -bench 'BenchmarkSteadyReconcile' -benchtime 200x -count 3 ./builtin/controllers/job/
 run deployment . -run '^$' -bench 'BenchmarkDeployment' -benchtime 1x -timeout 30m ./builtin/controllers/deployment/
 run nodes . -run '^$' -bench 'FleetReady|PodStartup|PodsRunning' -benchtime 1x ./builtin/node/fleet/ ./builtin/node/
 run faults . -run 'TestPartition|TestControllerManagerLeaderKill|TestNodeAgentDeath|TestAPIServerFailover' -v -count=1 ./internal/faults/

@@ -31,6 +31,9 @@ import (
 //     gone from the cache or show its deletionTimestamp.
 //
 // Until the cache shows them the Job waits (its own write events requeue it).
+// podutil.Expectations, which the ReplicaSet and DaemonSet controllers use,
+// counts creations and deletions only; a Job also waits for its status and
+// finalizer writes, and one resourceVersion comparison covers them all.
 // Resource versions are compared as the numbers our server issues; one that is
 // not a number never makes a Job wait. An expectation not met within
 // expectationsTimeout (a watch that lost events) is dropped, as Kubernetes'
