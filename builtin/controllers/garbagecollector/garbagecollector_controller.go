@@ -42,29 +42,7 @@ func SetupWithOptions(mgr *manager.Manager, opts Options) error {
 	g := newGraph()
 	gb := newGraphBuilder(c, g, opts.DiscoveryInterval, mgr.Logger().WithValues("controller", Name))
 	rec := mgr.EventRecorder("garbage-collector-controller")
-	r := &reconciler{
-		graph:  g,
-		synced: gb.allSynced,
-		namespaced: func(ctx context.Context, gvk api.GroupVersionKind) (bool, error) {
-			m, err := c.RESTMapper().RESTMapping(ctx, gvk)
-			if err != nil {
-				return false, fmt.Errorf("map %s: %w", gvk, err)
-			}
-			return m.Namespaced, nil
-		},
-		get: func(ctx context.Context, obj *api.Unstructured) error {
-			return c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
-		},
-		update: func(ctx context.Context, obj *api.Unstructured) error { return c.Update(ctx, obj) },
-		delete: func(ctx context.Context, obj *api.Unstructured, policy string) error {
-			pc := client.Preconditions{UID: api.Ptr(obj.GetUID())}
-			if rv := obj.GetResourceVersion(); rv != "" {
-				pc.ResourceVersion = &rv
-			}
-			return c.Delete(ctx, obj, client.PropagationPolicy(policy), pc)
-		},
-		event: rec.Event,
-	}
+	r := &reconciler{graph: g, synced: gb, objects: serverObjects{c}, recorder: rec}
 	ctrl, err := controller.New(Name, r, controller.Options{
 		MaxConcurrentReconciles: opts.Workers,
 		Logger:                  mgr.Logger(),
@@ -80,4 +58,31 @@ func SetupWithOptions(mgr *manager.Manager, opts Options) error {
 		return fmt.Errorf("%s: %w", Name, err)
 	}
 	return nil
+}
+
+// serverObjects is liveObjects on the API server.
+type serverObjects struct{ c *client.Client }
+
+func (s serverObjects) Get(ctx context.Context, obj *api.Unstructured) error {
+	return s.c.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+}
+
+func (s serverObjects) Update(ctx context.Context, obj *api.Unstructured) error {
+	return s.c.Update(ctx, obj)
+}
+
+func (s serverObjects) Delete(ctx context.Context, obj *api.Unstructured, policy string) error {
+	pc := client.Preconditions{UID: api.Ptr(obj.GetUID())}
+	if rv := obj.GetResourceVersion(); rv != "" {
+		pc.ResourceVersion = &rv
+	}
+	return s.c.Delete(ctx, obj, client.PropagationPolicy(policy), pc)
+}
+
+func (s serverObjects) Namespaced(ctx context.Context, gvk api.GroupVersionKind) (bool, error) {
+	m, err := s.c.RESTMapper().RESTMapping(ctx, gvk)
+	if err != nil {
+		return false, fmt.Errorf("map %s: %w", gvk, err)
+	}
+	return m.Namespaced, nil
 }

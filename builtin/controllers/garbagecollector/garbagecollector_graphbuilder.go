@@ -36,10 +36,7 @@ type graphBuilder struct {
 	graph    *graph
 	interval time.Duration
 	log      logr.Logger
-	// discover lists the resources to monitor.
-	discover func(ctx context.Context) ([]resource, error)
-	// newInformer builds the informer of one resource.
-	newInformer func(res resource) *cache.Informer[*api.Unstructured]
+	c        *client.Client
 
 	poke   chan struct{}
 	synced chan struct{} // closed once the first discovery round has synced
@@ -54,17 +51,22 @@ func newGraphBuilder(c *client.Client, g *graph, interval time.Duration, log log
 		graph:    g,
 		interval: interval,
 		log:      log,
-		discover: func(ctx context.Context) ([]resource, error) {
-			return discoverResources(ctx, c.REST(), "list", "watch", "delete")
-		},
-		newInformer: func(res resource) *cache.Informer[*api.Unstructured] {
-			return cache.NewInformer[*api.Unstructured](&metadataListWatch{c: c, gvk: res.GVK()},
-				cache.InformerOptions[*api.Unstructured]{Transform: metadataOnly})
-		},
+		c:        c,
 		poke:     make(chan struct{}, 1),
 		synced:   make(chan struct{}),
 		monitors: map[string]*monitor{},
 	}
+}
+
+// discover lists the resources to monitor.
+func (b *graphBuilder) discover(ctx context.Context) ([]resource, error) {
+	return discoverResources(ctx, b.c.REST(), "list", "watch", "delete")
+}
+
+// newInformer builds the informer of one resource: object metadata only.
+func (b *graphBuilder) newInformer(res resource) *cache.Informer[*api.Unstructured] {
+	return cache.NewInformer[*api.Unstructured](&metadataListWatch{c: b.c, gvk: res.GVK()},
+		cache.InformerOptions[*api.Unstructured]{Transform: metadataOnly})
 }
 
 // Start implements controller.Source: it runs discovery and the monitors in

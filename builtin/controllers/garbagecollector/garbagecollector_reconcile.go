@@ -25,23 +25,36 @@ const (
 	waitingDelay   = 10 * time.Second
 )
 
-// reconciler acts on one object, named by its uid in Request.Name. Its
-// dependencies are functions so tests can stub them.
+// liveObjects reads and writes the objects the collector acts on. They are
+// read from the server, not from the graph: the collector deletes or changes
+// an object only after a fresh read confirms its owners are gone and its uid
+// is still the one the graph saw, as Kubernetes' garbage collector does.
+type liveObjects interface {
+	// Get reads the live object named by obj (apiVersion, kind, namespace,
+	// name) into obj.
+	Get(ctx context.Context, obj *api.Unstructured) error
+	// Update writes obj (optimistically locked on its resourceVersion).
+	Update(ctx context.Context, obj *api.Unstructured) error
+	// Delete deletes obj with a propagation policy if its uid and (when set)
+	// resourceVersion still match: a Conflict error otherwise.
+	Delete(ctx context.Context, obj *api.Unstructured, policy string) error
+	// Namespaced reports whether a kind is namespaced.
+	Namespaced(ctx context.Context, gvk api.GroupVersionKind) (bool, error)
+}
+
+// recorder records events (record.Recorder).
+type recorder interface {
+	Event(ctx context.Context, obj api.Object, eventType, reason, message string)
+}
+
+// reconciler acts on one object, named by its uid in Request.Name.
 type reconciler struct {
 	graph *graph
-	// synced reports whether every monitored resource has listed.
-	synced func() bool
-	// namespaced reports whether a kind is namespaced.
-	namespaced func(ctx context.Context, gvk api.GroupVersionKind) (bool, error)
-	// get reads the live object named by obj (apiVersion, kind, namespace, name).
-	get func(ctx context.Context, obj *api.Unstructured) error
-	// update writes obj (optimistically locked on its resourceVersion).
-	update func(ctx context.Context, obj *api.Unstructured) error
-	// delete deletes obj with a propagation policy if its uid and (when set)
-	// resourceVersion still match: a Conflict error otherwise.
-	delete func(ctx context.Context, obj *api.Unstructured, policy string) error
-	// event records an Event about obj.
-	event func(ctx context.Context, obj api.Object, eventType, reason, message string)
+	// synced reports whether every monitored resource has listed (the
+	// graph builder's allSynced).
+	synced   interface{ allSynced() bool }
+	objects  liveObjects
+	recorder recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)

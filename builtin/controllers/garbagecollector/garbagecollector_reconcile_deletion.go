@@ -15,7 +15,7 @@ import (
 // here the foregroundDeletion finalizer is removed once no dependent with
 // blockOwnerDeletion remains.
 func (r *reconciler) reconcileForeground(ctx context.Context, owner *node) (reconcile.Result, error) {
-	if !r.synced() {
+	if !r.synced.allSynced() {
 		return reconcile.Result{RequeueAfter: notSyncedDelay}, nil
 	}
 	for _, d := range r.graph.dependentsOf(owner.UID) {
@@ -29,7 +29,7 @@ func (r *reconciler) reconcileForeground(ctx context.Context, owner *node) (reco
 // reconcileOrphan removes the ownerReference to owner from every dependent,
 // then the orphan finalizer from owner.
 func (r *reconciler) reconcileOrphan(ctx context.Context, owner *node) (reconcile.Result, error) {
-	if !r.synced() {
+	if !r.synced.allSynced() {
 		return reconcile.Result{RequeueAfter: notSyncedDelay}, nil
 	}
 	for _, d := range r.graph.dependentsOf(owner.UID) {
@@ -43,7 +43,7 @@ func (r *reconciler) reconcileOrphan(ctx context.Context, owner *node) (reconcil
 // orphan removes the reference to owner from the live dependent d.
 func (r *reconciler) orphan(ctx context.Context, d, owner *node) error {
 	obj := d.object()
-	if err := r.get(ctx, obj); err != nil {
+	if err := r.objects.Get(ctx, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -63,12 +63,12 @@ func (r *reconciler) orphan(ctx context.Context, d, owner *node) error {
 		return nil
 	}
 	obj.SetOwnerReferences(kept)
-	if err := r.update(ctx, obj); err != nil {
+	if err := r.objects.Update(ctx, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if !apierrors.IsConflict(err) {
-			r.event(ctx, owner.object(), "Warning", reasonFailedOrphan,
+			r.recorder.Event(ctx, owner.object(), "Warning", reasonFailedOrphan,
 				fmt.Sprintf("garbage collector failed to orphan dependent %s %s: %v", d.Kind, key(d), err))
 		}
 		return fmt.Errorf("orphan %s %s: %w", d.Kind, key(d), err)
@@ -80,7 +80,7 @@ func (r *reconciler) orphan(ctx context.Context, d, owner *node) error {
 // the same object).
 func (r *reconciler) removeFinalizer(ctx context.Context, n *node, finalizer string) error {
 	obj := n.object()
-	if err := r.get(ctx, obj); err != nil {
+	if err := r.objects.Get(ctx, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
@@ -89,12 +89,12 @@ func (r *reconciler) removeFinalizer(ctx context.Context, n *node, finalizer str
 	if obj.GetUID() != n.UID || !controllerutil.RemoveFinalizer(obj, finalizer) {
 		return nil
 	}
-	if err := r.update(ctx, obj); err != nil {
+	if err := r.objects.Update(ctx, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if !apierrors.IsConflict(err) {
-			r.event(ctx, obj, "Warning", reasonFailedRemoveFinalizer,
+			r.recorder.Event(ctx, obj, "Warning", reasonFailedRemoveFinalizer,
 				fmt.Sprintf("garbage collector failed to remove finalizer %s: %v", finalizer, err))
 		}
 		return fmt.Errorf("remove finalizer %s from %s %s: %w", finalizer, n.Kind, key(n), err)

@@ -46,7 +46,7 @@ func (r *reconciler) reconcileOwners(ctx context.Context, n *node) error {
 // Conflict error when the object changed between the read and the delete.
 func (r *reconciler) attemptToDelete(ctx context.Context, n *node) error {
 	obj := n.object()
-	if err := r.get(ctx, obj); err != nil {
+	if err := r.objects.Get(ctx, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil // gone; the graph will hear of it
 		}
@@ -111,7 +111,7 @@ func (r *reconciler) attemptToDelete(ctx context.Context, n *node) error {
 		"object", n.Kind+" "+key(n), "uid", n.UID, "propagationPolicy", policy)
 	// obj carries the uid and resourceVersion that were judged: a dependent
 	// replaced or changed since (its ownerReferences, say) is not deleted.
-	err := r.delete(ctx, obj, policy)
+	err := r.objects.Delete(ctx, obj, policy)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -119,7 +119,7 @@ func (r *reconciler) attemptToDelete(ctx context.Context, n *node) error {
 		return err
 	}
 	if err != nil {
-		r.event(ctx, obj, "Warning", reasonFailedDelete,
+		r.recorder.Event(ctx, obj, "Warning", reasonFailedDelete,
 			fmt.Sprintf("garbage collector failed to delete %s whose owners are gone: %v", n.Kind, err))
 		return fmt.Errorf("delete %s %s: %w", n.Kind, key(n), err)
 	}
@@ -131,14 +131,14 @@ func (r *reconciler) attemptToDelete(ctx context.Context, n *node) error {
 func (r *reconciler) ownerState(ctx context.Context, n *node, ref api.OwnerReference) (ownerState, error) {
 	gv, err := api.ParseGroupVersion(ref.APIVersion)
 	if err != nil {
-		r.event(ctx, n.object(), "Warning", reasonOwnerRefUnresolvable,
+		r.recorder.Event(ctx, n.object(), "Warning", reasonOwnerRefUnresolvable,
 			fmt.Sprintf("ownerRef [%s/%s, name: %s, uid: %s] has an invalid apiVersion", ref.APIVersion, ref.Kind, ref.Name, ref.UID))
 		return 0, fmt.Errorf("owner of %s: %w", key(n), err)
 	}
 	gvk := gv.WithKind(ref.Kind)
-	namespaced, err := r.namespaced(ctx, gvk)
+	namespaced, err := r.objects.Namespaced(ctx, gvk)
 	if err != nil {
-		r.event(ctx, n.object(), "Warning", reasonOwnerRefUnresolvable,
+		r.recorder.Event(ctx, n.object(), "Warning", reasonOwnerRefUnresolvable,
 			fmt.Sprintf("ownerRef [%s/%s, name: %s, uid: %s] cannot be resolved: %v", ref.APIVersion, ref.Kind, ref.Name, ref.UID, err))
 		return 0, fmt.Errorf("owner of %s: %w", key(n), err)
 	}
@@ -146,7 +146,7 @@ func (r *reconciler) ownerState(ctx context.Context, n *node, ref api.OwnerRefer
 	if namespaced {
 		if n.Namespace == "" {
 			// A cluster-scoped object cannot be owned by a namespaced one.
-			r.event(ctx, n.object(), "Warning", reasonOwnerRefInvalidNamespace,
+			r.recorder.Event(ctx, n.object(), "Warning", reasonOwnerRefInvalidNamespace,
 				fmt.Sprintf("ownerRef [%s/%s, namespace: , name: %s, uid: %s] does not exist in namespace %q",
 					ref.APIVersion, ref.Kind, ref.Name, ref.UID, ""))
 			return ownerDangling, nil
@@ -156,7 +156,7 @@ func (r *reconciler) ownerState(ctx context.Context, n *node, ref api.OwnerRefer
 	owner := &api.Unstructured{Object: map[string]any{"apiVersion": ref.APIVersion, "kind": ref.Kind, "metadata": map[string]any{}}}
 	owner.SetName(ref.Name)
 	owner.SetNamespace(ns)
-	err = r.get(ctx, owner)
+	err = r.objects.Get(ctx, owner)
 	if apierrors.IsNotFound(err) {
 		return ownerDangling, nil
 	}
@@ -193,14 +193,14 @@ func (r *reconciler) fixOwnerRefs(ctx context.Context, obj *api.Unstructured, da
 		return nil
 	}
 	obj.SetOwnerReferences(refs)
-	if err := r.update(ctx, obj); err != nil {
+	if err := r.objects.Update(ctx, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil
 		}
 		if apierrors.IsConflict(err) {
 			return err // changed since it was read: decide again
 		}
-		r.event(ctx, obj, "Warning", reasonFailedUpdateOwnerRefs,
+		r.recorder.Event(ctx, obj, "Warning", reasonFailedUpdateOwnerRefs,
 			fmt.Sprintf("garbage collector failed to update ownerReferences: %v", err))
 		return fmt.Errorf("update ownerReferences of %s %s: %w", obj.GroupVersionKind().Kind, client.ObjectKeyFromObject(obj), err)
 	}

@@ -10,7 +10,8 @@ import (
 	"github.com/converge-dev/converge/framework/reconcile"
 )
 
-// fakeWorld stubs the reconciler's functions over a map of live objects.
+// fakeWorld is the reconciler's live objects (a map), its recorder and a
+// graph that has always synced.
 type fakeWorld struct {
 	live    map[string]*api.Unstructured // "namespace/name" → object
 	deleted []string
@@ -19,30 +20,36 @@ type fakeWorld struct {
 }
 
 func (w *fakeWorld) reconciler(g *graph) *reconciler {
-	return &reconciler{
-		graph:  g,
-		synced: func() bool { return true },
-		namespaced: func(_ context.Context, gvk api.GroupVersionKind) (bool, error) {
-			return gvk.Kind != "Namespace", nil
-		},
-		get: func(_ context.Context, obj *api.Unstructured) error {
-			o, ok := w.live[client.ObjectKeyFromObject(obj).String()]
-			if !ok {
-				return apierrors.NewNotFound(api.GroupResource{Resource: "things"}, obj.GetName())
-			}
-			obj.Object = o.DeepCopy().Object
-			return nil
-		},
-		update: func(_ context.Context, obj *api.Unstructured) error {
-			w.updated = append(w.updated, obj)
-			return nil
-		},
-		delete: func(_ context.Context, obj *api.Unstructured, policy string) error {
-			w.deleted = append(w.deleted, client.ObjectKeyFromObject(obj).String()+":"+policy)
-			return nil
-		},
-		event: func(_ context.Context, _ api.Object, _, reason, _ string) { w.events = append(w.events, reason) },
+	return &reconciler{graph: g, synced: w, objects: w, recorder: w}
+}
+
+func (w *fakeWorld) allSynced() bool { return true }
+
+func (w *fakeWorld) Namespaced(_ context.Context, gvk api.GroupVersionKind) (bool, error) {
+	return gvk.Kind != "Namespace", nil
+}
+
+func (w *fakeWorld) Get(_ context.Context, obj *api.Unstructured) error {
+	o, ok := w.live[client.ObjectKeyFromObject(obj).String()]
+	if !ok {
+		return apierrors.NewNotFound(api.GroupResource{Resource: "things"}, obj.GetName())
 	}
+	obj.Object = o.DeepCopy().Object
+	return nil
+}
+
+func (w *fakeWorld) Update(_ context.Context, obj *api.Unstructured) error {
+	w.updated = append(w.updated, obj)
+	return nil
+}
+
+func (w *fakeWorld) Delete(_ context.Context, obj *api.Unstructured, policy string) error {
+	w.deleted = append(w.deleted, client.ObjectKeyFromObject(obj).String()+":"+policy)
+	return nil
+}
+
+func (w *fakeWorld) Event(_ context.Context, _ api.Object, _, reason, _ string) {
+	w.events = append(w.events, reason)
 }
 
 func liveObject(ns, name, uid string) *api.Unstructured {
