@@ -60,20 +60,8 @@ func BenchmarkInterleavedCreate(b *testing.B) {
 	defer cp.Close()
 	const slices, conc = 10, 64
 	n := max(b.N/slices, conc)
-	sides := []struct {
-		name string
-		op   func() error
-		wall time.Duration
-		cpu  time.Duration
-	}{{name: "api", op: api.netHTTP}, {name: "apilean", op: api.lean}, {name: "etcd", op: raw.grpc}, {name: "etcdlocal", op: raw.local}}
-	for range slices {
-		for i := range sides {
-			c0, t0 := cpuTime(), time.Now()
-			run(nil, conc, n, sides[i].op)
-			sides[i].wall += time.Since(t0)
-			sides[i].cpu += cpuTime() - c0
-		}
-	}
+	sides := []benchSide{{name: "api", op: api.netHTTP}, {name: "apilean", op: api.lean}, {name: "etcd", op: raw.grpc}, {name: "etcdlocal", op: raw.local}}
+	interleave(sides, slices, conc, n)
 	total := float64(n * slices)
 	for _, s := range sides {
 		unit := "-creates/s"
@@ -277,6 +265,28 @@ func (lc *leanClient) close() {
 			conn.c.Close()
 		default:
 			return
+		}
+	}
+}
+
+// benchSide is one side of an interleaved comparison: its operation and the
+// wall and process CPU time its slices took.
+type benchSide struct {
+	name      string
+	op        func() error
+	wall, cpu time.Duration
+}
+
+// interleave runs n ops of each side at concurrency conc, side after side,
+// slices times, adding up each side's wall and CPU time: load and noise that
+// change during the run fall on every side alike.
+func interleave(sides []benchSide, slices, conc, n int) {
+	for range slices {
+		for i := range sides {
+			c0, t0 := cpuTime(), time.Now()
+			run(nil, conc, n, sides[i].op)
+			sides[i].wall += time.Since(t0)
+			sides[i].cpu += cpuTime() - c0
 		}
 	}
 }

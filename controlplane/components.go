@@ -25,7 +25,7 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		o := ControllerManagerOptions{Controllers: []string{}, Manager: manager.Options{Logger: cp.log.WithName("controller-manager")}}
+		o := ControllerManagerOptions{Controllers: []string{}, Manager: manager.Options{Logger: cp.log.WithName("controller-manager"), TracerProvider: cp.tracerProvider()}}
 		switch names := cp.opts.Controllers; {
 		case len(names) == 1 && names[0] == "*":
 			o.Controllers = nil
@@ -54,7 +54,7 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 		}
 		smgr, err := NewScheduler(ctx, cfg, SchedulerOptions{
 			Scheduler: scheduler.Options{ConfigFile: cp.opts.SchedulerConfig, Logger: cp.log.WithName("scheduler")},
-			Manager:   manager.Options{Logger: cp.log.WithName("scheduler")},
+			Manager:   manager.Options{Logger: cp.log.WithName("scheduler"), TracerProvider: cp.tracerProvider()},
 		})
 		if err != nil {
 			return err

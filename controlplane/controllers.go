@@ -2,6 +2,7 @@ package controlplane
 
 import (
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
 	"slices"
 	"time"
 
@@ -37,6 +38,8 @@ type ControllerManagerOptions struct {
 	// Manager configures the manager (logger, metrics and health addresses,
 	// leader election); its Scheme defaults to every built-in kind.
 	Manager manager.Options
+	// Tracing traces reconciles when Manager has no TracerProvider.
+	Tracing tracing.Config
 }
 
 // controller is one entry of the controller manager's list.
@@ -97,7 +100,7 @@ func NewControllerManager(cfg *client.Config, o ControllerManagerOptions) (*mana
 		}
 		o.Manager.Scheme = sch
 	}
-	mgr, err := manager.New(cfg, o.Manager)
+	mgr, err := newTracedManager(cfg, o.Manager, o.Tracing, "controller-manager")
 	if err != nil {
 		return nil, nil, fmt.Errorf("create controller manager: %w", err)
 	}

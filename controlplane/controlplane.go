@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
+	"github.com/converge-dev/converge/framework/tracing/otlp"
+	"go.opentelemetry.io/otel/trace"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -120,6 +123,9 @@ type Options struct {
 	OperatorDir string
 	// Progress is told when each start-up step finished and how long it took.
 	Progress func(step string, took time.Duration)
+	// Tracing sends spans of API requests and reconciles to an OTLP
+	// collector (off when its Endpoint is empty).
+	Tracing tracing.Config
 }
 
 func (o *Options) complete() error {
@@ -146,6 +152,7 @@ func (o *Options) complete() error {
 type ControlPlane struct {
 	opts     Options
 	log      logr.Logger
+	tracer   *otlp.Provider
 	registry *registry.Registry
 	server   *apiserver.Server
 	httpSrv  *http.Server
@@ -186,6 +193,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	opts := cp.opts
 	t0 := time.Now()
+	tp, err := otlp.New(ctx, opts.Tracing, "converge")
+	if err != nil {
+		return err
+	}
+	cp.tracer = tp
 	if len(opts.EtcdServers) > 0 {
 		c, err := etcdstore.Connect(ctx, etcdstore.ExternalOptions{
 			Endpoints: opts.EtcdServers, CAFile: opts.EtcdCAFile, CertFile: opts.EtcdCertFile, KeyFile: opts.EtcdKeyFile,
@@ -255,7 +267,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	srv, err := apiserver.New(apiserver.Options{
 		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
 		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
-		Security: secOpts,
+		Security: secOpts, TracerProvider: cp.tracerProvider(),
 	})
 	if err != nil {
 		return err
@@ -408,6 +420,13 @@ func (cp *ControlPlane) Close() error {
 			}
 		}
 		cp.wg.Wait()
+		if cp.tracer != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+			if err := cp.tracer.Shutdown(sctx); err != nil {
+				errs = append(errs, err)
+			}
+			cancel()
+		}
 		cp.closeErr = errors.Join(errs...)
 	})
 	return cp.closeErr
@@ -466,4 +485,13 @@ preferences: {}
 		return fmt.Errorf("write kubeconfig: %w", err)
 	}
 	return nil
+}
+
+// tracerProvider is what the API server and the managers trace with: nil
+// when tracing is off, so they skip it entirely.
+func (cp *ControlPlane) tracerProvider() trace.TracerProvider {
+	if !cp.opts.Tracing.Enabled() {
+		return nil
+	}
+	return cp.tracer
 }

@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/scheduler"
@@ -19,6 +20,9 @@ type SchedulerOptions struct {
 	// Manager configures the manager (logger, metrics and health addresses,
 	// leader election); its Scheme defaults to every built-in kind.
 	Manager manager.Options
+	// Tracing traces the scheduler's API calls when Manager has no
+	// TracerProvider.
+	Tracing tracing.Config
 }
 
 // NewScheduler returns a manager, with the client configuration cfg, that
@@ -32,7 +36,7 @@ func NewScheduler(ctx context.Context, cfg *client.Config, o SchedulerOptions) (
 		}
 		o.Manager.Scheme = sch
 	}
-	mgr, err := manager.New(cfg, o.Manager)
+	mgr, err := newTracedManager(cfg, o.Manager, o.Tracing, "scheduler")
 	if err != nil {
 		return nil, fmt.Errorf("create scheduler manager: %w", err)
 	}

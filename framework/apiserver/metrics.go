@@ -2,6 +2,9 @@ package apiserver
 
 import (
 	"context"
+	"github.com/converge-dev/converge/framework/tracing"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"net/http/pprof"
 	"slices"
@@ -362,6 +365,12 @@ type instrumentedStorage struct {
 	m *metrics
 }
 
+// span starts the child span of a storage call (a no-op when the request is
+// not traced).
+func (s instrumentedStorage) span(ctx context.Context, op, key string) (context.Context, trace.Span) {
+	return tracing.Child(ctx, tracerName, "etcd "+op, attribute.String("key", keyPrefix(key)))
+}
+
 func (s instrumentedStorage) observe(op, key string, start time.Time) {
 	prefix := keyPrefix(key)
 	cached(&s.m.mu, s.m.etcdOps, etcdLabels{op, prefix}, func() prometheus.Observer {
@@ -371,32 +380,50 @@ func (s instrumentedStorage) observe(op, key string, start time.Time) {
 
 func (s instrumentedStorage) Get(ctx context.Context, key string) (storage.KeyValue, error) {
 	defer s.observe("get", key, time.Now())
-	return s.Interface.Get(ctx, key)
+	ctx, span := s.span(ctx, "get", key)
+	kv, err := s.Interface.Get(ctx, key)
+	tracing.End(span, err)
+	return kv, err
 }
 
 func (s instrumentedStorage) Create(ctx context.Context, key string, value []byte) (int64, error) {
 	defer s.observe("create", key, time.Now())
-	return s.Interface.Create(ctx, key, value)
+	ctx, span := s.span(ctx, "create", key)
+	rv, err := s.Interface.Create(ctx, key, value)
+	tracing.End(span, err)
+	return rv, err
 }
 
 func (s instrumentedStorage) Update(ctx context.Context, key string, value []byte, expected int64) (int64, error) {
 	defer s.observe("update", key, time.Now())
-	return s.Interface.Update(ctx, key, value, expected)
+	ctx, span := s.span(ctx, "update", key)
+	rv, err := s.Interface.Update(ctx, key, value, expected)
+	tracing.End(span, err)
+	return rv, err
 }
 
 func (s instrumentedStorage) Delete(ctx context.Context, key string, expected int64) (storage.KeyValue, int64, error) {
 	defer s.observe("delete", key, time.Now())
-	return s.Interface.Delete(ctx, key, expected)
+	ctx, span := s.span(ctx, "delete", key)
+	kv, rv, err := s.Interface.Delete(ctx, key, expected)
+	tracing.End(span, err)
+	return kv, rv, err
 }
 
 func (s instrumentedStorage) List(ctx context.Context, prefix string, opts storage.ListOptions) (storage.ListResult, error) {
 	defer s.observe("list", prefix, time.Now())
-	return s.Interface.List(ctx, prefix, opts)
+	ctx, span := s.span(ctx, "list", prefix)
+	res, err := s.Interface.List(ctx, prefix, opts)
+	tracing.End(span, err)
+	return res, err
 }
 
 func (s instrumentedStorage) Count(ctx context.Context, prefix string) (int64, error) {
 	defer s.observe("count", prefix, time.Now())
-	return s.Interface.Count(ctx, prefix)
+	ctx, span := s.span(ctx, "count", prefix)
+	n, err := s.Interface.Count(ctx, prefix)
+	tracing.End(span, err)
+	return n, err
 }
 
 // keyPrefix is "/registry/GROUP/RESOURCE/" of a key (the key itself when it

@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"github.com/converge-dev/converge/framework/tracing"
 	"net/http"
 	"time"
 
@@ -90,7 +91,9 @@ func (s *Server) mutateCreate(ctx context.Context, q *request, name string, obj 
 	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Create, name, obj, nil)
 	start := time.Now()
-	changed, err := s.opts.Security.Admission.AdmitReport(ctx, a)
+	actx, span := tracing.Child(ctx, tracerName, "admission admit")
+	changed, err := s.opts.Security.Admission.AdmitReport(actx, a)
+	tracing.End(span, err)
 	s.metrics.observeAdmission("admit", a.Operation, err, start)
 	if err != nil {
 		return nil, dec, admissionError(q, name, err)
@@ -109,7 +112,9 @@ func (s *Server) mutateUpdate(ctx context.Context, q *request, name string, obj,
 	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Update, name, obj, old)
 	start := time.Now()
-	changed, err := s.opts.Security.Admission.AdmitReport(ctx, a)
+	actx, span := tracing.Child(ctx, tracerName, "admission admit")
+	changed, err := s.opts.Security.Admission.AdmitReport(actx, a)
+	tracing.End(span, err)
 	s.metrics.observeAdmission("admit", a.Operation, err, start)
 	if err != nil {
 		return nil, admissionError(q, name, err)
@@ -128,7 +133,9 @@ func (s *Server) validateAdmission(ctx context.Context, q *request, op admission
 	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, op, name, obj, old)
 	start := time.Now()
-	err := s.opts.Security.Admission.Validate(ctx, a)
+	actx, span := tracing.Child(ctx, tracerName, "admission validate")
+	err := s.opts.Security.Admission.Validate(actx, a)
+	tracing.End(span, err)
 	s.metrics.observeAdmission("validate", op, err, start)
 	return admissionError(q, name, err)
 }
@@ -141,13 +148,17 @@ func (s *Server) admitDeletion(ctx context.Context, q *request, name string, cur
 	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Delete, name, nil, api.DeepCopyJSON(cur))
 	start := time.Now()
-	err := s.opts.Security.Admission.Admit(ctx, a)
+	actx, span := tracing.Child(ctx, tracerName, "admission admit")
+	err := s.opts.Security.Admission.Admit(actx, a)
+	tracing.End(span, err)
 	s.metrics.observeAdmission("admit", a.Operation, err, start)
 	if err != nil {
 		return admissionError(q, name, err)
 	}
 	start = time.Now()
-	err = s.opts.Security.Admission.Validate(ctx, a)
+	actx, span = tracing.Child(ctx, tracerName, "admission validate")
+	err = s.opts.Security.Admission.Validate(actx, a)
+	tracing.End(span, err)
 	s.metrics.observeAdmission("validate", a.Operation, err, start)
 	return admissionError(q, name, err)
 }

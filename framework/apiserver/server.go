@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"runtime"
 	"strings"
@@ -47,6 +48,8 @@ type Options struct {
 	// Security enables authentication, authorization, audit, in-flight limits
 	// and admission (security.go); the zero value enables none of them.
 	Security Security
+	// TracerProvider, if set, traces requests (tracing.go).
+	TracerProvider trace.TracerProvider
 }
 
 func (o *Options) complete() error {
@@ -111,7 +114,7 @@ func New(opts Options) (*Server, error) {
 	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
 	s.metrics = newMetrics(s.storedObjects)
 	s.opts.Storage = instrumentedStorage{Interface: opts.Storage, m: s.metrics}
-	s.handler = s.metrics.instrument(s.securedHandler(http.HandlerFunc(s.serveHTTP)), opts.Registry)
+	s.handler = s.traced(s.metrics.instrument(s.securedHandler(http.HandlerFunc(s.serveHTTP)), opts.Registry))
 	opts.Registry.OnChange(s.registryChanged)
 	return s, nil
 }

@@ -3,6 +3,7 @@ package builder
 import (
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"reflect"
 	"slices"
 	"strings"
@@ -27,6 +28,7 @@ type Manager interface {
 	Informers() *cache.SharedInformers
 	Logger() logr.Logger
 	Registry() *prometheus.Registry
+	TracerProvider() trace.TracerProvider
 	Add(r manager.Runnable) error
 }
 
@@ -152,6 +154,9 @@ func (b *Builder) Build(r reconcile.Reconciler) (*controller.Controller, error) 
 	}
 	if opts.Registry == nil {
 		opts.Registry = b.mgr.Registry()
+	}
+	if opts.TracerProvider == nil {
+		opts.TracerProvider = b.mgr.TracerProvider()
 	}
 	ctrl, err := controller.New(name, r, opts)
 	if err != nil {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
 	"runtime/debug"
 	"sync"
 	"time"
@@ -49,6 +52,9 @@ type Options struct {
 	// SkipLeaderElection makes NeedLeaderElection report false, so a manager
 	// runs the controller on every replica, leader or not.
 	SkipLeaderElection bool
+	// TracerProvider, if set, records a span per reconcile (the API calls
+	// the reconciler makes with its ctx are its children).
+	TracerProvider trace.TracerProvider
 }
 
 func (o *Options) complete() {
@@ -230,9 +236,18 @@ func (c *Controller) reconcileHandler(ctx context.Context, q *workqueue.Typed[re
 		defer cancel()
 	}
 
+	var span trace.Span
+	if c.opts.TracerProvider != nil {
+		ctx, span = c.opts.TracerProvider.Tracer("converge/controller").Start(ctx, "Reconcile "+c.name,
+			trace.WithAttributes(attribute.String("controller", c.name),
+				attribute.String("namespace", req.Namespace), attribute.String("name", req.Name)))
+	}
 	start := time.Now()
 	res, err := c.reconcile(ctx, log, req)
 	c.metrics.duration.WithLabelValues(c.name).Observe(time.Since(start).Seconds())
+	if span != nil {
+		endReconcileSpan(span, res, err)
+	}
 
 	switch {
 	case err != nil && reconcile.IsTerminal(err):
@@ -270,4 +285,16 @@ func (c *Controller) reconcile(ctx context.Context, log logr.Logger, req reconci
 		}
 	}()
 	return c.r.Reconcile(ctx, req)
+}
+
+// endReconcileSpan records the result of a reconcile on its span and ends it.
+func endReconcileSpan(span trace.Span, res reconcile.Result, err error) {
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+	}
+	if res.RequeueAfter > 0 {
+		span.SetAttributes(attribute.String("requeueAfter", res.RequeueAfter.String()))
+	}
+	span.End()
 }

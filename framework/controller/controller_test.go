@@ -5,8 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -730,5 +736,54 @@ func TestNewValidatesAllOptions(t *testing.T) {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("New error %q does not say %q", err, want)
 		}
+	}
+}
+
+func TestReconcileSpan(t *testing.T) {
+	t.Parallel()
+	spans := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	calls := newCalls()
+	var inReconcile atomic.Value
+	r := start(t, reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+		inReconcile.Store(trace.SpanContextFromContext(ctx))
+		defer calls.add()
+		if req.Name == "bad" {
+			return reconcile.Result{}, reconcile.TerminalError(errors.New("bad spec"))
+		}
+		return reconcile.Result{RequeueAfter: time.Hour}, nil
+	}), controller.Options{TracerProvider: tp})
+	r.queue.Add(key("a"))
+	calls.await(t, 1)
+	r.queue.Add(key("bad"))
+	calls.await(t, 2)
+	if err := r.stop(); err != nil {
+		t.Fatal(err)
+	}
+	ended := spans.Ended()
+	if len(ended) != 2 {
+		t.Fatalf("%d spans ended, want 2", len(ended))
+	}
+	for i, want := range []struct {
+		name string
+		err  bool
+	}{{"a", false}, {"bad", true}} {
+		s := ended[i]
+		attrs := map[string]string{}
+		for _, kv := range s.Attributes() {
+			attrs[string(kv.Key)] = kv.Value.Emit()
+		}
+		if s.Name() != "Reconcile "+r.name || attrs["controller"] != r.name || attrs["namespace"] != "ns" || attrs["name"] != want.name {
+			t.Errorf("span %d: %q %v", i, s.Name(), attrs)
+		}
+		if got := s.Status().Code == codes.Error; got != want.err {
+			t.Errorf("span %d (%s): error status %v, want %v", i, want.name, got, want.err)
+		}
+	}
+	if sc, _ := inReconcile.Load().(trace.SpanContext); sc.SpanID() != ended[1].SpanContext().SpanID() {
+		t.Errorf("the reconciler's ctx carries span %s, want the reconcile span %s", sc.SpanID(), ended[1].SpanContext().SpanID())
+	}
+	if a := ended[0].Attributes(); !slices.ContainsFunc(a, func(kv attribute.KeyValue) bool { return kv.Key == "requeueAfter" && kv.Value.Emit() == "1h0m0s" }) {
+		t.Errorf("span of a: attributes %v, want requeueAfter 1h0m0s", a)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go.opentelemetry.io/otel/trace"
 	"net"
 	"net/http"
 	"os"
@@ -88,6 +89,10 @@ type Options struct {
 
 	// GracefulShutdownTimeout bounds shutdown (default 30 s).
 	GracefulShutdownTimeout time.Duration
+
+	// TracerProvider, if set, records a span per reconcile of every
+	// controller the builder makes (see framework/tracing).
+	TracerProvider trace.TracerProvider
 }
 
 func (o *Options) complete() {
@@ -202,6 +207,9 @@ func (m *Manager) Logger() logr.Logger { return m.log }
 
 // Registry returns the manager's Prometheus registry, served on /metrics.
 func (m *Manager) Registry() *prometheus.Registry { return m.registry }
+
+// TracerProvider returns Options.TracerProvider (nil when not tracing).
+func (m *Manager) TracerProvider() trace.TracerProvider { return m.opts.TracerProvider }
 
 // EventRecorder returns the event recorder of component name (one per name).
 func (m *Manager) EventRecorder(name string) *record.Recorder {

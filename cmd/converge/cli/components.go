@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
 	"io"
 	"io/fs"
 	"os"
@@ -50,6 +51,7 @@ type controllerManagerFlags struct {
 	metricsAddr, healthAddr             string
 	nodeMonitorGrace                    time.Duration
 	rootCAFile, signingCert, signingKey string
+	tracing                             tracing.Config
 	fs                                  *pflag.FlagSet
 }
 
@@ -64,12 +66,14 @@ func (f *controllerManagerFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.signingKey, "cluster-signing-key-file", filepath.Join(defaultDataDir(), "pki", pki.CAKeyFile), "key of --cluster-signing-cert-file")
 	fs.StringVar(&f.metricsAddr, "metrics-bind-address", "127.0.0.1:10257", "address of /metrics (\"\" disables)")
 	fs.StringVar(&f.healthAddr, "health-probe-bind-address", "127.0.0.1:10258", "address of /healthz and /readyz (\"\" disables)")
+	addTracingFlags(fs, &f.tracing)
 }
 
 // options are the controller manager's options for the cluster of cfg.
 func (f *controllerManagerFlags) options(cfg *rest.Config, log logr.Logger, stderr io.Writer) (controlplane.ControllerManagerOptions, error) {
 	o := controlplane.ControllerManagerOptions{
 		NodeMonitorGracePeriod: f.nodeMonitorGrace,
+		Tracing:                f.tracing,
 		Manager:                manager.Options{Logger: log, MetricsBindAddress: f.metricsAddr, HealthProbeBindAddress: f.healthAddr},
 	}
 	if len(f.names) > 0 {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
 
 	"github.com/spf13/cobra"
 
@@ -13,6 +14,7 @@ import (
 func newSchedulerCommand(g *globalOptions) *cobra.Command {
 	var configFile, metricsAddr, healthAddr string
 	var le leaderElectFlags
+	var tc tracing.Config
 	cmd := &cobra.Command{
 		Use:   "scheduler",
 		Short: "Run the scheduler as its own process against an API server (leader-elected)",
@@ -29,6 +31,7 @@ func newSchedulerCommand(g *globalOptions) *cobra.Command {
 			o := controlplane.SchedulerOptions{Manager: manager.Options{Logger: g.logger().WithName("scheduler"),
 				MetricsBindAddress: metricsAddr, HealthProbeBindAddress: healthAddr}}
 			o.Scheduler.ConfigFile = configFile
+			o.Tracing = tc
 			le.apply(&o.Manager)
 			mgr, err := controlplane.NewScheduler(cmd.Context(), cfg, o)
 			if err != nil {
@@ -40,6 +43,7 @@ func newSchedulerCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&configFile, "config", "", "scheduler configuration file (profiles with schedulerName, plugins, pluginConfig)")
 	le.add(cmd.Flags(), "schedules", "kube-scheduler")
 	cmd.Flags().StringVar(&metricsAddr, "metrics-bind-address", "127.0.0.1:10259", "address of /metrics (scheduler_* and controller-runtime metrics; \"\" disables)")
+	addTracingFlags(cmd.Flags(), &tc)
 	cmd.Flags().StringVar(&healthAddr, "health-probe-bind-address", "127.0.0.1:10251", "address of /healthz and /readyz (\"\" disables)")
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"cmp"
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
 	"path/filepath"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 )
 
 type upOptions struct {
+	tracing        tracing.Config
 	dataDir        string
 	bindAddress    string
 	port           int
@@ -110,6 +112,7 @@ func addServerFlags(cmd *cobra.Command, o *upOptions) {
 	f.IntVar(&o.perUserPercent, "max-requests-inflight-per-user-percent", 50, "share of each in-flight limit one user may hold (429 beyond; 100: no per-user share)")
 	f.IntVar(&o.maxWatches, "max-watches-per-user", 0, "limit of open watches per user (0: none; 429 beyond; not with --insecure)")
 	f.StringArrayVar(&o.encKeys, "encryption-key", nil, "encrypt Secrets at rest with AES-GCM: NAME=BASE64 (16/24/32-byte key; repeatable: the first encrypts, all decrypt; see docs/security.md)")
+	addTracingFlags(f, &o.tracing)
 	f.StringVar(&o.encConfig, "encryption-provider-config", "", "EncryptionConfiguration file (apiserver.config.k8s.io/v1) selecting resources and providers (aesgcm, aescbc, identity)")
 }
 
@@ -140,6 +143,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		controllers, o.operators, o.noScheduler, o.noNode, o.simulatedNodes = nil, nil, true, true, 0
 	}
 	cp, err := controlplane.Start(ctx, controlplane.Options{
+		Tracing: o.tracing,
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
 		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, NodeRuntime: o.runtime, ContainerdAddress: o.ctrdAddress, PodCIDR: o.podCIDR, SimulatedNodes: o.simulatedNodes,

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
+	"go.opentelemetry.io/otel/attribute"
 	"io"
 	"net/http"
 	"reflect"
@@ -238,7 +240,14 @@ func (w *Webhooks) invoke(ctx context.Context, h *Hook, a *Attributes) (called b
 		return false, apierrors.NewBadRequest(fmt.Sprintf("admission webhook %q does not support dry run", h.Name))
 	}
 	start := time.Now()
-	if err := w.callAs(ctx, h, a, eq); err != nil {
+	kind := "validating"
+	if w.Mutating {
+		kind = "mutating"
+	}
+	cctx, span := tracing.Child(ctx, "converge/apiserver", "webhook "+h.Name, attribute.String("webhook.type", kind))
+	err = w.callAs(cctx, h, a, eq)
+	tracing.End(span, err)
+	if err != nil {
 		if errors.Is(err, errConditionsNotMet) {
 			return false, nil
 		}
@@ -484,6 +493,7 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error
 	}
 	hr.Header.Set("Content-Type", "application/json")
 	hr.Header.Set("Accept", "application/json")
+	tracing.Inject(cctx, hr.Header)
 	resp, err := client.Do(hr)
 	if err != nil {
 		return fmt.Errorf("failed to call webhook: %w", err)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/converge-dev/converge/framework/tracing"
 	"io"
 	"net"
 	"net/http"
@@ -198,6 +199,7 @@ func (c *Client) do(ctx context.Context, r Request, withTimeout bool) (*http.Res
 			accept = ContentTypeJSON
 		}
 		req.Header.Set("Accept", accept)
+		tracing.Inject(ctx, req.Header)
 
 		resp, err := c.http.Do(req)
 		var wait time.Duration

@@ -1,0 +1,77 @@
+package apiserver
+
+import (
+	"net/http"
+	"strconv"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/tracing"
+)
+
+// Tracing: with Options.TracerProvider set, every request gets a server span
+// (its parent the caller's W3C traceparent, when sent), named after what it
+// does ("create configmaps", "list pods", "GET /healthz"), with the
+// admission steps, webhook calls and storage operations it makes as child
+// spans (tracing.Child: nothing is recorded below a span that is not).
+
+const tracerName = "converge/apiserver"
+
+// traced wraps h with the request span.
+func (s *Server) traced(h http.Handler) http.Handler {
+	if s.opts.TracerProvider == nil {
+		return h
+	}
+	tr := s.opts.TracerProvider.Tracer(tracerName)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri, ok := filters.RequestInfoFrom(r.Context())
+		if !ok {
+			// Parsed once: the metrics and filters below read it from the
+			// context.
+			ri = filters.NewRequestInfo(r)
+			r = r.WithContext(filters.WithRequestInfo(r.Context(), ri))
+		}
+		ctx, span := tr.Start(tracing.Extract(r.Context(), r.Header), spanName(r, ri), trace.WithSpanKind(trace.SpanKindServer))
+		defer span.End()
+		if !span.IsRecording() {
+			// Not sampled: nothing below records, so the request goes on
+			// as it came.
+			h.ServeHTTP(w, r)
+			return
+		}
+		span.SetAttributes(
+			attribute.String("http.request.method", r.Method),
+			attribute.String("url.path", r.URL.Path),
+			attribute.String("user_agent.original", r.UserAgent()),
+		)
+		if ri.IsResourceRequest {
+			span.SetAttributes(attribute.String("k8s.verb", ri.Verb), attribute.String("k8s.resource", ri.Resource),
+				attribute.String("k8s.namespace", ri.Namespace), attribute.String("k8s.name", ri.Name))
+		}
+		rec := &statusRecorder{ResponseWriter: w}
+		h.ServeHTTP(rec, r.WithContext(ctx))
+		code := rec.code
+		if code == 0 {
+			code = http.StatusOK
+		}
+		span.SetAttributes(attribute.Int("http.response.status_code", code))
+		if code >= 500 {
+			span.SetStatus(codes.Error, strconv.Itoa(code))
+		}
+	})
+}
+
+// spanName names a request's span by its verb and resource.
+func spanName(r *http.Request, ri *filters.RequestInfo) string {
+	if !ri.IsResourceRequest {
+		return r.Method + " " + r.URL.Path
+	}
+	name := ri.Verb + " " + ri.Resource
+	if ri.Subresource != "" {
+		name += "/" + ri.Subresource
+	}
+	return name
+}

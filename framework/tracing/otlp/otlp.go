@@ -1,0 +1,54 @@
+// Package otlp builds the tracer provider of a Converge component from a
+// tracing.Config: spans batched to an OTLP/gRPC collector, sampled by a
+// parent-based ratio sampler (Kubernetes' samplingRatePerMillion).
+package otlp
+
+import (
+	"context"
+	"fmt"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	sdkresource "go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/converge-dev/converge/framework/tracing"
+)
+
+// Provider is a component's tracer provider.
+type Provider struct {
+	trace.TracerProvider
+	shutdown func(context.Context) error
+}
+
+// New returns the provider of the component named service (the service.name
+// of its spans) for c: a no-op one when c is disabled.
+func New(ctx context.Context, c tracing.Config, service string) (*Provider, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if !c.Enabled() {
+		return &Provider{TracerProvider: noop.NewTracerProvider(), shutdown: func(context.Context) error { return nil }}, nil
+	}
+	exp, err := otlptracegrpc.New(ctx, otlptracegrpc.WithEndpoint(c.Endpoint), otlptracegrpc.WithInsecure())
+	if err != nil {
+		return nil, fmt.Errorf("tracing: OTLP exporter to %s: %w", c.Endpoint, err)
+	}
+	res := sdkresource.NewSchemaless(attribute.String("service.name", service))
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithBatcher(exp),
+		sdktrace.WithResource(res),
+		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(float64(c.SamplingRatePerMillion)/1e6))),
+	)
+	return &Provider{TracerProvider: tp, shutdown: tp.Shutdown}, nil
+}
+
+// Shutdown flushes the spans not exported yet and stops the exporter.
+func (p *Provider) Shutdown(ctx context.Context) error {
+	if err := p.shutdown(ctx); err != nil {
+		return fmt.Errorf("tracing: shut down: %w", err)
+	}
+	return nil
+}
