@@ -16,8 +16,11 @@ import (
 // `apply`, `replace` and `edit`; a 404 there is fatal under --validate=strict.
 // The document lists, for every resource, the item path with a PATCH operation
 // carrying x-kubernetes-group-version-kind and a fieldValidation query parameter
-// (the same facts as the v3 stubs). It has no definitions, so kubectl computes
-// apply patches from its compiled-in types, as it does with the v3 stubs.
+// (the same facts as the v3 stubs). The JSON document also has the
+// definitions of the kinds with a schema (custom resources: openapiv2defs.go),
+// as kube-apiserver publishes them; the protobuf one, which kubectl reads,
+// has none, so kubectl computes apply patches from its compiled-in types and
+// leaves validation to the server (fieldValidation).
 
 // The protobuf document is sent as application/octet-stream: the media type
 // clients ask for ("application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
@@ -68,7 +71,11 @@ func openAPIV2JSON(list []*registry.Resource, version string) map[string]any {
 			"responses":                       map[string]any{"200": map[string]any{"description": "OK"}},
 		}}
 	}
-	return map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": version}, "paths": paths}
+	doc := map[string]any{"swagger": "2.0", "info": map[string]any{"title": "Kubernetes", "version": version}, "paths": paths}
+	if defs := openAPIV2Definitions(list); len(defs) > 0 {
+		doc["definitions"] = defs
+	}
+	return doc
 }
 
 // openAPIV2Proto encodes the document as gnostic's openapi.v2.Document (field

@@ -74,3 +74,101 @@ func TestOpenAPIV2ProtoAnnouncesFieldValidation(t *testing.T) {
 		t.Errorf("paths (-want +got):\n%s", d)
 	}
 }
+
+func TestKindDefinitionV2(t *testing.T) {
+	t.Parallel()
+	gvk := []any{map[string]any{"group": "example.com", "version": "v1", "kind": "Foo"}}
+	meta := map[string]any{
+		"apiVersion": map[string]any{"type": "string", "description": descAPIVersion},
+		"kind":       map[string]any{"type": "string", "description": descKind},
+		"metadata":   map[string]any{"$ref": "#/definitions/" + objectMetaRef, "description": descMetadata},
+	}
+	withMeta := func(props map[string]any) map[string]any {
+		out := map[string]any{}
+		for k, v := range props {
+			out[k] = v
+		}
+		for k, v := range meta {
+			out[k] = v
+		}
+		return out
+	}
+	for name, tc := range map[string]struct {
+		in, want string
+	}{
+		"plain schema kept, meta and gvk added": {
+			in:   `{"type":"object","description":"d","properties":{"spec":{"type":"object","required":["a"],"properties":{"a":{"type":"string","enum":["x","y"]}}}}}`,
+			want: `{"type":"object","description":"d","properties":{"spec":{"type":"object","required":["a"],"properties":{"a":{"type":"string","enum":["x","y"]}}}}}`,
+		},
+		"unknown fields at the root: a bare object": {
+			in:   `{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"spec":{"type":"object"}}}`,
+			want: `{"type":"object"}`,
+		},
+		"junctors dropped": {
+			in:   `{"type":"object","properties":{"spec":{"type":"object","oneOf":[{"required":["a"]}],"anyOf":[{"required":["b"]}],"not":{"required":["c"]},"allOf":[{"required":["d"]}]}}}`,
+			want: `{"type":"object","properties":{"spec":{"type":"object"}}}`,
+		},
+		"nullable: untyped, and not required": {
+			in:   `{"type":"object","required":["spec","status"],"properties":{"spec":{"type":"object","nullable":true,"properties":{"a":{"type":"string"}}},"status":{"type":"string"}}}`,
+			want: `{"type":"object","required":["status"],"properties":{"spec":{},"status":{"type":"string"}}}`,
+		},
+		"nested unknown fields: no properties, no object type": {
+			in:   `{"type":"object","properties":{"spec":{"type":"object","x-kubernetes-preserve-unknown-fields":true,"properties":{"a":{"type":"string"}}},"list":{"type":"array","x-kubernetes-preserve-unknown-fields":true,"items":{"type":"string"}}}}`,
+			want: `{"type":"object","properties":{"spec":{"x-kubernetes-preserve-unknown-fields":true},"list":{"x-kubernetes-preserve-unknown-fields":true}}}`,
+		},
+		"embedded resource gets type and object meta": {
+			in: `{"type":"object","properties":{"template":{"type":"object","x-kubernetes-embedded-resource":true,"properties":{"spec":{"type":"object"}}}}}`,
+			want: `{"type":"object","properties":{"template":{"type":"object","x-kubernetes-embedded-resource":true,"required":["kind","apiVersion"],"properties":{"spec":{"type":"object"},` +
+				`"apiVersion":{"type":"string","description":"` + descAPIVersion + `"},"kind":{"type":"string","description":"` + descKind + `"},` +
+				`"metadata":{"$ref":"#/definitions/` + objectMetaRef + `","description":"` + descMetadata + `"}}}}}`,
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			in, err := api.DecodeMap([]byte(tc.in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := api.DecodeMap([]byte(tc.want))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if name != "unknown fields at the root: a bare object" {
+				props, _ := want["properties"].(map[string]any)
+				want["properties"] = withMeta(props)
+			}
+			want["x-kubernetes-group-version-kind"] = gvk
+			got := kindDefinitionV2(in, gvk)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("definition (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestOpenAPIV2JSONHasDefinitionsOfSchemas(t *testing.T) {
+	t.Parallel()
+	list := []*registry.Resource{
+		{GroupVersion: api.GroupVersion{Group: "stable.example.com", Version: "v1"}, Resource: "crontabs", Kind: "CronTab", Namespaced: true,
+			Schema: map[string]any{"type": "object"}},
+		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "configmaps", Kind: "ConfigMap", Namespaced: true},
+	}
+	defs, _ := openAPIV2JSON(list, "v1.33.0")["definitions"].(map[string]any)
+	if _, ok := defs["com.example.stable.v1.CronTab"]; !ok {
+		t.Errorf("definitions %v lack com.example.stable.v1.CronTab", keysOf(defs))
+	}
+	if _, ok := defs[objectMetaRef]; !ok {
+		t.Errorf("definitions %v lack %s, which the kinds refer to", keysOf(defs), objectMetaRef)
+	}
+	if len(defs) != 2 {
+		t.Errorf("definitions %v, want only the CronTab and ObjectMeta", keysOf(defs))
+	}
+}
+
+func keysOf(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
