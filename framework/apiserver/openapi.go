@@ -75,12 +75,8 @@ func openAPIDoc(prefix string, list []*registry.Resource, version string) map[st
 		coll := strings.TrimSuffix(item, "/{name}")
 		paths[coll] = map[string]any{"post": op("post")}
 		if res.Schema != nil {
-			sc := map[string]any{}
-			for k, v := range res.Schema {
-				sc[k] = v
-			}
-			sc["x-kubernetes-group-version-kind"] = []any{gvk}
-			schemas[schemaName(res)] = sc
+			schemas[schemaName(res)] = kindSchema(res.Schema, []any{map[string]any{"group": gvk["group"], "version": gvk["version"], "kind": gvk["kind"]}}, false)
+			schemas[objectMetaRef] = objectMetaDefinition()
 		}
 	}
 	return map[string]any{

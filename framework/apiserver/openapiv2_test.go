@@ -75,7 +75,7 @@ func TestOpenAPIV2ProtoAnnouncesFieldValidation(t *testing.T) {
 	}
 }
 
-func TestKindDefinitionV2(t *testing.T) {
+func TestKindSchemaV2(t *testing.T) {
 	t.Parallel()
 	gvk := []any{map[string]any{"group": "example.com", "version": "v1", "kind": "Foo"}}
 	meta := map[string]any{
@@ -138,7 +138,7 @@ func TestKindDefinitionV2(t *testing.T) {
 				want["properties"] = withMeta(props)
 			}
 			want["x-kubernetes-group-version-kind"] = gvk
-			got := kindDefinitionV2(in, gvk)
+			got := kindSchema(in, gvk, true)
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("definition (-want +got):\n%s", d)
 			}

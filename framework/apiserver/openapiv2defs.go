@@ -1,6 +1,8 @@
 package apiserver
 
 import (
+	"strings"
+
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
@@ -33,7 +35,7 @@ func openAPIV2Definitions(list []*registry.Resource) map[string]any {
 			continue
 		}
 		gvk := []any{map[string]any{"group": res.GroupVersion.Group, "version": res.GroupVersion.Version, "kind": res.Kind}}
-		defs[schemaName(res)] = kindDefinitionV2(res.Schema, gvk)
+		defs[schemaName(res)] = kindSchema(res.Schema, gvk, true)
 	}
 	if len(defs) > 0 {
 		defs[objectMetaRef] = objectMetaDefinition()
@@ -41,17 +43,31 @@ func openAPIV2Definitions(list []*registry.Resource) map[string]any {
 	return defs
 }
 
-// kindDefinitionV2 is the definition of a kind with the v3 schema s.
-func kindDefinitionV2(s map[string]any, gvk []any) map[string]any {
-	if b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); b {
+// kindSchema is the published schema of a kind with the v3 schema s: for
+// OpenAPI v2 (v2: made v2-compatible, references under #/definitions/) or
+// v3 (the schema as it is, references under #/components/schemas/).
+func kindSchema(s map[string]any, gvk []any, v2 bool) map[string]any {
+	if b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); b && v2 {
 		return map[string]any{"type": "object", "x-kubernetes-group-version-kind": gvk}
 	}
 	def := api.DeepCopyJSON(s)
-	toV2(def)
-	addTypeAndObjectMeta(def)
-	addEmbeddedMeta(def)
+	if v2 {
+		toV2(def)
+	}
+	ref := objectMetaRefIn(v2)
+	addTypeAndObjectMeta(def, ref)
+	addEmbeddedMeta(def, ref, v2)
 	def["x-kubernetes-group-version-kind"] = gvk
 	return def
+}
+
+// objectMetaRefIn is the reference to ObjectMeta in an OpenAPI v2 or v3
+// document.
+func objectMetaRefIn(v2 bool) string {
+	if v2 {
+		return "#/definitions/" + objectMetaRef
+	}
+	return "#/components/schemas/" + objectMetaRef
 }
 
 // toV2 removes from s (in place, recursively) what OpenAPI v2 cannot say or
@@ -119,7 +135,7 @@ func without(list any, name string) any {
 
 // addTypeAndObjectMeta adds apiVersion, kind and metadata to a kind's or an
 // embedded resource's properties.
-func addTypeAndObjectMeta(s map[string]any) {
+func addTypeAndObjectMeta(s map[string]any, ref string) {
 	props, _ := s["properties"].(map[string]any)
 	if props == nil {
 		props = map[string]any{}
@@ -127,32 +143,39 @@ func addTypeAndObjectMeta(s map[string]any) {
 	}
 	props["apiVersion"] = map[string]any{"type": "string", "description": descAPIVersion}
 	props["kind"] = map[string]any{"type": "string", "description": descKind}
-	props["metadata"] = map[string]any{"$ref": "#/definitions/" + objectMetaRef, "description": descMetadata}
+	if strings.HasPrefix(ref, "#/definitions/") {
+		props["metadata"] = map[string]any{"$ref": ref, "description": descMetadata}
+	} else {
+		// OpenAPI v3 ignores the siblings of a $ref: the description
+		// stays with an allOf around it, as kube-openapi writes it (and
+		// kubectl explain shows it).
+		props["metadata"] = map[string]any{"allOf": []any{map[string]any{"$ref": ref}}, "description": descMetadata}
+	}
 }
 
 // addEmbeddedMeta adds apiVersion, kind and metadata (and requires the first
-// two) in every x-kubernetes-embedded-resource below s, except where unknown
-// fields are preserved (kubectl would then reject the unknown ones).
-func addEmbeddedMeta(s map[string]any) {
+// two) in every x-kubernetes-embedded-resource below s, except, in v2, where
+// unknown fields are preserved (kubectl would then reject the unknown ones).
+func addEmbeddedMeta(s map[string]any, ref string, v2 bool) {
 	if props, ok := s["properties"].(map[string]any); ok {
 		for _, p := range props {
 			if ps, ok := p.(map[string]any); ok {
-				addEmbeddedMeta(ps)
+				addEmbeddedMeta(ps, ref, v2)
 			}
 		}
 	}
 	for _, k := range []string{"items", "additionalProperties"} {
 		if c, ok := s[k].(map[string]any); ok {
-			addEmbeddedMeta(c)
+			addEmbeddedMeta(c, ref, v2)
 		}
 	}
-	if b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); b {
+	if b, _ := s["x-kubernetes-preserve-unknown-fields"].(bool); b && v2 {
 		return
 	}
 	if b, _ := s["x-kubernetes-embedded-resource"].(bool); !b {
 		return
 	}
-	addTypeAndObjectMeta(s)
+	addTypeAndObjectMeta(s, ref)
 	req, _ := s["required"].([]any)
 	for _, f := range []string{"kind", "apiVersion"} {
 		if !containsAny(req, f) {
@@ -204,22 +227,22 @@ func objectMetaDefinition() map[string]any {
 		"type":        "object",
 		"description": "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
 		"properties": map[string]any{
-			"annotations":                strMap("Annotations: unstructured key value map stored with a resource."),
-			"creationTimestamp":          date("When this object was created."),
-			"deletionGracePeriodSeconds": integer("Seconds allowed for graceful termination before the object is removed."),
-			"deletionTimestamp":          date("When this object will be deleted."),
-			"finalizers":                 strList("Must be empty before the object is deleted from the registry."),
-			"generateName":               str("Optional prefix used by the server to generate a unique name."),
-			"generation":                 integer("A sequence number representing a specific generation of the desired state."),
-			"labels":                     strMap("Map of string keys and values that can be used to organize and categorize objects."),
-			"managedFields":              map[string]any{"type": "array", "description": "Which managers own which fields.", "items": managed},
-			"name":                       str("Name must be unique within a namespace."),
-			"namespace":                  str("Namespace defines the space within which each name must be unique."),
-			"ownerReferences": map[string]any{"type": "array", "description": "Objects depended on by this object.", "items": ownerRef,
+			"annotations":                strMap("Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata."),
+			"creationTimestamp":          date("CreationTimestamp is a timestamp representing the server time when this object was created. It is set by the server on create and may not be set by clients."),
+			"deletionGracePeriodSeconds": integer("DeletionGracePeriodSeconds is the number of seconds allowed for this object to terminate gracefully before it is removed."),
+			"deletionTimestamp":          date("DeletionTimestamp is the time after which this resource will be deleted, set by the server when a graceful deletion is requested."),
+			"finalizers":                 strList("Finalizers must be empty before the object is deleted from the registry. Each entry names a component responsible for removing it."),
+			"generateName":               str("GenerateName is an optional prefix, used by the server to generate a unique name only if the Name field has not been provided."),
+			"generation":                 integer("Generation is a sequence number representing a specific generation of the desired state, set by the system."),
+			"labels":                     strMap("Labels is a map of string keys and values that can be used to organize and categorize (scope and select) objects."),
+			"managedFields":              map[string]any{"type": "array", "description": "ManagedFields maps workflow-id and version to the set of fields that are managed by that workflow.", "items": managed},
+			"name":                       str("Name must be unique within a namespace. It is required when creating resources, although some resources may allow a client to request the generation of a name."),
+			"namespace":                  str("Namespace defines the space within which each name must be unique. An empty namespace is equivalent to the default namespace."),
+			"ownerReferences": map[string]any{"type": "array", "description": "OwnerReferences lists the objects depended on by this object. If all of them are deleted, this object is garbage collected.", "items": ownerRef,
 				"x-kubernetes-list-type": "map", "x-kubernetes-list-map-keys": []any{"uid"}, "x-kubernetes-patch-merge-key": "uid", "x-kubernetes-patch-strategy": "merge"},
-			"resourceVersion": str("An opaque value that represents the internal version of this object."),
-			"selfLink":        str("Deprecated."),
-			"uid":             str("UID is the unique in time and space value for this object."),
+			"resourceVersion": str("ResourceVersion is an opaque value that represents the internal version of this object, used by clients to determine when objects have changed."),
+			"selfLink":        str("Deprecated: selfLink is a legacy read-only field that is no longer populated by the system."),
+			"uid":             str("UID is the unique in time and space value for this object. It is generated by the server on successful creation of a resource."),
 		},
 	}
 }
