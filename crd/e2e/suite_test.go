@@ -68,6 +68,37 @@ func create(ctx context.Context, obj map[string]any) response {
 }
 
 var _ = Describe("CRD registry", Ordered, func() {
+	It("answers a watch from a resourceVersion older than the first watch of the resource with the changes since", func(ctx SpecContext) {
+		// The resourceVersion of a create, another change, then the first
+		// watch of the resource: the watch cache must reach back to that
+		// version (kube-apiserver's runs from the start), not begin at the
+		// first watch and answer 410 Gone.
+		crdCreate := func(plural string) string {
+			r, err := cl.do(ctx, http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", map[string]any{
+				"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+				"metadata": map[string]any{"name": plural + ".watch.example.com"},
+				"spec": map[string]any{"group": "watch.example.com", "scope": "Namespaced",
+					"names": map[string]any{"plural": plural, "kind": strings.ToUpper(plural[:1]) + plural[1:len(plural)-1]},
+					"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+						"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}}}}, nil)
+			Expect(err).NotTo(HaveOccurred())
+			Expect(r.code).To(Equal(http.StatusCreated), r.raw)
+			return api.NestedString(r.obj, "metadata", "resourceVersion")
+		}
+		rv := crdCreate("alphas")
+		crdCreate("betas")
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		events := watchLines(wctx, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions?watch=1&resourceVersion="+rv)
+		// The first CRD's status changes (Established) and the second CRD.
+		Eventually(func(g Gomega) {
+			var ev map[string]any
+			g.Expect(events).To(Receive(&ev))
+			g.Expect(ev["type"]).To(Equal("ADDED"), "%v", ev)
+			g.Expect(api.NestedString(ev, "object", "metadata", "name")).To(Equal("betas.watch.example.com"))
+		}).WithTimeout(5 * time.Second).Should(Succeed())
+	})
+
 	It("registers every CRD of the corpus and establishes it within a second", func(ctx SpecContext) {
 		for _, f := range crdFiles() {
 			obj := readDoc(filepath.Join("crds", filepath.Base(f)))

@@ -34,6 +34,27 @@ func newMemStore() *memStore {
 	return &memStore{kvs: map[string]storage.KeyValue{}, fail: map[string]error{}}
 }
 
+// List lists the keys under prefix (the server's watch caches list every
+// watchable resource at start).
+func (m *memStore) List(_ context.Context, prefix string, _ storage.ListOptions) (storage.ListResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	res := storage.ListResult{Revision: m.rev}
+	for k, kv := range m.kvs {
+		if strings.HasPrefix(k, prefix) {
+			res.Items = append(res.Items, kv)
+		}
+	}
+	return res, nil
+}
+
+// Watch delivers nothing until ctx ends: these tests do not watch.
+func (m *memStore) Watch(ctx context.Context, _ string, _ int64) <-chan storage.Event {
+	ch := make(chan storage.Event)
+	go func() { <-ctx.Done(); close(ch) }()
+	return ch
+}
+
 func (m *memStore) Get(_ context.Context, key string) (storage.KeyValue, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -123,11 +124,13 @@ func New(opts Options) (*Server, error) {
 // returns immediately; the caches stop when ctx is cancelled.
 func (s *Server) Start(ctx context.Context) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.ctx = ctx
-	s.mu.Unlock()
+	s.startCachesLocked()
 }
 
-// registryChanged stops the watch caches of resources no longer served.
+// registryChanged stops the watch caches of resources no longer served and
+// starts those of new ones.
 func (s *Server) registryChanged() {
 	served := map[string]bool{}
 	for _, r := range s.opts.Registry.All() {
@@ -142,6 +145,23 @@ func (s *Server) registryChanged() {
 			s.started.Delete(p)
 		}
 	}
+	if s.ctx != nil {
+		s.startCachesLocked()
+	}
+}
+
+// startCachesLocked starts the watch cache of every watchable resource that
+// has none yet, as kube-apiserver runs one per resource from the start: a
+// client that lists (from storage) and then watches from that list's
+// resourceVersion finds the cache's history reaching back to it, where a
+// cache started by that first watch would begin after it and answer 410
+// Gone. Called with mu held.
+func (s *Server) startCachesLocked() {
+	for _, r := range s.opts.Registry.All() {
+		if slices.Contains(r.ServedVerbs(), "watch") {
+			s.ensureCacheLocked(r)
+		}
+	}
 }
 
 // cacheFor returns the (started) watch cache of a resource.
@@ -154,30 +174,37 @@ func (s *Server) cacheFor(ctx context.Context, res *registry.Resource) (*watchCa
 		return h.(*cacheHandle).cache, nil
 	}
 	s.mu.Lock()
-	h, ok := s.caches[prefix]
-	if !ok {
-		base := s.ctx
-		if base == nil {
-			s.mu.Unlock()
-			return nil, errors.New("apiserver: Start was not called")
-		}
-		cctx, cancel := context.WithCancel(base)
-		fieldsOf := res.SelectableFields
-		namespaced := res.Namespaced
-		wc := newWatchCache(s.opts.Storage, prefix, s.opts.WatchCacheCapacity, s.log.WithValues("resource", res.GroupVersionResource().GroupResource().String()),
-			func(key string, value []byte, rv int64) (*cachedObject, error) {
-				return buildCachedObject(key, value, rv, namespaced, fieldsOf)
-			})
-		h = &cacheHandle{cache: wc, cancel: cancel}
-		s.caches[prefix] = h
-		s.started.Store(prefix, h)
-		go wc.run(cctx)
+	if s.ctx == nil {
+		s.mu.Unlock()
+		return nil, errors.New("apiserver: Start was not called")
 	}
+	h := s.ensureCacheLocked(res)
 	s.mu.Unlock()
 	if err := h.cache.waitReady(ctx); err != nil {
 		return nil, err
 	}
 	return h.cache, nil
+}
+
+// ensureCacheLocked returns the watch cache of res, starting it if needed.
+// Called with mu held, after Start.
+func (s *Server) ensureCacheLocked(res *registry.Resource) *cacheHandle {
+	prefix := storagePrefix(res)
+	if h, ok := s.caches[prefix]; ok {
+		return h
+	}
+	cctx, cancel := context.WithCancel(s.ctx)
+	fieldsOf := res.SelectableFields
+	namespaced := res.Namespaced
+	wc := newWatchCache(s.opts.Storage, prefix, s.opts.WatchCacheCapacity, s.log.WithValues("resource", res.GroupVersionResource().GroupResource().String()),
+		func(key string, value []byte, rv int64) (*cachedObject, error) {
+			return buildCachedObject(key, value, rv, namespaced, fieldsOf)
+		})
+	h := &cacheHandle{cache: wc, cancel: cancel}
+	s.caches[prefix] = h
+	s.started.Store(prefix, h)
+	go wc.run(cctx)
+	return h
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
