@@ -5,7 +5,10 @@
 // When a Namespace has a deletionTimestamp, the controller sets status.phase
 // Terminating, discovers every namespaced resource (custom resources
 // included), deletes the namespace's objects of each (deletecollection when
-// served, else list and delete), and reports progress in the conditions
+// served, else list and delete) — pods first, and the rest only once no pod
+// remains (Kubernetes' OrderedNamespaceDeletion: a running pod keeps the
+// ConfigMaps, Secrets and ServiceAccounts it uses; while pods remain,
+// NamespaceDeletionContentFailure says so) — and reports progress in the conditions
 // NamespaceDeletionDiscoveryFailure, NamespaceDeletionContentFailure,
 // NamespaceContentRemaining and NamespaceFinalizersRemaining. Objects with
 // finalizers stay until someone removes them; the namespace waits. Once

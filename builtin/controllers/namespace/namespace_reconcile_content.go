@@ -28,8 +28,27 @@ func (r *reconciler) deleteContent(ctx context.Context, ns *corev1.Namespace) (b
 	resources, discoveryErr := r.discoverer.Discover(ctx)
 	totals := contentTotals{objects: map[string]int{}, finalizers: map[string]int{}}
 	var deleteErrs []error
+	// Pods go first, and nothing else goes while one remains (Kubernetes'
+	// OrderedNamespaceDeletion, default since 1.33): a pod still running
+	// keeps the ConfigMaps, Secrets and ServiceAccounts it uses.
+	podsLeft := false
 	for _, res := range resources {
-		if !res.Namespaced {
+		if !isPods(res) {
+			continue
+		}
+		if err := r.deleteResource(ctx, res, ns.Name, &totals); err != nil {
+			deleteErrs = append(deleteErrs, err)
+		}
+		if n := totals.objects[res.String()]; n > 0 {
+			podsLeft = true
+			deleteErrs = append(deleteErrs, fmt.Errorf("%d pods remain in namespace %s; other resources are deleted once they are gone", n, ns.Name))
+		}
+	}
+	for _, res := range resources {
+		if podsLeft {
+			break
+		}
+		if !res.Namespaced || isPods(res) {
 			continue
 		}
 		if err := r.deleteResource(ctx, res, ns.Name, &totals); err != nil {
@@ -43,6 +62,11 @@ func (r *reconciler) deleteContent(ctx context.Context, ns *corev1.Namespace) (b
 	if discoveryErr != nil {
 		r.recorder.Event(ctx, ns, "Warning", "NamespaceDeletionDiscoveryFailure", conds[0].Message)
 		return false, fmt.Errorf("namespace %s: %w", ns.Name, discoveryErr)
+	}
+	if podsLeft && len(deleteErrs) == 1 {
+		// Only waiting for pods to go: their deletion events requeue the
+		// namespace; not an error to back off from.
+		return true, nil
 	}
 	if len(deleteErrs) > 0 {
 		r.recorder.Event(ctx, ns, "Warning", "NamespaceDeletionContentFailure", conds[1].Message)
@@ -182,4 +206,9 @@ func (r *reconciler) setConditions(ctx context.Context, ns *corev1.Namespace, co
 		return fmt.Errorf("update conditions of namespace %s: %w", ns.Name, err)
 	}
 	return nil
+}
+
+// isPods reports whether res is core/v1 pods.
+func isPods(res resource) bool {
+	return res.GVR.Group == "" && res.GVR.Resource == "pods"
 }

@@ -98,4 +98,30 @@ var _ = Describe("namespace lifecycle", func() {
 		Eventually(gone(ctx, held)).Should(BeTrue())
 		Eventually(gone(ctx, ns)).Should(BeTrue())
 	})
+
+	It("deletes pods first and the rest only once no pod remains", func(ctx SpecContext) {
+		ns := deletableNamespace(ctx)
+		pod := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: ns.Name, Name: "held", Finalizers: []string{holdFinalizer}},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "c", Image: "c:1"}}}}
+		Expect(c.Create(ctx, pod)).To(Succeed())
+		cm := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: ns.Name, Name: "used-by-the-pod"}}
+		Expect(c.Create(ctx, cm)).To(Succeed())
+		Expect(c.Delete(ctx, ns)).To(Succeed())
+
+		Eventually(func(g Gomega) {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(ns), ns)).To(Succeed())
+			failure := condition(ns, corev1.NamespaceDeletionContentFailure)
+			g.Expect(failure).NotTo(BeNil())
+			g.Expect(failure.Status).To(BeEquivalentTo("True"))
+			g.Expect(failure.Message).To(ContainSubstring("1 pods remain in namespace " + ns.Name))
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(pod), pod)).To(Succeed())
+			g.Expect(pod.DeletionTimestamp).NotTo(BeNil())
+		}).Should(Succeed())
+		Consistently(func() error { return c.Get(ctx, client.ObjectKeyFromObject(cm), cm) }, "500ms", "100ms").Should(Succeed())
+
+		pod.Finalizers = nil
+		Expect(c.Update(ctx, pod)).To(Succeed())
+		Eventually(gone(ctx, cm)).Should(BeTrue())
+		Eventually(gone(ctx, ns)).Should(BeTrue())
+	})
 })
