@@ -96,6 +96,8 @@ type Server struct {
 
 	handler http.Handler // serveHTTP behind the Security filters and the metrics
 	metrics *metrics
+
+	fields fieldManagers // managedFields bookkeeping per resource version
 }
 
 type cacheHandle struct {
@@ -126,6 +128,7 @@ func (s *Server) Start(ctx context.Context) {
 
 // registryChanged stops the watch caches of resources no longer served.
 func (s *Server) registryChanged() {
+	s.fields.reset()
 	served := map[string]bool{}
 	for _, r := range s.opts.Registry.All() {
 		served[storagePrefix(r)] = true
