@@ -23,9 +23,9 @@ const (
 // patchTypes returns the patch media types res accepts.
 func patchTypes(q *request) []string {
 	if q.res.Type == nil {
-		return []string{mediaJSONPatch, mediaMergePatch}
+		return []string{mediaJSONPatch, mediaMergePatch, mediaApplyPatch}
 	}
-	return []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch}
+	return []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch, mediaApplyPatch}
 }
 
 // applyPatch applies a patch body of the request's patch type to cur.
@@ -69,6 +69,9 @@ func applyPatch(q *request, cur map[string]any, body []byte) (map[string]any, er
 // servePatch serves PATCH on the object (updateMain) or its status
 // (updateStatus).
 func (s *Server) servePatch(q *request, mode updateMode) error {
+	if contentType(q.r) == mediaApplyPatch {
+		return s.serveApply(q, mode)
+	}
 	out, err := s.patchObject(q.ctx(), q, mode)
 	if err != nil {
 		return err

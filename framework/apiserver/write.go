@@ -568,6 +568,14 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		} else {
 			delete(next, "status")
 		}
+		if q.applied {
+			// Apply computed the managedFields of this write.
+			if mf, ok := metaOf(obj)["managedFields"]; ok {
+				metaOf(next)["managedFields"] = mf
+			} else {
+				delete(metaOf(next), "managedFields")
+			}
+		}
 		obj = next
 	case updateMain:
 		if q.res.StatusSubresource {

@@ -63,7 +63,7 @@ func (m *Manager) Apply(live, config map[string]any, manager string, force bool)
 	}
 	configTV, err := m.typ.typed(config)
 	if err != nil {
-		return nil, false, apierrors.NewInternalError(fmt.Errorf("failed to create typed patch object: %w", err))
+		return nil, false, &ConfigError{Err: err}
 	}
 	id := m.id(manager, OperationApply)
 	newTV, fields, err := m.updater.Apply(liveTV, configTV, fieldpath.APIVersion(m.apiVersion), mg.fields.Copy(), id, force)
@@ -105,6 +105,16 @@ func (m *Manager) Apply(live, config map[string]any, manager string, force bool)
 	setManagedFields(out, entries)
 	return out, changed, nil
 }
+
+// ConfigError says an applied configuration does not fit the schema (a
+// field it does not declare, a value of the wrong kind, duplicate keys).
+// Kubernetes answers it with a 500 whose message is "failed to create typed
+// patch object (NAMESPACE/NAME; GVK): " and this error.
+type ConfigError struct{ Err error }
+
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // conflictError is Kubernetes' Status for apply conflicts: 409 Conflict with
 // one FieldManagerConflict cause per field.

@@ -85,6 +85,7 @@ const (
 	mergeType = "application/merge-patch+json"
 	jsonPatch = "application/json-patch+json"
 	smpType   = "application/strategic-merge-patch+json"
+	yamlType  = "application/yaml"
 )
 
 // newNamespace creates a namespace for one spec and returns its name.
@@ -109,13 +110,35 @@ func entries(obj map[string]any) string {
 	out := make([]any, 0, len(mf))
 	for _, e := range mf {
 		m := api.DeepCopyJSON(e.(map[string]any))
-		ts, _ := m["time"].(string)
-		_, err := time.Parse(time.RFC3339, ts)
-		Expect(err).NotTo(HaveOccurred(), "entry time %q", ts)
-		delete(m, "time")
+		// An apply that changes nothing records no time, as in Kubernetes.
+		if ts, ok := m["time"].(string); ok {
+			_, err := time.Parse(time.RFC3339, ts)
+			Expect(err).NotTo(HaveOccurred(), "entry time %q", ts)
+			delete(m, "time")
+		}
 		out = append(out, m)
 	}
 	b, err := json.Marshal(out)
 	Expect(err).NotTo(HaveOccurred())
 	return string(b)
+}
+
+// i64 is the integer at path in obj (0 when missing).
+func i64(obj map[string]any, path ...string) int64 {
+	n, _ := api.NestedInt64(obj, path...)
+	return n
+}
+
+// fieldsOf is the FieldsV1 of manager's first entry in obj, as JSON ("" when
+// it has none).
+func fieldsOf(obj map[string]any, manager string) string {
+	GinkgoHelper()
+	for _, e := range api.NestedSlice(obj, "metadata", "managedFields") {
+		if m, _ := e.(map[string]any); m["manager"] == manager {
+			b, err := json.Marshal(m["fieldsV1"])
+			Expect(err).NotTo(HaveOccurred())
+			return string(b)
+		}
+	}
+	return ""
 }
