@@ -35,7 +35,9 @@ spec:
         - containerPort: 80
 `
 
-func ssaDeployment(replicas string) string { return strings.Replace(ssaManifest, "REPLICAS", replicas, 1) }
+func ssaDeployment(replicas string) string {
+	return strings.Replace(ssaManifest, "REPLICAS", replicas, 1)
+}
 
 func serverSideSpecs(kc func() *kubectl) {
 	var (
