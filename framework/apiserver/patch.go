@@ -94,6 +94,11 @@ func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (
 	if len(body) == 0 {
 		return nil, apierrors.NewBadRequest("the request body is empty; expected a patch")
 	}
+	if media == mediaJSONPatch {
+		if err := checkJSONPatchSize(body); err != nil {
+			return nil, err
+		}
+	}
 	name := q.ri.name
 	return s.guaranteedUpdate(ctx, q, name, mode, func(cur map[string]any, curRV int64) (map[string]any, error) {
 		next, err := applyPatch(q, cur, body)
@@ -120,4 +125,24 @@ func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (
 		}
 		return next, nil
 	})
+}
+
+// maxJSONPatchOperations is the most operations a JSON patch may hold, as in
+// Kubernetes.
+const maxJSONPatchOperations = 10000
+
+// checkJSONPatchSize refuses a JSON patch of more than maxJSONPatchOperations
+// operations with 413, as Kubernetes does. A body too short to hold that many
+// is not decoded; one that is not a JSON array is left to the patch itself to
+// report.
+func checkJSONPatchSize(body []byte) error {
+	if len(body) < 2*maxJSONPatchOperations {
+		return nil
+	}
+	var ops []json.RawMessage
+	if err := json.Unmarshal(body, &ops); err != nil || len(ops) <= maxJSONPatchOperations {
+		return nil
+	}
+	return apierrors.NewRequestEntityTooLarge(fmt.Sprintf(
+		"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 }
