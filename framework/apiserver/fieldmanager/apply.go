@@ -35,7 +35,7 @@ func (m *Manager) Apply(live, config map[string]any, manager string, force bool)
 		}
 	}
 	liveObj, liveMF, _ := WithoutManagedFields(m.orZero(live))
-	mg, err := decodeManaged(liveMF)
+	mg, err := m.sets.decodeManaged(liveMF, true)
 	if err != nil {
 		return nil, false, apierrors.NewInternalError(fmt.Errorf("failed to decode managed fields: %w", err))
 	}

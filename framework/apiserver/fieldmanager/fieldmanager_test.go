@@ -335,6 +335,14 @@ func TestFieldsV1RoundTrip(t *testing.T) {
 		if diff := cmp.Diff(obj(t, s), out); diff != "" {
 			t.Errorf("%s round trip (-want +got):\n%s", s, diff)
 		}
+		// The direct encoding is structured-merge-diff's own.
+		b, err := set.ToJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(obj(t, string(b)), out); diff != "" {
+			t.Errorf("%s: FieldsV1 differs from Set.ToJSON (-want +got):\n%s", s, diff)
+		}
 	}
 	for _, bad := range []any{"x", []any{}, map[string]any{"k:{": map[string]any{}}} {
 		if _, err := ParseFieldsV1(bad); err == nil {
@@ -364,8 +372,121 @@ func FuzzParseFieldsV1(f *testing.F) {
 		if err != nil {
 			t.Fatalf("parse own encoding %v: %v", out, err)
 		}
+		ref, err := set.ToJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, _ := api.DecodeMap(ref); !reflect.DeepEqual(want, out) {
+			t.Fatalf("FieldsV1 %v differs from Set.ToJSON %s", out, ref)
+		}
 		if !again.Equals(set) {
 			t.Fatalf("round trip changed the set: %v vs %v", set, again)
 		}
 	})
+}
+
+func TestPrintManager(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		id   identity
+		want string
+	}{
+		{identity{Manager: "kubectl", Operation: OperationApply}, `"kubectl"`},
+		{identity{Manager: "kubectl-client-side-apply", Operation: OperationUpdate, APIVersion: "apps/v1"}, `"kubectl-client-side-apply" using apps/v1`},
+		{identity{Manager: "ctrl", Operation: OperationUpdate, APIVersion: "v1", Subresource: "status"}, `"ctrl" with subresource "status" using v1`},
+		{identity{Manager: "x", Operation: OperationApply, Subresource: "scale"}, `"x" with subresource "scale"`},
+	} {
+		if got := printManager(tc.id.key()); got != tc.want {
+			t.Errorf("%+v: got %s, want %s", tc.id, got, tc.want)
+		}
+	}
+	if got := printManager("not json"); got != `"not json"` {
+		t.Errorf("raw key: %s", got)
+	}
+}
+
+// TestListSemantics checks what each marker makes of a list, through the
+// field sets an Update records.
+func TestListSemantics(t *testing.T) {
+	t.Parallel()
+	type item struct {
+		Name string `json:"name"`
+		Port int    `json:"port,omitempty"`
+		Prot string `json:"prot,omitempty" default:"TCP"`
+	}
+	type spec struct {
+		Atomic    []item             `json:"atomic,omitempty"`
+		Merge     []item             `json:"merge,omitempty" patchStrategy:"merge" patchMergeKey:"name"`
+		Map       []item             `json:"map,omitempty" listType:"map" listMapKeys:"port,prot"`
+		Set       []string           `json:"set,omitempty" patchStrategy:"merge"`
+		ListSet   []string           `json:"listSet,omitempty" listType:"set"`
+		Plain     []string           `json:"plain,omitempty"`
+		AtomicMap map[string]string  `json:"atomicMap,omitempty" mapType:"atomic"`
+		Granular  map[string]string  `json:"granular,omitempty"`
+		Sel       *api.LabelSelector `json:"sel,omitempty"`
+		AtomicS   *item              `json:"atomicS,omitempty" structType:"atomic"`
+	}
+	type kind struct {
+		api.TypeMeta   `json:",inline"`
+		api.ObjectMeta `json:"metadata,omitempty"`
+		Spec           spec `json:"spec"`
+	}
+	typ, err := TypeOf(reflect.TypeFor[kind]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := New(Options{Type: typ, APIVersion: "x/v1", Now: func() time.Time { return fixed }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ field, value, want string }{
+		{"atomic", `[{"name":"a"}]`, `{"f:atomic":{}}`},
+		{"merge", `[{"name":"a","port":1}]`, `{"f:merge":{".":{},"k:{\"name\":\"a\"}":{".":{},"f:name":{},"f:port":{}}}}`},
+		{"map", `[{"name":"a","port":1}]`, `{"f:map":{".":{},"k:{\"port\":1,\"prot\":\"TCP\"}":{".":{},"f:name":{},"f:port":{}}}}`},
+		{"set", `["b","a"]`, `{"f:set":{".":{},"v:\"a\"":{},"v:\"b\"":{}}}`},
+		{"listSet", `["a"]`, `{"f:listSet":{".":{},"v:\"a\"":{}}}`},
+		{"plain", `["a"]`, `{"f:plain":{}}`},
+		{"atomicMap", `{"k":"v"}`, `{"f:atomicMap":{}}`},
+		{"granular", `{"k":"v"}`, `{"f:granular":{".":{},"f:k":{}}}`},
+		{"sel", `{"matchLabels":{"k":"v"}}`, `{"f:sel":{}}`},
+		{"atomicS", `{"name":"a"}`, `{"f:atomicS":{}}`},
+	} {
+		o := obj(t, `{"apiVersion":"x/v1","kind":"K","metadata":{"name":"n"},"spec":{"`+tc.field+`":`+tc.value+`}}`)
+		if err := m.Update(nil, o, "m"); err != nil {
+			t.Fatalf("%s: %v", tc.field, err)
+		}
+		got, _ := json.Marshal(api.NestedSlice(o, "metadata", "managedFields")[0].(map[string]any)["fieldsV1"])
+		if want := `{"f:spec":` + tc.want + `}`; string(got) != want {
+			t.Errorf("%s: got %s, want %s", tc.field, got, want)
+		}
+	}
+}
+
+// TestUpdateWithoutChangeKeepsEntries: an update that changes no field
+// renews no time, so the stored bytes stay the same and nothing is written.
+func TestUpdateWithoutChangeKeepsEntries(t *testing.T) {
+	t.Parallel()
+	m := newManager(t, Options{Ignore: []string{"status"}})
+	live := canon(t, dep)
+	if err := m.Update(nil, live, "a"); err != nil {
+		t.Fatal(err)
+	}
+	api.SetNestedField(live, "uid", "metadata", "uid")
+	typ, err := TypeOf(reflect.TypeFor[deployment]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	later, err := New(Options{Type: typ, APIVersion: "apps/v1", Ignore: []string{"status"}, Now: func() time.Time { return fixed.Add(time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, manager := range []string{"a", "b"} {
+		next := api.DeepCopyJSON(live)
+		if err := later.Update(live, next, manager); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(entries(t, live), entries(t, next)); diff != "" {
+			t.Errorf("no-op update by %s changed managedFields (-want +got):\n%s", manager, diff)
+		}
+	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -68,8 +69,55 @@ func newManaged() *managed {
 // errBadEntry is wrapped by decode's errors.
 var errBadEntry = errors.New("invalid managedFields entry")
 
+// setCache remembers the sets parsed from FieldsV1 JSON: objects are written
+// again and again with the same field sets, and parsing them costs more than
+// encoding them to look them up. Sets are never changed once built (every set
+// operation returns a new set), so they are shared. Safe for concurrent use.
+type setCache struct {
+	mu   sync.Mutex
+	sets map[string]*fieldpath.Set // by FieldsV1 JSON; guarded by mu
+}
+
+// maxCachedSets bounds a setCache; it starts over when full.
+const maxCachedSets = 4096
+
+// parse returns the set of the FieldsV1 value v (decoded JSON; nil is empty).
+func (c *setCache) parse(v any) (*fieldpath.Set, error) {
+	if v == nil {
+		return fieldpath.NewSet(), nil
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("fieldsV1 must be an object")
+	}
+	var buf [512]byte
+	b, err := api.AppendJSON(buf[:0], v)
+	if err != nil {
+		return nil, fmt.Errorf("encode fieldsV1: %w", err)
+	}
+	c.mu.Lock()
+	set, ok := c.sets[string(b)]
+	c.mu.Unlock()
+	if ok {
+		return set, nil
+	}
+	set = fieldpath.NewSet()
+	if err := set.FromJSON(bytes.NewReader(b)); err != nil {
+		return nil, fmt.Errorf("parse fieldsV1: %w", err)
+	}
+	c.mu.Lock()
+	if len(c.sets) >= maxCachedSets || c.sets == nil {
+		c.sets = make(map[string]*fieldpath.Set, 64)
+	}
+	c.sets[string(b)] = set
+	c.mu.Unlock()
+	return set, nil
+}
+
 // decodeManaged reads metadata.managedFields as the JSON decoder left it.
-func decodeManaged(v any) (*managed, error) {
+// stored says they are the stored object's: their fieldsV1 may then be
+// written back as they are when a set does not change (a client's are always
+// encoded anew).
+func (c *setCache) decodeManaged(v any, stored bool) (*managed, error) {
 	entries, ok := v.([]any)
 	if !ok && v != nil {
 		return nil, fmt.Errorf("%w: managedFields must be a list", errBadEntry)
@@ -97,14 +145,16 @@ func decodeManaged(v any) (*managed, error) {
 		default:
 			return nil, fmt.Errorf("%w %d: invalid fieldsType %q", errBadEntry, i, ft)
 		}
-		set, err := ParseFieldsV1(em["fieldsV1"])
+		set, err := c.parse(em["fieldsV1"])
 		if err != nil {
 			return nil, fmt.Errorf("%w %d: %w", errBadEntry, i, err)
 		}
 		key := id.key()
 		vs := fieldpath.NewVersionedSet(set, fieldpath.APIVersion(id.APIVersion), id.Operation == OperationApply)
 		m.fields[key] = vs
-		m.raw[key] = rawSet{set: vs, fields: em["fieldsV1"]}
+		if stored {
+			m.raw[key] = rawSet{set: vs, fields: em["fieldsV1"]}
+		}
 		if t := str("time"); t != "" {
 			m.times[key] = t
 		}
@@ -132,13 +182,47 @@ func ParseFieldsV1(v any) (*fieldpath.Set, error) {
 	return set, nil
 }
 
-// FieldsV1 encodes set in Kubernetes' FieldsV1 form, decoded to JSON values.
+// FieldsV1 encodes set in Kubernetes' FieldsV1 form, as decoded JSON: each
+// member and child is keyed by its serialized path element, a child that is
+// also a member holds ".", as structured-merge-diff's Set.ToJSON writes it
+// (built directly, without the round trip through JSON text).
 func FieldsV1(set *fieldpath.Set) (map[string]any, error) {
-	b, err := set.ToJSON()
+	return fieldsV1(set, false)
+}
+
+func fieldsV1(set *fieldpath.Set, self bool) (map[string]any, error) {
+	out := make(map[string]any, set.Members.Size()+set.Children.Size()+1)
+	if self && !set.Empty() {
+		out["."] = map[string]any{}
+	}
+	var err error
+	set.Members.Iterate(func(pe fieldpath.PathElement) {
+		if err != nil {
+			return
+		}
+		var k string
+		if k, err = fieldpath.SerializePathElement(pe); err == nil {
+			out[k] = map[string]any{}
+		}
+	})
+	set.Children.Iterate(func(pe fieldpath.PathElement) {
+		if err != nil {
+			return
+		}
+		var k string
+		if k, err = fieldpath.SerializePathElement(pe); err != nil {
+			return
+		}
+		child, _ := set.Children.Get(pe)
+		var m map[string]any
+		if m, err = fieldsV1(child, set.Members.Has(pe)); err == nil {
+			out[k] = m
+		}
+	})
 	if err != nil {
 		return nil, fmt.Errorf("encode field set: %w", err)
 	}
-	return api.DecodeMap(b)
+	return out, nil
 }
 
 // encode renders m as metadata.managedFields entries in Kubernetes' order:
@@ -161,7 +245,7 @@ func (m *managed) encode() ([]any, error) {
 			id.Operation = OperationApply
 		}
 		var fields any
-		if r, ok := m.raw[key]; ok && r.set == vs {
+		if r, ok := m.raw[key]; ok && (r.set == vs || r.set.Set().Equals(vs.Set())) {
 			fields = r.fields
 		} else {
 			f, err := FieldsV1(vs.Set())

@@ -3,6 +3,7 @@ package fieldmanager
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -18,8 +19,6 @@ const (
 	beforeFirstApply = "before-first-apply"
 	// ancientChanges collects the oldest Update entries beyond the cap.
 	ancientChanges = "ancient-changes"
-	// currentOperation is the transient name of an update's own changes.
-	currentOperation = "current-operation"
 	// kubectlManager is kubectl's default field manager for apply, the one
 	// the client-side apply upgrade is for.
 	kubectlManager = "kubectl"
@@ -61,6 +60,7 @@ type Manager struct {
 	filter      fieldpath.Filter
 	updater     merge.Updater
 	now         func() time.Time
+	sets        setCache
 }
 
 // New returns a Manager.
@@ -190,11 +190,15 @@ func (m *Manager) Update(live, obj map[string]any, manager string) error {
 		mg = newManaged()
 	default:
 		var err error
-		if m.subresource == "" && newHas {
-			mg, err = decodeManaged(newMF)
+		// A client that sends back what it read (the usual update) sends
+		// the stored entries: they are read as such.
+		if m.subresource == "" && newHas && !reflect.DeepEqual(newMF, liveMF) {
+			mg, err = m.sets.decodeManaged(newMF, false)
+		} else {
+			newHas = false
 		}
 		if m.subresource != "" || !newHas || err != nil || len(mg.fields) == 0 {
-			if mg, err = decodeManaged(liveMF); err != nil {
+			if mg, err = m.sets.decodeManaged(liveMF, true); err != nil {
 				mg = newManaged()
 			}
 		}
@@ -250,23 +254,44 @@ func (m *Manager) update(live, obj map[string]any, mg *managed, id string) error
 	return nil
 }
 
-// updateTyped adds what changed from liveTV to newTV to id's set; changed
-// says whether anything did (only then is id's time renewed).
+// updateTyped adds what changed from liveTV to newTV to id's set and takes
+// it from every other manager (an update always wins), as structured-merge-
+// diff's Updater.Update does for one version; changed says whether anything
+// changed (only then is id's time renewed). It skips the Updater's
+// reconciliation of every set with the schema, which only matters when a
+// schema changes under stored sets.
 func (m *Manager) updateTyped(liveTV, newTV *typed.TypedValue, fields fieldpath.ManagedFields, id string) (fieldpath.ManagedFields, bool, error) {
-	_, fields, err := m.updater.Update(liveTV, newTV, fieldpath.APIVersion(m.apiVersion), fields, currentOperation)
+	cmp, err := liveTV.Compare(newTV)
 	if err != nil {
-		return nil, false, fmt.Errorf("update managed fields: %w", err)
+		return nil, false, fmt.Errorf("compare objects: %w", err)
 	}
-	strip(fields, currentOperation)
-	vs, ok := fields[currentOperation]
-	if !ok {
+	if m.filter != nil {
+		cmp = cmp.FilterFields(m.filter)
+	}
+	if cmp.IsSame() {
 		return fields, false, nil
 	}
-	delete(fields, currentOperation)
-	if prev, ok := fields[id]; ok {
-		vs = fieldpath.NewVersionedSet(vs.Set().Union(prev.Set()), vs.APIVersion(), vs.Applied())
+	changed := cmp.Modified.Union(cmp.Added)
+	taken := changed.Union(cmp.Removed)
+	for k, vs := range fields {
+		rest := vs.Set().Difference(taken)
+		if rest.Equals(vs.Set()) {
+			continue
+		}
+		if rest.Empty() {
+			delete(fields, k)
+			continue
+		}
+		fields[k] = fieldpath.NewVersionedSet(rest, vs.APIVersion(), vs.Applied())
 	}
-	fields[id] = vs
+	own := changed.Difference(stripSet)
+	if own.Empty() {
+		return fields, false, nil
+	}
+	if prev, ok := fields[id]; ok {
+		own = own.Union(prev.Set())
+	}
+	fields[id] = fieldpath.NewVersionedSet(own, fieldpath.APIVersion(m.apiVersion), false)
 	return fields, true, nil
 }
 
