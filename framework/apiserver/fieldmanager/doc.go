@@ -18,6 +18,13 @@
 // (conflicts that the last-applied-configuration annotation explains are not
 // conflicts for the "kubectl" manager).
 //
+// Why the library rather than our own merge: Kubernetes computes managed
+// fields, apply merges and conflicts with it, and clients compare those
+// bytes and messages; it imports no k8s.io module. Its cost is kept down
+// here: an Update compares the two objects once and moves ownership itself
+// (no per-call schema reconciliation), parsed field sets are cached, and
+// unchanged sets are written back as they were read.
+//
 // Objects are JSON maps as the API server holds them (map[string]any, []any,
 // string, int64, float64, bool, nil). A Manager and a Type are immutable and
 // safe for concurrent use.
