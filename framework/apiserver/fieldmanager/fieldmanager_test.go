@@ -490,3 +490,24 @@ func TestUpdateWithoutChangeKeepsEntries(t *testing.T) {
 		}
 	}
 }
+
+func TestJSONEqual(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":[1,"x",true,null,{"b":1.5}]}`, `{"a":[1,"x",true,null,{"b":1.5}]}`, true},
+		{`{"a":1}`, `{"a":2}`, false},
+		{`{"a":1}`, `{"a":1,"b":1}`, false},
+		{`{"a":[1]}`, `{"a":[1,2]}`, false},
+		{`{"a":1}`, `{"a":1.5}`, false},
+		{`{"a":"1"}`, `{"a":1}`, false},
+		{`{"a":null}`, `{"b":null}`, false},
+		{`{"a":{}}`, `{"a":[]}`, false},
+	} {
+		if got := jsonEqual(obj(t, tc.a), obj(t, tc.b)); got != tc.want {
+			t.Errorf("%s vs %s: got %v", tc.a, tc.b, got)
+		}
+	}
+}

@@ -3,7 +3,6 @@ package fieldmanager
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -192,7 +191,7 @@ func (m *Manager) Update(live, obj map[string]any, manager string) error {
 		var err error
 		// A client that sends back what it read (the usual update) sends
 		// the stored entries: they are read as such.
-		if m.subresource == "" && newHas && !reflect.DeepEqual(newMF, liveMF) {
+		if m.subresource == "" && newHas && !jsonEqual(newMF, liveMF) {
 			mg, err = m.sets.decodeManaged(newMF, false)
 		} else {
 			newHas = false
