@@ -511,3 +511,28 @@ func TestJSONEqual(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentityKey(t *testing.T) {
+	t.Parallel()
+	for _, id := range []identity{
+		{Manager: "kubectl", Operation: OperationApply, APIVersion: "apps/v1"},
+		{Manager: "kube-controller-manager", Operation: OperationUpdate, APIVersion: "apps/v1", Subresource: "status"},
+		{Manager: `odd "name" \ <é>`, Operation: OperationUpdate, APIVersion: "v1"},
+		{Operation: OperationUpdate, APIVersion: "v1"},
+	} {
+		want := id
+		if want.Operation == OperationApply {
+			want.APIVersion = ""
+		}
+		b, err := json.Marshal(want)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := id.key(); got != string(b) {
+			t.Errorf("%+v: key %s, want %s", id, got, b)
+		}
+		if back := parseKey(id.key()); back != want {
+			t.Errorf("%+v: parsed back as %+v", id, back)
+		}
+	}
+}

@@ -38,8 +38,25 @@ func (id identity) key() string {
 	if id.Operation == OperationApply {
 		id.APIVersion = ""
 	}
-	b, _ := json.Marshal(id)
-	return string(b)
+	// The JSON encoding of id (fields in order, empty ones left out), built
+	// by hand: keys are made on every write.
+	b := make([]byte, 0, 64+len(id.Manager))
+	b = append(b, '{')
+	for _, f := range [...]struct{ name, value string }{
+		{"manager", id.Manager}, {"operation", id.Operation}, {"apiVersion", id.APIVersion}, {"subresource", id.Subresource},
+	} {
+		if f.value == "" {
+			continue
+		}
+		if len(b) > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = append(b, f.name...)
+		b = append(b, '"', ':')
+		b, _ = api.AppendJSON(b, f.value)
+	}
+	return string(append(b, '}'))
 }
 
 func parseKey(k string) identity {
@@ -55,6 +72,7 @@ type managed struct {
 	fields fieldpath.ManagedFields
 	times  map[string]string
 	raw    map[string]rawSet
+	ids    map[string]identity // the identities of the keys read
 }
 
 type rawSet struct {
@@ -63,7 +81,7 @@ type rawSet struct {
 }
 
 func newManaged() *managed {
-	return &managed{fields: fieldpath.ManagedFields{}, times: map[string]string{}, raw: map[string]rawSet{}}
+	return &managed{fields: fieldpath.ManagedFields{}, times: map[string]string{}, raw: map[string]rawSet{}, ids: map[string]identity{}}
 }
 
 // errBadEntry is wrapped by decode's errors.
@@ -150,6 +168,7 @@ func (c *setCache) decodeManaged(v any, stored bool) (*managed, error) {
 			return nil, fmt.Errorf("%w %d: %w", errBadEntry, i, err)
 		}
 		key := id.key()
+		m.ids[key] = id
 		vs := fieldpath.NewVersionedSet(set, fieldpath.APIVersion(id.APIVersion), id.Operation == OperationApply)
 		m.fields[key] = vs
 		if stored {
@@ -239,7 +258,10 @@ func (m *managed) encode() ([]any, error) {
 	}
 	rows := make([]row, 0, len(m.fields))
 	for key, vs := range m.fields {
-		id := parseKey(key)
+		id, ok := m.ids[key]
+		if !ok {
+			id = parseKey(key)
+		}
 		id.APIVersion = string(vs.APIVersion())
 		if vs.Applied() {
 			id.Operation = OperationApply
