@@ -7,6 +7,10 @@ import (
 	. "github.com/onsi/gomega"
 )
 
+var _ = Describe("kubectl 1.32 (dispatcher) server-side apply", func() {
+	serverSideSpecs(func() *kubectl { return suite.dispatcher })
+})
+
 var _ = Describe("kubectl 1.27 server-side apply", func() {
 	serverSideSpecs(func() *kubectl { return suite.v127 })
 })
