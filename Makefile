@@ -57,7 +57,8 @@ fuzz:
 	  framework/api:FuzzDecodeMapFast:60000 \
 	  framework/api:FuzzDecodeValue:150000 \
 	  framework/api/validation:FuzzNameMatchers:40000 \
-	  framework/apiserver/registry:FuzzCanonicalizeTypedFast:20000; do \
+	  framework/apiserver/registry:FuzzCanonicalizeTypedFast:20000 \
+	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000; do \
 	  pkg=$${spec%%:*}; rest=$${spec#*:}; target=$${rest%%:*}; budget=$${rest##*:}x; \
 	  if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
 	  echo "fuzz $$pkg $$target ($$budget)"; \

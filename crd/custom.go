@@ -149,6 +149,7 @@ type CustomStrategy struct {
 	schema    *crdapi.JSONSchemaProps
 	validator *schema.Validator
 	cel       *cel.Validator
+	openAPI   map[string]any // schema as JSON, for field management
 }
 
 var _ registry.Strategy = (*CustomStrategy)(nil)
@@ -160,6 +161,9 @@ func NewCustomStrategy(v *crdapi.CustomResourceDefinitionVersion) (*CustomStrate
 		return s, nil
 	}
 	s.schema = v.Schema.OpenAPIV3Schema
+	if b, err := json.Marshal(s.schema); err == nil {
+		s.openAPI, _ = api.DecodeMap(b)
+	}
 	val, err := schema.NewValidator(s.schema)
 	if err != nil {
 		return nil, err
@@ -172,6 +176,10 @@ func NewCustomStrategy(v *crdapi.CustomResourceDefinitionVersion) (*CustomStrate
 	s.cel = cv
 	return s, nil
 }
+
+// OpenAPISchema returns the version's structural schema as JSON: the API
+// server derives server-side apply's merge rules from it.
+func (s *CustomStrategy) OpenAPISchema() map[string]any { return s.openAPI }
 
 // Canonicalize prunes unknown fields (returned for fieldValidation) and applies
 // defaults. Metadata keeps only ObjectMeta's fields, matched case-sensitively, as

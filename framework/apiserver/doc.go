@@ -1,6 +1,7 @@
 // Package apiserver is Converge's generic Kubernetes-compatible REST server. It
 // serves whatever a registry.Registry holds: discovery (/api, /apis), CRUD, list and
-// watch, the three patch types, status and scale subresources, Table output,
+// watch, the three patch types and server-side apply (with managedFields kept on
+// every write: fieldmanager), status and scale subresources, Table output,
 // OpenAPI v3 and a minimal OpenAPI v2 (for kubectl 1.27), with errors as
 // Kubernetes Status objects. It knows no concrete kind.
 //

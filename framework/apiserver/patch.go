@@ -23,9 +23,9 @@ const (
 // patchTypes returns the patch media types res accepts.
 func patchTypes(q *request) []string {
 	if q.res.Type == nil {
-		return []string{mediaJSONPatch, mediaMergePatch}
+		return []string{mediaJSONPatch, mediaMergePatch, mediaApplyPatch}
 	}
-	return []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch}
+	return []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch, mediaApplyPatch}
 }
 
 // applyPatch applies a patch body of the request's patch type to cur.
@@ -69,6 +69,9 @@ func applyPatch(q *request, cur map[string]any, body []byte) (map[string]any, er
 // servePatch serves PATCH on the object (updateMain) or its status
 // (updateStatus).
 func (s *Server) servePatch(q *request, mode updateMode) error {
+	if contentType(q.r) == mediaApplyPatch {
+		return s.serveApply(q, mode)
+	}
 	out, err := s.patchObject(q.ctx(), q, mode)
 	if err != nil {
 		return err
@@ -90,6 +93,11 @@ func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (
 	}
 	if len(body) == 0 {
 		return nil, apierrors.NewBadRequest("the request body is empty; expected a patch")
+	}
+	if media == mediaJSONPatch {
+		if err := checkJSONPatchSize(body); err != nil {
+			return nil, err
+		}
 	}
 	name := q.ri.name
 	return s.guaranteedUpdate(ctx, q, name, mode, func(cur map[string]any, curRV int64) (map[string]any, error) {
@@ -117,4 +125,24 @@ func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (
 		}
 		return next, nil
 	})
+}
+
+// maxJSONPatchOperations is the most operations a JSON patch may hold, as in
+// Kubernetes.
+const maxJSONPatchOperations = 10000
+
+// checkJSONPatchSize refuses a JSON patch of more than maxJSONPatchOperations
+// operations with 413, as Kubernetes does. A body too short to hold that many
+// is not decoded; one that is not a JSON array is left to the patch itself to
+// report.
+func checkJSONPatchSize(body []byte) error {
+	if len(body) < 2*maxJSONPatchOperations {
+		return nil
+	}
+	var ops []json.RawMessage
+	if err := json.Unmarshal(body, &ops); err != nil || len(ops) <= maxJSONPatchOperations {
+		return nil
+	}
+	return apierrors.NewRequestEntityTooLarge(fmt.Sprintf(
+		"The allowed maximum operations in a JSON patch is %d, got %d", maxJSONPatchOperations, len(ops)))
 }

@@ -20,6 +20,9 @@ type request struct {
 	ri    requestInfo
 	res   *registry.Resource
 	query url.Values
+	// applied says the object was computed by server-side apply, which
+	// keeps managedFields itself.
+	applied bool
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
@@ -62,6 +65,7 @@ func validateWriteOptions(q *request) error {
 		default:
 			errs = append(errs, field.NotSupported(field.NewPath("fieldValidation"), v, []string{"Ignore", "Warn", "Strict"}))
 		}
+		errs = append(errs, validateFieldManagerOptions(q)...)
 	}
 	if len(errs) > 0 {
 		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: kind}, "", errs)

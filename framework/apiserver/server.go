@@ -100,6 +100,8 @@ type Server struct {
 
 	handler http.Handler // serveHTTP behind the Security filters and the metrics
 	metrics *metrics
+
+	fields fieldManagers // managedFields bookkeeping per resource version
 }
 
 type cacheHandle struct {
@@ -132,6 +134,7 @@ func (s *Server) Start(ctx context.Context) {
 // registryChanged stops the watch caches of resources no longer served and
 // starts those of new ones.
 func (s *Server) registryChanged() {
+	s.fields.reset()
 	served := map[string]bool{}
 	for _, r := range s.opts.Registry.All() {
 		served[storagePrefix(r)] = true

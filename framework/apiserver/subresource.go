@@ -95,6 +95,11 @@ func (s *Server) serveScale(q *request) error {
 		return err
 	}
 	media := contentType(q.r)
+	if q.r.Method == http.MethodPatch && media == mediaJSONPatch {
+		if err := checkJSONPatchSize(body); err != nil {
+			return err
+		}
+	}
 	scaleGK := api.GroupKind{Group: "autoscaling", Kind: "Scale"}
 	out, err := s.guaranteedUpdate(q.ctx(), q, name, updateMain, func(cur map[string]any, curRV int64) (map[string]any, error) {
 		curScale, err := s.scaleOf(q, cur)

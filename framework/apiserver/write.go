@@ -20,6 +20,7 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
 	"github.com/converge-dev/converge/framework/api/validation"
+	"github.com/converge-dev/converge/framework/apiserver/fieldmanager"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/storage"
 )
@@ -180,7 +181,7 @@ func (s *Server) canonicalizeTyped(q *request, obj map[string]any, name string, 
 // set. meta is obj's metadata when the caller has it decoded already, else nil.
 func validateMeta(q *request, obj, old map[string]any, meta *api.ObjectMeta) field.ErrorList {
 	if meta == nil {
-		m, err := api.MetaFromMap(obj)
+		m, err := metaForValidation(obj)
 		if err != nil {
 			return field.ErrorList{field.Invalid(field.NewPath("metadata"), "", err.Error())}
 		}
@@ -189,7 +190,7 @@ func validateMeta(q *request, obj, old map[string]any, meta *api.ObjectMeta) fie
 	var nameFn validation.NameFunc = q.res.NameValidation
 	errs := validation.ValidateObjectMeta(meta, q.res.Namespaced, nameFn, field.NewPath("metadata"))
 	if old != nil {
-		oldMeta, err := api.MetaFromMap(old)
+		oldMeta, err := metaForValidation(old)
 		if err == nil {
 			errs = append(errs, validation.ValidateObjectMetaUpdate(meta, &oldMeta, field.NewPath("metadata"))...)
 		}
@@ -256,10 +257,12 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 		meta["generation"] = int64(1)
 	}
 	p, prepares := q.res.Strategy.(registry.Preparer)
+	sent := s.takeManagedFields(q, updateStatusAndSpec, obj)
 	obj, dec, err := s.canonicalizeTyped(q, obj, name, !prepares)
 	if err != nil {
 		return jsonBody{}, err
 	}
+	s.trackWrite(q, updateStatusAndSpec, nil, obj, sent)
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return jsonBody{}, err
 	}
@@ -565,6 +568,14 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		} else {
 			delete(next, "status")
 		}
+		if q.applied {
+			// Apply computed the managedFields of this write.
+			if mf, ok := metaOf(obj)["managedFields"]; ok {
+				metaOf(next)["managedFields"] = mf
+			} else {
+				delete(metaOf(next), "managedFields")
+			}
+		}
 		obj = next
 	case updateMain:
 		if q.res.StatusSubresource {
@@ -597,16 +608,13 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 			delete(meta, k)
 		}
 	}
-	if _, ok := meta["managedFields"]; !ok {
-		if v, ok := oldMeta["managedFields"]; ok {
-			meta["managedFields"] = v
-		}
-	}
 	delete(meta, "selfLink")
+	sent := s.takeManagedFields(q, mode, obj)
 	out, err := s.canonicalize(q, obj, name)
 	if err != nil {
 		return nil, err
 	}
+	s.trackWrite(q, mode, old, out, sent)
 	if out, err = s.mutateUpdate(ctx, q, name, out, old); err != nil {
 		return nil, err
 	}
@@ -629,7 +637,11 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		if p, ok := q.res.Strategy.(registry.Preparer); ok {
 			p.PrepareForUpdate(out, old)
 		}
-		errs = append(errs, validateUpdateOf(ctx, q.res.Strategy, mode, out, old)...)
+		// The strategy validates the object, not its managedFields (checked
+		// with the metadata above): it gets them without, which is cheaper.
+		vOut, _, _ := fieldmanager.WithoutManagedFields(out)
+		vOld, _, _ := fieldmanager.WithoutManagedFields(old)
+		errs = append(errs, validateUpdateOf(ctx, q.res.Strategy, mode, vOut, vOld)...)
 	}
 	if len(errs) > 0 {
 		return nil, apierrors.NewInvalid(q.groupKind(), name, errs)

@@ -99,7 +99,7 @@ const (
 
 // ServiceSpec is the desired state of a Service.
 type ServiceSpec struct {
-	Ports                         []ServicePort                 `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port" protobuf:"bytes,1,rep,name=ports"`
+	Ports                         []ServicePort                 `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port" listType:"map" listMapKeys:"port,protocol" protobuf:"bytes,1,rep,name=ports"`
 	Selector                      map[string]string             `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	ClusterIP                     string                        `json:"clusterIP,omitempty" protobuf:"bytes,3,opt,name=clusterIP"`
 	ClusterIPs                    []string                      `json:"clusterIPs,omitempty" protobuf:"bytes,18,opt,name=clusterIPs"`
@@ -124,7 +124,7 @@ type ServiceSpec struct {
 // ServicePort is a port a service exposes.
 type ServicePort struct {
 	Name        string          `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
-	Protocol    Protocol        `json:"protocol,omitempty" protobuf:"bytes,2,opt,name=protocol,casttype=Protocol"`
+	Protocol    Protocol        `json:"protocol,omitempty" default:"TCP" protobuf:"bytes,2,opt,name=protocol,casttype=Protocol"`
 	AppProtocol *string         `json:"appProtocol,omitempty" protobuf:"bytes,6,opt,name=appProtocol"`
 	Port        int32           `json:"port" protobuf:"varint,3,opt,name=port"`
 	TargetPort  api.IntOrString `json:"targetPort,omitempty" protobuf:"bytes,4,opt,name=targetPort"`

@@ -1,0 +1,232 @@
+package apiserver
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/apiserver/fieldmanager"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+)
+
+// fieldManagerMaxLength is the longest fieldManager Kubernetes accepts.
+const fieldManagerMaxLength = 128
+
+// managerKey names one field manager: a resource version, the subresource
+// written, and what part of the object that write may change.
+type managerKey struct {
+	res         *registry.Resource
+	subresource string
+	mode        updateMode
+}
+
+// fieldManagers caches a fieldmanager.Manager per managerKey; the registry
+// changing (CRDs) empties it.
+type fieldManagers struct {
+	m sync.Map // managerKey → *fieldmanager.Manager (nil when none can be built)
+}
+
+func (f *fieldManagers) reset() { f.m.Clear() }
+
+// fieldManagerFor returns the manager for writes of q in mode, or nil when the
+// resource has no schema it can be built from.
+func (s *Server) fieldManagerFor(q *request, mode updateMode) *fieldmanager.Manager {
+	key := managerKey{res: q.res, subresource: q.ri.subresource, mode: mode}
+	if v, ok := s.fields.m.Load(key); ok {
+		fm, _ := v.(*fieldmanager.Manager)
+		return fm
+	}
+	fm, err := newFieldManager(q.res, q.ri.subresource, mode)
+	if err != nil {
+		s.log.Error(err, "no field manager", "resource", q.res.GroupVersionResource().String())
+		fm = nil
+	}
+	s.fields.m.Store(key, fm)
+	return fm
+}
+
+// openAPISchemer is what a strategy without a Go type offers for field
+// management: its objects' structural OpenAPI v3 schema (custom resources).
+type openAPISchemer interface {
+	OpenAPISchema() map[string]any
+}
+
+func newFieldManager(res *registry.Resource, subresource string, mode updateMode) (*fieldmanager.Manager, error) {
+	var (
+		typ *fieldmanager.Type
+		err error
+	)
+	switch {
+	case res.Type != nil:
+		typ, err = fieldmanager.TypeOf(res.Type)
+	default:
+		var s map[string]any
+		if os, ok := res.Strategy.(openAPISchemer); ok {
+			s = os.OpenAPISchema()
+		}
+		typ, err = fieldmanager.TypeFromOpenAPI(s, reflect.TypeFor[api.ObjectMeta]())
+	}
+	if err != nil {
+		return nil, fmt.Errorf("schema of %s: %w", res.GroupVersionResource(), err)
+	}
+	opts := fieldmanager.Options{Type: typ, APIVersion: res.GroupVersion.String(), Subresource: subresource}
+	switch mode {
+	case updateStatus:
+		opts.Only = []string{"status"}
+	case updateMain:
+		if res.StatusSubresource {
+			opts.Ignore = []string{"status"}
+		}
+	}
+	return fieldmanager.New(opts)
+}
+
+// fieldManagerName is the request's field manager: the fieldManager
+// parameter, else the User-Agent up to its first '/' (printable characters,
+// at most 128 bytes), as Kubernetes derives it.
+func fieldManagerName(q *request) string {
+	if m := q.query.Get("fieldManager"); m != "" {
+		return m
+	}
+	ua := q.r.UserAgent()
+	if i := bytes.IndexByte([]byte(ua), '/'); i >= 0 {
+		ua = ua[:i]
+	}
+	var b bytes.Buffer
+	for _, r := range ua {
+		if !unicode.IsPrint(r) {
+			continue
+		}
+		if b.Len()+utf8.RuneLen(r) > fieldManagerMaxLength {
+			break
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// sentFields is what a client sent as metadata.managedFields, taken out of
+// the object while the strategy canonicalizes it.
+type sentFields struct {
+	value   any
+	present bool // the object had the key
+	taken   bool // a field manager keeps this resource's managedFields
+}
+
+// takeManagedFields removes the managedFields a client sent from obj before
+// the strategy canonicalizes it, when the resource's managedFields are kept
+// by a field manager: it rebuilds them from their field sets, so running them
+// through the Go type would be wasted work.
+func (s *Server) takeManagedFields(q *request, mode updateMode, obj map[string]any) sentFields {
+	if q.applied || s.fieldManagerFor(q, mode) == nil {
+		return sentFields{}
+	}
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return sentFields{}
+	}
+	v, present := meta["managedFields"]
+	delete(meta, "managedFields")
+	return sentFields{value: v, present: present, taken: true}
+}
+
+// trackWrite records in obj's managedFields what an Update-operation write
+// of q changed from live (nil for a create); sent is what takeManagedFields
+// took. Failures keep live's entries, as in Kubernetes: bookkeeping never
+// fails a write.
+func (s *Server) trackWrite(q *request, mode updateMode, live, obj map[string]any, sent sentFields) {
+	if q.applied {
+		return
+	}
+	fm := s.fieldManagerFor(q, mode)
+	if fm == nil || !sent.taken {
+		// Without a schema, entries are only carried over.
+		if meta, ok := obj["metadata"].(map[string]any); ok && live != nil {
+			if _, has := meta["managedFields"]; !has {
+				if v, ok := metaOf(live)["managedFields"]; ok {
+					meta["managedFields"] = v
+				}
+			}
+		}
+		return
+	}
+	if sent.present {
+		metaOf(obj)["managedFields"] = sent.value
+	}
+	if err := fm.Update(live, obj, fieldManagerName(q)); err != nil {
+		s.log.V(1).Info("managed fields not updated", "resource", q.res.GroupVersionResource().String(), "error", err.Error())
+	}
+}
+
+// validateFieldManagerOptions checks fieldManager and force as Kubernetes'
+// ValidatePatchOptions (and the create and update ones) do: fieldManager at
+// most 128 printable characters and required for apply; force only on apply.
+func validateFieldManagerOptions(q *request) field.ErrorList {
+	var errs field.ErrorList
+	p := field.NewPath("fieldManager")
+	fm := q.query.Get("fieldManager")
+	if q.r.Method == http.MethodPatch {
+		if contentType(q.r) == mediaApplyPatch {
+			if fm == "" {
+				errs = append(errs, field.Required(p, "is required for apply patch"))
+			}
+		} else if _, ok := q.query["force"]; ok {
+			errs = append(errs, field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
+		}
+	}
+	if len(fm) > fieldManagerMaxLength {
+		errs = append(errs, field.TooLong(p, "", fieldManagerMaxLength))
+	}
+	for i, r := range fm {
+		if !unicode.IsPrint(r) {
+			errs = append(errs, field.Invalid(p, fm, fmt.Sprintf("invalid character %#U (at position %d)", r, i)))
+		}
+	}
+	return errs
+}
+
+// metaForValidation decodes obj's metadata for validation. managedFields'
+// field sets take no part in it, so only the entries' names are read, by
+// hand; entries of the wrong shape fall back to decoding everything, which
+// reports them.
+func metaForValidation(obj map[string]any) (api.ObjectMeta, error) {
+	stripped, mf, present := fieldmanager.WithoutManagedFields(obj)
+	if !present {
+		return api.MetaFromMap(obj)
+	}
+	list, ok := mf.([]any)
+	if !ok && mf != nil {
+		return api.MetaFromMap(obj)
+	}
+	entries := make([]api.ManagedFieldsEntry, 0, len(list))
+	for _, e := range list {
+		em, ok := e.(map[string]any)
+		if !ok {
+			return api.MetaFromMap(obj)
+		}
+		var me api.ManagedFieldsEntry
+		for k, dst := range map[string]*string{"manager": &me.Manager, "operation": &me.Operation,
+			"apiVersion": &me.APIVersion, "fieldsType": &me.FieldsType, "subresource": &me.Subresource} {
+			switch v := em[k].(type) {
+			case string:
+				*dst = v
+			case nil:
+			default:
+				return api.MetaFromMap(obj)
+			}
+		}
+		entries = append(entries, me)
+	}
+	m, err := api.MetaFromMap(stripped)
+	if err != nil {
+		return m, err
+	}
+	m.ManagedFields = entries
+	return m, nil
+}
