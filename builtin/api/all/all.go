@@ -18,6 +18,7 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
+	metricsv1beta1 "github.com/converge-dev/converge/builtin/api/metrics/v1beta1"
 	nodev1 "github.com/converge-dev/converge/builtin/api/node/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
@@ -57,6 +58,7 @@ func Groups() []Group {
 		{"admissionregistration.k8s.io/v1", admissionregistrationv1.AddToScheme, admissionregistrationv1.Resources},
 		{"certificates.k8s.io/v1", certificatesv1.AddToScheme, certificatesv1.Resources},
 		{"node.k8s.io/v1", nodev1.AddToScheme, nodev1.Resources},
+		{"metrics.k8s.io/v1beta1", metricsv1beta1.AddToScheme, metricsv1beta1.Resources},
 	}
 }
 
