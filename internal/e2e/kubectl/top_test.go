@@ -66,8 +66,8 @@ spec:
 			// POD NAME CPU(cores) MEMORY(bytes), one line per container.
 			Eventually(func() string { return k.run(ctx, "top", "pods", "-n", ns, "--containers").stdout }).
 				WithTimeout(15 * time.Second).Should(And(
-					MatchRegexp(`(?m)^sleeper\s+main\s+\d+m\s+\d+Mi\s*$`),
-					MatchRegexp(`(?m)^sleeper\s+side\s+\d+m\s+\d+Mi\s*$`)))
+				MatchRegexp(`(?m)^sleeper\s+main\s+\d+m\s+\d+Mi\s*$`),
+				MatchRegexp(`(?m)^sleeper\s+side\s+\d+m\s+\d+Mi\s*$`)))
 			Expect(k.ok(ctx, "top", "pod", "-n", ns, "-l", "app=top")).To(MatchRegexp(`(?m)^sleeper\s+\d+m\s+\d+Mi\s*$`))
 			r := k.run(ctx, "top", "pod", "-n", ns, "-l", "app=nothing")
 			Expect(r.stderr).To(ContainSubstring("No resources found"), "%s", r)
