@@ -12,6 +12,7 @@ import (
 	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
 	autoscalingv1 "github.com/converge-dev/converge/builtin/api/autoscaling/v1"
+	autoscalingv2 "github.com/converge-dev/converge/builtin/api/autoscaling/v2"
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
 	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
@@ -36,7 +37,8 @@ type Group struct {
 	// Resources are the resources the API server serves for the group; nil for
 	// groups whose kinds are only request bodies handled elsewhere
 	// (authentication.k8s.io's TokenReview is answered by the security filters,
-	// autoscaling/v1's Scale by each resource's scale subresource).
+	// autoscaling/v1's Scale by each resource's scale subresource); autoscaling/v1
+	// serves horizontalpodautoscalers in v1 and v2 (stored as v2).
 	Resources func() []*registry.Resource
 }
 
@@ -45,7 +47,8 @@ func Groups() []Group {
 	return []Group{
 		{"v1", corev1.AddToScheme, corev1.Resources},
 		{"apps/v1", appsv1.AddToScheme, appsv1.Resources},
-		{"autoscaling/v1", autoscalingv1.AddToScheme, nil},
+		{"autoscaling/v1", autoscalingv1.AddToScheme, autoscalingv1.Resources},
+		{"autoscaling/v2", autoscalingv2.AddToScheme, nil},
 		{"batch/v1", batchv1.AddToScheme, batchv1.Resources},
 		{"coordination.k8s.io/v1", coordinationv1.AddToScheme, coordinationv1.Resources},
 		{"discovery.k8s.io/v1", discoveryv1.AddToScheme, discoveryv1.Resources},
