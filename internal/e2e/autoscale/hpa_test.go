@@ -29,7 +29,7 @@ var _ = Describe("HorizontalPodAutoscaler", func() {
 			Template: corev1.PodTemplateSpec{ObjectMeta: api.ObjectMeta{Labels: labels}, Spec: corev1.PodSpec{
 				TerminationGracePeriodSeconds: api.Ptr(int64(0)),
 				Containers: []corev1.Container{{Name: "burn", Image: "busybox",
-					Command: []string{"sh", "-c", "while [ ! -e " + stopFile + " ]; do :; done; exec sleep 3600"},
+					Command:   []string{"sh", "-c", "while [ ! -e " + stopFile + " ]; do :; done; exec sleep 3600"},
 					Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{"cpu": {S: "100m"}}}}},
 			}},
 		}}
