@@ -9,6 +9,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
+	autoscalingv1 "github.com/converge-dev/converge/builtin/api/autoscaling/v1"
 	autoscalingv2 "github.com/converge-dev/converge/builtin/api/autoscaling/v2"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
@@ -62,12 +63,16 @@ var _ = Describe("HorizontalPodAutoscaler", func() {
 			g.Expect(got.Status.CurrentMetrics).To(HaveLen(1))
 			g.Expect(*got.Status.CurrentMetrics[0].Resource.Current.AverageUtilization).To(BeNumerically(">", 200))
 		}).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
-		GinkgoWriter.Printf("scaled up: %+v\n", got.Status)
+		GinkgoWriter.Printf("scaled up: %s, %+v\n", autoscalingv2.Targets(got), got.Status)
 		Expect(condition(autoscalingv2.ScalingActive).Reason).To(Equal("ValidMetricFound"))
 		Expect(condition(autoscalingv2.ScalingLimited)).To(And(
 			HaveField("Status", corev1.ConditionTrue), HaveField("Reason", "TooManyReplicas")))
 		Expect(c.Get(ctx, key, d)).To(Succeed())
 		Expect(*d.Spec.Replicas).To(Equal(int32(2)))
+		v1 := &autoscalingv1.HorizontalPodAutoscaler{}
+		Expect(c.Get(ctx, key, v1)).To(Succeed(), "the autoscaler read as autoscaling/v1")
+		Expect(*v1.Spec.TargetCPUUtilizationPercentage).To(Equal(int32(50)))
+		Expect(*v1.Status.CurrentCPUUtilizationPercentage).To(BeNumerically(">", 200))
 
 		By("scaling back down once the load stops and the stabilization window passed")
 		Expect(os.WriteFile(stopFile, nil, 0o600)).To(Succeed())
@@ -76,7 +81,7 @@ var _ = Describe("HorizontalPodAutoscaler", func() {
 			g.Expect(*d.Spec.Replicas).To(Equal(int32(1)))
 		}).WithTimeout(30 * time.Second).WithPolling(500 * time.Millisecond).Should(Succeed())
 		Expect(c.Get(ctx, key, got)).To(Succeed())
-		GinkgoWriter.Printf("scaled down: %+v\n", got.Status)
+		GinkgoWriter.Printf("scaled down: %s, %+v\n", autoscalingv2.Targets(got), got.Status)
 		Expect(got.Status.LastScaleTime).NotTo(BeNil())
 
 		events := &corev1.EventList{}
