@@ -15,8 +15,10 @@ import (
 // text format 0.0.4) of the last readings: cumulative CPU seconds and working
 // set bytes of the node, each pod and each container, with the readings'
 // timestamps, and scrape_error.
-func (s *Sampler) WriteResource(w io.Writer) error {
-	sum := s.Summary()
+func (s *Sampler) WriteResource(w io.Writer) error { return WriteResource(w, s.Summary()) }
+
+// WriteResource writes sum in the kubelet's /metrics/resource exposition.
+func WriteResource(w io.Writer, sum Summary) error {
 	bw := bufio.NewWriter(w)
 	family := func(name, typ, help string) {
 		fmt.Fprintf(bw, "# HELP %s [STABLE] %s\n# TYPE %s %s\n", name, help, name, typ)
@@ -88,12 +90,28 @@ func escape(v string) string {
 
 // Register serves GET /metrics/resource and GET /stats/summary on mux.
 func (s *Sampler) Register(mux *http.ServeMux) {
-	mux.HandleFunc("GET /metrics/resource", func(w http.ResponseWriter, _ *http.Request) {
+	Register(mux, func(*http.Request) (Summary, bool) { return s.Summary(), true })
+}
+
+// Register serves GET /metrics/resource and GET /stats/summary on mux from
+// the Summary summary returns for a request (404 when ok is false).
+func Register(mux *http.ServeMux, summary func(r *http.Request) (sum Summary, ok bool)) {
+	mux.HandleFunc("GET /metrics/resource", func(w http.ResponseWriter, r *http.Request) {
+		sum, ok := summary(r)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
 		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		_ = s.WriteResource(w)
+		_ = WriteResource(w, sum)
 	})
-	mux.HandleFunc("GET /stats/summary", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /stats/summary", func(w http.ResponseWriter, r *http.Request) {
+		sum, ok := summary(r)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(s.Summary())
+		_ = json.NewEncoder(w).Encode(sum)
 	})
 }
