@@ -201,7 +201,7 @@ func (s *Server) nodeMetrics(ctx context.Context, name string, sel labels.Select
 		return (name != "" && n.Name != name) || !matches(&n.ObjectMeta, sel, fsel)
 	})
 	sums := s.summaries(ctx, nodes)
-	var out []metricsv1beta1.NodeMetrics
+	out := []metricsv1beta1.NodeMetrics{}
 	for _, n := range nodes {
 		sum := sums[n.Name]
 		if sum == nil || sum.Node.CPU == nil || sum.Node.CPU.UsageNanoCores == nil || sum.Node.Memory == nil || sum.Node.Memory.WorkingSetBytes == nil {
@@ -227,8 +227,9 @@ func (s *Server) podMetrics(ctx context.Context, namespace, name string, sel lab
 		return (name != "" && p.Name != name) || p.Spec.NodeName == "" || p.Status.Phase != corev1.PodRunning ||
 			!matches(&p.ObjectMeta, sel, fsel)
 	})
+	out := []metricsv1beta1.PodMetrics{}
 	if len(pods) == 0 {
-		return nil, nil
+		return out, nil
 	}
 	nodeNames := map[string]bool{}
 	for _, p := range pods {
@@ -240,7 +241,6 @@ func (s *Server) podMetrics(ctx context.Context, namespace, name string, sel lab
 	}
 	nodes := slices.DeleteFunc(all, func(n corev1.Node) bool { return !nodeNames[n.Name] })
 	sums := s.summaries(ctx, nodes)
-	var out []metricsv1beta1.PodMetrics
 	for _, p := range pods {
 		sum := sums[p.Spec.NodeName]
 		if sum == nil {
