@@ -75,3 +75,27 @@ spec:
 		})
 	}
 })
+
+var _ = Describe("kubectl autoscale", func() {
+	for _, v := range []string{"1.27", "1.33"} {
+		It("creates a HorizontalPodAutoscaler that get, describe and both API versions show with kubectl "+v, func(ctx SpecContext) {
+			k := suite.v127
+			if v == "1.33" {
+				k = suite.v133
+			}
+			ns := newNamespace(ctx, k)
+			k.ok(ctx, "-n", ns, "create", "deployment", "web", "--image=busybox")
+			k.ok(ctx, "-n", ns, "autoscale", "deployment", "web", "--min=2", "--max=5", "--cpu-percent=60")
+			out := k.ok(ctx, "-n", ns, "get", "hpa", "web")
+			Expect(out).To(MatchRegexp(`NAME\s+REFERENCE\s+TARGETS\s+MINPODS\s+MAXPODS\s+REPLICAS\s+AGE`))
+			Expect(out).To(MatchRegexp(`(?m)^web\s+Deployment/web\s+cpu: <unknown>/60%\s+2\s+5\s+0\s+`))
+			v1 := k.json(ctx, "-n", ns, "get", "horizontalpodautoscalers.v1.autoscaling", "web")
+			Expect(nested(v1, "spec", "targetCPUUtilizationPercentage")).To(BeEquivalentTo(60))
+			v2 := k.json(ctx, "-n", ns, "get", "horizontalpodautoscalers.v2.autoscaling", "web")
+			Expect(nested(v2, "spec", "metrics")).To(HaveLen(1))
+			Expect(k.ok(ctx, "-n", ns, "describe", "hpa", "web")).To(And(ContainSubstring("Deployment/web"), MatchRegexp(`Min replicas:\s+2`)))
+			r := k.run(ctx, "-n", ns, "autoscale", "deployment", "other", "--min=3", "--max=2")
+			Expect(r.code).NotTo(BeZero(), "%s", r)
+		})
+	}
+})
