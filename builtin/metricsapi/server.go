@@ -139,30 +139,31 @@ func (s *Server) serve(r *http.Request, ri *filters.RequestInfo) (any, error) {
 	ctx := r.Context()
 	if ri.Resource == "nodes" {
 		items, err := s.nodeMetrics(ctx, ri.Name, sel, fsel)
-		if err != nil {
-			return nil, err
-		}
-		if ri.Verb == "get" {
-			if len(items) == 0 {
-				return nil, apierrors.NewNotFound(gr, ri.Name)
-			}
-			return items[0], nil
-		}
-		return metricsv1beta1.NodeMetricsList{TypeMeta: api.TypeMeta{APIVersion: metricsv1beta1.GroupVersion.String(), Kind: "NodeMetricsList"},
-			Items: items}, nil
+		return answer(ri, gr, items, err, func(items []metricsv1beta1.NodeMetrics) any {
+			return metricsv1beta1.NodeMetricsList{TypeMeta: listMeta("NodeMetricsList"), Items: items}
+		})
 	}
 	items, err := s.podMetrics(ctx, ri.Namespace, ri.Name, sel, fsel)
-	if err != nil {
+	return answer(ri, gr, items, err, func(items []metricsv1beta1.PodMetrics) any {
+		return metricsv1beta1.PodMetricsList{TypeMeta: listMeta("PodMetricsList"), Items: items}
+	})
+}
+
+// answer is the first item of a get (NotFound without one) or the list.
+func answer[T any](ri *filters.RequestInfo, gr api.GroupResource, items []T, err error, list func([]T) any) (any, error) {
+	switch {
+	case err != nil:
 		return nil, err
+	case ri.Verb == "list":
+		return list(items), nil
+	case len(items) == 0:
+		return nil, apierrors.NewNotFound(gr, ri.Name)
 	}
-	if ri.Verb == "get" {
-		if len(items) == 0 {
-			return nil, apierrors.NewNotFound(gr, ri.Name)
-		}
-		return items[0], nil
-	}
-	return metricsv1beta1.PodMetricsList{TypeMeta: api.TypeMeta{APIVersion: metricsv1beta1.GroupVersion.String(), Kind: "PodMetricsList"},
-		Items: items}, nil
+	return items[0], nil
+}
+
+func listMeta(kind string) api.TypeMeta {
+	return api.TypeMeta{APIVersion: metricsv1beta1.GroupVersion.String(), Kind: kind}
 }
 
 // list decodes the objects of gvr in namespace.

@@ -209,54 +209,48 @@ func changeInPeriod(events []scaleEvent, periodSeconds int32, now time.Time) int
 
 // scaleUpLimit is the most replicas the scale-up policies allow now.
 func scaleUpLimit(current int32, up, down []scaleEvent, r *autoscalingv2.HPAScalingRules, now time.Time) int32 {
-	sel := autoscalingv2.MaxChangePolicySelect
-	if r.SelectPolicy != nil {
-		sel = *r.SelectPolicy
-	}
-	if sel == autoscalingv2.DisabledPolicySelect {
-		return current
-	}
-	result, pick := int32(math.MinInt32), func(a, b int32) int32 { return max(a, b) }
-	if sel == autoscalingv2.MinChangePolicySelect {
-		result, pick = math.MaxInt32, func(a, b int32) int32 { return min(a, b) }
-	}
-	for _, p := range r.Policies {
-		start := current - changeInPeriod(up, p.PeriodSeconds, now) + changeInPeriod(down, p.PeriodSeconds, now)
-		var proposed int32
-		switch p.Type {
-		case autoscalingv2.PodsScalingPolicy:
-			proposed = start + p.Value
-		case autoscalingv2.PercentScalingPolicy:
-			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
-		}
-		result = pick(result, proposed)
-	}
-	return result
+	return policyLimit(current, up, down, r, now, true)
 }
 
 // scaleDownLimit is the fewest replicas the scale-down policies allow now.
 func scaleDownLimit(current int32, up, down []scaleEvent, r *autoscalingv2.HPAScalingRules, now time.Time) int32 {
+	return policyLimit(current, up, down, r, now, false)
+}
+
+// policyLimit is the bound r's policies put on a change from current in one
+// direction. Each policy allows its Value (pods or percent) from the
+// replicas at the start of its period (current minus the changes made
+// within it); Max selects the policy allowing the largest change, Min the
+// smallest, Disabled (or no policy) allows none.
+func policyLimit(current int32, up, down []scaleEvent, r *autoscalingv2.HPAScalingRules, now time.Time, scalingUp bool) int32 {
 	sel := autoscalingv2.MaxChangePolicySelect
 	if r.SelectPolicy != nil {
 		sel = *r.SelectPolicy
 	}
-	if sel == autoscalingv2.DisabledPolicySelect {
+	if sel == autoscalingv2.DisabledPolicySelect || len(r.Policies) == 0 {
 		return current
 	}
-	result, pick := int32(math.MaxInt32), func(a, b int32) int32 { return min(a, b) }
-	if sel == autoscalingv2.MinChangePolicySelect {
-		result, pick = math.MinInt32, func(a, b int32) int32 { return max(a, b) }
-	}
-	for _, p := range r.Policies {
+	result := int32(0)
+	for i, p := range r.Policies {
 		start := current - changeInPeriod(up, p.PeriodSeconds, now) + changeInPeriod(down, p.PeriodSeconds, now)
 		var proposed int32
-		switch p.Type {
-		case autoscalingv2.PodsScalingPolicy:
+		switch {
+		case scalingUp && p.Type == autoscalingv2.PodsScalingPolicy:
+			proposed = start + p.Value
+		case scalingUp:
+			proposed = int32(math.Ceil(float64(start) * (1 + float64(p.Value)/100)))
+		case p.Type == autoscalingv2.PodsScalingPolicy:
 			proposed = start - p.Value
-		case autoscalingv2.PercentScalingPolicy:
+		default:
 			proposed = int32(float64(start) * (1 - float64(p.Value)/100))
 		}
-		result = pick(result, proposed)
+		larger := proposed > result // a larger change: upwards when scaling up
+		if !scalingUp {
+			larger = proposed < result
+		}
+		if i == 0 || larger == (sel == autoscalingv2.MaxChangePolicySelect) {
+			result = proposed
+		}
 	}
 	return result
 }
