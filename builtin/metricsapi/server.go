@@ -330,14 +330,23 @@ func (s *Server) summaries(ctx context.Context, nodes []corev1.Node) map[string]
 // concurrent requests share one fetch.
 func (s *Server) summary(ctx context.Context, n *corev1.Node) (*stats.Summary, error) {
 	s.mu.Lock()
+	for name, old := range s.entries { // forget nodes nobody asked about for a while (deleted ones)
+		if name != n.Name && time.Since(old.at) > 30*s.opts.CacheTTL {
+			delete(s.entries, name)
+		}
+	}
 	e := s.entries[n.Name]
 	if e == nil || time.Since(e.at) > s.opts.CacheTTL {
 		e = &entry{at: time.Now(), ready: make(chan struct{})}
 		s.entries[n.Name] = e
 		go func() {
 			e.sum, e.err = s.fetch(context.WithoutCancel(ctx), n)
-			if e.err != nil {
-				e.at = time.Time{} // do not cache failures
+			if e.err != nil { // do not cache failures
+				s.mu.Lock()
+				if s.entries[n.Name] == e {
+					delete(s.entries, n.Name)
+				}
+				s.mu.Unlock()
 			}
 			close(e.ready)
 		}()

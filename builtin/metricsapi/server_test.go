@@ -75,8 +75,11 @@ func TestServe(t *testing.T) {
 		p.Spec.NodeName, p.Status.Phase = "n1", phase
 		return p
 	}
+	down := corev1.Node{ObjectMeta: api.ObjectMeta{Name: "n2"}} // its agent does not answer
+	down.Status.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: "127.0.0.1"}}
+	down.Status.DaemonEndpoints.KubeletEndpoint.Port = 1
 	objects := map[string][]any{
-		"nodes": {node},
+		"nodes": {node, down},
 		"pods": {pod("web-0", corev1.PodRunning, map[string]string{"app": "web", "i": "0"}), pod("web-1", corev1.PodRunning, map[string]string{"app": "web"}),
 			pod("done", corev1.PodSucceeded, map[string]string{"app": "web"})},
 	}
@@ -99,7 +102,7 @@ func TestServe(t *testing.T) {
 
 	code, body := do("/apis/metrics.k8s.io/v1beta1/nodes")
 	var nodes metricsv1beta1.NodeMetricsList
-	if err := json.Unmarshal(body, &nodes); code != 200 || err != nil || len(nodes.Items) != 1 || nodes.Items[0].Usage["cpu"].S == "" {
+	if err := json.Unmarshal(body, &nodes); code != 200 || err != nil || len(nodes.Items) != 1 || nodes.Items[0].Name != "n1" || nodes.Items[0].Usage["cpu"].S == "" {
 		t.Fatalf("list nodes = %d %s", code, body)
 	}
 	if code, body = do("/apis/metrics.k8s.io/v1beta1/nodes?labelSelector=zone%3Db"); code != 200 || string(body) == "" {
