@@ -112,22 +112,29 @@ func New(opts Options) (*Sampler, error) {
 	return s, nil
 }
 
-// Start reads usage every Interval until ctx ends.
+// firstRateDelay is how soon a second reading follows a first one (of the
+// node or of a new container), so that a rate exists before a whole Interval.
+const firstRateDelay = time.Second
+
+// Start reads usage every Interval until ctx ends, and firstRateDelay after
+// a reading that saw something for the first time.
 func (s *Sampler) Start(ctx context.Context) error {
-	t := time.NewTicker(s.opts.Interval)
-	defer t.Stop()
 	for {
-		s.Sample(ctx)
+		wait := s.opts.Interval
+		if s.Sample(ctx) {
+			wait = min(wait, firstRateDelay)
+		}
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case <-time.After(wait):
 		}
 	}
 }
 
-// Sample takes one reading of the node and of every running container.
-func (s *Sampler) Sample(ctx context.Context) {
+// Sample takes one reading of the node and of every running container. It
+// reports whether something had its first reading (and so no rate yet).
+func (s *Sampler) Sample(ctx context.Context) (first bool) {
 	host, herr := s.opts.Host()
 	if herr != nil {
 		s.opts.Logger.V(1).Info("Cannot read node usage", "error", herr.Error())
@@ -152,17 +159,19 @@ func (s *Sampler) Sample(ctx context.Context) {
 	defer s.mu.Unlock()
 	if herr == nil {
 		s.node.add(host)
+		first = s.node.n == 1
 	}
 	next := make(map[string]*pair, len(readings))
 	for id, r := range readings {
 		p := s.containers[id]
 		if p == nil {
-			p = &pair{}
+			p, first = &pair{}, true
 		}
 		p.add(r)
 		next[id] = p
 	}
 	s.containers, s.pods = next, pods
+	return first
 }
 
 // Summary returns the figures of the last readings.

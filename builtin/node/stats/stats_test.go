@@ -41,12 +41,16 @@ func TestSamplerRatesAndExposition(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.Sample(ctx)
+	if !s.Sample(ctx) {
+		t.Error("first reading not reported as first")
+	}
 	if sum := s.Summary(); sum.Pods[0].CPU.UsageNanoCores != nil {
 		t.Fatalf("one reading gave a rate: %+v", sum.Pods[0].CPU)
 	}
 	time.Sleep(200 * time.Millisecond)
-	s.Sample(ctx)
+	if s.Sample(ctx) {
+		t.Error("second reading reported as first")
+	}
 	sum := s.Summary()
 	if got := *sum.Node.CPU.UsageNanoCores; got != 500_000_000 {
 		t.Errorf("node rate = %d nanocores, want 500000000", got)
