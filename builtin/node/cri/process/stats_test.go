@@ -11,9 +11,9 @@ import (
 )
 
 // TestContainerStats measures a CPU-burning container (its shell and a
-// child burning too) and an idle one with a memory limit.
+// child burning too) and an idle one with a memory limit. It is not
+// parallel: its burners would slow the timing-sensitive tests beside it.
 func TestContainerStats(t *testing.T) {
-	t.Parallel()
 	ctx := t.Context()
 	rt := process.New(process.Options{})
 	start := func(name string, res cri.Resources, args ...string) string {
