@@ -169,6 +169,12 @@ func ToV2(in *HorizontalPodAutoscaler) (*autoscalingv2.HorizontalPodAutoscaler, 
 		out.Annotations = nil
 	}
 	out.Spec.Metrics = append(out.Spec.Metrics, other...)
+	if len(out.Spec.Metrics) == 0 {
+		// v1's default CPU target, applied in conversion as Kubernetes does
+		// (it needs the metrics annotation to know there is no other metric).
+		out.Spec.Metrics = []autoscalingv2.MetricSpec{{Type: autoscalingv2.ResourceMetricSourceType, Resource: &autoscalingv2.ResourceMetricSource{
+			Name: "cpu", Target: autoscalingv2.MetricTarget{Type: autoscalingv2.UtilizationMetricType, AverageUtilization: api.Ptr(int32(80))}}}}
+	}
 	out.Status.CurrentMetrics = append(out.Status.CurrentMetrics, otherCur...)
 	return out, nil
 }

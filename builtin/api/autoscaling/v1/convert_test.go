@@ -63,3 +63,14 @@ func normalize(t *testing.T, m map[string]any) map[string]any {
 	}
 	return out
 }
+
+func TestV1DefaultCPUTarget(t *testing.T) {
+	t.Parallel()
+	v2, err := autoscalingv1.ToV2(&autoscalingv1.HorizontalPodAutoscaler{Spec: autoscalingv1.HorizontalPodAutoscalerSpec{MaxReplicas: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v2.Spec.Metrics) != 1 || v2.Spec.Metrics[0].Resource == nil || *v2.Spec.Metrics[0].Resource.Target.AverageUtilization != 80 {
+		t.Errorf("metrics = %+v, want the 80%% CPU default", v2.Spec.Metrics)
+	}
+}
