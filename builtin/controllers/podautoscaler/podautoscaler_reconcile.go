@@ -164,13 +164,9 @@ func (r *reconciler) rules(hpa *autoscalingv2.HorizontalPodAutoscaler) rules {
 	if b == nil {
 		return rules{up: &autoscalingv2.HPAScalingRules{}, down: &autoscalingv2.HPAScalingRules{}}
 	}
-	up, down := b.ScaleUp, b.ScaleDown
-	if up == nil {
-		up = &autoscalingv2.HPAScalingRules{}
-	}
-	if down == nil {
-		down = &autoscalingv2.HPAScalingRules{}
-	}
+	filled := *b // defaulted again: a behavior written through autoscaling/v1 was not
+	autoscalingv2.DefaultBehavior(&filled)
+	up, down := filled.ScaleUp, filled.ScaleDown
 	if down.StabilizationWindowSeconds == nil {
 		d := *down
 		d.StabilizationWindowSeconds = api.Ptr(int32(r.opts.DownscaleStabilization / time.Second))

@@ -28,17 +28,24 @@ func DefaultHorizontalPodAutoscaler(h *HorizontalPodAutoscaler) {
 		}}}
 	}
 	if b := h.Spec.Behavior; b != nil {
-		b.ScaleUp = withDefaults(b.ScaleUp, HPAScalingRules{
-			StabilizationWindowSeconds: api.Ptr(int32(scaleUpStabilizationSeconds)),
-			Policies: []HPAScalingPolicy{
-				{Type: PodsScalingPolicy, Value: scaleUpLimitMinimumPods, PeriodSeconds: scaleUpPeriodSeconds},
-				{Type: PercentScalingPolicy, Value: scaleUpLimitPercent, PeriodSeconds: scaleUpPeriodSeconds},
-			},
-		})
-		b.ScaleDown = withDefaults(b.ScaleDown, HPAScalingRules{
-			Policies: []HPAScalingPolicy{{Type: PercentScalingPolicy, Value: scaleDownLimitPercent, PeriodSeconds: scaleDownPeriodSeconds}},
-		})
+		DefaultBehavior(b)
 	}
+}
+
+// DefaultBehavior fills the unset rules of b with the defaults: scale up by
+// at most 4 pods or 100% (the larger) per 15 s without stabilization, scale
+// down by at most 100% per 15 s.
+func DefaultBehavior(b *HorizontalPodAutoscalerBehavior) {
+	b.ScaleUp = withDefaults(b.ScaleUp, HPAScalingRules{
+		StabilizationWindowSeconds: api.Ptr(int32(scaleUpStabilizationSeconds)),
+		Policies: []HPAScalingPolicy{
+			{Type: PodsScalingPolicy, Value: scaleUpLimitMinimumPods, PeriodSeconds: scaleUpPeriodSeconds},
+			{Type: PercentScalingPolicy, Value: scaleUpLimitPercent, PeriodSeconds: scaleUpPeriodSeconds},
+		},
+	})
+	b.ScaleDown = withDefaults(b.ScaleDown, HPAScalingRules{
+		Policies: []HPAScalingPolicy{{Type: PercentScalingPolicy, Value: scaleDownLimitPercent, PeriodSeconds: scaleDownPeriodSeconds}},
+	})
 }
 
 // withDefaults returns rules with every unset field taken from def.
