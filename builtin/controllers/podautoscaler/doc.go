@@ -11,7 +11,7 @@
 //
 // Resource and ContainerResource metrics with Utilization (percent of the
 // pods' requests) and AverageValue targets are computed as Kubernetes does
-// (replicas.go): a 10% tolerance; pods being deleted or failed are ignored;
+// (replicas.go): a 10% tolerance (or the behavior's per-direction tolerance); pods being deleted or failed are ignored;
 // pending pods, and for CPU pods inside the initialization period that are
 // unready or not yet measured a full window since they became ready, are
 // "unready": assumed idle when scaling up, left out otherwise; running pods

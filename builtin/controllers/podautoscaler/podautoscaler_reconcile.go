@@ -245,6 +245,10 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 		reason = "FailedGet" + string(spec.Type) + "Metric"
 		return 0, "", status, reason, fmt.Errorf("unable to get %s metric: the %s metrics APIs are not served", spec.Type, apiFor(spec.Type))
 	}
+	calc := r.calc
+	if b := hpa.Spec.Behavior; b != nil {
+		calc.upTolerance, calc.downTolerance = tolerance(b.ScaleUp), tolerance(b.ScaleDown)
+	}
 	pods, err := r.pods.List(ctx, client.InNamespace(hpa.Namespace), client.MatchingLabelSelector{Selector: sel})
 	if err != nil {
 		return 0, "", status, reason, fmt.Errorf("unable to get pods while calculating replica count: %w", err)
@@ -257,7 +261,7 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 	switch {
 	case target.AverageUtilization != nil:
 		name = string(resource) + " resource utilization (percentage of request)"
-		replicas, utilization, raw, err := r.calc.utilizationReplicas(current, *target.AverageUtilization, resource, container, pods, metrics, now)
+		replicas, utilization, raw, err := calc.utilizationReplicas(current, *target.AverageUtilization, resource, container, pods, metrics, now)
 		if err != nil {
 			return 0, "", status, reason, fmt.Errorf("failed to get %s utilization: %w", resource, err)
 		}
@@ -269,7 +273,7 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 		if qerr != nil || want <= 0 {
 			return 0, "", status, reason, fmt.Errorf("invalid target averageValue %q for %s", target.AverageValue.S, resource)
 		}
-		replicas, avg, err := r.calc.averageValueReplicas(current, want, resource, pods, metrics, now)
+		replicas, avg, err := calc.averageValueReplicas(current, want, resource, pods, metrics, now)
 		if err != nil {
 			return 0, "", status, reason, fmt.Errorf("failed to get %s usage: %w", resource, err)
 		}
@@ -286,6 +290,18 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 		status = autoscalingv2.MetricStatus{Type: spec.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: resource, Current: current_}}
 	}
 	return proposal, name, status, "", nil
+}
+
+// tolerance is a rule's own tolerance (a fraction: "0.05"), if any.
+func tolerance(r *autoscalingv2.HPAScalingRules) *float64 {
+	if r == nil || r.Tolerance == nil {
+		return nil
+	}
+	v, err := r.Tolerance.Float64()
+	if err != nil {
+		return nil
+	}
+	return &v
 }
 
 func apiFor(t autoscalingv2.MetricSourceType) string {

@@ -20,8 +20,11 @@ type podMetric struct {
 
 // calculator holds the knobs of the replica calculation.
 type calculator struct {
-	// tolerance: no scaling while |1 − usage/target| is within it.
-	tolerance float64
+	// tolerance: no scaling while |1 − usage/target| is within it;
+	// upTolerance and downTolerance, when set, replace it for each direction
+	// (an autoscaler's behavior.scaleUp/scaleDown.tolerance).
+	tolerance                  float64
+	upTolerance, downTolerance *float64
 	// cpuInitializationPeriod: a pod this young counts for CPU only once it
 	// is ready and measured for a full window since it became ready.
 	cpuInitializationPeriod time.Duration
@@ -148,7 +151,15 @@ func usageRatio(metrics map[string]podMetric, target int64) (float64, int64) {
 }
 
 // within reports whether ratio is close enough to 1 to leave replicas alone.
-func (c calculator) within(ratio float64) bool { return math.Abs(1.0-ratio) <= c.tolerance }
+func (c calculator) within(ratio float64) bool {
+	t := c.tolerance
+	if ratio > 1.0 && c.upTolerance != nil {
+		t = *c.upTolerance
+	} else if ratio < 1.0 && c.downTolerance != nil {
+		t = *c.downTolerance
+	}
+	return math.Abs(1.0-ratio) <= t
+}
 
 // utilizationReplicas computes the replica count for a target utilization
 // (percent of requests): Kubernetes' GetResourceReplicas. pods are the

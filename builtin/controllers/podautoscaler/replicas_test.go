@@ -165,3 +165,38 @@ func TestAverageValueReplicas(t *testing.T) {
 		})
 	}
 }
+
+func TestDirectionalTolerance(t *testing.T) {
+	t.Parallel()
+	up, down := 0.5, 0.2
+	directional := calculator{tolerance: 0.1, upTolerance: &up, downTolerance: &down}
+	plain := calculator{tolerance: 0.1}
+	for _, tc := range []struct {
+		name              string
+		usage             int64
+		want, wantDefault int32
+	}{
+		{"140% of target is within the 50% scale-up tolerance", 700, 10, 14},
+		{"320% of target scales up", 1600, 32, 32},
+		{"84% of target is within the 20% scale-down tolerance", 420, 10, 9},
+		{"70% of target scales down", 350, 7, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, c := range []struct {
+				calc calculator
+				want int32
+			}{{directional, tc.want}, {plain, tc.wantDefault}} {
+				usages := make([]int64, 10)
+				for i := range usages {
+					usages[i] = tc.usage
+				}
+				pods, metrics := buildPods(running(usages...), corev1.ResourceCPU)
+				got, _, _, err := c.calc.utilizationReplicas(10, 50, corev1.ResourceCPU, "", pods, metrics, testNow)
+				if err != nil || got != c.want {
+					t.Errorf("replicas = %d, %v; want %d", got, err, c.want)
+				}
+			}
+		})
+	}
+}
