@@ -257,7 +257,7 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 	if err != nil {
 		return 0, "", status, reason, fmt.Errorf("failed to get %s utilization: %w", resource, err)
 	}
-	current_ := autoscalingv2.MetricValueStatus{}
+	value := autoscalingv2.MetricValueStatus{}
 	switch {
 	case target.AverageUtilization != nil:
 		name = string(resource) + " resource utilization (percentage of request)"
@@ -265,7 +265,7 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 		if err != nil {
 			return 0, "", status, reason, fmt.Errorf("failed to get %s utilization: %w", resource, err)
 		}
-		current_.AverageUtilization, current_.AverageValue = api.Ptr(utilization), api.Ptr(milliQuantity(raw))
+		value.AverageUtilization, value.AverageValue = api.Ptr(utilization), api.Ptr(milliQuantity(raw))
 		proposal = replicas
 	case target.AverageValue != nil:
 		name = string(resource) + " resource"
@@ -277,7 +277,7 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 		if err != nil {
 			return 0, "", status, reason, fmt.Errorf("failed to get %s usage: %w", resource, err)
 		}
-		current_.AverageValue = api.Ptr(milliQuantity(avg))
+		value.AverageValue = api.Ptr(milliQuantity(avg))
 		proposal = replicas
 	default:
 		return 0, "", status, reason, fmt.Errorf("invalid %s metric source: neither a utilization target nor a value target was set", resource)
@@ -285,9 +285,9 @@ func (r *reconciler) computeMetric(ctx context.Context, hpa *autoscalingv2.Horiz
 	if container != "" {
 		name = string(resource) + " container resource utilization (percentage of request)"
 		status = autoscalingv2.MetricStatus{Type: spec.Type, ContainerResource: &autoscalingv2.ContainerResourceMetricStatus{
-			Name: resource, Container: container, Current: current_}}
+			Name: resource, Container: container, Current: value}}
 	} else {
-		status = autoscalingv2.MetricStatus{Type: spec.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: resource, Current: current_}}
+		status = autoscalingv2.MetricStatus{Type: spec.Type, Resource: &autoscalingv2.ResourceMetricStatus{Name: resource, Current: value}}
 	}
 	return proposal, name, status, "", nil
 }
