@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/converge-dev/converge/framework/api/fields"
 	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
 // Objects lists the stored JSON of a resource's objects in a namespace (all
@@ -100,6 +102,9 @@ func (s *Server) Wrap(next http.Handler) http.Handler {
 			return
 		}
 		out, err := s.serve(r, ri)
+		if err == nil && acceptsTable(r) {
+			out, err = table(ri, out)
+		}
 		if err != nil {
 			se, ok := err.(*apierrors.StatusError)
 			if !ok {
@@ -383,4 +388,54 @@ func (s *Server) fetch(ctx context.Context, n *corev1.Node) (*stats.Summary, err
 		return nil, fmt.Errorf("decode stats of node %s: %w", n.Name, err)
 	}
 	return &sum, nil
+}
+
+// acceptsTable reports whether the client asked for a meta.k8s.io/v1 Table
+// (kubectl get).
+func acceptsTable(r *http.Request) bool {
+	for part := range strings.SplitSeq(r.Header.Get("Accept"), ",") {
+		p := strings.ReplaceAll(part, " ", "")
+		if strings.Contains(p, "as=Table") && strings.Contains(p, "g=meta.k8s.io") {
+			return true
+		}
+	}
+	return false
+}
+
+// table renders a metrics object or list as a Table with the kind's printer
+// columns; rows carry the objects' metadata as PartialObjectMetadata.
+func table(ri *filters.RequestInfo, out any) (any, error) {
+	p := metricsv1beta1.PodMetricsPrinter()
+	if ri.Resource == "nodes" {
+		p = metricsv1beta1.NodeMetricsPrinter()
+	}
+	var objs []any
+	switch v := out.(type) {
+	case metricsv1beta1.NodeMetricsList:
+		for _, it := range v.Items {
+			objs = append(objs, it)
+		}
+	case metricsv1beta1.PodMetricsList:
+		for _, it := range v.Items {
+			objs = append(objs, it)
+		}
+	default:
+		objs = []any{out}
+	}
+	now := time.Now()
+	rows := make([]any, 0, len(objs))
+	for _, o := range objs {
+		m, err := registry.ToMap(o)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		cells, err := p.Row(m, now)
+		if err != nil {
+			return nil, apierrors.NewInternalError(err)
+		}
+		rows = append(rows, map[string]any{"cells": cells, "object": map[string]any{
+			"kind": "PartialObjectMetadata", "apiVersion": "meta.k8s.io/v1", "metadata": m["metadata"]}})
+	}
+	return map[string]any{"kind": "Table", "apiVersion": "meta.k8s.io/v1", "metadata": map[string]any{},
+		"columnDefinitions": p.Columns, "rows": rows}, nil
 }

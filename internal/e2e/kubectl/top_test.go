@@ -69,6 +69,8 @@ spec:
 				MatchRegexp(`(?m)^sleeper\s+main\s+\d+m\s+\d+Mi\s*$`),
 				MatchRegexp(`(?m)^sleeper\s+side\s+\d+m\s+\d+Mi\s*$`)))
 			Expect(k.ok(ctx, "top", "pod", "-n", ns, "-l", "app=top")).To(MatchRegexp(`(?m)^sleeper\s+\d+m\s+\d+Mi\s*$`))
+			Expect(k.ok(ctx, "get", "nodes.metrics.k8s.io", nodeName)).To(MatchRegexp(`(?m)^NAME\s+CPU\s+MEMORY\s+WINDOW\s*\n` + regexp.QuoteMeta(nodeName) + `\s+\d+n\s+\d+Ki\s+\S+s`))
+			Expect(k.ok(ctx, "get", "podmetrics", "-n", ns)).To(MatchRegexp(`(?m)^sleeper\s+2\s+\S+s\s*$`))
 			r := k.run(ctx, "top", "pod", "-n", ns, "-l", "app=nothing")
 			Expect(r.stderr).To(ContainSubstring("No resources found"), "%s", r)
 			GinkgoWriter.Println(out, k.ok(ctx, "top", "pods", "-n", ns, "--containers"))

@@ -17,39 +17,49 @@ func Resources() []*registry.Resource {
 		{
 			GroupVersion: GroupVersion, Resource: "nodes", Kind: "NodeMetrics", ListKind: "NodeMetricsList",
 			Verbs: verbs, Strategy: registry.Typed[NodeMetrics]{}, Type: reflect.TypeFor[NodeMetrics](),
-			Printer: &registry.Printer{
-				Columns: []registry.Column{
-					{Name: "Name", Type: "string", Format: "name", Description: "Name of the node."},
-					{Name: "CPU", Type: "string", Description: "CPU usage."},
-					{Name: "Memory", Type: "string", Description: "Memory working set."},
-					{Name: "Window", Type: "string", Description: "The window CPU usage is averaged over."},
-				},
-				Row: func(obj map[string]any, _ time.Time) ([]any, error) {
-					m, err := registry.FromMap[NodeMetrics](obj)
-					if err != nil {
-						return nil, fmt.Errorf("decode node metrics: %w", err)
-					}
-					return []any{m.Name, m.Usage["cpu"].S, m.Usage["memory"].S, m.Window.String()}, nil
-				},
-			},
+			Printer: NodeMetricsPrinter(),
 		},
 		{
 			GroupVersion: GroupVersion, Resource: "pods", Kind: "PodMetrics", ListKind: "PodMetricsList",
 			Namespaced: true, Verbs: verbs, Strategy: registry.Typed[PodMetrics]{}, Type: reflect.TypeFor[PodMetrics](),
-			Printer: &registry.Printer{
-				Columns: []registry.Column{
-					{Name: "Name", Type: "string", Format: "name", Description: "Name of the pod."},
-					{Name: "Containers", Type: "integer", Description: "Number of containers measured."},
-					{Name: "Window", Type: "string", Description: "The window CPU usage is averaged over."},
-				},
-				Row: func(obj map[string]any, _ time.Time) ([]any, error) {
-					m, err := registry.FromMap[PodMetrics](obj)
-					if err != nil {
-						return nil, fmt.Errorf("decode pod metrics: %w", err)
-					}
-					return []any{m.Name, int64(len(m.Containers)), m.Window.String()}, nil
-				},
-			},
+			Printer: PodMetricsPrinter(),
+		},
+	}
+}
+
+// NodeMetricsPrinter renders NAME CPU MEMORY WINDOW.
+func NodeMetricsPrinter() *registry.Printer {
+	return &registry.Printer{
+		Columns: []registry.Column{
+			{Name: "Name", Type: "string", Format: "name", Description: "Name of the node."},
+			{Name: "CPU", Type: "string", Description: "CPU usage."},
+			{Name: "Memory", Type: "string", Description: "Memory working set."},
+			{Name: "Window", Type: "string", Description: "The window CPU usage is averaged over."},
+		},
+		Row: func(obj map[string]any, _ time.Time) ([]any, error) {
+			m, err := registry.FromMap[NodeMetrics](obj)
+			if err != nil {
+				return nil, fmt.Errorf("decode node metrics: %w", err)
+			}
+			return []any{m.Name, m.Usage["cpu"].S, m.Usage["memory"].S, m.Window.String()}, nil
+		},
+	}
+}
+
+// PodMetricsPrinter renders NAME CONTAINERS WINDOW.
+func PodMetricsPrinter() *registry.Printer {
+	return &registry.Printer{
+		Columns: []registry.Column{
+			{Name: "Name", Type: "string", Format: "name", Description: "Name of the pod."},
+			{Name: "Containers", Type: "integer", Description: "Number of containers measured."},
+			{Name: "Window", Type: "string", Description: "The window CPU usage is averaged over."},
+		},
+		Row: func(obj map[string]any, _ time.Time) ([]any, error) {
+			m, err := registry.FromMap[PodMetrics](obj)
+			if err != nil {
+				return nil, fmt.Errorf("decode pod metrics: %w", err)
+			}
+			return []any{m.Name, int64(len(m.Containers)), m.Window.String()}, nil
 		},
 	}
 }
