@@ -9,6 +9,7 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/controllers"
 	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
+	"github.com/converge-dev/converge/builtin/controllers/podautoscaler"
 	"github.com/converge-dev/converge/builtin/security/csr"
 	"github.com/converge-dev/converge/builtin/security/rootca"
 	"github.com/converge-dev/converge/framework/client"
@@ -35,12 +36,19 @@ type ControllerManagerOptions struct {
 	// Sign signs approved CertificateSigningRequests with the cluster CA; nil
 	// leaves them approved but unsigned.
 	Sign csr.SignFunc
+	// HorizontalPodAutoscaler configures the autoscaler controller (its
+	// kube-controller-manager flags: sync period, downscale stabilization,
+	// tolerance, CPU initialization period, initial readiness delay).
+	HorizontalPodAutoscaler HorizontalPodAutoscalerOptions
 	// Manager configures the manager (logger, metrics and health addresses,
 	// leader election); its Scheme defaults to every built-in kind.
 	Manager manager.Options
 	// Tracing traces reconciles when Manager has no TracerProvider.
 	Tracing tracing.Config
 }
+
+// HorizontalPodAutoscalerOptions configure the autoscaler controller.
+type HorizontalPodAutoscalerOptions = podautoscaler.Options
 
 // controller is one entry of the controller manager's list.
 type controller struct {
@@ -58,7 +66,8 @@ func controllerList() []controller {
 	for _, c := range controllers.All() {
 		out = append(out, controller{name: c.Name, setup: func(mgr *manager.Manager, o *ControllerManagerOptions) error {
 			return c.SetupWith(mgr, controllers.Options{
-				NodeLifecycle: nodelifecycle.Options{NodeMonitorGracePeriod: o.NodeMonitorGracePeriod}})
+				NodeLifecycle:           nodelifecycle.Options{NodeMonitorGracePeriod: o.NodeMonitorGracePeriod},
+				HorizontalPodAutoscaler: o.HorizontalPodAutoscaler})
 		}})
 	}
 	return append(out,

@@ -245,6 +245,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err != nil {
 		return err
 	}
+	attachMetrics := cp.serveMetricsAPI(&secOpts)
 	alloc, err := servicenet.New(cp.store, servicenet.Options{
 		ServiceCIDR: opts.ServiceCIDR, NodePortRange: opts.NodePortRange, Logger: cp.log.WithName("servicenet"),
 	})
@@ -274,6 +275,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	}
 	srv.Start(runCtx)
 	cp.server = srv
+	attachMetrics(srv)
 	if cp.security != nil {
 		cp.security.Attach(srv)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/job"
 	"github.com/converge-dev/converge/builtin/controllers/namespace"
 	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
+	"github.com/converge-dev/converge/builtin/controllers/podautoscaler"
 	"github.com/converge-dev/converge/builtin/controllers/podgc"
 	"github.com/converge-dev/converge/builtin/controllers/replicaset"
 	"github.com/converge-dev/converge/builtin/controllers/serviceaccount"
@@ -48,6 +49,7 @@ func All() []Controller {
 		{Name: ephemeral.Name, Setup: ephemeral.Setup},
 		{Name: "replicaset", Setup: replicaset.Setup},
 		{Name: "deployment", Setup: deployment.Setup},
+		{Name: podautoscaler.Name, Setup: podautoscaler.Setup},
 	}
 }
 
@@ -69,6 +71,9 @@ type Options struct {
 	// PodGC configures the pod garbage collector (period, quarantine of
 	// missing nodes, terminated pod threshold).
 	PodGC podgc.Options
+	// HorizontalPodAutoscaler configures the autoscaler (sync period,
+	// downscale stabilization, tolerance, CPU initialization).
+	HorizontalPodAutoscaler podautoscaler.Options
 }
 
 // Setup adds the named controllers to mgr (all of them when names is nil) with
@@ -103,6 +108,8 @@ func (c Controller) SetupWith(mgr *manager.Manager, opts Options) error {
 		return nodelifecycle.New(mgr, opts.NodeLifecycle)
 	case podgc.Name:
 		return podgc.New(mgr, opts.PodGC)
+	case podautoscaler.Name:
+		return podautoscaler.New(mgr, opts.HorizontalPodAutoscaler)
 	}
 	return c.Setup(mgr)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/stats"
 	"github.com/converge-dev/converge/framework/api/fields"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
@@ -25,12 +26,13 @@ import (
 
 // Agent is a node agent. Create it with New and run it with Start.
 type Agent struct {
-	opts Options
-	log  logr.Logger
-	c    *client.Client
-	rt   cri.Runtime
-	rec  *record.Recorder
-	ipam *ipam
+	opts  Options
+	log   logr.Logger
+	c     *client.Client
+	rt    cri.Runtime
+	rec   *record.Recorder
+	ipam  *ipam
+	stats *stats.Sampler
 
 	logPort  int
 	nodeUID  string
@@ -81,6 +83,9 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.ipam = ip
 	a.rec = record.New(a.c, "kubelet", a.log)
+	if a.stats, err = a.newSampler(); err != nil {
+		return nil, fmt.Errorf("node: %w", err)
+	}
 	return a, nil
 }
 
@@ -145,7 +150,8 @@ func (a *Agent) Start(ctx context.Context) error {
 		a.podChanged(ev.Object)
 	})
 	var bg sync.WaitGroup
-	bg.Add(5)
+	bg.Add(6)
+	go func() { defer bg.Done(); _ = a.stats.Start(ctx) }()
 	go func() { defer bg.Done(); a.runClaimSweeper(ctx) }()
 	go func() {
 		defer bg.Done()

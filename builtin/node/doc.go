@@ -34,6 +34,12 @@
 //   - Logs: GET http://<InternalIP>:<port>/containerLogs/{namespace}/{pod}/{container}
 //     with follow, tailLines, timestamps, sinceSeconds, sinceTime, previous,
 //     limitBytes (text/plain, flushed per line when following).
+//   - Resource stats (package stats): every StatsInterval (10 s) the node's
+//     totals and each running container's CPU time and working set (the
+//     runtime's cri.StatsProvider) are read; the same port serves them at
+//     GET /stats/summary (JSON, CPU rates over the last interval, read by
+//     metrics.k8s.io) and GET /metrics/resource (the kubelet's Prometheus
+//     names).
 //   - Start(ctx) blocks until ctx ends; then it stops every container it runs
 //     (the process runtime's children would otherwise outlive it).
 //   - Restarts: with a runtime that implements cri.Lister (the process

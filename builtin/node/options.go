@@ -54,6 +54,9 @@ type Options struct {
 	CrashLoopBackOffBase, CrashLoopBackOffMax, BackOffResetAfter time.Duration
 	// MaxLogBytes rotates a container log above this size (default 10 MiB).
 	MaxLogBytes int64
+	// StatsInterval is how often resource usage is read for /stats/summary
+	// and /metrics/resource (default 10 s).
+	StatsInterval time.Duration
 	// Version is reported as nodeInfo.kubeletVersion (default v1.32.0).
 	Version string
 	// Logger receives the agent's logs.

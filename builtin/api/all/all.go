@@ -12,12 +12,14 @@ import (
 	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
 	autoscalingv1 "github.com/converge-dev/converge/builtin/api/autoscaling/v1"
+	autoscalingv2 "github.com/converge-dev/converge/builtin/api/autoscaling/v2"
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
 	certificatesv1 "github.com/converge-dev/converge/builtin/api/certificates/v1"
 	coordinationv1 "github.com/converge-dev/converge/builtin/api/coordination/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
+	metricsv1beta1 "github.com/converge-dev/converge/builtin/api/metrics/v1beta1"
 	nodev1 "github.com/converge-dev/converge/builtin/api/node/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
@@ -35,7 +37,8 @@ type Group struct {
 	// Resources are the resources the API server serves for the group; nil for
 	// groups whose kinds are only request bodies handled elsewhere
 	// (authentication.k8s.io's TokenReview is answered by the security filters,
-	// autoscaling/v1's Scale by each resource's scale subresource).
+	// autoscaling/v1's Scale by each resource's scale subresource); autoscaling/v1
+	// serves horizontalpodautoscalers in v1 and v2 (stored as v2).
 	Resources func() []*registry.Resource
 }
 
@@ -44,7 +47,8 @@ func Groups() []Group {
 	return []Group{
 		{"v1", corev1.AddToScheme, corev1.Resources},
 		{"apps/v1", appsv1.AddToScheme, appsv1.Resources},
-		{"autoscaling/v1", autoscalingv1.AddToScheme, nil},
+		{"autoscaling/v1", autoscalingv1.AddToScheme, autoscalingv1.Resources},
+		{"autoscaling/v2", autoscalingv2.AddToScheme, nil},
 		{"batch/v1", batchv1.AddToScheme, batchv1.Resources},
 		{"coordination.k8s.io/v1", coordinationv1.AddToScheme, coordinationv1.Resources},
 		{"discovery.k8s.io/v1", discoveryv1.AddToScheme, discoveryv1.Resources},
@@ -57,6 +61,7 @@ func Groups() []Group {
 		{"admissionregistration.k8s.io/v1", admissionregistrationv1.AddToScheme, admissionregistrationv1.Resources},
 		{"certificates.k8s.io/v1", certificatesv1.AddToScheme, certificatesv1.Resources},
 		{"node.k8s.io/v1", nodev1.AddToScheme, nodev1.Resources},
+		{"metrics.k8s.io/v1beta1", metricsv1beta1.AddToScheme, metricsv1beta1.Resources},
 	}
 }
 

@@ -55,6 +55,15 @@ type Options struct {
 	Workers int
 	// Version is reported as the kubelet version (default v1.32.0).
 	Version string
+	// ServeStats makes the nodes serve /stats/summary and /metrics/resource
+	// (so metrics.k8s.io, kubectl top and autoscalers see them): each node
+	// takes a loopback InternalIP (127.112.0.1 for the first) and the fleet
+	// answers on one port of all addresses for the node whose address was
+	// dialled, with Usage's synthetic figures.
+	ServeStats bool
+	// Usage is each running container's synthetic usage (default
+	// DefaultUsage: its requests).
+	Usage func(pod *corev1.Pod, c *corev1.Container) Usage
 	// Logger receives the fleet's logs.
 	Logger logr.Logger
 }
@@ -100,7 +109,8 @@ type Fleet struct {
 	c     *client.Client
 	index map[string]int // node name → index
 
-	ready atomic.Int64 // nodes registered
+	ready     atomic.Int64 // nodes registered
+	statsPort int          // the stats server's port (ServeStats), set before registration
 
 	mu    sync.Mutex
 	nodes []*simNode // guarded by mu for ipNext
@@ -202,6 +212,11 @@ func (f *Fleet) Start(ctx context.Context) error {
 		}
 		f.queue.Add(p.Namespace + "/" + p.Name)
 	})
+	if f.opts.ServeStats {
+		if f.statsPort, err = f.serveStats(ctx); err != nil {
+			return err
+		}
+	}
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	defer f.queue.ShutDown()
@@ -306,6 +321,9 @@ func (f *Fleet) nodeStatus(now api.Time) corev1.NodeStatus {
 }
 
 func (f *Fleet) nodeIP(i int) string {
+	if f.opts.ServeStats {
+		return loopbackIP(i).String()
+	}
 	return fmt.Sprintf("10.%d.%d.1", i>>8, i&255)
 }
 
@@ -343,6 +361,7 @@ func (f *Fleet) register(ctx context.Context, sn *simNode) error {
 func (f *Fleet) writeStatus(ctx context.Context, sn *simNode) error {
 	st := f.nodeStatus(api.Now())
 	st.Addresses = []corev1.NodeAddress{{Type: corev1.NodeInternalIP, Address: f.nodeIP(f.index[sn.name])}, {Type: corev1.NodeHostName, Address: sn.name}}
+	st.DaemonEndpoints.KubeletEndpoint.Port = int32(f.statsPort)
 	b, _ := json.Marshal(map[string]any{"status": st})
 	node := &corev1.Node{}
 	node.Name = sn.name

@@ -42,7 +42,7 @@ var _ = BeforeSuite(func() {
 	suite.fleet, err = fleet.New(fleet.Options{
 		Config: &client.Config{Host: env.URL}, Nodes: 50, Zones: []string{"a", "b"},
 		LeaseRenewInterval: time.Second, PodStartDelay: 200 * time.Millisecond, JobCompletionDelay: time.Second,
-		Logger: GinkgoLogr,
+		ServeStats: true, Logger: GinkgoLogr,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())

@@ -87,6 +87,10 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule(readVerbs, []string{"discovery.k8s.io"}, "endpointslices"),
 			rule(readVerbs, []string{"events.k8s.io"}, "events"),
 		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:aggregated-metrics-reader", map[string]string{
+			AggregateToView: "true", AggregateToEdit: "true", AggregateToAdmin: "true"}), Rules: []rbacv1.PolicyRule{
+			rule([]string{"get", "list", "watch"}, []string{"metrics.k8s.io"}, "pods", "nodes"),
+		}},
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:discovery", nil), Rules: []rbacv1.PolicyRule{
 			{Verbs: []string{"get"}, NonResourceURLs: []string{"/api", "/api/*", "/apis", "/apis/*", "/healthz", "/livez", "/openapi", "/openapi/*", "/readyz", "/version", "/version/"}},
 		}},

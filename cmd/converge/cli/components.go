@@ -50,6 +50,7 @@ type controllerManagerFlags struct {
 	le                                  leaderElectFlags
 	metricsAddr, healthAddr             string
 	nodeMonitorGrace                    time.Duration
+	hpaSync, hpaDownscale               time.Duration
 	rootCAFile, signingCert, signingKey string
 	tracing                             tracing.Config
 	fs                                  *pflag.FlagSet
@@ -61,6 +62,9 @@ func (f *controllerManagerFlags) add(fs *pflag.FlagSet) {
 	f.le.add(fs, "runs the controllers", "kube-controller-manager")
 	fs.DurationVar(&f.nodeMonitorGrace, "node-monitor-grace-period", controlplane.DefaultNodeMonitorGracePeriod,
 		"how long a node may go without renewing its Lease before it is marked Unknown and tainted unreachable")
+	fs.DurationVar(&f.hpaSync, "horizontal-pod-autoscaler-sync-period", 15*time.Second, "how often each HorizontalPodAutoscaler is synced")
+	fs.DurationVar(&f.hpaDownscale, "horizontal-pod-autoscaler-downscale-stabilization", 5*time.Minute,
+		"scale-down stabilization window of HorizontalPodAutoscalers that set none")
 	fs.StringVar(&f.rootCAFile, "root-ca-file", "", "CA bundle published as the kube-root-ca.crt ConfigMap in every namespace (default: the kubeconfig's CA; none: not published)")
 	fs.StringVar(&f.signingCert, "cluster-signing-cert-file", filepath.Join(defaultDataDir(), "pki", pki.CACertFile), "cluster CA certificate that signs approved CertificateSigningRequests")
 	fs.StringVar(&f.signingKey, "cluster-signing-key-file", filepath.Join(defaultDataDir(), "pki", pki.CAKeyFile), "key of --cluster-signing-cert-file")
@@ -72,9 +76,10 @@ func (f *controllerManagerFlags) add(fs *pflag.FlagSet) {
 // options are the controller manager's options for the cluster of cfg.
 func (f *controllerManagerFlags) options(cfg *rest.Config, log logr.Logger, stderr io.Writer) (controlplane.ControllerManagerOptions, error) {
 	o := controlplane.ControllerManagerOptions{
-		NodeMonitorGracePeriod: f.nodeMonitorGrace,
-		Tracing:                f.tracing,
-		Manager:                manager.Options{Logger: log, MetricsBindAddress: f.metricsAddr, HealthProbeBindAddress: f.healthAddr},
+		NodeMonitorGracePeriod:  f.nodeMonitorGrace,
+		Tracing:                 f.tracing,
+		HorizontalPodAutoscaler: controlplane.HorizontalPodAutoscalerOptions{SyncPeriod: f.hpaSync, DownscaleStabilization: f.hpaDownscale},
+		Manager:                 manager.Options{Logger: log, MetricsBindAddress: f.metricsAddr, HealthProbeBindAddress: f.healthAddr},
 	}
 	if len(f.names) > 0 {
 		o.Controllers = f.names

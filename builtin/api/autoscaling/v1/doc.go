@@ -1,5 +1,6 @@
-// Package v1 holds the autoscaling/v1 kinds Converge knows: Scale, the body of the
-// scale subresource of Deployments, ReplicaSets and StatefulSets. It has the Go
-// types with Kubernetes' JSON and protobuf field names and AddToScheme. Scale is
-// not a served resource, so the package has no Resources function.
+// Package v1 holds the autoscaling/v1 kinds: Scale, the body of the scale
+// subresource of Deployments, ReplicaSets, StatefulSets and custom resources,
+// and the v1 form of the HorizontalPodAutoscaler (a CPU utilization target),
+// stored as autoscaling/v2 and converted (Convert, FromV2, ToV2). Resources
+// returns the horizontalpodautoscalers resource in both versions.
 package v1

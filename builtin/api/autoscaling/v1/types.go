@@ -28,8 +28,9 @@ type ScaleStatus struct {
 	Selector string `json:"selector,omitempty" protobuf:"bytes,2,opt,name=selector"`
 }
 
-// AddToScheme registers Scale in s under autoscaling/v1. Scale has no list type:
-// it is only read and written through a resource's /scale subresource.
+// AddToScheme registers Scale and HorizontalPodAutoscaler in s under
+// autoscaling/v1. Scale has no list type: it is only read and written through
+// a resource's /scale subresource.
 func AddToScheme(s *scheme.Scheme) error {
-	return s.AddKnownTypes(GroupVersion, &Scale{})
+	return s.AddKnownTypes(GroupVersion, &Scale{}, &HorizontalPodAutoscaler{}, &HorizontalPodAutoscalerList{})
 }

@@ -149,6 +149,9 @@ func TestEndToEnd(t *testing.T) {
 	if _, _, err := rt.Exec(t.Context(), id, []string{"/no/such/binary"}); err == nil {
 		t.Error("Exec of a missing binary succeeded")
 	}
+	if ms, err := rt.ContainerStats(t.Context(), id); err != nil || ms.MemoryWorkingSetBytes == 0 || ms.MemoryWorkingSetBytes > 64<<20 || ms.CPUUsageNanos == 0 {
+		t.Errorf("ContainerStats of svc = %+v, %v; want task metrics (CPU used by the execs' container, working set under its limit)", ms, err)
+	}
 	t0 := time.Now()
 	if err := rt.Stop(t.Context(), id, 10*time.Second); err != nil {
 		t.Fatalf("Stop: %v", err)

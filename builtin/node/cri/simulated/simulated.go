@@ -25,6 +25,9 @@ type Options struct {
 	// ImagePresent reports whether an image is available (default: all are);
 	// a container without Args whose image is absent fails with ErrImageNotPresent.
 	ImagePresent func(image string) bool
+	// Usage is the synthetic resource usage a container reports (see
+	// ContainerStats); nil means DefaultUsage for every container.
+	Usage func(spec cri.ContainerSpec) Usage
 }
 
 // Runtime is the simulated runtime. Create it with New.
