@@ -75,7 +75,7 @@ func steadyDaemonSet(tb testing.TB) (fromServer, fromCache reconcile.Reconciler,
 	controllertest.Settle(tb, fromServer, req, func() (bool, string) {
 		cur := &appsv1.DaemonSet{}
 		if err := cache.NewReader(inf).Get(ctx, req.ObjectKey, cur); err != nil {
-			tb.Fatal(err)
+			return false, err.Error() // not cached yet
 		}
 		return cur.Status.CurrentNumberScheduled == benchNodes && pods.Store().Len() == benchNodes, fmt.Sprintf("%+v", cur.Status)
 	})
