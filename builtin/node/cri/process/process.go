@@ -428,47 +428,13 @@ func pipes() (outR, outW, errR, errW *os.File, err error) {
 
 // Exec implements cri.Runtime.
 func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []byte, error) {
-	c, err := r.containers.Get(id)
+	cmd, pid, err := r.execCommand(ctx, id, argv)
 	if err != nil {
 		return 0, nil, err
-	}
-	if len(argv) == 0 {
-		return 0, nil, fmt.Errorf("%w: exec without a command", cri.ErrInvalidSpec)
-	}
-	c.mu.Lock()
-	pid, state := c.pid, c.status.State
-	c.mu.Unlock()
-	if state != cri.StateRunning {
-		return 0, nil, fmt.Errorf("exec in container %s: it is %s", id, state)
 	}
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = c.spec.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
-	}
-	cmd.Dir = c.spec.WorkingDir
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = time.Second
-	cred, err := credential(c.spec)
-	if err != nil {
-		return 0, nil, err
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
-	errc := make(chan error, 1)
-	if r.namespaces {
-		go func() {
-			goruntime.LockOSThread() // never unlocked: the thread dies with the goroutine
-			if err := joinMountNamespace(pid); err != nil {
-				errc <- err
-				return
-			}
-			errc <- cmd.Start()
-		}()
-	} else {
-		errc <- cmd.Start()
-	}
-	if err := <-errc; err != nil {
+	if err := r.startIn(pid, cmd); err != nil {
 		return 0, nil, fmt.Errorf("exec in container %s: %w", id, err)
 	}
 	werr := cmd.Wait()
@@ -476,6 +442,63 @@ func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []by
 		return 0, out.Bytes(), fmt.Errorf("exec in container %s: %w", id, ctx.Err())
 	}
 	return exitCode(cmd.ProcessState, werr), out.Bytes(), nil
+}
+
+// execCommand prepares argv to run in container id: the container's env,
+// working dir and user, its own process group (killed as a whole when ctx
+// ends). It returns the container's PID for startIn.
+func (r *Runtime) execCommand(ctx context.Context, id string, argv []string) (*exec.Cmd, int, error) {
+	c, err := r.containers.Get(id)
+	if err != nil {
+		return nil, 0, err
+	}
+	if len(argv) == 0 {
+		return nil, 0, fmt.Errorf("%w: exec without a command", cri.ErrInvalidSpec)
+	}
+	c.mu.Lock()
+	pid, state := c.pid, c.status.State
+	c.mu.Unlock()
+	if state != cri.StateRunning {
+		return nil, 0, fmt.Errorf("exec in container %s: it is %s", id, state)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = c.spec.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Dir = c.spec.WorkingDir
+	cmd.WaitDelay = time.Second
+	cred, err := credential(c.spec)
+	if err != nil {
+		return nil, 0, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return cmd.Process.Kill()
+	}
+	return cmd, pid, nil
+}
+
+// startIn starts cmd, in the mount namespace of the container process pid
+// when containers get their own.
+func (r *Runtime) startIn(pid int, cmd *exec.Cmd) error {
+	if !r.namespaces {
+		return cmd.Start()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		goruntime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		if err := joinMountNamespace(pid); err != nil {
+			errc <- err
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
 }
 
 func joinMountNamespace(pid int) error {
