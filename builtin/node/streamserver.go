@@ -117,11 +117,12 @@ func (a *Agent) servePortForward(w http.ResponseWriter, r *http.Request) {
 // listen on either).
 func dialPod(ctx context.Context, podIP string, port uint16) (net.Conn, error) {
 	d := net.Dialer{Timeout: 5 * time.Second}
+	hosts := []string{"127.0.0.1"}
+	if podIP != "" && podIP != "127.0.0.1" {
+		hosts = []string{podIP, "127.0.0.1"}
+	}
 	var errs []error
-	for _, host := range []string{podIP, "127.0.0.1"} {
-		if host == "" || (host == "127.0.0.1" && len(errs) > 0 && podIP == "127.0.0.1") {
-			continue
-		}
+	for _, host := range hosts {
 		c, err := d.DialContext(ctx, "tcp", net.JoinHostPort(host, strconv.Itoa(int(port))))
 		if err == nil {
 			return c, nil

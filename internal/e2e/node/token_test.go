@@ -4,8 +4,10 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
 )
@@ -94,6 +97,26 @@ var _ = Describe("The service-account token volume", func() {
 		Expect(json.Unmarshal(payload, &claims)).To(Succeed())
 		Expect(claims.Sub).To(Equal("system:serviceaccount:default:default"))
 		Expect(claims.Exp - claims.Iat).To(BeNumerically("~", 3607, 2))
+
+		By("kubectl exec reaches the pod through the API server and the node's TLS endpoint, for who may create pods/exec")
+		sleeper := &corev1.Pod{}
+		sleeper.Name, sleeper.Namespace = "sleeper", "default"
+		sleeper.Spec.TerminationGracePeriodSeconds = api.Ptr[int64](0)
+		sleeper.Spec.Containers = []corev1.Container{{Name: "main", Image: "busybox", Command: []string{"sleep", "60"}}}
+		Expect(c.Create(ctx, sleeper)).To(Succeed())
+		Eventually(func(g Gomega) {
+			p := &corev1.Pod{}
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(sleeper), p)).To(Succeed())
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "%+v", p.Status)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		execOut, err := kubectlWith(ctx, kubeconfig, "exec", "sleeper", "--", "sh", "-c", "echo over-tls; exit 5").CombinedOutput()
+		var exitErr *exec.ExitError
+		Expect(errors.As(err, &exitErr)).To(BeTrue(), "%v: %s", err, execOut)
+		Expect(exitErr.ExitCode()).To(Equal(5), string(execOut))
+		Expect(string(execOut)).To(HavePrefix("over-tls\n"))
+		execOut, err = kubectlWith(ctx, kubeconfig, "--as=alice", "exec", "sleeper", "--", "true").CombinedOutput()
+		Expect(err).To(HaveOccurred())
+		Expect(string(execOut)).To(ContainSubstring("forbidden"))
 
 		By("the API server accepts the token")
 		rc, err := rest.NewClient(&rest.Config{Host: cp.URL(), TLS: rest.TLSConfig{CAData: cfg.TLS.CAData}, BearerToken: token})
