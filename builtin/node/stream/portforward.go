@@ -80,6 +80,8 @@ type forwarder struct {
 func (f *forwarder) run(ctx context.Context, c *spdyConn) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // ends the forwards (before the wait above)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	for {
@@ -109,6 +111,8 @@ func (f *forwarder) run(ctx context.Context, c *spdyConn) {
 					}
 				}
 			}
+		case <-c.conn.CloseChan(): // the client's side ended
+			return
 		case <-ctx.Done():
 			return
 		}
@@ -144,10 +148,16 @@ func (f *forwarder) add(s *spdystream.Stream) (*streamPair, string) {
 	return p, key
 }
 
-// forward connects p to its port.
+// forward connects p to its port. At the end both streams are reset, so
+// that data the client still sends is dropped instead of holding up the
+// connection's frame handling.
 func (f *forwarder) forward(ctx context.Context, p *streamPair) {
-	defer p.err.Close()
-	defer p.data.Close()
+	defer func() {
+		_ = p.data.Close()
+		_ = p.err.Close()
+		_ = p.data.Reset()
+		_ = p.err.Reset()
+	}()
 	portText := p.data.Headers().Get(headerPort)
 	port, err := strconv.ParseUint(portText, 10, 16)
 	if err != nil || port == 0 {
@@ -160,6 +170,8 @@ func (f *forwarder) forward(ctx context.Context, p *streamPair) {
 		return
 	}
 	defer conn.Close()
+	stop := context.AfterFunc(ctx, func() { conn.Close() }) // the client went away
+	defer stop()
 	up := make(chan struct{})
 	go func() {
 		defer close(up)
@@ -175,7 +187,7 @@ func (f *forwarder) forward(ctx context.Context, p *streamPair) {
 	_, _ = io.CopyBuffer(p.data, conn, buf)
 	_ = p.data.Close() // the pod's side finished: half-close towards the client
 	_ = p.err.Close()
-	select {
+	select { // the client's side finishes too, or the connection ends
 	case <-up:
 	case <-ctx.Done():
 	}

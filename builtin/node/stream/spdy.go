@@ -83,7 +83,8 @@ func (c *spdyConn) accept(s *spdystream.Stream) {
 	}
 }
 
-// Close resets every stream and closes the connection.
+// Close resets every stream and closes the connection: a GOAWAY, then the
+// network connection once no stream is left (at once, all being reset).
 func (c *spdyConn) Close() {
 	c.mu.Lock()
 	seen := c.seen
@@ -93,11 +94,12 @@ func (c *spdyConn) Close() {
 		_ = s.Reset()
 	}
 	_ = c.conn.Close()
+	_ = c.conn.Wait(time.Second) // collects spdystream's shutdown result
+	_ = c.net.Close()
 	select {
 	case <-c.done:
 	case <-time.After(time.Second):
 	}
-	_ = c.net.Close()
 }
 
 // spdySession upgrades r and waits for the client's streams.
