@@ -228,7 +228,9 @@ func TestSPDYClientGoneEndsCommand(t *testing.T) {
 	}
 }
 
-func wsURL(srv *httptest.Server, path string) string { return "ws" + strings.TrimPrefix(srv.URL, "http") + path }
+func wsURL(srv *httptest.Server, path string) string {
+	return "ws" + strings.TrimPrefix(srv.URL, "http") + path
+}
 
 func TestWebSocketExec(t *testing.T) {
 	srv := server(t, stream.Config{}, echo, nil)
