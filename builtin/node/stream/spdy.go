@@ -56,7 +56,7 @@ func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // newSPDYConn serves SPDY on nc.
 func newSPDYConn(nc net.Conn) (*spdyConn, error) {
-	conn, err := spdystream.NewConnection(nc, true)
+	conn, err := spdystream.NewConnection(&frameConn{Conn: nc}, true)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("start spdy connection: %w", err)
