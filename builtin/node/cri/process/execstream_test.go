@@ -1,0 +1,59 @@
+package process_test
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/cri/process"
+)
+
+// TestExecStream runs interactive commands in a container with and without
+// namespaces: the container's env and working dir, stdin to its end, stdout
+// and stderr apart, exit codes, and a pty sized and resized by the client.
+func TestExecStream(t *testing.T) {
+	for _, noNS := range []bool{false, true} {
+		t.Run(map[bool]string{false: "namespaces", true: "no namespaces"}[noNS], func(t *testing.T) {
+			rt := process.New(process.Options{NoNamespaces: noNS})
+			dir := t.TempDir()
+			id, err := rt.Start(t.Context(), cri.ContainerSpec{PodUID: "u", PodNamespace: "ns", PodName: "p", Name: "c",
+				Args: []string{"sleep", "30"}, Env: []string{"GREETING=hi", "PATH=/usr/bin:/bin"}, WorkingDir: dir,
+				LogPath: filepath.Join(t.TempDir(), "0.log")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = rt.Remove(context.WithoutCancel(t.Context()), id) })
+			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+			defer cancel()
+
+			var out, errOut bytes.Buffer
+			code, err := rt.ExecStream(ctx, id, []string{"sh", "-c", "echo $GREETING; pwd; cat; echo oops >&2; exit 3"},
+				cri.Streams{Stdin: strings.NewReader("typed\n"), Stdout: &out, Stderr: &errOut})
+			if err != nil || code != 3 || out.String() != "hi\n"+dir+"\ntyped\n" || errOut.String() != "oops\n" {
+				t.Errorf("exec = %d %v, stdout %q, stderr %q", code, err, out.String(), errOut.String())
+			}
+
+			out.Reset()
+			sizes := make(chan cri.TermSize, 2)
+			sizes <- cri.TermSize{Width: 97, Height: 31}
+			stdin := strings.NewReader("stty size\nexit 5\n")
+			code, err = rt.ExecStream(ctx, id, []string{"sh", "-c", "tty; stty size; exec sh"},
+				cri.Streams{Stdin: stdin, Stdout: &out, TTY: true, Resize: sizes})
+			if err != nil || code != 5 {
+				t.Errorf("tty exec = %d %v, output %q", code, err, out.String())
+			}
+			if s := out.String(); !strings.Contains(s, "/dev/pts/") || !strings.Contains(s, "31 97") { // the terminal echoes the input too
+				t.Errorf("tty output %q: want a pts and 31 97", s)
+			}
+
+			if _, err := rt.ExecStream(ctx, id, []string{"no-such-command-here"}, cri.Streams{Stdout: &out}); err == nil ||
+				!strings.Contains(err.Error(), "no-such-command-here") {
+				t.Errorf("missing command: %v", err)
+			}
+		})
+	}
+}
