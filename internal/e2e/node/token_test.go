@@ -16,6 +16,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
@@ -117,6 +118,23 @@ var _ = Describe("The service-account token volume", func() {
 		execOut, err = kubectlWith(ctx, kubeconfig, "--as=alice", "exec", "sleeper", "--", "true").CombinedOutput()
 		Expect(err).To(HaveOccurred())
 		Expect(string(execOut)).To(ContainSubstring("forbidden"))
+		// With the edit rules (read on pods/exec too), kubectl 1.33's WebSocket
+		// GET is allowed: no fallback to SPDY.
+		for _, role := range []string{"system:aggregate-to-edit", "system:aggregate-to-view"} {
+			Expect(c.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: api.ObjectMeta{Name: "alice-" + strings.ReplaceAll(role, ":", "-"), Namespace: "default"},
+				Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role}})).To(Succeed())
+		}
+		real, err := filepath.EvalSymlinks(kubectlPath)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) { // the authorizer's cache sees the bindings shortly
+			k133 := kubectlWith(ctx, kubeconfig, "--as=alice", "-v=4", "exec", "sleeper", "--", "echo", "as-alice")
+			k133.Path = filepath.Join(filepath.Dir(real), "kubectl.1.33")
+			execOut, err = k133.CombinedOutput()
+			g.Expect(err).NotTo(HaveOccurred(), string(execOut))
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+		Expect(string(execOut)).To(ContainSubstring("The subprotocol is v5.channel.k8s.io"))
+		Expect(strings.ToLower(string(execOut))).NotTo(ContainSubstring("fallback"))
 
 		By("the API server accepts the token")
 		rc, err := rest.NewClient(&rest.Config{Host: cp.URL(), TLS: rest.TLSConfig{CAData: cfg.TLS.CAData}, BearerToken: token})
