@@ -26,12 +26,12 @@ const ptyDrain = 2 * time.Second
 // streams; with TTY on a new pseudo-terminal that is the session's
 // controlling terminal, resized as s.Resize says.
 func (r *Runtime) ExecStream(ctx context.Context, id string, argv []string, s cri.Streams) (int, error) {
-	cmd, pid, err := r.execCommand(ctx, id, argv)
+	cmd, target, err := r.execCommand(ctx, id, argv)
 	if err != nil {
 		return 0, err
 	}
 	if s.TTY {
-		return r.execTTY(ctx, id, pid, cmd, s)
+		return r.execTTY(ctx, id, target, cmd, s)
 	}
 	var stdin io.WriteCloser
 	if s.Stdin != nil {
@@ -40,7 +40,7 @@ func (r *Runtime) ExecStream(ctx context.Context, id string, argv []string, s cr
 		}
 	}
 	cmd.Stdout, cmd.Stderr = orDiscard(s.Stdout), orDiscard(s.Stderr)
-	if err := r.startIn(pid, cmd); err != nil {
+	if err := r.startIn(target, cmd); err != nil {
 		return 0, fmt.Errorf("exec in container %s: %w", id, err)
 	}
 	if stdin != nil {
@@ -56,7 +56,7 @@ func (r *Runtime) ExecStream(ctx context.Context, id string, argv []string, s cr
 	return exitCode(cmd.ProcessState, werr), nil
 }
 
-func (r *Runtime) execTTY(ctx context.Context, id string, pid int, cmd *exec.Cmd, s cri.Streams) (int, error) {
+func (r *Runtime) execTTY(ctx context.Context, id string, target nsTarget, cmd *exec.Cmd, s cri.Streams) (int, error) {
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		return 0, fmt.Errorf("exec in container %s: open terminal: %w", id, err)
@@ -78,7 +78,7 @@ func (r *Runtime) execTTY(ctx context.Context, id string, pid int, cmd *exec.Cmd
 		}
 	default:
 	}
-	err = r.startIn(pid, cmd)
+	err = r.startIn(target, cmd)
 	tty.Close()
 	if err != nil {
 		return 0, fmt.Errorf("exec in container %s: %w", id, err)

@@ -50,6 +50,15 @@ func TestExecStream(t *testing.T) {
 				t.Errorf("tty output %q: want a pts and 31 97", s)
 			}
 
+			out.Reset()
+			if _, err := rt.ExecStream(ctx, id, []string{"grep", "NSpid", "/proc/self/status"}, cri.Streams{Stdout: &out}); err != nil {
+				t.Fatal(err)
+			}
+			// NSpid lists the PID in each namespace: two levels in the container's.
+			if levels := len(strings.Fields(out.String())) - 1; rt.Namespaces() && levels != 2 || !rt.Namespaces() && levels != 1 {
+				t.Errorf("exec's %q: want it in the container's PID namespace exactly when containers get one", out.String())
+			}
+
 			if _, err := rt.ExecStream(ctx, id, []string{"no-such-command-here"}, cri.Streams{Stdout: &out}); err == nil ||
 				!strings.Contains(err.Error(), "no-such-command-here") {
 				t.Errorf("missing command: %v", err)

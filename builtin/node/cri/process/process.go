@@ -428,13 +428,13 @@ func pipes() (outR, outW, errR, errW *os.File, err error) {
 
 // Exec implements cri.Runtime.
 func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []byte, error) {
-	cmd, pid, err := r.execCommand(ctx, id, argv)
+	cmd, target, err := r.execCommand(ctx, id, argv)
 	if err != nil {
 		return 0, nil, err
 	}
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := r.startIn(pid, cmd); err != nil {
+	if err := r.startIn(target, cmd); err != nil {
 		return 0, nil, fmt.Errorf("exec in container %s: %w", id, err)
 	}
 	werr := cmd.Wait()
@@ -446,20 +446,20 @@ func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []by
 
 // execCommand prepares argv to run in container id: the container's env,
 // working dir and user, its own process group (killed as a whole when ctx
-// ends). It returns the container's PID for startIn.
-func (r *Runtime) execCommand(ctx context.Context, id string, argv []string) (*exec.Cmd, int, error) {
+// ends). It returns the container process for startIn.
+func (r *Runtime) execCommand(ctx context.Context, id string, argv []string) (*exec.Cmd, nsTarget, error) {
 	c, err := r.containers.Get(id)
 	if err != nil {
-		return nil, 0, err
+		return nil, nsTarget{}, err
 	}
 	if len(argv) == 0 {
-		return nil, 0, fmt.Errorf("%w: exec without a command", cri.ErrInvalidSpec)
+		return nil, nsTarget{}, fmt.Errorf("%w: exec without a command", cri.ErrInvalidSpec)
 	}
 	c.mu.Lock()
-	pid, state := c.pid, c.status.State
+	pid, pidNS, state := c.pid, c.pidNS, c.status.State
 	c.mu.Unlock()
 	if state != cri.StateRunning {
-		return nil, 0, fmt.Errorf("exec in container %s: it is %s", id, state)
+		return nil, nsTarget{}, fmt.Errorf("exec in container %s: it is %s", id, state)
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = c.spec.Env
@@ -470,7 +470,7 @@ func (r *Runtime) execCommand(ctx context.Context, id string, argv []string) (*e
 	cmd.WaitDelay = time.Second
 	cred, err := credential(c.spec)
 	if err != nil {
-		return nil, 0, err
+		return nil, nsTarget{}, err
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
 	cmd.Cancel = func() error {
@@ -480,25 +480,52 @@ func (r *Runtime) execCommand(ctx context.Context, id string, argv []string) (*e
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		return cmd.Process.Kill()
 	}
-	return cmd, pid, nil
+	return cmd, nsTarget{pid: pid, pidNS: pidNS}, nil
 }
 
-// startIn starts cmd, in the mount namespace of the container process pid
-// when containers get their own.
-func (r *Runtime) startIn(pid int, cmd *exec.Cmd) error {
+// nsTarget is the container process whose namespaces an exec joins.
+type nsTarget struct {
+	pid   int
+	pidNS bool // it has a PID namespace of its own
+}
+
+// startIn starts cmd in the namespaces of the container process t when
+// containers get their own: its mount namespace, and its PID namespace when
+// it has one.
+func (r *Runtime) startIn(t nsTarget, cmd *exec.Cmd) error {
 	if !r.namespaces {
 		return cmd.Start()
 	}
 	errc := make(chan error, 1)
 	go func() {
 		goruntime.LockOSThread() // never unlocked: the thread dies with the goroutine
-		if err := joinMountNamespace(pid); err != nil {
+		if err := joinMountNamespace(t.pid); err != nil {
 			errc <- err
 			return
+		}
+		if t.pidNS {
+			if err := joinPIDNamespace(t.pid); err != nil {
+				errc <- err
+				return
+			}
 		}
 		errc <- cmd.Start()
 	}()
 	return <-errc
+}
+
+// joinPIDNamespace makes the calling (locked) thread's children start in the
+// PID namespace of pid.
+func joinPIDNamespace(pid int) error {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/ns/pid", pid))
+	if err != nil {
+		return fmt.Errorf("open pid namespace: %w", err)
+	}
+	defer f.Close()
+	if _, _, e := syscall.RawSyscall(sysSetns, f.Fd(), syscall.CLONE_NEWPID, 0); e != 0 {
+		return fmt.Errorf("join pid namespace: %w", e)
+	}
+	return nil
 }
 
 func joinMountNamespace(pid int) error {
