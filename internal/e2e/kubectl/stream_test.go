@@ -110,6 +110,14 @@ spec:
 			Expect(string(out)).To(ContainSubstring("31 97"))
 		})
 
+		It("ends the command when kubectl "+v.name+" goes away", func(ctx SpecContext) {
+			arg := fmt.Sprintf("301.%d", time.Now().UnixNano()%1e6) // marks the process
+			b := v.k().start(ctx, "exec", "-n", ns, "shell", "-c", "main", "--", "sleep", arg)
+			Eventually(func() int { return processesWith(arg) }).WithTimeout(10*time.Second).Should(Equal(1), "the exec did not start")
+			Expect(b.cmd.Process.Kill()).To(Succeed())
+			Eventually(func() int { return processesWith(arg) }).WithTimeout(10*time.Second).Should(BeZero(), "the exec outlived its client")
+		})
+
 		It("streams the container's output to kubectl attach "+v.name, func(ctx SpecContext) {
 			b := v.k().start(ctx, "attach", "-n", ns, "shell", "-c", "main")
 			Eventually(b.stdout.String).WithTimeout(10 * time.Second).Should(ContainSubstring("tick\ntick\n"))
@@ -174,6 +182,20 @@ spec:
 		}
 	})
 })
+
+// processesWith counts the host processes whose command line holds arg
+// (process-runtime containers are host processes).
+func processesWith(arg string) int {
+	ents, _ := os.ReadDir("/proc")
+	n := 0
+	for _, e := range ents {
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		if err == nil && strings.HasPrefix(string(b), "sleep\x00") && strings.Contains(string(b), "\x00"+arg) {
+			n++
+		}
+	}
+	return n
+}
 
 var forwardingFrom = regexp.MustCompile(`Forwarding from 127\.0\.0\.1:(\d+) ->`)
 
