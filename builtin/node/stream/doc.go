@@ -16,6 +16,9 @@
 //     Every binary message starts with its channel: 0 stdin, 1 stdout,
 //     2 stderr, 3 error, 4 resize; with v5 the message {255, 0} closes stdin.
 //
+// SPDY connections close after Config.IdleTimeout without a frame (4h by
+// default, as the kubelet).
+//
 // Resize messages are JSON {"Width":W,"Height":H}. The error stream (channel)
 // carries the result once: with v4 and v5 a Status (Success, or Failure with
 // reason NonZeroExitCode and a cause ExitCode holding the code, or another

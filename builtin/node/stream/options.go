@@ -50,6 +50,9 @@ type Config struct {
 	// StreamCreationTimeout bounds the wait for a client's streams (default
 	// 30s, as the kubelet).
 	StreamCreationTimeout time.Duration
+	// IdleTimeout closes a SPDY connection without any frame for this long
+	// (default 4h, the kubelet's streaming-connection-idle-timeout).
+	IdleTimeout time.Duration
 }
 
 func (c Config) streamTimeout() time.Duration {
@@ -57,4 +60,11 @@ func (c Config) streamTimeout() time.Duration {
 		return 30 * time.Second
 	}
 	return c.StreamCreationTimeout
+}
+
+func (c Config) idleTimeout() time.Duration {
+	if c.IdleTimeout <= 0 {
+		return 4 * time.Hour
+	}
+	return c.IdleTimeout
 }

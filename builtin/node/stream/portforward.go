@@ -42,7 +42,7 @@ func ServePortForward(w http.ResponseWriter, r *http.Request, pod string, cfg Co
 		if err != nil {
 			return
 		}
-		if c, err = newSPDYConn(nc); err != nil {
+		if c, err = newSPDYConn(nc, cfg); err != nil {
 			return
 		}
 	case transportWebSocket:
@@ -51,7 +51,7 @@ func ServePortForward(w http.ResponseWriter, r *http.Request, pod string, cfg Co
 			return
 		}
 		ws.SetReadLimit(-1)
-		if c, err = newSPDYConn(websocketNetConn(ctx, ws)); err != nil {
+		if c, err = newSPDYConn(websocketNetConn(ctx, ws), cfg); err != nil {
 			return
 		}
 	default:

@@ -55,12 +55,13 @@ type bufferedConn struct {
 func (c *bufferedConn) Read(p []byte) (int, error) { return c.r.Read(p) }
 
 // newSPDYConn serves SPDY on nc.
-func newSPDYConn(nc net.Conn) (*spdyConn, error) {
+func newSPDYConn(nc net.Conn, cfg Config) (*spdyConn, error) {
 	conn, err := spdystream.NewConnection(&frameConn{Conn: nc}, true)
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("start spdy connection: %w", err)
 	}
+	conn.SetIdleTimeout(cfg.idleTimeout())
 	c := &spdyConn{net: nc, conn: conn, streams: make(chan *spdystream.Stream, 64), done: make(chan struct{})}
 	go func() {
 		conn.Serve(c.accept)
@@ -115,7 +116,7 @@ func spdySession(ctx context.Context, cancel context.CancelFunc, w http.Response
 	if err != nil {
 		return nil, err
 	}
-	c, err := newSPDYConn(nc)
+	c, err := newSPDYConn(nc, cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -383,3 +383,13 @@ func TestPortForward(t *testing.T) {
 		check(t, c)
 	})
 }
+
+func TestSPDYIdleTimeout(t *testing.T) {
+	srv := server(t, stream.Config{IdleTimeout: 200 * time.Millisecond}, nil, dialLocal)
+	c, _ := upgradeSPDY(t, srv, "/portforward", "portforward.k8s.io")
+	select {
+	case <-c.CloseChan():
+	case <-time.After(5 * time.Second):
+		t.Fatal("an idle connection stays open")
+	}
+}
