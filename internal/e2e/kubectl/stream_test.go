@@ -33,8 +33,15 @@ var _ = Describe("kubectl exec, cp, attach and port-forward", Ordered, func() {
 	BeforeAll(func(ctx SpecContext) {
 		k := suite.v133
 		ns = newNamespace(ctx, k)
-		node := k.ok(ctx, "get", "nodes", "-o", "jsonpath={.items[0].metadata.name}")
-		Expect(node).NotTo(BeEmpty(), "the suite runs a local node")
+		// The suite's local node: the one with an agent endpoint (specs add agentless Nodes).
+		var node string
+		items, _ := k.json(ctx, "get", "nodes")["items"].([]any)
+		for _, n := range items {
+			if port, _ := nested(n, "status", "daemonEndpoints", "kubeletEndpoint", "Port").(float64); port > 0 {
+				node, _ = nested(n, "metadata", "name").(string)
+			}
+		}
+		Expect(node).NotTo(BeEmpty(), "the suite runs a local node: %v", items)
 		helper := runtimetest.BuildHelper(GinkgoT())
 		workDir = GinkgoT().TempDir()
 		webPort = freePort()
@@ -67,8 +74,12 @@ spec:
 		DeferCleanup(func(ctx context.Context) {
 			k.run(ctx, "delete", "pods", "--all", "-n", ns, "--wait=false")
 		})
-		k.ok(ctx, "wait", "-n", ns, "--for=condition=Ready", "pod/shell", "--timeout=30s")
-		k.ok(ctx, "wait", "-n", ns, "--for=jsonpath={.status.phase}=Succeeded", "pod/done", "--timeout=30s")
+		for pod, cond := range map[string]string{"shell": "condition=Ready", "done": "jsonpath={.status.phase}=Succeeded"} {
+			if r := k.run(ctx, "wait", "-n", ns, "--for="+cond, "pod/"+pod, "--timeout=25s"); r.code != 0 {
+				Fail(fmt.Sprintf("pod %s: %s\n%s\n%s", pod, r, k.run(ctx, "get", "-n", ns, "pod", pod, "-o", "yaml").stdout,
+					k.run(ctx, "get", "events", "-n", ns).stdout))
+			}
+		}
 	})
 
 	for _, v := range []struct {
