@@ -52,12 +52,7 @@ func ServeRemoteCommand(w http.ResponseWriter, r *http.Request, o Options, cfg C
 		return
 	}
 	if err != nil {
-		if s == nil {
-			return // answered or torn down already
-		}
-		_ = s.result(statusOf(0, err))
-		s.close()
-		return
+		return // answered with a Status, or the connection was torn down
 	}
 	code, err := run(ctx, s.streams)
 	_ = s.result(statusOf(code, err)) // fails when the client is gone
