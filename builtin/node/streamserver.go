@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"strconv"
@@ -51,23 +52,28 @@ func (a *Agent) serveExec(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveAttach streams what the container writes from now on (read from its
-// log, so it works on every runtime) until it exits. Runtimes here do not
-// keep a container's stdin open, so stdin is refused.
+// log, so it works on every runtime) until it exits, and the client's input
+// to the container's stdin where the runtime keeps it open
+// (cri.StdinAttacher, containers with stdin: true).
 func (a *Agent) serveAttach(w http.ResponseWriter, r *http.Request) {
 	opts, err := stream.ParseOptions(r.URL.Query(), false)
 	if err != nil {
 		stream.WriteError(w, err)
 		return
 	}
-	if opts.Stdin {
-		stream.WriteError(w, apierrors.NewBadRequest(fmt.Sprintf(
-			"attach with stdin is not supported by the %s runtime: it does not keep a container's stdin open; attach without -i", a.rt.Name())))
-		return
-	}
 	ns, podName, name := r.PathValue("namespace"), r.PathValue("pod"), r.PathValue("container")
 	cr, id, err := a.runningContainer(ns, podName, name)
 	if err != nil {
 		stream.WriteError(w, err)
+		return
+	}
+	attacher, _ := a.rt.(cri.StdinAttacher)
+	if opts.Stdin && (attacher == nil || !cr.c.Stdin) {
+		msg := fmt.Sprintf("attach with stdin: container %s does not set stdin: true", name)
+		if attacher == nil {
+			msg = fmt.Sprintf("attach with stdin is not supported by the %s runtime: it does not keep a container's stdin open; attach without -i", a.rt.Name())
+		}
+		stream.WriteError(w, apierrors.NewBadRequest(msg))
 		return
 	}
 	cr.mu.Lock()
@@ -79,16 +85,22 @@ func (a *Agent) serveAttach(w http.ResponseWriter, r *http.Request) {
 		return cr.running && cr.id == id
 	}
 	stream.ServeRemoteCommand(w, r, opts, stream.Config{}, func(ctx context.Context, s cri.Streams) (int, error) {
+		since := time.Now() // what the container writes from now on, input answered included
+		if s.Stdin != nil {
+			go func() {
+				if err := attacher.AttachStdin(ctx, id, s.Stdin); err != nil {
+					a.log.V(1).Info("Attaching stdin failed", "pod", ns+"/"+podName, "container", name, "error", err.Error())
+				}
+			}()
+		}
 		out := s.Stdout
 		if out == nil {
 			out = s.Stderr
 		}
 		if out == nil {
-			<-ctx.Done()
-			return 0, nil
+			out = io.Discard
 		}
-		none := int64(0)
-		if err := logs.Write(ctx, out, path, logs.Options{Follow: true, TailLines: &none}, running); err != nil {
+		if err := logs.Write(ctx, out, path, logs.Options{Follow: true, SinceTime: &since}, running); err != nil {
 			return 0, fmt.Errorf("attach to container %s: %w", name, err)
 		}
 		return 0, nil

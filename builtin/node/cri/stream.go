@@ -30,3 +30,12 @@ type Streams struct {
 type StreamExecer interface {
 	ExecStream(ctx context.Context, id string, cmd []string, s Streams) (int, error)
 }
+
+// StdinAttacher is implemented by runtimes that keep the stdin of containers
+// started with ContainerSpec.Stdin open (kubectl attach -i). AttachStdin
+// copies r into the container's stdin until r ends or ctx ends; the
+// container's stdin then stays open, unless the spec says StdinOnce. It fails
+// when the container has no open stdin.
+type StdinAttacher interface {
+	AttachStdin(ctx context.Context, id string, r io.Reader) error
+}

@@ -63,6 +63,24 @@ spec:
 ---
 apiVersion: v1
 kind: Pod
+metadata: {name: reader-spdy, namespace: %[1]s}
+spec:
+  nodeName: %[2]s
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox, stdin: true, stdinOnce: true, command: [sh, -c, "while read l; do echo got $l; done; echo bye"]}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: reader-websocket, namespace: %[1]s}
+spec:
+  nodeName: %[2]s
+  restartPolicy: Never
+  containers:
+  - {name: main, image: busybox, stdin: true, stdinOnce: true, command: [sh, -c, "while read l; do echo got $l; done; echo bye"]}
+---
+apiVersion: v1
+kind: Pod
 metadata: {name: done, namespace: %[1]s}
 spec:
   nodeName: %[2]s
@@ -74,7 +92,8 @@ spec:
 		DeferCleanup(func(ctx context.Context) {
 			k.run(ctx, "delete", "pods", "--all", "-n", ns, "--wait=false")
 		})
-		for pod, cond := range map[string]string{"shell": "condition=Ready", "done": "jsonpath={.status.phase}=Succeeded"} {
+		for pod, cond := range map[string]string{"shell": "condition=Ready", "done": "jsonpath={.status.phase}=Succeeded",
+			"reader-spdy": "condition=Ready", "reader-websocket": "condition=Ready"} {
 			if r := k.run(ctx, "wait", "-n", ns, "--for="+cond, "pod/"+pod, "--timeout=25s"); r.code != 0 {
 				Fail(fmt.Sprintf("pod %s: %s\n%s\n%s", pod, r, k.run(ctx, "get", "-n", ns, "pod", pod, "-o", "yaml").stdout,
 					k.run(ctx, "get", "events", "-n", ns).stdout))
@@ -86,9 +105,10 @@ spec:
 		name string
 		k    func() *kubectl
 		log  string // what kubectl -v=4 logs about the protocol
+		pod  string // its stdin: true, stdinOnce: true pod
 	}{
-		{"1.27 (SPDY)", func() *kubectl { return suite.v127 }, ""},
-		{"1.33 (WebSocket)", func() *kubectl { return suite.v133 }, "The subprotocol is v5.channel.k8s.io"},
+		{"1.27 (SPDY)", func() *kubectl { return suite.v127 }, "", "reader-spdy"},
+		{"1.33 (WebSocket)", func() *kubectl { return suite.v133 }, "The subprotocol is v5.channel.k8s.io", "reader-websocket"},
 	} {
 		It("runs commands with the container's env and working dir, stdin and the exit code with kubectl "+v.name, func(ctx SpecContext) {
 			k := v.k()
@@ -127,6 +147,12 @@ spec:
 			Eventually(func() int { return processesWith(arg) }).WithTimeout(10*time.Second).Should(Equal(1), "the exec did not start")
 			Expect(b.cmd.Process.Kill()).To(Succeed())
 			Eventually(func() int { return processesWith(arg) }).WithTimeout(10*time.Second).Should(BeZero(), "the exec outlived its client")
+		})
+
+		It("passes stdin to a stdin: true container with kubectl attach -i "+v.name, func(ctx SpecContext) {
+			r := v.k().runEnv(ctx, nil, "hello\nworld\n", "attach", "-i", "-n", ns, v.pod, "-c", "main")
+			Expect(r.code).To(BeZero(), "%s", r)
+			Expect(r.stdout).To(Equal("got hello\ngot world\nbye\n"), "%s", r) // stdinOnce: the end of input ends the loop
 		})
 
 		It("streams the container's output to kubectl attach "+v.name, func(ctx SpecContext) {

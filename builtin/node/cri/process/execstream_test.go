@@ -3,6 +3,7 @@ package process_test
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -65,4 +66,68 @@ func TestExecStream(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAttachStdin feeds a container's stdin from attach sessions: kept open
+// across sessions, or closed after the first with StdinOnce; refused for a
+// container without stdin.
+func TestAttachStdin(t *testing.T) {
+	rt := process.New(process.Options{})
+	logs := t.TempDir()
+	start := func(name string, once bool) (string, string) {
+		t.Helper()
+		log := filepath.Join(logs, name+".log")
+		id, err := rt.Start(t.Context(), cri.ContainerSpec{PodUID: "u", PodNamespace: "ns", PodName: "p", Name: name,
+			Args: []string{"sh", "-c", "while read l; do echo got $l; done; echo bye"}, Env: []string{"PATH=/usr/bin:/bin"},
+			LogPath: log, Stdin: true, StdinOnce: once})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = rt.Remove(context.WithoutCancel(t.Context()), id) })
+		return id, log
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+
+	kept, _ := start("kept", false)
+	for _, in := range []string{"one\n", "two\n"} {
+		if err := rt.AttachStdin(ctx, kept, strings.NewReader(in)); err != nil {
+			t.Fatalf("attach %q: %v", in, err)
+		}
+	}
+	once, onceLog := start("once", true)
+	if err := rt.AttachStdin(ctx, once, strings.NewReader("three\n")); err != nil {
+		t.Fatal(err)
+	}
+	st, err := rt.Wait(ctx, once)
+	if err != nil || st.ExitCode != 0 {
+		t.Fatalf("stdinOnce container: %+v %v, want it to end with its input", st, err)
+	}
+	if err := rt.AttachStdin(ctx, once, strings.NewReader("late\n")); err == nil {
+		t.Error("attached to a closed stdin")
+	}
+	if st, _ := rt.Status(ctx, kept); st.State != cri.StateRunning {
+		t.Errorf("the container with stdin kept open ended: %+v", st)
+	}
+	if b := readFile(t, onceLog); !strings.Contains(b, "got three") || !strings.Contains(b, "bye") {
+		t.Errorf("log %q", b)
+	}
+	plain, err := rt.Start(t.Context(), cri.ContainerSpec{PodUID: "u", PodNamespace: "ns", PodName: "p", Name: "plain",
+		Args: []string{"sleep", "30"}, LogPath: filepath.Join(logs, "plain.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = rt.Remove(context.WithoutCancel(t.Context()), plain) })
+	if err := rt.AttachStdin(ctx, plain, strings.NewReader("x\n")); err == nil {
+		t.Error("attached to a container without stdin")
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -67,6 +67,8 @@ type container struct {
 	closeReaders func()   // adopted: closes the output pipes' read ends
 	createdPaths []string // mount points or symlinks created on the host
 	cgroupDirs   []string
+
+	stdin *stdinPipe // the write end of its stdin when the spec asks for one (attach.go)
 }
 
 // New returns a process runtime. It probes once whether PID and mount
@@ -195,6 +197,20 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
+	var stdinR *os.File
+	if spec.Stdin {
+		var stdinW *os.File
+		if stdinR, stdinW, err = os.Pipe(); err != nil {
+			logf.Close()
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return "", fmt.Errorf("create stdin pipe: %w", err)
+		}
+		cmd.Stdin = stdinR
+		c.stdin = &stdinPipe{w: stdinW, once: spec.StdinOnce}
+	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	if r.namespaces {
 		attr.Cloneflags = syscall.CLONE_NEWPID
@@ -206,6 +222,10 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		outW.Close()
 		errR.Close()
 		errW.Close()
+		if stdinR != nil {
+			stdinR.Close()
+		}
+		c.stdin.close()
 		r.forget(c.id)
 		return "", err
 	}
@@ -241,7 +261,11 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	err = <-startErr
 	outW.Close()
 	errW.Close()
+	if stdinR != nil {
+		stdinR.Close()
+	}
 	if err != nil {
+		c.stdin.close()
 		outR.Close()
 		errR.Close()
 		logf.Close()
@@ -291,6 +315,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		if r.cgroups.oomKilled(c.cgroupDirs) {
 			reason = "OOMKilled"
 		}
+		c.stdin.close()
 		c.mu.Lock()
 		c.status.State = cri.StateExited
 		c.status.ExitCode = code
