@@ -68,7 +68,7 @@ type container struct {
 	createdPaths []string // mount points or symlinks created on the host
 	cgroupDirs   []string
 
-	stdin *stdinPipe // the write end of its stdin when the spec asks for one (attach.go)
+	stdin *cri.Stdin // the write end of its stdin when the spec asks for one (attach.go)
 }
 
 // New returns a process runtime. It probes once whether PID and mount
@@ -209,7 +209,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 			return "", fmt.Errorf("create stdin pipe: %w", err)
 		}
 		cmd.Stdin = stdinR
-		c.stdin = &stdinPipe{w: stdinW, once: spec.StdinOnce}
+		c.stdin = cri.NewStdin(stdinW, spec.StdinOnce, nil)
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	if r.namespaces {
@@ -225,7 +225,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		if stdinR != nil {
 			stdinR.Close()
 		}
-		c.stdin.close()
+		c.stdin.Close()
 		r.forget(c.id)
 		return "", err
 	}
@@ -265,7 +265,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		stdinR.Close()
 	}
 	if err != nil {
-		c.stdin.close()
+		c.stdin.Close()
 		outR.Close()
 		errR.Close()
 		logf.Close()
@@ -315,7 +315,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		if r.cgroups.oomKilled(c.cgroupDirs) {
 			reason = "OOMKilled"
 		}
-		c.stdin.close()
+		c.stdin.Close()
 		c.mu.Lock()
 		c.status.State = cri.StateExited
 		c.status.ExitCode = code
