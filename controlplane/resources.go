@@ -22,6 +22,10 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 	if err != nil {
 		return nil, err
 	}
+	streams, err := cp.podStreams()
+	if err != nil {
+		return nil, err
+	}
 	priority := cp.priorityAdmission()
 	out := all.Resources()
 	for _, r := range out {
@@ -30,6 +34,9 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 			servicenet.WrapServiceResource(r, alloc)
 		case corev1.GroupVersion().WithResource("pods"):
 			addSubresource(r, "log", logs)
+			for name, sub := range streams {
+				addSubresource(r, name, sub)
+			}
 			if t, ok := r.Strategy.(registry.Typed[corev1.Pod]); ok {
 				r.Strategy = podStrategy{Typed: t, priority: priority, runtimeClass: cp.runtimeClassAdmission()}
 			}

@@ -40,6 +40,10 @@
 //     GET /stats/summary (JSON, CPU rates over the last interval, read by
 //     metrics.k8s.io) and GET /metrics/resource (the kubelet's Prometheus
 //     names).
+//   - Streams (streamserver.go, protocols in package stream): GET or POST
+//     /exec/{ns}/{pod}/{container} (cri.StreamExecer), /attach/... (the log
+//     from now on; stdin through cri.StdinAttacher) and /portforward/{ns}/{pod}
+//     (the pod IP, then 127.0.0.1); the same listener and TLS as the logs.
 //   - Start(ctx) blocks until ctx ends; then it stops every container it runs
 //     (the process runtime's children would otherwise outlive it).
 //   - Restarts: with a runtime that implements cri.Lister (the process

@@ -9,11 +9,13 @@ import (
 	"github.com/converge-dev/converge/builtin/node/logs"
 )
 
-// logHandler serves GET /containerLogs/{namespace}/{pod}/{container}.
+// logHandler serves GET /containerLogs/{namespace}/{pod}/{container} and the
+// streaming endpoints (streamserver.go).
 func (a *Agent) logHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", a.serveLogs)
 	a.stats.Register(mux)
+	a.streamRoutes(mux)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	return mux
 }

@@ -87,7 +87,7 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 	if err != nil {
 		return apierrors.NewInternalError(fmt.Errorf("decode pod: %w", err))
 	}
-	container, err := pickContainer(pod, opts.Get("container"))
+	container, err := PickContainer(pod, opts.Get("container"))
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return agentError(resp)
+		return AgentError(resp)
 	}
 	stream(w, resp.Body, opts.Get("follow") == "true")
 	return nil
@@ -156,8 +156,8 @@ func stream(w http.ResponseWriter, body io.Reader, follow bool) {
 	}
 }
 
-// agentError turns an error answer of the agent into a Status.
-func agentError(resp *http.Response) error {
+// AgentError turns an error answer of a node agent into a Status.
+func AgentError(resp *http.Response) error {
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	var st api.Status
 	if json.Unmarshal(b, &st) == nil && st.Kind == "Status" && st.Code != 0 {
@@ -195,8 +195,9 @@ func reasonFor(code int) string {
 	return apierrors.ReasonInternalError
 }
 
-// pickContainer returns the requested container, or the only one.
-func pickContainer(pod *corev1.Pod, name string) (string, error) {
+// PickContainer returns the requested container of pod, or its only one, with
+// Kubernetes' messages (400) when none or an unknown one is named.
+func PickContainer(pod *corev1.Pod, name string) (string, error) {
 	if name == "" {
 		switch len(pod.Spec.Containers) {
 		case 1:

@@ -83,9 +83,9 @@ func TestPickContainer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			got, err := pickContainer(tt.pod, tt.container)
+			got, err := PickContainer(tt.pod, tt.container)
 			if got != tt.want || errString(err) != tt.wantErr {
-				t.Errorf("pickContainer = %q, %v; want %q, %q", got, err, tt.want, tt.wantErr)
+				t.Errorf("PickContainer = %q, %v; want %q, %q", got, err, tt.want, tt.wantErr)
 			}
 		})
 	}

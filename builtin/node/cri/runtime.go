@@ -70,6 +70,9 @@ type ContainerSpec struct {
 	Resources             Resources
 	// Attempt counts restarts of this container (0 for the first run).
 	Attempt int
+	// Stdin keeps the container's stdin open for attach (StdinAttacher);
+	// with StdinOnce it closes when the first attach session's input ends.
+	Stdin, StdinOnce bool
 }
 
 // State is a container's lifecycle state.

@@ -64,6 +64,8 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		}},
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:aggregate-to-edit", map[string]string{AggregateToEdit: "true"}), Rules: []rbacv1.PolicyRule{
 			rule(writeVerbs, core, "pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "pods/eviction"),
+			// read on the escalating subresources, as Kubernetes: WebSocket clients GET them
+			rule(readVerbs, core, "pods/attach", "pods/exec", "pods/portforward", "pods/proxy"),
 			rule(append(append([]string{}, readVerbs...), writeVerbs...), core, "configmaps", "events", "persistentvolumeclaims", "replicationcontrollers",
 				"replicationcontrollers/scale", "secrets", "serviceaccounts", "services", "services/proxy", "endpoints"),
 			rule([]string{"create"}, core, "serviceaccounts/token"),

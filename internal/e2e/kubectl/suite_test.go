@@ -53,7 +53,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 		bins[name] = p
 	}
 
-	env, err := testenv.Start(ctx, testenv.Options{})
+	env, err := testenv.Start(ctx, testenv.Options{LocalNode: true}) // the node runs the pods of stream_test.go
 	Expect(err).NotTo(HaveOccurred(), "start control plane")
 	DeferCleanup(func() {
 		Expect(env.Stop()).To(Succeed(), "stop control plane")

@@ -4,8 +4,10 @@ import (
 	"crypto/tls"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,7 +16,9 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
 )
@@ -94,6 +98,43 @@ var _ = Describe("The service-account token volume", func() {
 		Expect(json.Unmarshal(payload, &claims)).To(Succeed())
 		Expect(claims.Sub).To(Equal("system:serviceaccount:default:default"))
 		Expect(claims.Exp - claims.Iat).To(BeNumerically("~", 3607, 2))
+
+		By("kubectl exec reaches the pod through the API server and the node's TLS endpoint, for who may create pods/exec")
+		sleeper := &corev1.Pod{}
+		sleeper.Name, sleeper.Namespace = "sleeper", "default"
+		sleeper.Spec.TerminationGracePeriodSeconds = api.Ptr[int64](0)
+		sleeper.Spec.Containers = []corev1.Container{{Name: "main", Image: "busybox", Command: []string{"sleep", "60"}}}
+		Expect(c.Create(ctx, sleeper)).To(Succeed())
+		Eventually(func(g Gomega) {
+			p := &corev1.Pod{}
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(sleeper), p)).To(Succeed())
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning), "%+v", p.Status)
+		}).WithContext(ctx).WithTimeout(30 * time.Second).Should(Succeed())
+		execOut, err := kubectlWith(ctx, kubeconfig, "exec", "sleeper", "--", "sh", "-c", "echo over-tls; exit 5").CombinedOutput()
+		var exitErr *exec.ExitError
+		Expect(errors.As(err, &exitErr)).To(BeTrue(), "%v: %s", err, execOut)
+		Expect(exitErr.ExitCode()).To(Equal(5), string(execOut))
+		Expect(string(execOut)).To(HavePrefix("over-tls\n"))
+		execOut, err = kubectlWith(ctx, kubeconfig, "--as=alice", "exec", "sleeper", "--", "true").CombinedOutput()
+		Expect(err).To(HaveOccurred())
+		Expect(string(execOut)).To(ContainSubstring("forbidden"))
+		// With the edit rules (read on pods/exec too), kubectl 1.33's WebSocket
+		// GET is allowed: no fallback to SPDY.
+		for _, role := range []string{"system:aggregate-to-edit", "system:aggregate-to-view"} {
+			Expect(c.Create(ctx, &rbacv1.RoleBinding{ObjectMeta: api.ObjectMeta{Name: "alice-" + strings.ReplaceAll(role, ":", "-"), Namespace: "default"},
+				Subjects: []rbacv1.Subject{{Kind: "User", APIGroup: rbacv1.GroupName, Name: "alice"}},
+				RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role}})).To(Succeed())
+		}
+		real, err := filepath.EvalSymlinks(kubectlPath)
+		Expect(err).NotTo(HaveOccurred())
+		Eventually(func(g Gomega) { // the authorizer's cache sees the bindings shortly
+			k133 := kubectlWith(ctx, kubeconfig, "--as=alice", "-v=4", "exec", "sleeper", "--", "echo", "as-alice")
+			k133.Path = filepath.Join(filepath.Dir(real), "kubectl.1.33")
+			execOut, err = k133.CombinedOutput()
+			g.Expect(err).NotTo(HaveOccurred(), string(execOut))
+		}).WithContext(ctx).WithTimeout(10 * time.Second).Should(Succeed())
+		Expect(string(execOut)).To(ContainSubstring("The subprotocol is v5.channel.k8s.io"))
+		Expect(strings.ToLower(string(execOut))).NotTo(ContainSubstring("fallback"))
 
 		By("the API server accepts the token")
 		rc, err := rest.NewClient(&rest.Config{Host: cp.URL(), TLS: rest.TLSConfig{CAData: cfg.TLS.CAData}, BearerToken: token})

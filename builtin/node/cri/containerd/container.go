@@ -12,6 +12,8 @@ import (
 
 	"github.com/containerd/containerd/v2/client"
 	"github.com/go-logr/logr"
+
+	"github.com/converge-dev/converge/builtin/node/cri"
 )
 
 // ioFlushTimeout bounds how long the exit handler waits for the output FIFOs to
@@ -26,6 +28,7 @@ type container struct {
 	pid        int
 	startedAt  time.Time
 	cgroupPath string
+	stdin      *cri.Stdin // kept open for attach when the spec asks (nil: none)
 
 	// done is closed once the exit is recorded and the log flushed; the fields
 	// below are written before that and only read after.
@@ -40,6 +43,7 @@ type container struct {
 func (c *container) watch(ctx context.Context, exitCh <-chan client.ExitStatus, logs *logFile, streams ...*logStream) {
 	defer close(c.done)
 	es := <-exitCh
+	c.stdin.Close()
 	code, at, err := es.Result()
 	c.exitCode, c.finishedAt, c.waitErr = int(code), at, err
 	if at.IsZero() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -84,9 +85,15 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		return "", fmt.Errorf("start container %s: %w", what, err)
 	}
 	stdout, stderr := logs.stream("stdout"), logs.stream("stderr")
-	task, err := cont.NewTask(ctx, cio.NewCreator(cio.WithStreams(nil, stdout, stderr)))
+	var stdinR *io.PipeReader
+	var stdinW *io.PipeWriter
+	if spec.Stdin { // cio copies the pipe into the task's stdin FIFO (attach.go)
+		stdinR, stdinW = io.Pipe()
+	}
+	task, err := cont.NewTask(ctx, cio.NewCreator(cio.WithStreams(readerOrNil(stdinR), stdout, stderr)))
 	if err != nil {
 		logs.close()
+		closePipe(stdinW)
 		cleanup(nil)
 		return "", fmt.Errorf("start container %s: create task: %w", what, classifyStartErr(err))
 	}
@@ -94,17 +101,20 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	exitCh, err := task.Wait(context.WithoutCancel(ctx))
 	if err != nil {
 		logs.close()
+		closePipe(stdinW)
 		cleanup(task)
 		return "", fmt.Errorf("start container %s: wait task: %w", what, err)
 	}
 	started := time.Now() // before Start: a quick process may exit before Start returns
 	if err := task.Start(ctx); err != nil {
 		logs.close()
+		closePipe(stdinW)
 		cleanup(task)
 		return "", fmt.Errorf("start container %s: start task: %w", what, classifyStartErr(err))
 	}
 	c := &container{
 		id:         id,
+		stdin:      newStdin(ctx, task, stdinW, spec.StdinOnce),
 		task:       task,
 		pid:        int(task.Pid()),
 		startedAt:  started,

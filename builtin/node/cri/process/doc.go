@@ -24,8 +24,11 @@
 //     may rotate it by copy-and-truncate) as CRI lines; lines over 16 KiB are
 //     split into "P" parts.
 //   - Exit codes: the process's status, or 128+signal when it was killed.
-//   - Exec runs a host command with the container's env, working dir, user and
-//     mount namespace.
+//   - Exec and ExecStream (kubectl exec; stdin, stdout, stderr, or a pty
+//     resized as the client says) run a host command with the container's env,
+//     working dir and user, in its mount and PID namespaces when it has them.
+//   - A container with Stdin reads a pipe that AttachStdin (kubectl attach -i)
+//     writes to; StdinOnce closes it when the first attach's input ends.
 //   - With Options.StateDir, containers outlive the agent: each one's record
 //     (spec, PID, process start time from /proc against PID reuse, exit status)
 //     is kept there and its output goes through named pipes there that the

@@ -67,6 +67,8 @@ type container struct {
 	closeReaders func()   // adopted: closes the output pipes' read ends
 	createdPaths []string // mount points or symlinks created on the host
 	cgroupDirs   []string
+
+	stdin *cri.Stdin // the write end of its stdin when the spec asks for one (attach.go)
 }
 
 // New returns a process runtime. It probes once whether PID and mount
@@ -195,6 +197,20 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	if cmd.Env == nil {
 		cmd.Env = []string{}
 	}
+	var stdinR *os.File
+	if spec.Stdin {
+		var stdinW *os.File
+		if stdinR, stdinW, err = os.Pipe(); err != nil {
+			logf.Close()
+			outR.Close()
+			outW.Close()
+			errR.Close()
+			errW.Close()
+			return "", fmt.Errorf("create stdin pipe: %w", err)
+		}
+		cmd.Stdin = stdinR
+		c.stdin = cri.NewStdin(stdinW, spec.StdinOnce, nil)
+	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
 	if r.namespaces {
 		attr.Cloneflags = syscall.CLONE_NEWPID
@@ -206,6 +222,10 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		outW.Close()
 		errR.Close()
 		errW.Close()
+		if stdinR != nil {
+			stdinR.Close()
+		}
+		c.stdin.Close()
 		r.forget(c.id)
 		return "", err
 	}
@@ -241,7 +261,11 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	err = <-startErr
 	outW.Close()
 	errW.Close()
+	if stdinR != nil {
+		stdinR.Close()
+	}
 	if err != nil {
+		c.stdin.Close()
 		outR.Close()
 		errR.Close()
 		logf.Close()
@@ -291,6 +315,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		if r.cgroups.oomKilled(c.cgroupDirs) {
 			reason = "OOMKilled"
 		}
+		c.stdin.Close()
 		c.mu.Lock()
 		c.status.State = cri.StateExited
 		c.status.ExitCode = code
@@ -428,47 +453,13 @@ func pipes() (outR, outW, errR, errW *os.File, err error) {
 
 // Exec implements cri.Runtime.
 func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []byte, error) {
-	c, err := r.containers.Get(id)
+	cmd, target, err := r.execCommand(ctx, id, argv)
 	if err != nil {
 		return 0, nil, err
-	}
-	if len(argv) == 0 {
-		return 0, nil, fmt.Errorf("%w: exec without a command", cri.ErrInvalidSpec)
-	}
-	c.mu.Lock()
-	pid, state := c.pid, c.status.State
-	c.mu.Unlock()
-	if state != cri.StateRunning {
-		return 0, nil, fmt.Errorf("exec in container %s: it is %s", id, state)
 	}
 	var out bytes.Buffer
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Env = c.spec.Env
-	if cmd.Env == nil {
-		cmd.Env = []string{}
-	}
-	cmd.Dir = c.spec.WorkingDir
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.WaitDelay = time.Second
-	cred, err := credential(c.spec)
-	if err != nil {
-		return 0, nil, err
-	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
-	errc := make(chan error, 1)
-	if r.namespaces {
-		go func() {
-			goruntime.LockOSThread() // never unlocked: the thread dies with the goroutine
-			if err := joinMountNamespace(pid); err != nil {
-				errc <- err
-				return
-			}
-			errc <- cmd.Start()
-		}()
-	} else {
-		errc <- cmd.Start()
-	}
-	if err := <-errc; err != nil {
+	if err := r.startIn(target, cmd); err != nil {
 		return 0, nil, fmt.Errorf("exec in container %s: %w", id, err)
 	}
 	werr := cmd.Wait()
@@ -476,6 +467,90 @@ func (r *Runtime) Exec(ctx context.Context, id string, argv []string) (int, []by
 		return 0, out.Bytes(), fmt.Errorf("exec in container %s: %w", id, ctx.Err())
 	}
 	return exitCode(cmd.ProcessState, werr), out.Bytes(), nil
+}
+
+// execCommand prepares argv to run in container id: the container's env,
+// working dir and user, its own process group (killed as a whole when ctx
+// ends). It returns the container process for startIn.
+func (r *Runtime) execCommand(ctx context.Context, id string, argv []string) (*exec.Cmd, nsTarget, error) {
+	c, err := r.containers.Get(id)
+	if err != nil {
+		return nil, nsTarget{}, err
+	}
+	if len(argv) == 0 {
+		return nil, nsTarget{}, fmt.Errorf("%w: exec without a command", cri.ErrInvalidSpec)
+	}
+	c.mu.Lock()
+	pid, pidNS, state := c.pid, c.pidNS, c.status.State
+	c.mu.Unlock()
+	if state != cri.StateRunning {
+		return nil, nsTarget{}, fmt.Errorf("exec in container %s: it is %s", id, state)
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = c.spec.Env
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Dir = c.spec.WorkingDir
+	cmd.WaitDelay = time.Second
+	cred, err := credential(c.spec)
+	if err != nil {
+		return nil, nsTarget{}, err
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: cred}
+	cmd.Cancel = func() error {
+		if cmd.Process == nil {
+			return nil
+		}
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		return cmd.Process.Kill()
+	}
+	return cmd, nsTarget{pid: pid, pidNS: pidNS}, nil
+}
+
+// nsTarget is the container process whose namespaces an exec joins.
+type nsTarget struct {
+	pid   int
+	pidNS bool // it has a PID namespace of its own
+}
+
+// startIn starts cmd in the namespaces of the container process t when
+// containers get their own: its mount namespace, and its PID namespace when
+// it has one.
+func (r *Runtime) startIn(t nsTarget, cmd *exec.Cmd) error {
+	if !r.namespaces {
+		return cmd.Start()
+	}
+	errc := make(chan error, 1)
+	go func() {
+		goruntime.LockOSThread() // never unlocked: the thread dies with the goroutine
+		if err := joinMountNamespace(t.pid); err != nil {
+			errc <- err
+			return
+		}
+		if t.pidNS {
+			if err := joinPIDNamespace(t.pid); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
+}
+
+// joinPIDNamespace makes the calling (locked) thread's children start in the
+// PID namespace of pid.
+func joinPIDNamespace(pid int) error {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/ns/pid", pid))
+	if err != nil {
+		return fmt.Errorf("open pid namespace: %w", err)
+	}
+	defer f.Close()
+	if _, _, e := syscall.RawSyscall(sysSetns, f.Fd(), syscall.CLONE_NEWPID, 0); e != 0 {
+		return fmt.Errorf("join pid namespace: %w", e)
+	}
+	return nil
 }
 
 func joinMountNamespace(pid int) error {

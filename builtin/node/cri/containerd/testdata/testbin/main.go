@@ -12,15 +12,19 @@
 //	pwd               print the working directory
 //	cat FILE          print a file
 //	alloc MIB         allocate and touch MIB mebibytes, then print "survived"
+//	stdin             copy stdin to stdout until end of file
+//	tty               print "tty ROWS COLS" when stdin is a terminal, else exit 1
 //	hostname          print the host name
 package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strconv"
 	"syscall"
+	"unsafe"
 )
 
 func main() {
@@ -82,6 +86,15 @@ func main() {
 			keep = append(keep, b)
 		}
 		fmt.Println("survived", len(keep))
+	case "stdin": // copy stdin to stdout until end of file
+		_, _ = io.Copy(os.Stdout, os.Stdin)
+	case "tty": // is stdin a terminal, and its size
+		var ws struct{ Row, Col, X, Y uint16 }
+		if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, os.Stdin.Fd(), syscall.TIOCGWINSZ, uintptr(unsafe.Pointer(&ws))); e != 0 {
+			fmt.Println("not a tty")
+			os.Exit(1)
+		}
+		fmt.Printf("tty %d %d\n", ws.Row, ws.Col)
 	case "hostname":
 		h, _ := os.Hostname()
 		fmt.Println(h)

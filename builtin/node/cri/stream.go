@@ -1,0 +1,41 @@
+package cri
+
+import (
+	"context"
+	"io"
+)
+
+// TermSize is a terminal size in character cells (kubectl's resize messages).
+type TermSize struct {
+	Width, Height uint16
+}
+
+// Streams are the standard streams of an interactive command (kubectl exec).
+// A nil Stdin means no input (the command reads end of file); a nil Stdout or
+// Stderr discards that output. With TTY the command runs on a terminal whose
+// output (stdout and stderr together) goes to Stdout; Resize then carries the
+// terminal sizes the client reports, the first one as soon as it knows it.
+type Streams struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	TTY            bool
+	Resize         <-chan TermSize
+}
+
+// StreamExecer is implemented by runtimes that run interactive commands in a
+// running container (pods/exec). ExecStream returns when the command exited
+// and its output was written, with the command's exit code; an error means
+// the command could not run (ErrNotFound for an unknown container). When ctx
+// ends first the command is killed.
+type StreamExecer interface {
+	ExecStream(ctx context.Context, id string, cmd []string, s Streams) (int, error)
+}
+
+// StdinAttacher is implemented by runtimes that keep the stdin of containers
+// started with ContainerSpec.Stdin open (kubectl attach -i). AttachStdin
+// copies r into the container's stdin until r ends or ctx ends; the
+// container's stdin then stays open, unless the spec says StdinOnce. It fails
+// when the container has no open stdin.
+type StdinAttacher interface {
+	AttachStdin(ctx context.Context, id string, r io.Reader) error
+}
