@@ -473,8 +473,7 @@ export function edit(main, parts) {
   const ta = main.querySelector('#yaml');
   const verdict = main.querySelector('#verdict');
   request('GET', path).then((o) => {
-    if (o.metadata) delete o.metadata.managedFields;
-    ta.value = toYAML(o);
+    ta.value = toYAML(forEditing(o));
     ta.focus();
   }, (e) => { verdict.innerHTML = errorHTML(e); });
   const put = (dry) => request('PUT', path, { body: ta.value, contentType: 'application/yaml', query: dry ? { dryRun: 'All', fieldManager: 'converge-dashboard' } : { fieldManager: 'converge-dashboard' } });
@@ -496,13 +495,21 @@ export function edit(main, parts) {
     try {
       const o = await put(false);
       verdict.innerHTML = `<p class="ok" id="saved">Saved (resourceVersion ${esc(o.metadata?.resourceVersion)}).</p>`;
-      if (o.metadata) delete o.metadata.managedFields;
-      ta.value = toYAML(o);
+      ta.value = toYAML(forEditing(o));
     } catch (e) {
       verdict.innerHTML = errorHTML(e, 'Save refused');
     }
   });
   return { cleanup: () => {} };
+}
+
+// forEditing orders an object as kubectl shows it (apiVersion, kind,
+// metadata first) without its managedFields.
+function forEditing(o) {
+  const { apiVersion, kind, metadata, ...rest } = o;
+  const m = { ...metadata };
+  delete m.managedFields;
+  return { apiVersion, kind, metadata: m, ...rest };
 }
 
 // errorHTML shows an API error as Kubernetes words it, with its causes.
