@@ -270,9 +270,9 @@ function podsSection(pods) {
     return `<tr data-pod="${esc(name)}"><th scope="row"><a href="#/pod/${encodeURIComponent(ns)}/${encodeURIComponent(name)}">${esc(name)}</a></th><td>${esc(ns)}</td>` +
       `<td class="st-${esc(st.toLowerCase())}">${esc(st)}${why ? `<div class="why">${esc(why)}</div>` : ''}</td><td>${podReady(p)}</td><td>${restarts(p)}</td>` +
       `<td>${esc(p.spec.nodeName || '')}</td><td>${esc(p.status?.podIP || '')}</td><td>${age(p.metadata.creationTimestamp)}</td>` +
-      `<td class="actions">${actionButton('delete', 'Delete', K.pods, ns, name, 'delete')}</td></tr>`;
+      '</tr>';
   });
-  return section('Pods', pods, loading(pods) + table('Pods', ['Name', 'Namespace', 'Status', 'Ready', 'Restarts', 'Node', 'IP', 'Age', 'Actions'], rows, 'No pods'));
+  return section('Pods', pods, loading(pods) + table('Pods', ['Name', 'Namespace', 'Status', 'Ready', 'Restarts', 'Node', 'IP', 'Age'], rows, 'No pods'));
 }
 
 export function pods(main) {

@@ -61,7 +61,8 @@ export class Collection {
     while (!ctrl.signal.aborted) {
       try {
         if (relist) {
-          const list = await request('GET', this.path, { accept, signal: ctrl.signal });
+          // resourceVersion=0: served from the API server's watch cache, as informers list.
+          const list = await request('GET', this.path, { accept, signal: ctrl.signal, query: { resourceVersion: '0' } });
           this.items = new Map();
           if (this.kind.table) {
             this.columns = list.columnDefinitions;
