@@ -4,6 +4,7 @@
 import { request, can, reviewListeners, APIError, stream } from './api.js';
 import { watch, currentScope } from './store.js';
 import { toYAML } from './yaml.js';
+import { morph } from './morph.js';
 
 // K are the kinds the dashboard shows.
 export const K = {
@@ -146,7 +147,8 @@ export function schedulerReason(p) {
 // ---- page scaffolding ------------------------------------------------------------
 
 // livePage mounts a page whose <div class="live"> re-renders when any of
-// kinds changes (at most once per frame), keeping the focused control.
+// kinds changes (at most once per frame); morph keeps the nodes that did not
+// change, so focus and a half-done click survive.
 function livePage(main, title, kinds, render, head = '') {
   main.innerHTML = `<h1>${esc(title)}</h1>${head}<div class="panel" id="panel"></div><div class="live" id="live"></div>`;
   const live = main.querySelector('#live');
@@ -154,9 +156,9 @@ function livePage(main, title, kinds, render, head = '') {
   let queued = false;
   const draw = () => {
     queued = false;
-    const focused = document.activeElement && live.contains(document.activeElement) ? document.activeElement.id : '';
-    live.innerHTML = render(cols);
-    if (focused) document.getElementById(focused)?.focus();
+    const next = document.createElement('template');
+    next.innerHTML = render(cols);
+    morph(live, next.content);
   };
   const redraw = () => { if (!queued) { queued = true; requestAnimationFrame(draw); } };
   const offs = kinds.map((k) => {
@@ -267,7 +269,7 @@ function podsSection(pods) {
     const ns = p.metadata.namespace, name = p.metadata.name;
     const st = podStatus(p);
     const why = st === 'Pending' ? schedulerReason(p) : '';
-    return `<tr data-pod="${esc(name)}"><th scope="row"><a href="#/pod/${encodeURIComponent(ns)}/${encodeURIComponent(name)}">${esc(name)}</a></th><td>${esc(ns)}</td>` +
+    return `<tr data-pod="${esc(name)}" data-key="${esc(ns + '/' + name)}"><th scope="row"><a href="#/pod/${encodeURIComponent(ns)}/${encodeURIComponent(name)}">${esc(name)}</a></th><td>${esc(ns)}</td>` +
       `<td class="st-${esc(st.toLowerCase())}">${esc(st)}${why ? `<div class="why">${esc(why)}</div>` : ''}</td><td>${podReady(p)}</td><td>${restarts(p)}</td>` +
       `<td>${esc(p.spec.nodeName || '')}</td><td>${esc(p.status?.podIP || '')}</td><td>${age(p.metadata.creationTimestamp)}</td>` +
       '</tr>';

@@ -11,6 +11,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/cmd/converge/cli"
@@ -85,11 +86,13 @@ var _ = Describe("The dashboard", Ordered, func() {
 	})
 
 	It("scales the Deployment from the UI and shows the third pod start", func(ctx SpecContext) {
+		// With the keyboard alone: Enter on the button, then type the count and Enter.
 		do(ctx,
-			chromedp.Click(chromedp.CSS("#act-scale-deployments-default-hello")),
-			chromedp.SetValue(chromedp.CSS("#replicas"), "3"),
-			chromedp.Click(chromedp.CSS(`#scaleform button[type="submit"]`)),
+			chromedp.Focus(chromedp.CSS("#act-scale-deployments-default-hello")),
+			chromedp.KeyEvent("\r"),
 		)
+		waitFor(ctx, "the replicas field focused", `document.activeElement?.id === 'replicas' && document.activeElement.labels[0]?.textContent.includes('Replicas of Deployment default/hello')`, 5*time.Second)
+		do(ctx, chromedp.KeyEvent("3\r"))
 		waitFor(ctx, "three hello pods Ready", readyHello+` === 3`, 40*time.Second)
 		waitFor(ctx, "the Deployment 3/3", `document.querySelector('tr[data-name="hello"]')?.cells[2].textContent === '3/3'`, 10*time.Second)
 	})
@@ -150,6 +153,58 @@ var _ = Describe("The dashboard", Ordered, func() {
 		screenshot("workloads-phone")
 		Expect(eval[bool](`document.documentElement.scrollWidth <= window.innerWidth + 1`)).To(BeTrue(), "the page fits the phone's width (tables scroll in their own box)")
 		do(ctx, chromedp.EmulateViewport(1280, 800))
+	})
+
+	It("says why a pending pod is not scheduled, and filters events", func(ctx SpecContext) {
+		kubectl(ctx, "run", "picky", "--image=registry.example/picky:1", "--overrides", `{"spec":{"nodeSelector":{"disk":"ssd"}}}`, "--command", "--", "sleep", "1000")
+		hash(ctx, "#/pods")
+		waitFor(ctx, "the scheduler's reason in the pods table", `document.querySelector('tr[data-pod="picky"] .why')?.textContent.includes('0/1 nodes are available')`, 15*time.Second)
+		do(ctx, chromedp.Click(chromedp.CSS(`a[href="#/pod/default/picky"]`)))
+		waitFor(ctx, "the scheduler's reason on the pod's page", `document.getElementById('sched-reason')?.textContent.includes("didn't match Pod's node affinity/selector")`, 10*time.Second)
+		screenshot("pending-pod")
+		hash(ctx, "#/events")
+		waitFor(ctx, "events listed", `document.querySelectorAll('table[aria-label="Events"] tbody tr').length > 3`, 10*time.Second)
+		do(ctx,
+			chromedp.SetValue(chromedp.CSS("#ev-type"), "Warning"),
+			chromedp.SendKeys(chromedp.CSS("#ev-filter"), "picky"),
+		)
+		waitFor(ctx, "only picky's warnings", `(() => {
+			const rows = [...document.querySelectorAll('table[aria-label="Events"] tbody tr')];
+			return rows.length >= 1 && rows.every((r) => r.cells[1].textContent === 'Warning' && r.cells[3].textContent === 'Pod/default/picky' && r.cells[2].textContent === 'FailedScheduling');
+		})()`, 10*time.Second)
+		screenshot("events")
+	})
+
+	It("restarts a rollout, deletes after confirmation and cordons a node", func(ctx SpecContext) {
+		// A Deployment of its own: hello's pods stay as they are for the next spec.
+		kubectl(ctx, "create", "deployment", "sleeper", "--image=registry.example/sleeper:1", "--", "sleep", "3600")
+		hash(ctx, "#/workloads")
+		do(ctx, chromedp.Click(chromedp.CSS("#act-restart-deployments-default-sleeper")))
+		waitFor(ctx, "the restart told", `document.getElementById('toast').textContent === 'Restarted: Deployment default/sleeper'`, 5*time.Second)
+		Eventually(func(g Gomega) {
+			d := &appsv1.Deployment{}
+			g.Expect(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "sleeper"}, d)).To(Succeed())
+			g.Expect(d.Spec.Template.Annotations).To(HaveKey("kubectl.kubernetes.io/restartedAt"))
+		}).WithContext(ctx).WithTimeout(5 * time.Second).Should(Succeed())
+
+		hash(ctx, "#/pod/default/picky")
+		do(ctx, chromedp.Click(chromedp.CSS("#act-delete-pods-default-picky")))
+		waitFor(ctx, "the confirmation", `document.activeElement?.id === 'confirm-delete'`, 5*time.Second)
+		do(ctx, chromedp.Click(chromedp.CSS("#confirm-delete")))
+		waitFor(ctx, "the pod gone", `document.querySelector('main').textContent.includes('This pod does not exist')`, 15*time.Second)
+
+		hash(ctx, "#/overview")
+		waitFor(ctx, "a cordon button", `document.querySelector('button[data-act="cordon"]') !== null`, 10*time.Second)
+		node := eval[string](`document.querySelector('button[data-act="cordon"]').dataset.name`)
+		do(ctx, chromedp.Click(chromedp.CSS(`button[data-act="cordon"]`)))
+		waitFor(ctx, "SchedulingDisabled", `[...document.querySelectorAll('table[aria-label="Nodes"] tbody tr')].some((r) => r.cells[1]?.textContent === 'Ready, SchedulingDisabled')`, 10*time.Second)
+		n := &corev1.Node{}
+		Expect(suite.c.Get(ctx, client.ObjectKey{Name: node}, n)).To(Succeed())
+		Expect(n.Spec.Unschedulable).To(BeTrue())
+		do(ctx, chromedp.Click(chromedp.CSS(`button[data-act="uncordon"]`)))
+		waitFor(ctx, "schedulable again", `document.querySelector('button[data-act="cordon"]') !== null`, 10*time.Second)
+		Expect(suite.c.Get(ctx, client.ObjectKey{Name: node}, n)).To(Succeed())
+		Expect(n.Spec.Unschedulable).To(BeFalse())
 	})
 
 	It("lets a user bound to view look but not scale, and says that Secrets may not be listed", func(ctx SpecContext) {
