@@ -2,7 +2,7 @@
 // re-renders its live part when they change; it returns its cleanup.
 
 import { request, can, reviewListeners, APIError, stream } from './api.js';
-import { watch, currentScope } from './store.js';
+import { watch } from './store.js';
 import { toYAML } from './yaml.js';
 import { morph } from './morph.js';
 
@@ -601,4 +601,3 @@ async function drain(node) {
   if (errs.length) throw errs[0];
 }
 
-export { currentScope };

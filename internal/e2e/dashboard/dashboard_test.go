@@ -95,6 +95,23 @@ var _ = Describe("The dashboard", Ordered, func() {
 		do(ctx, chromedp.KeyEvent("3\r"))
 		waitFor(ctx, "three hello pods Ready", readyHello+` === 3`, 40*time.Second)
 		waitFor(ctx, "the Deployment 3/3", `document.querySelector('tr[data-name="hello"]')?.cells[2].textContent === '3/3'`, 10*time.Second)
+
+		By("the Service lists the three ready endpoints")
+		hash(ctx, "#/services")
+		waitFor(ctx, "three ready endpoints", `(() => {
+			const r = [...document.querySelectorAll('table[aria-label="Services"] tbody tr')].find((r) => r.cells[0].textContent === 'hello');
+			return r && r.cells[5].querySelectorAll('span.ok').length === 3 && /^127\.31\.0\.\d+:8080$/.test(r.cells[5].querySelector('span.ok').textContent);
+		})()`, 10*time.Second)
+		screenshot("services")
+
+		By("a namespace scope keeps one watch per kind")
+		hash(ctx, "#/pods")
+		waitFor(ctx, "hello pods", `document.querySelectorAll('tr[data-pod^="hello-"]').length === 3`, 5*time.Second)
+		do(ctx, chromedp.SetValue(chromedp.CSS("#ns"), "kube-system"), chromedp.Evaluate[chromedp.Void](`document.getElementById('ns').dispatchEvent(new Event('change'))`))
+		waitFor(ctx, "no hello pods in kube-system", `document.querySelector('table[aria-label="Pods"]') !== null && document.querySelectorAll('tr[data-pod^="hello-"]').length === 0`, 5*time.Second)
+		Expect(eval[[]string](`window.convergeDashboard.openWatches().filter((p) => p.endsWith('/pods'))`)).To(Equal([]string{"/api/v1/namespaces/kube-system/pods"}))
+		do(ctx, chromedp.SetValue(chromedp.CSS("#ns"), ""), chromedp.Evaluate[chromedp.Void](`document.getElementById('ns').dispatchEvent(new Event('change'))`))
+		waitFor(ctx, "hello pods again", `document.querySelectorAll('tr[data-pod^="hello-"]').length === 3`, 5*time.Second)
 	})
 
 	It("follows a pod's logs", func(ctx SpecContext) {
@@ -240,5 +257,17 @@ var _ = Describe("The dashboard", Ordered, func() {
 		Expect(eval[string](`document.querySelector('.forbidden').textContent`)).To(ContainSubstring(`User "viewer" cannot list resource "secrets"`))
 		waitFor(ctx, "the ConfigMaps listed", `document.querySelector('tr[data-name="settings"]') !== null`, 10*time.Second)
 		screenshot("viewer-config")
+	})
+
+	It("drains the node: its pods are evicted and their replacements wait, saying why", func(ctx SpecContext) {
+		link, err := suite.cp.DashboardLoginURL()
+		Expect(err).NotTo(HaveOccurred())
+		do(ctx, chromedp.Navigate(link))
+		waitFor(ctx, "logged in as admin", `document.getElementById('who').textContent === 'converge-admin'`, 10*time.Second)
+		waitFor(ctx, "a drain button", `document.querySelector('button[data-act="drain"]:not([disabled])') !== null`, 10*time.Second)
+		do(ctx, chromedp.Click(chromedp.CSS(`button[data-act="drain"]`)))
+		waitFor(ctx, "drained", `document.getElementById('toast').textContent.startsWith('Drained: Node ')`, 20*time.Second)
+		hash(ctx, "#/pods")
+		waitFor(ctx, "hello's new pods unschedulable", `[...document.querySelectorAll('tr[data-pod^="hello-"] .why')].filter((w) => w.textContent.includes('unschedulable')).length === 3`, 30*time.Second)
 	})
 })
