@@ -2,7 +2,7 @@
 // scope and the buttons' actions.
 
 import { loadSession, logout, session } from './api.js';
-import { setScope, watch, openWatches } from './store.js';
+import { setScope, watch, openWatches, currentScope } from './store.js';
 import * as pages from './pages.js';
 
 const routes = {
@@ -57,11 +57,12 @@ async function start() {
   });
   const sel = document.getElementById('ns');
   watch(pages.K.namespaces, (c) => {
-    const names = [...c.items.values()].map((n) => n.metadata.name).sort();
-    const cur = sel.value;
-    sel.innerHTML = '<option value="">All namespaces</option>' + names.map((n) => `<option>${pages.esc(n)}</option>`).join('');
-    if (cur && !names.includes(cur)) sel.insertAdjacentHTML('beforeend', `<option>${pages.esc(cur)}</option>`);
-    sel.value = cur;
+    const cur = currentScope();
+    const names = [...c.items.values()].map((n) => n.metadata.name);
+    if (cur && !names.includes(cur)) names.push(cur);
+    names.sort();
+    sel.innerHTML = `<option value=""${cur ? '' : ' selected'}>All namespaces</option>` +
+      names.map((n) => `<option${n === cur ? ' selected' : ''}>${pages.esc(n)}</option>`).join('');
   });
   sel.addEventListener('change', () => {
     setScope(sel.value);

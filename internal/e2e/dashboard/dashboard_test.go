@@ -112,6 +112,9 @@ var _ = Describe("The dashboard", Ordered, func() {
 		Expect(eval[[]string](`window.convergeDashboard.openWatches().filter((p) => p.endsWith('/pods'))`)).To(Equal([]string{"/api/v1/namespaces/kube-system/pods"}))
 		do(ctx, chromedp.SetValue(chromedp.CSS("#ns"), ""), chromedp.Evaluate[chromedp.Void](`document.getElementById('ns').dispatchEvent(new Event('change'))`))
 		waitFor(ctx, "hello pods again", `document.querySelectorAll('tr[data-pod^="hello-"]').length === 3`, 5*time.Second)
+		// The namespaces watch redraws the menu with the scope selected.
+		kubectl(ctx, "create", "namespace", "extra")
+		waitFor(ctx, "the new namespace offered, All namespaces still chosen", `(() => { const s = document.getElementById('ns'); return [...s.options].some((o) => o.value === 'extra') && s.selectedIndex === 0; })()`, 5*time.Second)
 	})
 
 	It("follows a pod's logs", func(ctx SpecContext) {
