@@ -7,12 +7,15 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
@@ -48,6 +51,8 @@ type Options struct {
 type Dashboard struct {
 	opts Options
 	now  func() time.Time
+
+	metrics atomic.Pointer[prometheus.Gatherer] // the controller manager's, when in-process
 
 	mu       sync.Mutex
 	codes    map[string]grant    // one-time login code -> what its session gets
@@ -91,6 +96,9 @@ func (d *Dashboard) Wrap(api http.Handler) http.Handler {
 	mux.HandleFunc("POST /ui/logout", d.withSession(d.logout))
 	mux.Handle("/ui/api/", d.withSession(func(w http.ResponseWriter, r *http.Request, s *session) {
 		d.proxy(w, r, s, api)
+	}))
+	mux.HandleFunc("GET /ui/controllers", d.withSession(func(w http.ResponseWriter, r *http.Request, s *session) {
+		d.controllers(w, r, s, api)
 	}))
 	mux.Handle("/ui/", assetHandler())
 	mux.HandleFunc("GET /ui", func(w http.ResponseWriter, r *http.Request) {
@@ -320,17 +328,28 @@ var forwarded = []string{"Accept", "Content-Type", "Content-Length"}
 // proxy serves /ui/api/PATH as the API server's PATH with the session's
 // credential.
 func (d *Dashboard) proxy(w http.ResponseWriter, r *http.Request, s *session, api http.Handler) {
-	out := r.Clone(r.Context())
-	out.URL.Path = strings.TrimPrefix(r.URL.Path, "/ui/api")
-	out.URL.RawPath = ""
+	out := asUser(r, s, r.Method, strings.TrimPrefix(r.URL.Path, "/ui/api"), r.Body)
+	out.URL.RawQuery = r.URL.RawQuery
 	out.RequestURI = out.URL.RequestURI()
-	out.Header = http.Header{}
+	out.ContentLength = r.ContentLength
 	for _, k := range forwarded {
 		if v := r.Header.Values(k); len(v) > 0 {
 			out.Header[k] = v
 		}
 	}
-	out.Header.Set("User-Agent", "converge-dashboard")
+	api.ServeHTTP(w, out)
+}
+
+// asUser is a request to the API server's path made for the browser's request
+// r with the session's credential alone.
+func asUser(r *http.Request, s *session, method, path string, body io.Reader) *http.Request {
+	out := r.Clone(r.Context())
+	out.Method = method
+	out.URL.Path, out.URL.RawPath, out.URL.RawQuery = path, "", ""
+	out.RequestURI = out.URL.RequestURI()
+	out.Body = io.NopCloser(body)
+	out.ContentLength = -1
+	out.Header = http.Header{"User-Agent": {"converge-dashboard"}}
 	if s.token != "" {
 		out.Header.Set("Authorization", "Bearer "+s.token)
 	}
@@ -340,7 +359,7 @@ func (d *Dashboard) proxy(w http.ResponseWriter, r *http.Request, s *session, ap
 		st.PeerCertificates, st.VerifiedChains = nil, nil
 		out.TLS = &st
 	}
-	api.ServeHTTP(w, out)
+	return out
 }
 
 func randomString() (string, error) {

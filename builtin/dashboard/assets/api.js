@@ -28,7 +28,7 @@ export async function logout() {
 
 function url(path, query) {
   const q = query ? new URLSearchParams(query).toString() : '';
-  return '/ui/api' + path + (q ? (path.includes('?') ? '&' : '?') + q : '');
+  return (path.startsWith('/ui/') ? '' : '/ui/api') + path + (q ? (path.includes('?') ? '&' : '?') + q : '');
 }
 
 async function statusOf(r) {

@@ -16,6 +16,7 @@ const routes = {
   crds: pages.crds,
   cr: pages.cr,
   edit: pages.edit,
+  controllers: pages.controllers,
 };
 
 const main = document.getElementById('main');

@@ -458,6 +458,50 @@ export function cr(main, [crdName]) {
   return { cleanup: () => { stopped = true; inner?.cleanup(); } };
 }
 
+// ---- controllers and operators ------------------------------------------------------
+
+// controllers shows the loaded operators (kube-system/converge-operators) and
+// every controller's reconcile rate and errors, streamed by the dashboard
+// from the metrics the framework keeps (one sample every 2 s on one response).
+export function controllers(main) {
+  main.innerHTML = `<h1>Controllers</h1><section aria-labelledby="ops-h"><h2 id="ops-h">Operators</h2><div id="ops"><p class="muted">Loading…</p></div></section>
+    <section aria-labelledby="ctl-h"><h2 id="ctl-h">Controllers</h2><div id="ctl"><p class="muted">Loading…</p></div></section>`;
+  const ops = main.querySelector('#ops');
+  const ctl = main.querySelector('#ctl');
+  const ctrl = new AbortController();
+  request('GET', '/api/v1/namespaces/kube-system/configmaps/converge-operators', { signal: ctrl.signal }).then((cm) => {
+    const rows = Object.values(cm.data || {}).map((v) => JSON.parse(v)).map((r) =>
+      `<tr><th scope="row">${esc(r.name || '?')}</th><td class="${r.state === 'Running' ? 'ok' : 'bad'}">${esc(r.state)}</td><td>${esc(r.path)}</td><td>${esc(r.error || '')}</td><td>${age(r.time)}</td></tr>`);
+    ops.innerHTML = table('Operators', ['Name', 'State', 'Plugin', 'Error', 'Since'], rows, 'No operators loaded');
+  }, (e) => {
+    ops.innerHTML = e.code === 404 ? '<p class="muted">No operators loaded.</p>'
+      : e.code === 403 ? `<p class="forbidden" role="alert"><strong>You may not get the operators' status.</strong> <span class="k8s">${esc(e.message)}</span></p>` : errorHTML(e);
+  });
+  let buf = '';
+  stream('/ui/controllers', null, (chunk) => {
+    buf += chunk;
+    let i;
+    let last = null;
+    while ((i = buf.indexOf('\n')) >= 0) {
+      const line = buf.slice(0, i).trim();
+      buf = buf.slice(i + 1);
+      if (line) last = JSON.parse(line);
+    }
+    if (!last) return;
+    const rows = last.controllers.map((c) => `<tr data-key="${esc(c.name)}" data-name="${esc(c.name)}"><th scope="row">${esc(c.name)}</th><td>${c.reconciles}</td><td>${c.ratePerSecond.toFixed(2)}</td>` +
+      `<td class="${c.errors ? 'bad' : ''}">${c.errors}</td><td>${c.errorsPerSecond.toFixed(2)}</td><td>${c.panics}</td><td>${c.activeWorkers}</td></tr>`);
+    const next = document.createElement('template');
+    next.innerHTML = table('Controllers', ['Controller', 'Reconciles', 'Per second', 'Errors', 'Errors per second', 'Panics', 'Busy workers'], rows, 'No controllers');
+    morph(ctl, next.content);
+  }, { signal: ctrl.signal }).catch((e) => {
+    if (ctrl.signal.aborted) return;
+    ctl.innerHTML = e.code === 403
+      ? `<p class="forbidden" role="alert"><strong>You may not see the controllers' metrics.</strong> <span class="k8s">${esc(e.message)}</span></p>`
+      : `<p class="error" role="alert">${esc(e.message)}</p>`;
+  });
+  return { cleanup: () => ctrl.abort() };
+}
+
 // ---- edit ----------------------------------------------------------------------
 
 // edit shows an object as YAML; Validate sends it with dryRun=All and shows

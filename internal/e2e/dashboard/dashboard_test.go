@@ -167,6 +167,10 @@ var _ = Describe("The dashboard", Ordered, func() {
 		hash(ctx, "#/overview")
 		waitFor(ctx, "three running pods", `Number(document.querySelector('.phase-running .n')?.textContent) >= 3`, 10*time.Second)
 		screenshot("overview")
+		hash(ctx, "#/controllers")
+		waitFor(ctx, "the deployment controller's reconciles", `Number(document.querySelector('#ctl tr[data-name="deployment"]')?.cells[1].textContent) > 0`, 10*time.Second)
+		Expect(eval[string](`document.getElementById('ops').textContent`)).To(ContainSubstring("No operators loaded"))
+		screenshot("controllers")
 		do(ctx, chromedp.EmulateViewport(390, 844))
 		hash(ctx, "#/workloads")
 		waitFor(ctx, "the Deployment at phone width", `document.querySelector('tr[data-name="hello"]') !== null`, 10*time.Second)
@@ -260,6 +264,9 @@ var _ = Describe("The dashboard", Ordered, func() {
 		Expect(eval[string](`document.querySelector('.forbidden').textContent`)).To(ContainSubstring(`User "viewer" cannot list resource "secrets"`))
 		waitFor(ctx, "the ConfigMaps listed", `document.querySelector('tr[data-name="settings"]') !== null`, 10*time.Second)
 		screenshot("viewer-config")
+		hash(ctx, "#/controllers")
+		waitFor(ctx, "the metrics refused in words", `document.querySelector('#ctl .forbidden')?.textContent.includes('You may not see the controllers\' metrics.')`, 10*time.Second)
+		Expect(eval[string](`document.querySelector('#ctl .forbidden').textContent`)).To(ContainSubstring(`User "viewer" cannot get path "/metrics"`))
 	})
 
 	It("drains the node: its pods are evicted and their replacements wait, saying why", func(ctx SpecContext) {
