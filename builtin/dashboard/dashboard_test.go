@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
@@ -215,5 +218,29 @@ func TestAssets(t *testing.T) {
 		if w.Header().Get("Content-Security-Policy") == "" {
 			t.Errorf("GET %s: no Content-Security-Policy", path)
 		}
+	}
+}
+
+func TestControllerStats(t *testing.T) {
+	t.Parallel()
+	reg := prometheus.NewRegistry()
+	total := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_total"}, []string{"controller", "result"})
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "controller_runtime_reconcile_errors_total"}, []string{"controller"})
+	workers := prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "controller_runtime_active_workers"}, []string{"controller"})
+	other := prometheus.NewCounter(prometheus.CounterOpts{Name: "apiserver_request_total"})
+	reg.MustRegister(total, errs, workers, other)
+	total.WithLabelValues("deployment", "success").Add(5)
+	total.WithLabelValues("deployment", "error").Add(2)
+	total.WithLabelValues("job", "success").Add(1)
+	errs.WithLabelValues("deployment").Add(2)
+	workers.WithLabelValues("job").Set(1)
+	other.Inc()
+	got, err := controllerStats(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []ControllerStats{{Name: "deployment", Reconciles: 7, Errors: 2}, {Name: "job", Reconciles: 1, ActiveWorkers: 1}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("stats (-want +got):\n%s", diff)
 	}
 }

@@ -26,6 +26,12 @@
 // for kubectl. Every request that is not GET or HEAD must carry the session's
 // CSRF token in X-CSRF-Token (GET /ui/session returns it).
 //
+// # Controllers
+//
+// GET /ui/controllers streams the controller manager's reconcile counters
+// (SetMetrics; the framework's controller_runtime_* series), one JSON line
+// every 2 s, to users the API server allows to get /metrics.
+//
 // # Concurrency
 //
 // Dashboard is safe for concurrent use; its sessions, codes and issued tokens
