@@ -513,7 +513,7 @@ export function edit(main, parts) {
       <label for="yaml">YAML</label>
       <textarea id="yaml" spellcheck="false" autocapitalize="off" rows="24"></textarea>
       <div class="row"><button type="button" id="validate">Validate (dry run)</button><button type="submit" id="save">Save</button>
-      <a href="javascript:history.back()" id="back">Back</a></div>
+      <button type="button" id="back">Back</button></div>
       <div id="verdict" role="alert" aria-live="assertive"></div>
     </form>`;
   const ta = main.querySelector('#yaml');
@@ -535,6 +535,7 @@ export function edit(main, parts) {
     }
   };
   main.querySelector('#validate').addEventListener('click', validate);
+  main.querySelector('#back').addEventListener('click', () => history.back());
   main.querySelector('#editform').addEventListener('submit', async (ev) => {
     ev.preventDefault();
     if (!(await validate())) return;

@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -90,6 +93,36 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	// The first Run starts the browser; its context must outlive the suite.
 	Expect(chromedp.Do(browser, chromedp.EmulateViewport(1280, 800))).To(Succeed())
 	suite.browser = browser
+	// Uncaught exceptions and console errors in the page fail the suite:
+	// a CSP violation or a script error would otherwise pass unseen.
+	var mu sync.Mutex
+	var pageErrors []string
+	Expect(chromedp.Listen(browser, func(ev any) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch e := ev.(type) {
+		case *cdpruntime.EventExceptionThrown:
+			d := e.ExceptionDetails
+			msg := d.Text
+			if d.Exception != nil {
+				msg += " " + d.Exception.Description
+			}
+			pageErrors = append(pageErrors, fmt.Sprintf("exception: %s (%s:%d)", msg, d.URL, d.LineNumber))
+		case *cdpruntime.EventConsoleAPICalled:
+			if e.Type == cdpruntime.ConsoleAPICalledTypeError {
+				var parts []string
+				for _, a := range e.Args {
+					parts = append(parts, string(a.Value)+a.Description)
+				}
+				pageErrors = append(pageErrors, "console.error: "+strings.Join(parts, " "))
+			}
+		}
+	})).To(Succeed())
+	DeferCleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		Expect(pageErrors).To(BeEmpty(), "errors in the page")
+	})
 }, NodeTimeout(90*time.Second))
 
 // do runs browser actions with a deadline.
