@@ -198,11 +198,10 @@ func (d *Dashboard) newCode(w http.ResponseWriter, r *http.Request) {
 	if d.opts.Authenticator != nil {
 		u, ok, err := d.opts.Authenticator.Authenticate(r)
 		if !ok {
-			msg := "Unauthorized"
 			if err != nil {
 				d.opts.Logger.V(1).Info("Dashboard login refused", "error", err.Error())
 			}
-			writeStatus(w, http.StatusUnauthorized, "Unauthorized", msg)
+			writeStatus(w, http.StatusUnauthorized, "Unauthorized", "Unauthorized")
 			return
 		}
 		g.user = *u
