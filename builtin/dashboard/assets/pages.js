@@ -79,6 +79,10 @@ function sorted(c) {
   });
 }
 
+// shownReasons are the refused verbs and resources already shown visibly in
+// the current drawing.
+const shownReasons = new Set();
+
 // actionButton is a button for verb on kind/ns/name that the server decides
 // the user may use; when it may not, the button is disabled and says why.
 function actionButton(act, label, kind, ns, name, verb, sub, extra = '') {
@@ -89,7 +93,11 @@ function actionButton(act, label, kind, ns, name, verb, sub, extra = '') {
   if (!allowed.allowed) {
     const what = kind.resource + (sub ? '/' + sub : '');
     const why = `You may not ${verb} ${what}${scopeWords(ns)}`;
-    return `<button type="button" id="${bid}" disabled aria-describedby="${bid}-why" title="${esc(why)}" ${data}>${esc(label)}</button><span class="why" id="${bid}-why">${esc(why)}</span>`;
+    // Each refused verb and resource shows once per page; later buttons keep
+    // the reason for assistive technology (aria-describedby) and as a tooltip.
+    const cls = shownReasons.has(verb + ' ' + what) ? 'why sr-only' : 'why';
+    shownReasons.add(verb + ' ' + what);
+    return `<button type="button" id="${bid}" disabled aria-describedby="${bid}-why" title="${esc(why)}" ${data}>${esc(label)}</button><span class="${cls}" id="${bid}-why">${esc(why)}</span>`;
   }
   return `<button type="button" id="${bid}" ${data}>${esc(label)}</button>`;
 }
@@ -157,6 +165,7 @@ function livePage(main, title, kinds, render, head = '') {
   const draw = () => {
     queued = false;
     const next = document.createElement('template');
+    shownReasons.clear();
     next.innerHTML = render(cols);
     morph(live, next.content);
   };
