@@ -20,6 +20,7 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/testenv"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the screenshots to docs/dashboard/ (else a temporary directory)")
@@ -63,7 +64,10 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: filepath.Join(dir, "data"), NoFsync: true, CompactionInterval: -1, Logger: GinkgoLogr.V(1),
 		Secure: true, TokenFile: tokens, LocalNode: true, Controllers: []string{"*"}, Scheduler: true,
-		PodCIDR: "127.31.0.0/16",
+		// Pod IPs outside every other suite's range (testenv takes 127.16-95,
+		// converge up 127.10) and a Service range of its own: the service proxy
+		// listens on cluster IPs on this machine, beside parallel test binaries.
+		PodCIDR: "127.8.0.0/16", ServiceCIDR: testenv.ServiceCIDR(),
 	})
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { Expect(cp.Close()).To(Succeed()) })
