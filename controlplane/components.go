@@ -40,6 +40,7 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 			return err
 		}
 		cp.manager, cp.controllers = mgr, started
+		cp.dashboard.SetMetrics(mgr.Registry())
 		if len(started) > 0 {
 			cp.opts.Progress("controllers", time.Since(t0))
 		}

@@ -22,6 +22,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	"github.com/converge-dev/converge/builtin/dashboard"
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/builtin/security/rbac"
@@ -164,6 +165,7 @@ type ControlPlane struct {
 	manager     *manager.Manager
 	controllers []string
 	operators   []loader.Report
+	dashboard   *dashboard.Dashboard
 
 	etcd   *etcdstore.Embedded
 	client *clientv3.Client
@@ -241,6 +243,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	opts.Progress("store", time.Since(t0))
 
 	t1 := time.Now()
+	cp.dashboard = cp.newDashboard()
 	secOpts, err := cp.setupSecurity()
 	if err != nil {
 		return err
@@ -302,7 +305,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		host = "127.0.0.1"
 	}
 	cp.url = scheme + "://" + net.JoinHostPort(host, strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
-	cp.httpSrv = apiserver.NewHTTPServer(runCtx, srv.Handler(), serving)
+	cp.httpSrv = apiserver.NewHTTPServer(runCtx, cp.dashboard.Wrap(srv.Handler()), serving)
 	cp.wg.Add(1)
 	go func() {
 		defer cp.wg.Done()

@@ -15,6 +15,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
 	"github.com/converge-dev/converge/framework/storage"
@@ -58,6 +59,7 @@ func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 		MaxMutatingInFlight: opts.MaxMutatingInFlight, MaxReadOnlyInFlight: opts.MaxReadOnlyInFlight,
 		PerUserInFlightPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
 		ServiceAccounts: cp.serviceAccount, Logger: cp.log.WithName("security"),
+		Tokens:   []filters.TokenAuthenticator{cp.dashboard.TokenAuthenticator()},
 		Mutating: []admission.Mutator{mutating}, Validating: []admission.Validator{validating},
 	})
 	if err != nil {

@@ -108,6 +108,12 @@ func TestDependencyDirection(t *testing.T) {
 					t.Errorf("%s depends on %s: the client side must not link the server", p.ImportPath, dep)
 				}
 			}
+			// The dashboard is a client of the API server's handler: it knows no
+			// built-in kind, storage or component.
+			if under(p.ImportPath, "builtin/dashboard") && (under(dep, "builtin") && !under(dep, "builtin/dashboard") ||
+				under(dep, "framework/storage") || under(dep, "crd")) {
+				t.Errorf("%s depends on %s: the dashboard talks to the API only (framework/ for its filters)", p.ImportPath, dep)
+			}
 			if p.ImportPath == module+"/operators" {
 				if under(dep, "builtin") || under(dep, "crd") || under(dep, "cmd") {
 					t.Errorf("%s depends on %s: the operator SDK imports only framework/", p.ImportPath, dep)

@@ -110,6 +110,20 @@ func TestUpServesWritesKubeconfigAndStopsCleanly(t *testing.T) {
 	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("anonymous request: %d, want 401", resp.StatusCode)
 	}
+	// The dashboard's one-time login link becomes a session cookie.
+	if !strings.Contains(out.String(), "Dashboard: "+url+"/ui/") {
+		t.Errorf("output lacks the dashboard's address:\n%s", out)
+	}
+	_, link, _ := strings.Cut(out.String(), "converge dashboard): ")
+	link, _, _ = strings.Cut(link, "\n")
+	noRedirect := &http.Client{Transport: anon.Transport, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	if !strings.HasPrefix(link, url+"/ui/login?code=") {
+		t.Errorf("no dashboard login link in the output:\n%s", out)
+	} else if resp, err := noRedirect.Get(link); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 {
+		t.Errorf("dashboard login link: %d %v, want 303 and a session cookie", resp.StatusCode, resp.Cookies())
+	}
 	// Create an object with the kubeconfig's credentials, restart, and read it back.
 	cfg, _, err := kubeconfigpkg.LoadKubeconfig(kubeconfig, "")
 	if err != nil {

@@ -87,6 +87,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newNodeCommand(g),
 		newTokenCommand(g),
 		newCertsCommand(g),
+		newDashboardCommand(g),
 	)
 	return root
 }

@@ -177,6 +177,9 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		}
 		fmt.Fprintf(out, "  %s operator %s (%s) %s\n", mark, cmp.Or(r.Name, "?"), r.Path, r.Error)
 	}
+	if login, err := cp.DashboardLoginURL(); err == nil {
+		fmt.Fprintf(out, "Dashboard: %s\n  one-time login link (valid 5 minutes; later: converge dashboard): %s\n", cp.DashboardURL(), login)
+	}
 	fmt.Fprintf(out, "Converge is ready at %s (started in %s). Press Ctrl-C to stop.\n", cp.URL(), time.Since(start).Round(time.Millisecond))
 	select {
 	case <-ctx.Done():
