@@ -1,9 +1,7 @@
 package controlplane
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"github.com/converge-dev/converge/framework/tracing"
@@ -11,7 +9,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -283,6 +280,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		cp.security.Attach(srv)
 	}
 	cp.startCRDs(runCtx)
+	cp.startAPIServices(filters.WithUser(runCtx, rbac.BootstrapUser))
 	if err := cp.bootstrap(filters.WithUser(ctx, rbac.BootstrapUser)); err != nil {
 		return err
 	}
@@ -336,27 +334,25 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 // default RBAC roles every cluster has.
 func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 	h := cp.server.Handler()
+	create := func(path, what string, obj any) error {
+		err := cp.loopback(ctx, http.MethodPost, path, obj, nil)
+		if le, ok := err.(loopbackError); ok && le.code == http.StatusConflict {
+			return nil // there from an earlier start
+		}
+		if err != nil {
+			return fmt.Errorf("create %s: %w", what, err)
+		}
+		return nil
+	}
 	for _, ns := range []string{"default", "kube-system", "kube-public", "kube-node-lease"} {
-		body := fmt.Sprintf(`{"apiVersion":"v1","kind":"Namespace","metadata":{"name":%q}}`, ns)
-		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/api/v1/namespaces", bytes.NewBufferString(body))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
-			return fmt.Errorf("create namespace %s: %d %s", ns, rec.Code, rec.Body.String())
+		obj := map[string]any{"apiVersion": "v1", "kind": "Namespace", "metadata": map[string]any{"name": ns}}
+		if err := create("/api/v1/namespaces", "namespace "+ns, obj); err != nil {
+			return err
 		}
 	}
 	for _, pc := range schedulingv1.SystemPriorityClasses() {
-		body, err := json.Marshal(pc)
-		if err != nil {
-			return fmt.Errorf("encode priority class %s: %w", pc.Name, err)
-		}
-		req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/apis/scheduling.k8s.io/v1/priorityclasses", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
-		if rec.Code != http.StatusCreated && rec.Code != http.StatusConflict {
-			return fmt.Errorf("create priority class %s: %d %s", pc.Name, rec.Code, rec.Body.String())
+		if err := create("/apis/scheduling.k8s.io/v1/priorityclasses", "priority class "+pc.Name, pc); err != nil {
+			return err
 		}
 	}
 	if cp.security != nil {

@@ -89,6 +89,19 @@ var builtinGroupOrder = []string{"apiregistration.k8s.io", "apps", "events.k8s.i
 	"rbac.authorization.k8s.io", "storage.k8s.io", "admissionregistration.k8s.io", "apiextensions.k8s.io",
 	"scheduling.k8s.io", "coordination.k8s.io", "node.k8s.io", "discovery.k8s.io", "flowcontrol.apiserver.k8s.io"}
 
+// GroupPriority is the groupPriorityMinimum of a group's APIService: Kubernetes'
+// own groups from 18000 down in discovery order (the core group 18000 too),
+// others 1000 (what kube-apiserver gives custom resources' groups).
+func GroupPriority(group string) int32 {
+	if group == "" {
+		return 18000
+	}
+	if i := slices.Index(builtinGroupOrder, group); i >= 0 {
+		return int32(18000 - 100*i)
+	}
+	return 1000
+}
+
 func compareGroups(a, b string) int {
 	ia, ib := slices.Index(builtinGroupOrder, a), slices.Index(builtinGroupOrder, b)
 	switch {

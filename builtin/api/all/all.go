@@ -8,6 +8,7 @@ import (
 	"errors"
 
 	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
+	apiregistrationv1 "github.com/converge-dev/converge/builtin/api/apiregistration/v1"
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
@@ -61,6 +62,7 @@ func Groups() []Group {
 		{"admissionregistration.k8s.io/v1", admissionregistrationv1.AddToScheme, admissionregistrationv1.Resources},
 		{"certificates.k8s.io/v1", certificatesv1.AddToScheme, certificatesv1.Resources},
 		{"node.k8s.io/v1", nodev1.AddToScheme, nodev1.Resources},
+		{"apiregistration.k8s.io/v1", apiregistrationv1.AddToScheme, apiregistrationv1.Resources},
 		{"metrics.k8s.io/v1beta1", metricsv1beta1.AddToScheme, metricsv1beta1.Resources},
 	}
 }

@@ -1,0 +1,161 @@
+package controlplane
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	apiregistrationv1 "github.com/converge-dev/converge/builtin/api/apiregistration/v1"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver"
+)
+
+// Local APIServices, as kube-apiserver's autoregistration keeps them: one per
+// group version the API server serves (built-in groups and custom
+// resources'), named "<version>.<group>", without spec.service, labelled
+// kube-aggregator.kubernetes.io/automanaged and reported Available (reason
+// Local). A group version that stops being served (a CRD version removed)
+// loses its automanaged APIService. APIServices naming a Service are left as
+// their owners wrote them, with Available=False: Converge does not proxy to
+// aggregated API servers. Writes go through the API server's own handler as
+// the bootstrap user, like the CRD lifecycle's.
+
+const apiServicesPath = "/apis/apiregistration.k8s.io/v1/apiservices"
+
+// startAPIServices keeps the local APIServices in step with the registry
+// until ctx ends.
+func (cp *ControlPlane) startAPIServices(ctx context.Context) {
+	kick := make(chan struct{}, 1)
+	cp.registry.OnChange(func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	})
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		log := cp.log.WithName("apiservices")
+		for {
+			if err := cp.syncAPIServices(ctx); err != nil && ctx.Err() == nil {
+				log.Error(err, "Keeping the local APIServices failed; retrying")
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Second):
+				}
+				continue
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-kick:
+				// Let a burst of registry changes (a CRD's versions) settle.
+				time.Sleep(50 * time.Millisecond)
+			}
+		}
+	}()
+}
+
+// wantedAPIServices returns the local APIService of every served group
+// version, by name.
+func (cp *ControlPlane) wantedAPIServices() map[string]apiregistrationv1.APIService {
+	versions := map[string][]string{}
+	for _, res := range cp.registry.All() {
+		gv := res.GroupVersion
+		if !slices.Contains(versions[gv.Group], gv.Version) {
+			versions[gv.Group] = append(versions[gv.Group], gv.Version)
+		}
+	}
+	want := map[string]apiregistrationv1.APIService{}
+	for group, vs := range versions {
+		slices.SortFunc(vs, apiserver.CompareVersions)
+		managed := "onstart"
+		if apiserver.GroupPriority(group) == 1000 {
+			managed = "true"
+		}
+		for i, v := range vs {
+			s := apiregistrationv1.APIService{
+				TypeMeta:   api.TypeMeta{APIVersion: apiregistrationv1.GroupVersion.String(), Kind: "APIService"},
+				ObjectMeta: api.ObjectMeta{Name: v + "." + group, Labels: map[string]string{apiregistrationv1.AutomanagedLabel: managed}},
+				Spec: apiregistrationv1.APIServiceSpec{Group: group, Version: v,
+					GroupPriorityMinimum: apiserver.GroupPriority(group), VersionPriority: int32(max(15-i, 1))},
+			}
+			want[s.Name] = s
+		}
+	}
+	return want
+}
+
+// syncAPIServices creates, updates and deletes automanaged APIServices and
+// sets their status.
+func (cp *ControlPlane) syncAPIServices(ctx context.Context) error {
+	var list apiregistrationv1.APIServiceList
+	if err := cp.loopback(ctx, http.MethodGet, apiServicesPath, nil, &list); err != nil {
+		return fmt.Errorf("list apiservices: %w", err)
+	}
+	want := cp.wantedAPIServices()
+	have := map[string]*apiregistrationv1.APIService{}
+	for i := range list.Items {
+		have[list.Items[i].Name] = &list.Items[i]
+	}
+	for name, w := range want {
+		cur := have[name]
+		switch {
+		case cur == nil:
+			cur = &apiregistrationv1.APIService{}
+			if err := cp.loopback(ctx, http.MethodPost, apiServicesPath, w, cur); err != nil {
+				return fmt.Errorf("create apiservice %s: %w", name, err)
+			}
+		case cur.Spec.Service == nil && (cur.Spec.GroupPriorityMinimum != w.Spec.GroupPriorityMinimum ||
+			cur.Spec.VersionPriority != w.Spec.VersionPriority || cur.Labels[apiregistrationv1.AutomanagedLabel] == ""):
+			upd := *cur
+			upd.Spec = w.Spec
+			upd.Labels = w.Labels
+			if err := cp.loopback(ctx, http.MethodPut, apiServicesPath+"/"+name, upd, cur); err != nil {
+				return fmt.Errorf("update apiservice %s: %w", name, err)
+			}
+		}
+		if cur.Spec.Service == nil {
+			if err := cp.setAvailable(ctx, cur, "True", "Local", "Local APIServices are always available"); err != nil {
+				return err
+			}
+		}
+	}
+	for name, cur := range have {
+		if _, ok := want[name]; ok {
+			continue
+		}
+		if cur.Spec.Service != nil {
+			if err := cp.setAvailable(ctx, cur, "False", "ServiceNotSupported",
+				"Converge does not proxy to aggregated API servers; the API server serves only its own group versions"); err != nil {
+				return err
+			}
+			continue
+		}
+		if cur.Labels[apiregistrationv1.AutomanagedLabel] != "" {
+			if err := cp.loopback(ctx, http.MethodDelete, apiServicesPath+"/"+name, nil, nil); err != nil && !isNotFoundErr(err) {
+				return fmt.Errorf("delete apiservice %s: %w", name, err)
+			}
+		}
+	}
+	return nil
+}
+
+// setAvailable writes the Available condition of s when it differs.
+func (cp *ControlPlane) setAvailable(ctx context.Context, s *apiregistrationv1.APIService, status, reason, msg string) error {
+	for _, c := range s.Status.Conditions {
+		if c.Type == apiregistrationv1.Available && c.Status == status && c.Reason == reason {
+			return nil
+		}
+	}
+	upd := *s
+	upd.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: status,
+		Reason: reason, Message: msg, LastTransitionTime: api.Now()}}
+	if err := cp.loopback(ctx, http.MethodPut, apiServicesPath+"/"+s.Name+"/status", upd, s); err != nil {
+		return fmt.Errorf("update status of apiservice %s: %w", s.Name, err)
+	}
+	return nil
+}
