@@ -4,7 +4,7 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 2000x
 PKG := github.com/converge-dev/converge
 
-.PHONY: all build test deps compat vet fmt-check unit race fuzz bench e2e conformance clean
+.PHONY: all build test deps compat crdgen vet fmt-check unit race fuzz bench e2e conformance clean
 
 all: build
 
@@ -37,6 +37,11 @@ unit:
 ## compat: unmodified client-go and controller-runtime programs against Converge (the bench module)
 compat:
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./compat/...
+
+## crdgen: `converge operator generate` against controller-gen (built from the bench module's tool
+## directive) on the scaffolded operator's, the postgres operator's and the marker corpus' types (also in compat)
+crdgen:
+	cd bench && $(GO) test -count=1 -v -run TestGenerateMatchesControllerGen ./compat/crdgen/
 
 ## fuzz: each fuzz target briefly. Budgets are execution counts (N x), about
 ## 3 s each on 2 cores, not durations: with a duration, Go 1.26's fuzz

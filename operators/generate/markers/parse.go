@@ -38,7 +38,9 @@ func parseValue(d *Def, fields string) (any, error) {
 		}
 		return nil, nil
 	case JSON:
-		if strings.TrimSpace(fields) == "" {
+		// +default=ref(GoConstant) names a Go constant: skipped, as
+		// controller-gen does.
+		if t := strings.TrimSpace(fields); t == "" || strings.HasPrefix(t, "ref(") {
 			return nil, nil
 		}
 		if err := json.Unmarshal([]byte(fields), &v); err != nil {
