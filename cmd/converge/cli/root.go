@@ -87,6 +87,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newNodeCommand(g),
 		newTokenCommand(g),
 		newCertsCommand(g),
+		newTestenvCommand(g),
 	)
 	return root
 }
@@ -101,6 +102,9 @@ func execute(ctx context.Context, g *globalOptions, args []string) int {
 	root := newRoot(g)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
+		if ec, ok := err.(exitCodeError); ok {
+			return ec.code // a child's exit code (converge testenv)
+		}
 		if err != errSilent {
 			fmt.Fprintf(g.stderr, "Error: %v\n", err)
 		}
