@@ -24,7 +24,7 @@ func newOperatorCommand(g *globalOptions) *cobra.Command {
   converge operator run ./memcached`,
 	}
 	cmd.AddCommand(newOperatorInitCommand(g), newOperatorBuildCommand(g), newOperatorRunCommand(g),
-		newOperatorGenerateCommand(g))
+		newOperatorGenerateCommand(g), newOperatorListCommand(g), newOperatorLoadCommand(g))
 	return cmd
 }
 

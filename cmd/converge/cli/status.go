@@ -101,7 +101,7 @@ func runStatus(ctx context.Context, g *globalOptions, output string) error {
 		if reports, err := loader.ReadReports(ctx, s.client); err == nil {
 			r.Operators = reports
 			for _, op := range reports {
-				if op.Error != "" {
+				if op.Error != "" && op.State != loader.Superseded {
 					r.Problems = append(r.Problems, "operator "+op.Name+": "+op.Error)
 				}
 			}
