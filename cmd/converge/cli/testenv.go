@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,8 @@ type testenvOptions struct {
 	insecure    bool
 	keep        bool
 	timeout     time.Duration
+	perPackage  bool
+	self        string // the converge binary (for --per-package)
 }
 
 // exitCodeError carries a child process's exit code out of Execute.
@@ -53,12 +56,19 @@ then uses the existing cluster instead of starting kube-apiserver and etcd) runs
 The control plane is torn down when COMMAND exits; its exit code is converge's.
 
 With --print-env, print the environment instead and keep the control plane running until
-Ctrl-C (for IDEs: paste the exports, run tests from the IDE).`,
+Ctrl-C (for IDEs: paste the exports, run tests from the IDE).
+
+With --per-package (COMMAND must be go test), each test package gets its own control plane:
+go test runs every test binary under "converge testenv" (go test -exec), in parallel as usual.`,
 		Example: `  converge testenv --crd-dir config/crd/bases -- go test ./...
+  converge testenv --crd-dir config/crd/bases --per-package -- go test ./...
   converge testenv --crd-dir config/crd/bases --print-env`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.printEnv != (len(args) == 0) {
 				return errors.New("give either a command after -- or --print-env")
+			}
+			if o.perPackage {
+				return runPerPackage(cmd.Context(), g, o, args)
 			}
 			return runTestenv(cmd.Context(), g, o, args)
 		},
@@ -72,6 +82,10 @@ Ctrl-C (for IDEs: paste the exports, run tests from the IDE).`,
 	f.BoolVar(&o.insecure, "insecure", false, "serve plain HTTP without authentication or authorization")
 	f.BoolVar(&o.keep, "keep", false, "keep the data directory (its path is printed) instead of removing it")
 	f.DurationVar(&o.timeout, "crd-timeout", 30*time.Second, "how long to wait for the CRDs to be Established")
+	f.BoolVar(&o.perPackage, "per-package", false, "one control plane per test package (COMMAND must be go test; uses go test -exec)")
+	self, _ := os.Executable()
+	f.StringVar(&o.self, "converge-binary", self, "the converge binary that runs each package (--per-package)")
+	_ = f.MarkHidden("converge-binary")
 	return cmd
 }
 
@@ -164,6 +178,40 @@ func runTestenv(ctx context.Context, g *globalOptions, o *testenvOptions, args [
 	default:
 		return fmt.Errorf("run %s: %w", args[0], werr)
 	}
+}
+
+// runPerPackage runs `go test` with -exec "converge testenv ... --", so that
+// each test binary runs against its own control plane.
+func runPerPackage(ctx context.Context, g *globalOptions, o *testenvOptions, args []string) error {
+	if len(args) < 2 || filepath.Base(args[0]) != "go" || args[1] != "test" {
+		return fmt.Errorf("--per-package needs a go test command, not %q", strings.Join(args, " "))
+	}
+	inner := []string{strconv.Quote(o.self), "testenv"}
+	for _, d := range o.crdDirs {
+		abs, err := filepath.Abs(d) // test binaries run in their package's directory
+		if err != nil {
+			return err
+		}
+		inner = append(inner, "--crd-dir", strconv.Quote(abs))
+	}
+	if o.withNode {
+		inner = append(inner, "--with-node")
+	}
+	if o.insecure {
+		inner = append(inner, "--insecure")
+	}
+	inner = append(inner, "--controllers", strconv.Quote(strings.Join(o.controllers, ",")), "--crd-timeout", o.timeout.String(), "--")
+	goArgs := append([]string{"test", "-exec", strings.Join(inner, " ")}, args[2:]...)
+	c := exec.CommandContext(ctx, args[0], goArgs...)
+	c.Stdin, c.Stdout, c.Stderr = g.stdin, g.stdout, g.stderr
+	c.Cancel = func() error { return c.Process.Signal(syscall.SIGTERM) }
+	c.WaitDelay = 10 * time.Second
+	err := c.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return exitCodeError{code: max(ee.ExitCode(), 1)}
+	}
+	return err
 }
 
 // testenvLogger logs warnings and errors only, unless -v asks for more:

@@ -22,7 +22,14 @@ import (
 // small client of the framework that uses the environment it is given.
 const testenvChildEnv = "CONVERGE_TESTENV_CHILD"
 
+// With convergeMainEnv set, the test binary is converge itself (the
+// per-package runner calls it back through go test -exec).
+const convergeMainEnv = "CONVERGE_TEST_AS_CONVERGE"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(convergeMainEnv) != "" {
+		os.Exit(Execute(context.Background(), os.Args[1:], os.Stdout, os.Stderr))
+	}
 	if os.Getenv(testenvChildEnv) != "" {
 		os.Exit(testenvChild())
 	}
@@ -178,3 +185,77 @@ func TestTestenvPrintEnv(t *testing.T) {
 		t.Errorf("data dir left behind: %v", err)
 	}
 }
+
+// TestTestenvPerPackage runs go test over a module of two packages with one
+// control plane each: each test sees its own kubeconfig, and a failing
+// package fails the run.
+func TestTestenvPerPackage(t *testing.T) {
+	mod := t.TempDir()
+	files := map[string]string{
+		"go.mod":      "module pp\n\ngo 1.26\n",
+		"a/a_test.go": perPackageTest, "b/b_test.go": strings.Replace(perPackageTest, "package a", "package b", 1),
+	}
+	for name, content := range files {
+		p := filepath.Join(mod, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := filepath.Join(t.TempDir(), "seen")
+	t.Setenv("PP_SEEN", seen)
+	t.Setenv(convergeMainEnv, "1")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Chdir(mod)
+	var out strings.Builder
+	g := &globalOptions{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: os.Getenv}
+	start := time.Now()
+	code := execute(t.Context(), g, []string{"testenv", "--per-package", "--controllers", "", "--crd-dir", crdDir(t),
+		"--converge-binary", os.Args[0], "--", "go", "test", "-count=1", "./..."})
+	t.Logf("two packages, two control planes: %s", time.Since(start).Round(time.Millisecond))
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, out.String())
+	}
+	raw, _ := os.ReadFile(seen)
+	lines := strings.Fields(string(raw))
+	if len(lines) != 2 || lines[0] == lines[1] {
+		t.Fatalf("kubeconfigs seen by the packages: %q\n%s", lines, out.String())
+	}
+	t.Setenv("PP_FAIL", "1")
+	out.Reset()
+	if code := execute(t.Context(), g, []string{"testenv", "--per-package", "--converge-binary", os.Args[0], "--",
+		"go", "test", "-count=1", "./..."}); code != 1 {
+		t.Fatalf("a failing package: exit %d\n%s", code, out.String())
+	}
+	if got := execute(t.Context(), g, []string{"testenv", "--per-package", "--", "make", "test"}); got != 1 {
+		t.Errorf("--per-package with make: exit %d, want 1", got)
+	}
+}
+
+const perPackageTest = `package a
+
+import (
+	"os"
+	"testing"
+)
+
+func TestEnv(t *testing.T) {
+	kc := os.Getenv("KUBECONFIG")
+	if _, err := os.Stat(kc); err != nil || os.Getenv("USE_EXISTING_CLUSTER") != "true" {
+		t.Fatalf("KUBECONFIG %q: %v", kc, err)
+	}
+	if os.Getenv("PP_FAIL") != "" {
+		t.Fatal("asked to fail")
+	}
+	f, err := os.OpenFile(os.Getenv("PP_SEEN"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(kc + "\n"); err != nil {
+		t.Fatal(err)
+	}
+}
+`
