@@ -23,6 +23,8 @@ func newOperatorListCommand(g *globalOptions) *cobra.Command {
 		Long: `List the operator plugins of the running control plane (what it published in
 kube-system/converge-operators): state, build, controllers with their reconcile counts, errors
 and rates (refreshed every 10 s), and why a plugin was refused.`,
+		Example: `  converge operator list
+  converge operator list --kubeconfig ~/.converge/kubeconfig`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			s, err := g.connect()
