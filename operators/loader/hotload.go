@@ -92,7 +92,7 @@ func (l *Loader) Start(ctx context.Context) []Report {
 	var out []Report
 	for _, p := range paths {
 		if main := mainPackage(p); main != "" && newest[main] != p {
-			r := Report{Path: p, State: Superseded, Time: time.Now(),
+			r := Report{Path: p, State: Superseded, Time: time.Now(), Build: buildSummary(p),
 				Error: fmt.Sprintf("superseded by the newer build %s of the same operator (%s)", newest[main], main)}
 			l.log.Info("Operator plugin superseded by a newer build", "path", p, "newer", newest[main])
 			l.add(p, r)
