@@ -29,7 +29,7 @@ func TestMerge(t *testing.T) {
 			src: crdapi.JSONSchemaProps{XValidations: []crdapi.ValidationRule{{Rule: "field"}}}, want: `{"x-kubernetes-validations":[{"rule":"field"},{"rule":"type"}]}`},
 		{name: "properties merge and required joins", dst: crdapi.JSONSchemaProps{Type: "object", Required: []string{"b"},
 			Properties: map[string]crdapi.JSONSchemaProps{"b": {Type: "string"}}},
-			src: crdapi.JSONSchemaProps{Type: "object", Required: []string{"a", "b"}, Properties: map[string]crdapi.JSONSchemaProps{"a": {Type: "integer"}, "b": {MaxLength: new(int64)}}},
+			src:  crdapi.JSONSchemaProps{Type: "object", Required: []string{"a", "b"}, Properties: map[string]crdapi.JSONSchemaProps{"a": {Type: "integer"}, "b": {MaxLength: new(int64)}}},
 			want: `{"type":"object","required":["a","b"],"properties":{"a":{"type":"integer"},"b":{"type":"string","maxLength":0}}}`},
 		{name: "type conflict", dst: crdapi.JSONSchemaProps{Type: "string"}, src: crdapi.JSONSchemaProps{Type: "integer"}, wantErr: "conflicting types string and integer"},
 	} {
