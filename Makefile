@@ -4,7 +4,7 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 2000x
 PKG := github.com/converge-dev/converge
 
-.PHONY: all build test deps compat crdgen vet fmt-check unit race fuzz bench e2e conformance clean
+.PHONY: all build test deps compat crdgen envtest-compare vet fmt-check unit race fuzz bench e2e conformance clean
 
 all: build
 
@@ -42,6 +42,14 @@ compat:
 ## directive) on the scaffolded operator's, the postgres operator's and the marker corpus' types (also in compat)
 crdgen:
 	cd bench && $(GO) test -count=1 -v -run TestGenerateMatchesControllerGen ./compat/crdgen/
+
+## envtest-compare: the memcached envtest suite (bench/compat/envtestsuite) under envtest with kube-apiserver and
+## etcd built from the k8s.io/kubernetes and go.etcd.io/etcd modules (bench/envtestbin; cold: many minutes) and
+## under converge testenv; prints the median wall times for docs/PERFORMANCE.md. Not part of test.
+envtest-compare:
+	cd bench/envtestbin && GOFLAGS=-mod=mod $(GO) build -o ../.envtest-bin/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver && \
+	  GOFLAGS=-mod=mod $(GO) build -o ../.envtest-bin/etcd go.etcd.io/etcd/server/v3
+	cd bench && ENVTEST_ASSETS=$$PWD/.envtest-bin $(GO) test -tags envtestcompare -count=1 -v -timeout 30m -run TestEnvtestWallTimes ./compat/envtestsuite/
 
 ## fuzz: each fuzz target briefly. Budgets are execution counts (N x), about
 ## 3 s each on 2 cores, not durations: with a duration, Go 1.26's fuzz

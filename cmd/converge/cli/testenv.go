@@ -111,6 +111,7 @@ func runTestenv(ctx context.Context, g *globalOptions, o *testenvOptions, args [
 	cp, err := controlplane.Start(ctx, controlplane.Options{
 		DataDir: dir, NoFsync: true, Port: 0, Logger: testenvLogger(g), CompactionInterval: -1,
 		Controllers: controllers, Scheduler: o.withNode, LocalNode: o.withNode, Secure: !o.insecure,
+		ShutdownGrace: -1, // the child has exited: no one to wait for
 	})
 	if err != nil {
 		return fmt.Errorf("start control plane: %w", err)
