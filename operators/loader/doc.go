@@ -45,8 +45,9 @@
 // # Loading without a restart
 //
 // A Loader (New) does what Start does and then watches the plugin directory
-// (Watch, or Watcher as a manager Runnable): a new *.so whose size and
-// modification time hold still for one look is loaded and installed into the
+// (Watch, or Watcher as a manager Runnable): a new *.so that is a whole Go
+// binary (its build info, at the end of the file, reads), or whose size and
+// modification time hold still for one look, is loaded and installed into the
 // running manager, and the reports are published again (with an Event for
 // the new one). Since plugins cannot be unloaded, a plugin whose main
 // package is already loaded, or a loaded file that changes on disk, is

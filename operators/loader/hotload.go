@@ -191,7 +191,8 @@ func (l *Loader) Reports() []Report {
 // WatchOptions configure Watch.
 type WatchOptions struct {
 	// Interval between two looks at the directory (default 200ms). A new
-	// file is loaded once two looks in a row see the same size and
+	// file is loaded at the first look when it is a whole Go binary (its
+	// build info reads), else once two looks in a row see the same size and
 	// modification time.
 	Interval time.Duration
 	// StatusInterval is how often the reports (with reconcile counters) are
@@ -251,7 +252,7 @@ func (l *Loader) scan(ctx context.Context) []Report {
 			l.add(abs, r)
 			fresh = append(fresh, r)
 		case handled:
-		case seen && last == st:
+		case seen && last == st, !seen && complete(abs):
 			l.mu.Lock()
 			delete(l.pending, abs)
 			l.mu.Unlock()
@@ -293,6 +294,14 @@ func stat(p string) fileStat {
 		return fileStat{}
 	}
 	return fileStat{size: fi.Size(), mod: fi.ModTime()}
+}
+
+// complete reports whether p is a whole Go binary: its build info reads,
+// which needs the section headers at the end of the file, so a plugin still
+// being copied is not (it is loaded once two looks agree).
+func complete(p string) bool {
+	_, err := buildinfo.ReadFile(p)
+	return err == nil
 }
 
 // mainPackage returns the plugin's main package path from its build info

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/operators/examples/greeting"
@@ -113,8 +114,10 @@ func TestHotLoad(t *testing.T) {
 	g := &greeting.Greeting{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "hot"},
 		Spec: greeting.GreetingSpec{Message: "loaded without a restart"}}
 	for {
+		// A fresh client each time: a client's discovery is cached, and
+		// what is measured here is the host, not the client's refresh.
 		obj := &greeting.Greeting{ObjectMeta: api.ObjectMeta{Namespace: g.Namespace, Name: g.Name}, Spec: g.Spec}
-		err := c.Create(ctx, obj)
+		err := newClient(t, env.Kubeconfig).Create(ctx, obj)
 		if err == nil {
 			break
 		}
@@ -124,10 +127,24 @@ func TestHotLoad(t *testing.T) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+	created := time.Since(dropped)
+	for {
+		cm := &corev1.ConfigMap{}
+		if err := c.Get(ctx, client.ObjectKey{Namespace: "default", Name: greeting.ConfigMapName(g.Name)}, cm); err == nil {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("no ConfigMap")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	firstReconcile := time.Since(dropped)
 	waitReconciled(ctx, t, c, g, "loaded without a restart")
-	t.Logf("first object reconciled %s after the drop", time.Since(dropped).Round(time.Millisecond))
-	if took := time.Since(dropped); took > 5*time.Second {
-		t.Errorf("first reconcile %s after the drop", took)
+	t.Logf("after the drop: kind served and object created %s, its ConfigMap written (first reconcile) %s, Ready %s",
+		created.Round(time.Millisecond), firstReconcile.Round(time.Millisecond), time.Since(dropped).Round(time.Millisecond))
+	if firstReconcile > 5*time.Second {
+		t.Errorf("first reconcile %s after the drop", firstReconcile)
 	}
 	r := waitReport(ctx, t, c, path)
 	if r.State != loader.Running || r.Name != "greeting" || len(r.Controllers) == 0 || !strings.Contains(r.Build, "(go1.") {
