@@ -4,7 +4,7 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 2000x
 PKG := github.com/converge-dev/converge
 
-.PHONY: all build test deps compat vet fmt-check unit race fuzz bench e2e conformance clean
+.PHONY: all build test deps compat crdgen envtest-compare kubebuilder-accept vet fmt-check unit race fuzz bench e2e conformance clean
 
 all: build
 
@@ -37,6 +37,25 @@ unit:
 ## compat: unmodified client-go and controller-runtime programs against Converge (the bench module)
 compat:
 	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./compat/...
+
+## crdgen: `converge operator generate` against controller-gen (built from the bench module's tool
+## directive) on the scaffolded operator's, the postgres operator's and the marker corpus' types (also in compat)
+crdgen:
+	cd bench && $(GO) test -count=1 -v -run TestGenerateMatchesControllerGen ./compat/crdgen/
+
+## envtest-compare: the memcached envtest suite (bench/compat/envtestsuite) under envtest with kube-apiserver and
+## etcd built from the k8s.io/kubernetes and go.etcd.io/etcd modules (bench/envtestbin; cold: many minutes) and
+## under converge testenv; prints the median wall times for docs/PERFORMANCE.md. Not part of test.
+envtest-compare:
+	cd bench/envtestbin && GOFLAGS=-mod=mod $(GO) build -o ../.envtest-bin/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver && \
+	  GOFLAGS=-mod=mod $(GO) build -o ../.envtest-bin/etcd go.etcd.io/etcd/server/v3
+	cd bench && ENVTEST_ASSETS=$$PWD/.envtest-bin $(GO) test -tags envtestcompare -count=1 -v -timeout 30m -run TestEnvtestWallTimes ./compat/envtestsuite/
+
+## kubebuilder-accept: a kubebuilder v4 project (kubebuilder installed from sigs.k8s.io/kubebuilder/v4) gets its
+## manifests from converge operator generate (equal to its make manifests) and its envtest suite passes unchanged
+## under converge testenv (several minutes; not part of test)
+kubebuilder-accept:
+	cd bench && $(GO) test -tags kubebuilder -count=1 -v -timeout 20m -run TestKubebuilderProject ./compat/envtestsuite/
 
 ## fuzz: each fuzz target briefly. Budgets are execution counts (N x), about
 ## 3 s each on 2 cores, not durations: with a duration, Go 1.26's fuzz

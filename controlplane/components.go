@@ -3,7 +3,6 @@ package controlplane
 import (
 	"cmp"
 	"context"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -95,12 +94,12 @@ func (cp *ControlPlane) loadOperators(ctx context.Context, mgr *manager.Manager)
 		return
 	}
 	t0 := time.Now()
+	ld := loader.New(mgr, loader.Options{Dir: dir, Paths: cp.opts.Operators, Logger: cp.log, Webhooks: cp.webhookOptions()})
 	if dir != "" {
-		if _, err := os.Stat(dir); err != nil {
-			dir = ""
-		}
+		// Plugins dropped into dir later are loaded without a restart.
+		_ = mgr.Add(ld.Watcher(loader.WatchOptions{Client: mgr.Client()}))
 	}
-	cp.operators = loader.Start(ctx, mgr, loader.Options{Dir: dir, Paths: cp.opts.Operators, Logger: cp.log, Webhooks: cp.webhookOptions()})
+	cp.operators = ld.Start(ctx)
 	if len(cp.operators) > 0 {
 		if err := loader.Publish(ctx, mgr.Client(), cp.operators, cp.log.WithName("operator")); err != nil {
 			cp.log.Error(err, "Publish operator status")

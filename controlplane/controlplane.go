@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -55,6 +56,10 @@ type Options struct {
 	// CompactionInterval is how often etcd history is compacted (default 5 min;
 	// negative disables compaction).
 	CompactionInterval time.Duration
+	// ShutdownGrace bounds how long Close lets open requests and HTTP/2
+	// connections finish (default 3s; negative: none, as for a throwaway
+	// control plane whose clients are gone).
+	ShutdownGrace time.Duration
 	// KubernetesVersion reported by /version (default v1.32.0).
 	KubernetesVersion string
 	// BookmarkInterval for watches (default 30 s).
@@ -404,8 +409,10 @@ func (cp *ControlPlane) Close() error {
 				_ = cp.security.Close()
 			}
 		}()
-		if cp.httpSrv != nil {
-			sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+		if cp.httpSrv != nil && cp.opts.ShutdownGrace < 0 {
+			_ = cp.httpSrv.Close()
+		} else if cp.httpSrv != nil {
+			sctx, cancel := context.WithTimeout(context.Background(), cmp.Or(cp.opts.ShutdownGrace, 3*time.Second))
 			if err := cp.httpSrv.Shutdown(sctx); err != nil {
 				_ = cp.httpSrv.Close()
 			}

@@ -41,4 +41,19 @@
 //
 // Start wires loaded operators into a host's shared manager and reports each
 // one's state (see Start and Report).
+//
+// # Loading without a restart
+//
+// A Loader (New) does what Start does and then watches the plugin directory
+// (Watch, or Watcher as a manager Runnable): a new *.so that is a whole Go
+// binary (its build info, at the end of the file, reads), or whose size and
+// modification time hold still for one look, is loaded and installed into the
+// running manager, and the reports are published again (with an Event for
+// the new one). Since plugins cannot be unloaded, a plugin whose main
+// package is already loaded, or a loaded file that changes on disk, is
+// reported as Failed with a message that a restart is needed; at start, of
+// several builds of one main package in the directory only the newest (by
+// modification time) is loaded and the others are Superseded. Reports carry
+// the plugin's build and the controllers its Setup added, with their
+// reconcile counters from the manager's metrics.
 package loader

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -41,6 +40,11 @@ type Report struct {
 	Error string `json:"error,omitempty"`
 	// Time is when it was started or failed.
 	Time time.Time `json:"time"`
+	// Build is the plugin's main module, version and Go version.
+	Build string `json:"build,omitempty"`
+	// Controllers are the controllers the operator's Setup added, with
+	// their reconcile counters when the report was published.
+	Controllers []ControllerStats `json:"controllers,omitempty"`
 }
 
 // Options configure Start.
@@ -95,42 +99,7 @@ func Plugins(opts Options) ([]string, error) {
 // itself never fails. Two plugins with the same operator name: the second
 // fails. Reports are in load order.
 func Start(ctx context.Context, mgr *manager.Manager, opts Options) []Report {
-	log := opts.Logger.WithName("operator")
-	paths, err := Plugins(opts)
-	if err != nil {
-		log.Error(err, "List operator plugins", "dir", opts.Dir)
-	}
-	if opts.Dir != "" {
-		if _, err := os.Stat(opts.Dir); err != nil && !os.IsNotExist(err) {
-			log.Error(err, "Read operator plugin directory", "dir", opts.Dir)
-		}
-	}
-	var reports []Report
-	names := map[string]string{}
-	for _, p := range paths {
-		r := Report{Path: p, State: Failed, Time: time.Now()}
-		op, err := Load(p)
-		if err == nil {
-			r.Name = op.Name()
-			if first, dup := names[r.Name]; dup {
-				err = fmt.Errorf("operator %s from %s is already loaded from %s", r.Name, p, first)
-			} else {
-				names[r.Name] = p
-				wopts := opts.Webhooks
-				wopts.Logger = log.WithName(r.Name)
-				err = webhook.Install(ctx, mgr, op, wopts)
-			}
-		}
-		if err != nil {
-			r.Error = err.Error()
-			log.Error(err, "Operator failed; the control plane keeps running without it", "operator", r.Name, "path", p)
-		} else {
-			r.State = Running
-			log.WithName(r.Name).Info("Operator started", "path", p)
-		}
-		reports = append(reports, r)
-	}
-	return reports
+	return New(mgr, opts).Start(ctx)
 }
 
 // StatusNamespace and StatusName locate the ConfigMap that Publish writes:
@@ -146,13 +115,23 @@ const (
 // Warning Event "OperatorFailed" (or Normal "OperatorStarted") on that
 // ConfigMap per operator. Event failures are logged, not returned.
 func Publish(ctx context.Context, c *client.Client, reports []Report, log logr.Logger) error {
+	return publish(ctx, c, reports, reports, log)
+}
+
+// publish writes all reports to the ConfigMap and an Event for each of
+// fresh.
+func publish(ctx context.Context, c *client.Client, reports, fresh []Report, log logr.Logger) error {
 	data := map[string]any{}
 	for _, r := range reports {
 		b, err := json.Marshal(r)
 		if err != nil {
 			return err
 		}
-		data[reportKey(r)] = string(b)
+		k := reportKey(r)
+		if _, taken := data[k]; taken {
+			k = filepath.Base(r.Path) // a refused second build of a loaded operator
+		}
+		data[k] = string(b)
 	}
 	cm := &api.Unstructured{Object: map[string]any{
 		"apiVersion": "v1", "kind": "ConfigMap",
@@ -172,10 +151,13 @@ func Publish(ctx context.Context, c *client.Client, reports []Report, log logr.L
 		return fmt.Errorf("publish operator status: %w", err)
 	}
 	rec := record.New(c, "converge-operators", log)
-	for _, r := range reports {
-		if r.State == Failed {
+	for _, r := range fresh {
+		switch r.State {
+		case Superseded:
+			rec.Eventf(ctx, cm, record.Normal, "OperatorSuperseded", "operator plugin %s: %s", r.Path, r.Error)
+		case Failed:
 			rec.Eventf(ctx, cm, record.Warning, "OperatorFailed", "operator %s (%s) failed: %s", reportKey(r), r.Path, r.Error)
-		} else {
+		default:
 			rec.Eventf(ctx, cm, record.Normal, "OperatorStarted", "operator %s started from %s", r.Name, r.Path)
 		}
 	}

@@ -5,7 +5,8 @@
 // right after init: its go.mod requires Converge (replaced by the source tree
 // when Options.ConvergeSource is set, as for a converge built from source)
 // and the test libraries at Converge's versions, and its go.sum starts as
-// Converge's. The CRD YAML is written by hand next to the types and a test
-// in the generated module (api/<version>/crd_test.go) fails when the two
-// disagree, so they stay in sync without a code generator.
+// Converge's. The types carry kubebuilder markers and the CRD YAML next to
+// them is what `make manifests` (converge operator generate) writes from
+// them; a test in the generated module (api/<version>/crd_test.go) fails
+// when the two disagree.
 package scaffold

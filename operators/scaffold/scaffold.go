@@ -118,7 +118,7 @@ func Plural(kind string) string {
 //	webhooks.go                    a validating and a defaulting webhook, off until renamed to Webhooks
 //	plugin/main.go                 plugin symbol + standalone main
 //	api/<version>/types.go         Kind, KindSpec, KindStatus, KindList, AddToScheme
-//	api/<version>/crd.yaml         the CRD (embedded)
+//	api/<version>/crd.yaml         the CRD (embedded), as make manifests generates it
 //	api/<version>/crd_test.go      fails when crd.yaml and the types disagree
 //	controller/controller.go       reconciler: finalizer, owned ConfigMap, Ready condition
 //	controller/suite_test.go       Ginkgo suite on testenv

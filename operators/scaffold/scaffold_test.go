@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/converge-dev/converge/operators/generate"
 	"github.com/converge-dev/converge/operators/scaffold"
 )
 
@@ -83,6 +84,25 @@ func TestInitBuildsAndPasses(t *testing.T) {
 		if err != nil || (args[0] == "gofmt" && len(out) > 0) {
 			t.Fatalf("%s in the scaffolded module: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}
+
+	// crd.yaml is what `make manifests` (converge operator generate) writes
+	// from the types' markers: regenerating right after init changes nothing.
+	res, err := generate.Generate(t.Context(), generate.Options{Dir: dir, Env: env})
+	if err != nil {
+		t.Fatalf("generate: %v", err)
+	}
+	outDir := t.TempDir()
+	if _, err := res.Write(filepath.Join(outDir, "crd"), filepath.Join(outDir, "rbac")); err != nil {
+		t.Fatal(err)
+	}
+	gen, _ := os.ReadFile(filepath.Join(outDir, "crd", "cache.example.com_memcacheds.yaml"))
+	have, _ := os.ReadFile(filepath.Join(dir, "api", "v1alpha1", "crd.yaml"))
+	if string(gen) != string(have) {
+		t.Errorf("crd.yaml differs from the generated CRD:\n--- crd.yaml\n%s\n--- generated\n%s", have, gen)
+	}
+	if role, _ := os.ReadFile(filepath.Join(outDir, "rbac", "role.yaml")); !strings.Contains(string(role), "memcacheds/finalizers") {
+		t.Errorf("role.yaml lacks the +kubebuilder:rbac rules of the controller:\n%s", role)
 	}
 
 	// The sync test catches a field added to the types but not to crd.yaml.

@@ -23,7 +23,8 @@ func newOperatorCommand(g *globalOptions) *cobra.Command {
   converge up --operator memcached.so
   converge operator run ./memcached`,
 	}
-	cmd.AddCommand(newOperatorInitCommand(g), newOperatorBuildCommand(g), newOperatorRunCommand(g))
+	cmd.AddCommand(newOperatorInitCommand(g), newOperatorBuildCommand(g), newOperatorRunCommand(g),
+		newOperatorGenerateCommand(g), newOperatorListCommand(g), newOperatorLoadCommand(g))
 	return cmd
 }
 

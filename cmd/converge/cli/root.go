@@ -88,6 +88,7 @@ and converge itself covers the everyday kubectl commands.`,
 		newTokenCommand(g),
 		newCertsCommand(g),
 		newDashboardCommand(g),
+		newTestenvCommand(g),
 	)
 	return root
 }
@@ -102,6 +103,9 @@ func execute(ctx context.Context, g *globalOptions, args []string) int {
 	root := newRoot(g)
 	root.SetArgs(args)
 	if err := root.ExecuteContext(ctx); err != nil {
+		if ec, ok := err.(exitCodeError); ok {
+			return ec.code // a child's exit code (converge testenv)
+		}
 		if err != errSilent {
 			fmt.Fprintf(g.stderr, "Error: %v\n", err)
 		}

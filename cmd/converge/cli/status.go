@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,8 +102,8 @@ func runStatus(ctx context.Context, g *globalOptions, output string) error {
 		if reports, err := loader.ReadReports(ctx, s.client); err == nil {
 			r.Operators = reports
 			for _, op := range reports {
-				if op.Error != "" {
-					r.Problems = append(r.Problems, "operator "+op.Name+": "+op.Error)
+				if op.Error != "" && op.State != loader.Superseded {
+					r.Problems = append(r.Problems, "operator "+cmp.Or(op.Name, filepath.Base(op.Path))+": "+op.Error)
 				}
 			}
 		}
@@ -149,7 +150,7 @@ func printStatus(g *globalOptions, r statusReport) {
 		fmt.Fprintf(tw, "Data dir:\t%s\n", r.DataDir)
 	}
 	for _, op := range r.Operators {
-		fmt.Fprintf(tw, "Operator %s:\t%s %s\n", op.Name, op.State, op.Error)
+		fmt.Fprintf(tw, "Operator %s:\t%s %s\n", cmp.Or(op.Name, filepath.Base(op.Path)), op.State, op.Error)
 	}
 	fmt.Fprintf(tw, "Endpoints:\tapi %s\n", r.Endpoints["api"])
 	fmt.Fprintf(tw, "\tlivez %s\n", r.Endpoints["livez"])

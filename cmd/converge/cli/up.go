@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/converge-dev/converge/controlplane"
+	"github.com/converge-dev/converge/operators/loader"
 )
 
 type upOptions struct {
@@ -172,7 +173,10 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 	fmt.Fprintf(out, "\nexport KUBECONFIG=%s\n", kubeconfig)
 	for _, r := range cp.Operators() {
 		mark := "✓"
-		if r.Error != "" {
+		switch {
+		case r.State == loader.Superseded:
+			mark = "·"
+		case r.Error != "":
 			mark = "✗"
 		}
 		fmt.Fprintf(out, "  %s operator %s (%s) %s\n", mark, cmp.Or(r.Name, "?"), r.Path, r.Error)

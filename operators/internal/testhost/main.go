@@ -5,6 +5,7 @@
 //	testhost build DIR OUT.so        build DIR as a plugin for this binary
 //	testhost load PLUGIN.so...       load plugins; print each result
 //	testhost run KUBECONFIG PLUGIN.so...  load and run them in a manager until killed
+//	testhost watch KUBECONFIG DIR         load DIR's plugins, then those dropped into it, until killed
 package main
 
 import (
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/go-logr/logr/funcr"
 
@@ -69,6 +71,29 @@ func run(args []string) error {
 			fmt.Println("OPERATOR", r.Name, r.State, r.Error)
 		}
 		if err := loader.Publish(ctx, mgr.Client(), reports, log); err != nil {
+			return err
+		}
+		fmt.Println("STARTED")
+		return mgr.Start(ctx)
+	case "watch":
+		cfg, _, err := kubeconfig.LoadKubeconfig(args[1], "")
+		if err != nil {
+			return err
+		}
+		log := funcr.New(func(prefix, args string) { fmt.Fprintln(os.Stderr, prefix, args) }, funcr.Options{})
+		mgr, err := manager.New(cfg, manager.Options{Scheme: scheme.New(), Logger: log})
+		if err != nil {
+			return err
+		}
+		ld := loader.New(mgr, loader.Options{Dir: args[2], Logger: log})
+		if err := mgr.Add(ld.Watcher(loader.WatchOptions{Client: mgr.Client(), Interval: 100 * time.Millisecond,
+			StatusInterval: time.Second})); err != nil {
+			return err
+		}
+		for _, r := range ld.Start(ctx) {
+			fmt.Println("OPERATOR", r.Name, r.State, r.Error)
+		}
+		if err := loader.Publish(ctx, mgr.Client(), ld.Reports(), log); err != nil {
 			return err
 		}
 		fmt.Println("STARTED")
