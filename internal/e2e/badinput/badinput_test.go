@@ -16,17 +16,21 @@ import (
 
 // Paths of the fixtures setUp creates.
 const (
-	ns          = "bad"
-	cmPath      = "/api/v1/namespaces/" + ns + "/configmaps"
-	cm1Path     = cmPath + "/cm1"
-	nsPath      = "/api/v1/namespaces"
-	podPath     = "/api/v1/namespaces/" + ns + "/pods"
-	p1Path      = podPath + "/p1"
-	deployPath  = "/apis/apps/v1/namespaces/" + ns + "/deployments"
-	d1Path      = deployPath + "/d1"
-	crdPath     = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
-	widgetPath  = "/apis/bad.converge.dev/v1/namespaces/" + ns + "/widgets"
-	w1Path      = widgetPath + "/w1"
+	ns         = "bad"
+	cmPath     = "/api/v1/namespaces/" + ns + "/configmaps"
+	cm1Path    = cmPath + "/cm1"
+	nsPath     = "/api/v1/namespaces"
+	podPath    = "/api/v1/namespaces/" + ns + "/pods"
+	p1Path     = podPath + "/p1"
+	deployPath = "/apis/apps/v1/namespaces/" + ns + "/deployments"
+	d1Path     = deployPath + "/d1"
+	crdPath    = "/apis/apiextensions.k8s.io/v1/customresourcedefinitions"
+	widgetPath = "/apis/bad.converge.dev/v1/namespaces/" + ns + "/widgets"
+	w1Path     = widgetPath + "/w1"
+	// w2Path is a widget only the concurrent requests patch: w1 grows
+	// 10,000 levels deep in "deep nesting", and 25 concurrent patches of
+	// that one measure the machine's speed, not the server's answers.
+	w2Path      = widgetPath + "/w2"
 	crdName     = "widgets.bad.converge.dev"
 	validCM     = `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-new","labels":{"app":"x"}},"data":{"k":"v"}}`
 	validWidget = `{"apiVersion":"bad.converge.dev/v1","kind":"Widget","metadata":{"name":"w-new"},"spec":{"replicas":1,"color":"red"}}`
@@ -78,6 +82,7 @@ func (h *harness) setUp(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	h.mustCreate(t, widgetPath, `{"apiVersion":"bad.converge.dev/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"replicas":2,"color":"blue"}}`)
 	// The CRD's status settles in the background; rejected requests are then
 	// measured against a quiet store.
 	rev, quietSince := h.revision(t), time.Now()
@@ -886,7 +891,7 @@ func (h *harness) concurrentMalformed(t *testing.T, rng *rand.Rand) {
 		case 3:
 			reqs[i] = patchReq(cm1Path, ctJSONP, `[{"op":"test","path":"/data/k","value":"not-v"},{"op":"remove","path":"/data"}]`)
 		case 4:
-			reqs[i] = patchReq(w1Path, ctMerge, `{"spec":{"replicas":-`+fmt.Sprint(i)+`}}`)
+			reqs[i] = patchReq(w2Path, ctMerge, `{"spec":{"replicas":-`+fmt.Sprint(i)+`}}`)
 		case 5:
 			reqs[i] = del(cm1Path+"?propagationPolicy=Nope", "", "")
 		case 6:
