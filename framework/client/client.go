@@ -358,6 +358,13 @@ func (c *Client) patch(ctx context.Context, obj, body api.Object, sub string, pa
 	if err != nil {
 		return fmt.Errorf("patch %s %s: %w", t.gvk.Kind, ObjectKeyFromObject(obj), err)
 	}
+	if patch.Type() == ApplyPatchType && body == nil {
+		// An apply configuration names its kind: typed objects often
+		// leave TypeMeta empty.
+		if data, err = withTypeMeta(data, t.gvk); err != nil {
+			return fmt.Errorf("patch %s %s: %w", t.gvk.Kind, ObjectKeyFromObject(obj), err)
+		}
+	}
 	q := writeQuery(func(o *WriteOptions) {
 		for _, opt := range opts {
 			opt.ApplyToPatch(o)
@@ -420,4 +427,19 @@ func (c *Client) DeleteAllOf(ctx context.Context, obj api.Object, opts ...Delete
 	}
 	_, err = c.rc.Do(ctx, rest.Request{Method: http.MethodDelete, Path: t.path(o.Namespace, ""), Query: o.ListOptions.query(false), Body: body})
 	return err
+}
+
+// withTypeMeta sets apiVersion and kind in a JSON object that lacks them.
+func withTypeMeta(data []byte, gvk api.GroupVersionKind) ([]byte, error) {
+	m, err := api.DecodeMap(data)
+	if err != nil {
+		return nil, fmt.Errorf("decode apply configuration: %w", err)
+	}
+	if av, _ := m["apiVersion"].(string); av != "" {
+		if k, _ := m["kind"].(string); k != "" {
+			return data, nil
+		}
+	}
+	m["apiVersion"], m["kind"] = gvk.GroupVersion().String(), gvk.Kind
+	return json.Marshal(m)
 }

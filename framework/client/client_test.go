@@ -184,6 +184,37 @@ func TestClient(t *testing.T) {
 		}
 	})
 
+	t.Run("server-side apply", func(t *testing.T) {
+		ctx := t.Context()
+		// A typed object with an empty TypeMeta: the client names its kind.
+		desired := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "applied"}, Data: map[string]string{"a": "1"}}
+		if err := c.Patch(ctx, desired, client.Apply, client.FieldOwner("op-a")); err != nil {
+			t.Fatalf("apply (create): %v", err)
+		}
+		if desired.Data["a"] != "1" || len(desired.ManagedFields) != 1 || desired.ManagedFields[0].Manager != "op-a" ||
+			desired.ManagedFields[0].Operation != "Apply" {
+			t.Fatalf("applied object: data %v, managedFields %+v", desired.Data, desired.ManagedFields)
+		}
+		other := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "applied"}, Data: map[string]string{"a": "2"}}
+		if err := c.Patch(ctx, other, client.Apply, client.FieldOwner("op-b")); !apierrors.IsConflict(err) {
+			t.Fatalf("conflicting apply: err = %v, want Conflict", err)
+		}
+		if err := c.Patch(ctx, other, client.Apply, client.FieldOwner("op-b"), client.ForceOwnership); err != nil {
+			t.Fatalf("forced apply: %v", err)
+		}
+		if other.Data["a"] != "2" {
+			t.Fatalf("forced apply result: %v", other.Data)
+		}
+		// op-a stops sending data.a (it lost it) and adds b: a stays op-b's.
+		mine := &corev1.ConfigMap{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "applied"}, Data: map[string]string{"b": "3"}}
+		if err := c.Patch(ctx, mine, client.Apply, client.FieldOwner("op-a")); err != nil {
+			t.Fatalf("apply b: %v", err)
+		}
+		if mine.Data["a"] != "2" || mine.Data["b"] != "3" {
+			t.Fatalf("after op-a applies b: %v", mine.Data)
+		}
+	})
+
 	t.Run("unstructured", func(t *testing.T) {
 		u := &api.Unstructured{Object: map[string]any{
 			"apiVersion": "v1", "kind": "ConfigMap",

@@ -38,6 +38,31 @@ func RawPatch(pt PatchType, data []byte) Patch { return rawPatch{pt: pt, data: d
 func (p rawPatch) Type() PatchType                 { return p.pt }
 func (p rawPatch) Data(api.Object) ([]byte, error) { return p.data, nil }
 
+// Apply sends the object passed to Patch as a server-side apply
+// configuration (application/apply-patch+yaml; JSON is YAML): the fields it
+// sets are the ones its field manager owns. Pass a FieldOwner (required by
+// the server) and, to take fields other managers own, ForceOwnership:
+//
+//	c.Patch(ctx, desired, client.Apply, client.FieldOwner("my-operator"), client.ForceOwnership)
+//
+// Build the desired object from scratch with only the fields the manager
+// cares about: every field it sends (zero values of non-omitempty fields
+// included) is claimed, and fields it stops sending are removed. The client
+// fills in apiVersion and kind when the object leaves them empty.
+var Apply Patch = applyPatch{}
+
+type applyPatch struct{}
+
+func (applyPatch) Type() PatchType { return ApplyPatchType }
+
+func (applyPatch) Data(obj api.Object) ([]byte, error) {
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, fmt.Errorf("encode apply configuration: %w", err)
+	}
+	return b, nil
+}
+
 type mergeFrom struct {
 	original   api.Object
 	optimistic bool
