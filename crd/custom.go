@@ -85,6 +85,12 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 		if err == nil {
 			r.Schema, _ = api.DecodeMap(b)
 		}
+		if s := v.Schema.OpenAPIV3Schema; hasDefaults(s) {
+			// Objects stored before a default was added are served with
+			// it, as Kubernetes defaults what it reads from storage.
+			r.ReadDefaults = func(obj map[string]any) { schema.Default(obj, s) }
+			r.ReadDefaultsKey = fmt.Sprintf("%s/%d", c.Metadata.UID, c.Metadata.Generation)
+		}
 	}
 	p, err := NewPrinter(v.AdditionalPrinterColumns)
 	if err != nil {
@@ -316,4 +322,33 @@ func cell(typ string, vals []any, now time.Time) any {
 		return string(b)
 	}
 	return v
+}
+
+// hasDefaults reports whether s or a schema below it has a default.
+func hasDefaults(s *crdapi.JSONSchemaProps) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default != nil {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasDefaults(&p) {
+			return true
+		}
+	}
+	if it := s.Items; it != nil {
+		if hasDefaults(it.Schema) {
+			return true
+		}
+		for i := range it.JSONSchemas {
+			if hasDefaults(&it.JSONSchemas[i]) {
+				return true
+			}
+		}
+	}
+	if ap := s.AdditionalProperties; ap != nil && hasDefaults(ap.Schema) {
+		return true
+	}
+	return false
 }

@@ -99,6 +99,41 @@ var _ = Describe("CRD registry", Ordered, func() {
 		}).WithTimeout(5 * time.Second).Should(Succeed())
 	})
 
+	It("serves a default added to the schema on objects stored before it (get and list)", func(ctx SpecContext) {
+		crd := map[string]any{"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+			"metadata": map[string]any{"name": "gadgets.defaults.example.com"},
+			"spec": map[string]any{"group": "defaults.example.com", "scope": "Cluster",
+				"names": map[string]any{"plural": "gadgets", "kind": "Gadget"},
+				"versions": []any{map[string]any{"name": "v1", "served": true, "storage": true,
+					"schema": map[string]any{"openAPIV3Schema": map[string]any{"type": "object", "properties": map[string]any{
+						"a": map[string]any{"type": "string"}, "b": map[string]any{"type": "string"}}}}}}}}
+		r, err := cl.do(ctx, http.MethodPost, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd, nil)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusCreated), r.raw)
+		const path = "/apis/defaults.example.com/v1/gadgets"
+		Eventually(func() int {
+			r, _ := cl.do(ctx, http.MethodPost, path, map[string]any{"apiVersion": "defaults.example.com/v1", "kind": "Gadget",
+				"metadata": map[string]any{"name": "old"}}, nil)
+			return r.code
+		}).Should(Equal(http.StatusCreated))
+		r, err = cl.do(ctx, http.MethodPatch, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions/gadgets.defaults.example.com",
+			[]any{map[string]any{"op": "add", "path": "/spec/versions/0/schema/openAPIV3Schema/properties/a/default", "value": "A"}},
+			map[string]string{"Content-Type": "application/json-patch+json"})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(r.code).To(Equal(http.StatusOK), r.raw)
+		Eventually(func(g Gomega) {
+			r, err := cl.do(ctx, http.MethodGet, path+"/old", nil, nil)
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(r.obj["a"]).To(Equal("A"), r.raw)
+			g.Expect(r.obj).NotTo(HaveKey("b"))
+			r, err = cl.do(ctx, http.MethodGet, path+"?resourceVersion=0", nil, nil)
+			g.Expect(err).NotTo(HaveOccurred())
+			items := api.NestedSlice(r.obj, "items")
+			g.Expect(items).To(HaveLen(1))
+			g.Expect(items[0].(map[string]any)["a"]).To(Equal("A"))
+		}).WithTimeout(10 * time.Second).Should(Succeed())
+	})
+
 	It("registers every CRD of the corpus and establishes it within a second", func(ctx SpecContext) {
 		for _, f := range crdFiles() {
 			obj := readDoc(filepath.Join("crds", filepath.Base(f)))

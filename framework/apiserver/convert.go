@@ -23,18 +23,37 @@ type view struct {
 	convert func(obj map[string]any, to api.GroupVersion) (map[string]any, error)
 	// convertList converts several objects at once (registry.Resource.ConvertList); may be nil.
 	convertList func(objs []map[string]any, to api.GroupVersion) ([]map[string]any, error)
+	// defaults fills in defaults on read (registry.Resource.ReadDefaults); may be nil.
+	defaults func(obj map[string]any)
+	// key names the renderings of this view in the objects' caches: the
+	// version, and the defaults' key when there are read defaults.
+	key string
 }
 
 // viewOf returns the view of requests for res.
 func viewOf(res *registry.Resource) view {
-	if res.Convert == nil {
+	if res.Convert == nil && res.ReadDefaults == nil {
 		return view{}
 	}
-	return view{version: res.GroupVersion.String(), gv: res.GroupVersion, convert: res.Convert, convertList: res.ConvertList}
+	v := view{version: res.GroupVersion.String(), gv: res.GroupVersion, convert: res.Convert, convertList: res.ConvertList,
+		defaults: res.ReadDefaults}
+	v.key = v.version
+	if v.defaults != nil {
+		v.key += "|" + res.ReadDefaultsKey
+	}
+	return v
 }
 
 // identity reports whether o is served as stored.
-func (v view) identity(o *cachedObject) bool { return v.convert == nil || o.apiVersion == v.version }
+func (v view) identity(o *cachedObject) bool {
+	return v.convert == nil && v.defaults == nil || v.defaults == nil && o.apiVersion == v.version
+}
+
+// rendersStored reports whether a stored object of apiVersion av is served
+// other than as stored (converted, or with read defaults).
+func (v view) rendersStored(av string) bool {
+	return v.defaults != nil || v.convert != nil && av != v.version
+}
 
 // render converts stored JSON (resourceVersion included) to the view's version.
 func (v view) render(data []byte) ([]byte, error) {
@@ -67,8 +86,8 @@ func (v view) renderAll(objs []*cachedObject) error {
 	var todo []*cachedObject
 	var in []map[string]any
 	for _, o := range objs {
-		if v.identity(o) || o.hasConverted(v.version) {
-			continue
+		if v.identity(o) || o.apiVersion == v.version || o.hasConverted(v.key) {
+			continue // served as stored, or converted alone (read defaults only), or done
 		}
 		m, err := api.DecodeMap(o.data)
 		if err != nil {
@@ -89,29 +108,32 @@ func (v view) renderAll(objs []*cachedObject) error {
 	}
 	data := make([][]byte, len(out))
 	for i, m := range out {
+		if v.defaults != nil {
+			v.defaults(m)
+		}
 		if data[i], err = json.Marshal(m); err != nil {
 			return fmt.Errorf("encode converted object: %w", err)
 		}
 	}
 	for i, o := range todo {
-		o.storeConverted(v.version, data[i])
+		o.storeConverted(v.key, data[i])
 	}
 	return nil
 }
 
 // object converts a decoded object (owned by the caller) to the view's version.
 func (v view) object(m map[string]any) (map[string]any, error) {
-	if v.convert == nil {
-		return m, nil
+	out := m
+	if av, _ := m["apiVersion"].(string); v.convert != nil && av != v.version {
+		var err error
+		if out, err = v.convert(m, v.gv); err != nil {
+			// Reported as is: Convert's errors name the conversion ("conversion
+			// webhook for G/V, Kind=K failed: ..."), as Kubernetes reports them.
+			return nil, err
+		}
 	}
-	if av, _ := m["apiVersion"].(string); av == v.version {
-		return m, nil
-	}
-	out, err := v.convert(m, v.gv)
-	if err != nil {
-		// Reported as is: Convert's errors name the conversion ("conversion
-		// webhook for G/V, Kind=K failed: ..."), as Kubernetes reports them.
-		return nil, err
+	if v.defaults != nil {
+		v.defaults(out)
 	}
 	return out, nil
 }

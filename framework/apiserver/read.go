@@ -41,12 +41,12 @@ func (s *Server) serveGet(q *request) error {
 		return nil
 	}
 	data := withResourceVersion(kv.Value, kv.ModRevision)
-	if v := viewOf(q.res); v.convert != nil {
+	if v := viewOf(q.res); v.convert != nil || v.defaults != nil {
 		m, err := decodeStored(kv.Value, kv.ModRevision)
 		if err != nil {
 			return internalError("%v", err)
 		}
-		if av, _ := m["apiVersion"].(string); av != v.version {
+		if av, _ := m["apiVersion"].(string); v.rendersStored(av) {
 			if data, err = v.render(data); err != nil {
 				return internalError("%v", err)
 			}

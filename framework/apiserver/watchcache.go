@@ -95,7 +95,7 @@ func (o *cachedObject) dataFor(v view) ([]byte, error) {
 // converted renders the object in v's version (as a frame of type typ when typ is
 // set), once per version and type.
 func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
-	k := convKey{version: v.version, typ: typ}
+	k := convKey{version: v.key, typ: typ}
 	o.convMu.Lock()
 	defer o.convMu.Unlock()
 	if r, ok := o.conv[k]; ok {
@@ -103,7 +103,7 @@ func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
 	}
 	var r convResult
 	if typ != "" {
-		if d, ok := o.conv[convKey{version: v.version}]; ok && d.err == nil {
+		if d, ok := o.conv[convKey{version: v.key}]; ok && d.err == nil {
 			r.data = renderFrame(eventTypes[eventIndex(typ)], d.data)
 		} else {
 			r.data, r.err = v.render(o.data)
@@ -111,7 +111,7 @@ func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
 				if o.conv == nil {
 					o.conv = map[convKey]convResult{}
 				}
-				o.conv[convKey{version: v.version}] = convResult{data: r.data}
+				o.conv[convKey{version: v.key}] = convResult{data: r.data}
 				r.data = renderFrame(eventTypes[eventIndex(typ)], r.data)
 			}
 		}

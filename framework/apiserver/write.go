@@ -328,7 +328,7 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 		return jsonBody{}, internalError("create %s: %v", name, err)
 	}
 	committed = true
-	if v := viewOf(q.res); v.convert != nil && api.NestedString(stored, "apiVersion") != v.version {
+	if v := viewOf(q.res); v.rendersStored(api.NestedString(stored, "apiVersion")) {
 		out, err := v.render(withResourceVersion(data, rev))
 		if err != nil {
 			return jsonBody{}, internalError("%v", err)

@@ -78,6 +78,14 @@ type Resource struct {
 	// copy the server owns, so it may modify obj and return it. Nil means objects are
 	// stored and served as written (a single version).
 	Convert func(obj map[string]any, to api.GroupVersion) (map[string]any, error)
+	// ReadDefaults, when set, fills in defaults on every read of a stored
+	// object (after any conversion), as Kubernetes defaults custom resources
+	// read from storage: an object stored before its schema gained a default
+	// is served with it. ReadDefaultsKey names the defaults (it changes when
+	// they do, e.g. the CRD's generation), so renderings cached under other
+	// defaults are not served.
+	ReadDefaults    func(obj map[string]any)
+	ReadDefaultsKey string
 	// ConvertList, optional with Convert, converts several objects to version to
 	// in one go and returns them in the same order (a conversion webhook answers
 	// one ConversionReview for all of them). The server calls it for the items of
