@@ -124,6 +124,11 @@ var _ = Describe("The dashboard", Ordered, func() {
 		// The readiness probe asks every 2 s: new lines arrive on the open stream.
 		waitFor(ctx, "more log lines", `document.getElementById('log').textContent.split('\n').length > `+itoa(n), 10*time.Second)
 		screenshot("pod-logs")
+		// Previous: the container never restarted, and the agent's answer
+		// (through the API server) is shown as it words it.
+		do(ctx, chromedp.Click(chromedp.CSS("#log-previous")))
+		Expect(eval[bool](`(document.querySelector('#logform').requestSubmit(), true)`)).To(BeTrue())
+		waitFor(ctx, "the previous container's answer", `document.getElementById('log-error')?.textContent.includes('previous terminated container')`, 10*time.Second)
 	})
 
 	It("shows the API server's 422 inline when an edited ConfigMap is invalid, and saves a valid one", func(ctx SpecContext) {
