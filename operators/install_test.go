@@ -62,3 +62,40 @@ func TestInstall(t *testing.T) {
 		t.Fatalf("Install(panicky) = %v", err)
 	}
 }
+
+// TestFromSymbols: what a plugin exports decides whether it loads, and a
+// plugin exporting neither symbol (or a wrong one) is refused with a reason.
+func TestFromSymbols(t *testing.T) {
+	t.Parallel()
+	var op operators.Operator = widgets{}
+	var nilOp operators.Operator
+	for _, tc := range []struct {
+		name    string
+		symbols map[string]any
+		want    string // error substring; "" for success
+	}{
+		{"var Operator", map[string]any{operators.SymbolOperator: &op}, ""},
+		{"func New", map[string]any{operators.SymbolNew: func() operators.Operator { return widgets{} }}, ""},
+		{"no symbol", map[string]any{}, "Operator"},
+		{"nil Operator", map[string]any{operators.SymbolOperator: &nilOp}, "is nil"},
+		{"Operator of another type", map[string]any{operators.SymbolOperator: 42}, "has type int"},
+		{"New of another type", map[string]any{operators.SymbolNew: func() {}}, "has type func()"},
+		{"New returning nil", map[string]any{operators.SymbolNew: func() operators.Operator { return nil }}, "returned nil"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := operators.FromSymbols(func(name string) (any, error) {
+				if s, ok := tc.symbols[name]; ok {
+					return s, nil
+				}
+				return nil, errors.New("symbol " + name + " not found")
+			})
+			switch {
+			case tc.want == "" && (err != nil || got == nil):
+				t.Fatalf("FromSymbols = %v, %v; want an operator", got, err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Fatalf("FromSymbols error = %v; want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
