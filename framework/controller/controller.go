@@ -96,6 +96,19 @@ type Controller struct {
 	started bool                                // guarded by mu
 	ctx     context.Context                     // the running Start's ctx; guarded by mu
 	queue   *workqueue.Typed[reconcile.Request] // set while running; guarded by mu
+
+	errMu     sync.Mutex
+	lastErr   string    // the last reconcile error; guarded by errMu
+	lastErrAt time.Time // when it happened; guarded by errMu
+}
+
+// LastError returns the message of the last reconcile that failed (a
+// returned error, a terminal one or a panic) and when it failed; "" when none
+// has.
+func (c *Controller) LastError() (string, time.Time) {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.lastErr, c.lastErrAt
 }
 
 // New returns a controller named name (used in logs and metrics; it should be
@@ -249,6 +262,11 @@ func (c *Controller) reconcileHandler(ctx context.Context, q *workqueue.Typed[re
 		endReconcileSpan(span, res, err)
 	}
 
+	if err != nil && !apierrors.IsNotFound(err) {
+		c.errMu.Lock()
+		c.lastErr, c.lastErrAt = err.Error(), time.Now()
+		c.errMu.Unlock()
+	}
 	switch {
 	case err != nil && reconcile.IsTerminal(err):
 		q.Forget(req)

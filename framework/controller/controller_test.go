@@ -787,3 +787,56 @@ func TestReconcileSpan(t *testing.T) {
 		t.Errorf("span of a: attributes %v, want requeueAfter 1h0m0s", a)
 	}
 }
+
+func TestLastError(t *testing.T) {
+	t.Parallel()
+	calls := newCalls()
+	var ctrl *controller.Controller
+	r := reconcile.Func(func(_ context.Context, req reconcile.Request) (reconcile.Result, error) {
+		defer calls.add()
+		switch req.Name {
+		case "bad":
+			return reconcile.Result{}, reconcile.TerminalError(errors.New("bad spec"))
+		case "gone":
+			return reconcile.Result{}, apierrors.NewNotFound(api.GroupResource{Resource: "things"}, "gone")
+		}
+		return reconcile.Result{}, nil
+	})
+	c, err := controller.New("last-error", r, controller.Options{Registry: prometheus.NewRegistry()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrl = c
+	if msg, _ := ctrl.LastError(); msg != "" {
+		t.Fatalf("LastError before any reconcile = %q", msg)
+	}
+	src := newMemSource()
+	if err := ctrl.Watch(src); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- ctrl.Start(ctx) }()
+	defer func() { cancel(); <-done }()
+	q := <-src.queues
+	before := time.Now()
+	q.Add(key("bad"))
+	calls.await(t, 1)
+	q.Add(key("ok"))
+	q.Add(key("gone"))
+	calls.await(t, 3)
+	deadline := time.Now().Add(wait)
+	for {
+		msg, at := ctrl.LastError()
+		if msg != "" {
+			if !strings.Contains(msg, "bad spec") || at.Before(before) {
+				t.Fatalf("LastError = %q at %v; want the terminal error, after %v (success and NotFound leave it)", msg, at, before)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("LastError stayed empty after a failed reconcile")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

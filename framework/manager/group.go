@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/go-logr/logr"
@@ -16,6 +17,7 @@ type group struct {
 
 	mu      sync.Mutex
 	pending []Runnable      // added before start; guarded by mu
+	added   []Runnable      // every runnable added; guarded by mu
 	ctx     context.Context // set by start; guarded by mu
 	cancel  context.CancelFunc
 	stopped bool // guarded by mu
@@ -27,9 +29,11 @@ func newGroup(log logr.Logger) *group { return &group{log: log} }
 func (g *group) add(r Runnable) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	switch {
-	case g.stopped:
+	if g.stopped {
 		return errors.New("manager: stopping; runnable not added")
+	}
+	g.added = append(g.added, r)
+	switch {
 	case g.ctx == nil:
 		g.pending = append(g.pending, r)
 	default:
@@ -88,4 +92,11 @@ func (g *group) stop(ctx context.Context) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// runnables returns every runnable added to g.
+func (g *group) runnables() []Runnable {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return slices.Clone(g.added)
 }

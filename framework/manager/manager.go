@@ -244,6 +244,13 @@ func (m *Manager) Add(r Runnable) error {
 	return m.leaderGroup.add(r)
 }
 
+// Runnables returns every Runnable added to the manager (controllers
+// included), leader-elected ones first: hosts such as the operator loader
+// read their controllers' state from them.
+func (m *Manager) Runnables() []Runnable {
+	return append(m.leaderGroup.runnables(), m.otherGroup.runnables()...)
+}
+
 // AddHealthzCheck adds a named liveness check served on /healthz.
 func (m *Manager) AddHealthzCheck(name string, check healthz.Checker) error {
 	return m.healthz.AddCheck(name, check)

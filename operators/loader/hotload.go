@@ -31,6 +31,10 @@ type ControllerStats struct {
 	Errors     float64 `json:"errors"`
 	// Rate is reconciles per second since the previous report.
 	Rate float64 `json:"rate"`
+	// LastError is the message of the controller's last failed reconcile
+	// ("" when none failed), at LastErrorTime.
+	LastError     string    `json:"lastError,omitempty"`
+	LastErrorTime time.Time `json:"lastErrorTime,omitzero"`
 }
 
 // Loader installs operator plugins into one manager: those present at start
@@ -167,6 +171,7 @@ func (l *Loader) install(ctx context.Context, p string) Report {
 // controllers' reconcile counters and rates since the previous call.
 func (l *Loader) Reports() []Report {
 	totals := reconcileTotals(l.mgr.Registry())
+	lastErrs := lastErrors(l.mgr.Runnables())
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	now := time.Now()
@@ -178,6 +183,9 @@ func (l *Loader) Reports() []Report {
 			c := &out[i].Controllers[j]
 			t := totals[c.Name]
 			c.Reconciles, c.Errors = t[0], t[1]
+			if e, ok := lastErrs[c.Name]; ok {
+				c.LastError, c.LastErrorTime = e.msg, e.at
+			}
 			if prev, ok := l.lastSeen[c.Name]; ok && elapsed > 0 {
 				c.Rate = (t[0] - prev) / elapsed
 			}
@@ -362,6 +370,31 @@ func reconcileTotals(reg *prometheus.Registry) map[string][2]float64 {
 					out[lp.GetValue()] = v
 				}
 			}
+		}
+	}
+	return out
+}
+
+// lastError is a controller's last reconcile error.
+type lastError struct {
+	msg string
+	at  time.Time
+}
+
+// lastErrors returns, by controller name, the last reconcile error of the
+// controllers among rs (framework/controller's LastError).
+func lastErrors(rs []manager.Runnable) map[string]lastError {
+	out := map[string]lastError{}
+	for _, r := range rs {
+		c, ok := r.(interface {
+			Name() string
+			LastError() (string, time.Time)
+		})
+		if !ok {
+			continue
+		}
+		if msg, at := c.LastError(); msg != "" {
+			out[c.Name()] = lastError{msg, at}
 		}
 	}
 	return out

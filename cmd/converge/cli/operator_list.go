@@ -22,7 +22,7 @@ func newOperatorListCommand(g *globalOptions) *cobra.Command {
 		Short: "List the operators loaded into the running control plane, their controllers and reconcile rates",
 		Long: `List the operator plugins of the running control plane (what it published in
 kube-system/converge-operators): state, build, controllers with their reconcile counts, errors
-and rates (refreshed every 10 s), and why a plugin was refused.`,
+and rates (refreshed every 10 s) and each controller's last error, and why a plugin was refused.`,
 		Example: `  converge operator list
   converge operator list --kubeconfig ~/.converge/kubeconfig`,
 		Args: cobra.NoArgs,
@@ -60,6 +60,12 @@ func printOperators(out io.Writer, reports []loader.Report) {
 	}
 	_ = tw.Flush()
 	for _, r := range reports {
+		for _, c := range r.Controllers {
+			if c.LastError != "" {
+				fmt.Fprintf(out, "\n%s/%s last error (%s ago): %s\n", cmp.Or(r.Name, "-"), c.Name,
+					time.Since(c.LastErrorTime).Round(time.Second), c.LastError)
+			}
+		}
 		if r.Error != "" {
 			fmt.Fprintf(out, "\n%s (%s): %s\n", cmp.Or(r.Name, filepath.Base(r.Path)), r.State, r.Error)
 		}

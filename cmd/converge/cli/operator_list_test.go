@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/converge-dev/converge/operators/loader"
 )
@@ -14,11 +15,13 @@ func TestPrintOperators(t *testing.T) {
 	var out strings.Builder
 	printOperators(&out, []loader.Report{
 		{Name: "greeting", State: loader.Running, Path: "/d/greeting.so", Build: "example.com/greeting@(devel) (go1.26.6)",
-			Controllers: []loader.ControllerStats{{Name: "greeting", Reconciles: 12, Errors: 1, Rate: 0.5}}},
+			Controllers: []loader.ControllerStats{{Name: "greeting", Reconciles: 12, Errors: 1, Rate: 0.5,
+				LastError: `configmaps "x" is forbidden`, LastErrorTime: time.Now().Add(-90 * time.Second)}}},
 		{State: loader.Failed, Path: "/d/bad.so", Error: "-race differs"},
 	})
 	got := out.String()
-	for _, want := range []string{"NAME", "RECONCILES", "greeting  Running  greeting", "12", "0.50", "bad.so (Failed): -race differs"} {
+	for _, want := range []string{"NAME", "RECONCILES", "greeting  Running  greeting", "12", "0.50", "bad.so (Failed): -race differs",
+		`greeting/greeting last error (1m30s ago): configmaps "x" is forbidden`} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
