@@ -16,6 +16,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/nodelifecycle"
 	"github.com/converge-dev/converge/builtin/controllers/podgc"
 	"github.com/converge-dev/converge/builtin/controllers/replicaset"
+	"github.com/converge-dev/converge/builtin/controllers/resourcequota"
 	"github.com/converge-dev/converge/builtin/controllers/serviceaccount"
 	"github.com/converge-dev/converge/builtin/controllers/statefulset"
 	"github.com/converge-dev/converge/builtin/controllers/volumebinder"
@@ -48,6 +49,7 @@ func All() []Controller {
 		{Name: ephemeral.Name, Setup: ephemeral.Setup},
 		{Name: "replicaset", Setup: replicaset.Setup},
 		{Name: "deployment", Setup: deployment.Setup},
+		{Name: resourcequota.Name, Setup: resourcequota.Setup},
 	}
 }
 
