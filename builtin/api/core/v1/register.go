@@ -140,7 +140,7 @@ func Resources() []*registry.Resource {
 		{
 			GroupVersion: GroupVersion(), Resource: "limitranges", Kind: "LimitRange", ListKind: "LimitRangeList", Singular: "limitrange",
 			ShortNames: []string{"limits"}, Namespaced: true,
-			Strategy:       registry.Typed[LimitRange]{Validate: ValidateLimitRange},
+			Strategy:       registry.Typed[LimitRange]{Default: DefaultLimitRange, Validate: ValidateLimitRange},
 			NameValidation: validation.NameIsDNSSubdomain,
 			Type:           reflect.TypeFor[LimitRange](),
 			Printer:        LimitRangePrinter(),
