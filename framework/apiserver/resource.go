@@ -20,6 +20,9 @@ type request struct {
 	ri    requestInfo
 	res   *registry.Resource
 	query url.Values
+	// strict holds the body's strict decoding problems other than unknown
+	// fields (duplicate fields), reported by the first canonicalize.
+	strict []string
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }
