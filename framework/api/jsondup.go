@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // DuplicateFields returns the paths of the object keys that appear more than
@@ -13,10 +14,22 @@ import (
 // it first); malformed input ends the scan early, never panics. The scan
 // allocates only for the paths it returns.
 func DuplicateFields(data []byte) []string {
-	s := dupScanner{data: data}
+	s := dupScanners.Get().(*dupScanner)
+	s.data, s.i, s.path, s.dups = data, 0, s.path[:0], nil
 	s.value(0)
-	return s.dups
+	dups := s.dups
+	// Drop every reference into data before the scanner is reused.
+	for i := range s.keys {
+		clear(s.keys[i][:cap(s.keys[i])])
+		s.keys[i] = s.keys[i][:0]
+	}
+	clear(s.path[:cap(s.path)])
+	s.data, s.dups = nil, nil
+	dupScanners.Put(s)
+	return dups
 }
+
+var dupScanners = sync.Pool{New: func() any { return new(dupScanner) }}
 
 type dupSegment struct {
 	key   []byte // nil for an array index

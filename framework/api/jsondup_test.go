@@ -37,3 +37,12 @@ func FuzzDuplicateFields(f *testing.F) {
 	f.Add([]byte(`{"a":[1,{"b":2,"b":3}],"a":null}`))
 	f.Fuzz(func(_ *testing.T, data []byte) { DuplicateFields(data) })
 }
+
+func BenchmarkDuplicateFields(b *testing.B) {
+	body := []byte(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"default","labels":{"app":"web","tier":"front"}},
+		"spec":{"containers":[{"name":"c","image":"nginx","ports":[{"containerPort":80}],"resources":{"requests":{"cpu":"100m"}}}]}}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		DuplicateFields(body)
+	}
+}
