@@ -108,6 +108,52 @@ var _ = Describe("resourcequota", func() {
 		Eventually(usedOf(ctx, q)).Should(Equal(map[string]string{"services": "1", "services.nodeports": "0", "services.loadbalancers": "0"}))
 	})
 
+	It("charges claims' storage in total and per storage class, and services that become NodePort", func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		q := newQuota(ns, "storage", map[string]string{"requests.storage": "10Gi",
+			"gold.storageclass.storage.k8s.io/requests.storage": "3Gi", "persistentvolumeclaims": "5", "services.nodeports": "1"})
+		Expect(c.Create(ctx, q)).To(Succeed())
+		Eventually(usedOf(ctx, q)).Should(HaveKeyWithValue("requests.storage", "0"))
+
+		claim := func(name, class, size string) *corev1.PersistentVolumeClaim {
+			return &corev1.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: name}, Spec: corev1.PersistentVolumeClaimSpec{
+				AccessModes:      []corev1.PersistentVolumeAccessMode{"ReadWriteOnce"},
+				StorageClassName: api.Ptr(class),
+				Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{"storage": api.MustParseQuantity(size)}},
+			}}
+		}
+		Expect(c.Create(ctx, claim("a", "gold", "2Gi"))).To(Succeed())
+		Expect(c.Create(ctx, claim("b", "gold", "2Gi"))).To(MatchError(ContainSubstring(
+			"exceeded quota: storage, requested: gold.storageclass.storage.k8s.io/requests.storage=2Gi, used: gold.storageclass.storage.k8s.io/requests.storage=2Gi, limited: gold.storageclass.storage.k8s.io/requests.storage=3Gi")))
+		Expect(c.Create(ctx, claim("c", "silver", "5Gi"))).To(Succeed())
+		Expect(usedOf(ctx, q)(Default)).To(Equal(map[string]string{"requests.storage": "7Gi",
+			"gold.storageclass.storage.k8s.io/requests.storage": "2Gi", "persistentvolumeclaims": "2", "services.nodeports": "0"}))
+
+		svc := &corev1.Service{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: "web"}, Spec: corev1.ServiceSpec{
+			Ports: []corev1.ServicePort{{Name: "a", Port: 80}, {Name: "b", Port: 81}}}}
+		Expect(c.Create(ctx, svc)).To(Succeed())
+		svc.Spec.Type = corev1.ServiceTypeNodePort
+		Expect(c.Update(ctx, svc)).To(MatchError(ContainSubstring("exceeded quota: storage, requested: services.nodeports=2")))
+	})
+
+	It("selects pods by priority class with a scope selector", func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		q := newQuota(ns, "gold", map[string]string{"pods": "1"})
+		q.Spec.ScopeSelector = &corev1.ScopeSelector{MatchExpressions: []corev1.ScopedResourceSelectorRequirement{{
+			ScopeName: corev1.ResourceQuotaScopePriorityClass, Operator: corev1.ScopeSelectorOpIn, Values: []string{"system-cluster-critical"}}}}
+		Expect(c.Create(ctx, q)).To(Succeed())
+		Eventually(usedOf(ctx, q)).Should(HaveKeyWithValue("pods", "0"))
+		critical := func(name string) *corev1.Pod {
+			p := newPod(ns, name, nil, nil)
+			p.Spec.PriorityClassName = "system-cluster-critical"
+			return p
+		}
+		Expect(c.Create(ctx, critical("c1"))).To(Succeed())
+		Expect(c.Create(ctx, critical("c2"))).To(MatchError(ContainSubstring("exceeded quota: gold")))
+		Expect(c.Create(ctx, newPod(ns, "plain", nil, nil))).To(Succeed())
+		Expect(usedOf(ctx, q)(Default)).To(HaveKeyWithValue("pods", "1"))
+	})
+
 	It("keeps terminating and best-effort scopes apart", func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		term := newQuota(ns, "terminating", map[string]string{"pods": "5"}, corev1.ResourceQuotaScopeTerminating)
