@@ -73,6 +73,8 @@ func New(mgr *manager.Manager, opts Options) error {
 		Watches(builder.Kind[*corev1.PersistentVolumeClaim](), toQuotas, predicate.New(claimReleases)).
 		Watches(builder.Kind[*corev1.ConfigMap](), toQuotas, predicate.New(deleted[*corev1.ConfigMap])).
 		Watches(builder.Kind[*corev1.Secret](), toQuotas, predicate.New(deleted[*corev1.Secret])).
+		// A deleted quota releases the resourcequotas count of the others.
+		Watches(builder.Kind[*corev1.ResourceQuota](), toQuotas, predicate.New(deleted[*corev1.ResourceQuota])).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
 		Complete(r)
 	if err != nil {

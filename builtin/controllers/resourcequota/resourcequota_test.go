@@ -204,6 +204,22 @@ var _ = Describe("resourcequota", func() {
 		Expect(c.Delete(ctx, first)).To(Succeed())
 		Eventually(usedOf(ctx, q)).WithTimeout(30 * 1e9).Should(HaveKeyWithValue("count/replicasets.apps", "0"))
 		Expect(c.Create(ctx, rs("second"))).To(Succeed())
+
+		// Deleting a quota releases the resourcequotas count of the others.
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(q), q)).To(Succeed())
+		q.Spec.Hard["resourcequotas"] = api.MustParseQuantity("2")
+		Expect(c.Update(ctx, q)).To(Succeed())
+		// Admission enforces status.hard, which the controller copies from the spec.
+		Eventually(func(g Gomega) string {
+			got := &corev1.ResourceQuota{}
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(q), got)).To(Succeed())
+			return got.Status.Hard["resourcequotas"].String()
+		}).Should(Equal("2"))
+		other := newQuota(ns, "other", map[string]string{"pods": "1"})
+		Expect(c.Create(ctx, other)).To(Succeed())
+		Expect(usedOf(ctx, q)(Default)).To(HaveKeyWithValue("resourcequotas", "2"))
+		Expect(c.Delete(ctx, other)).To(Succeed())
+		Eventually(usedOf(ctx, q)).Should(HaveKeyWithValue("resourcequotas", "1"))
 	})
 
 	It("never lets concurrent creates exceed the quota", func(ctx SpecContext) {
