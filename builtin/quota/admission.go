@@ -188,8 +188,10 @@ func (p *Admission) list(ctx context.Context, namespace string) ([]*corev1.Resou
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	listed := make(map[string]bool, len(quotas))
 	for i, q := range quotas {
 		key := q.Namespace + "/" + q.Name
+		listed[key] = true
 		w, ok := p.written[key]
 		if !ok {
 			continue
@@ -202,6 +204,12 @@ func (p *Admission) list(ctx context.Context, namespace string) ([]*corev1.Resou
 			quotas[i] = w
 		} else {
 			delete(p.written, key) // the listing caught up
+		}
+	}
+	// Forget what was written to quotas of this namespace that are gone.
+	for key := range p.written {
+		if strings.HasPrefix(key, namespace+"/") && !listed[key] {
+			delete(p.written, key)
 		}
 	}
 	return quotas, nil
