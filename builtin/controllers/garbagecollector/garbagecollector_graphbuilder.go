@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/converge-dev/converge/builtin/controllers/internal/metawatch"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
@@ -58,7 +59,7 @@ func newGraphBuilder(c *client.Client, g *graph, interval time.Duration, log log
 			return discoverResources(ctx, c.REST(), "list", "watch", "delete")
 		},
 		newInformer: func(res resource) *cache.Informer[*api.Unstructured] {
-			return cache.NewInformer[*api.Unstructured](&metadataListWatch{c: c, gvk: res.GVK()},
+			return cache.NewInformer[*api.Unstructured](&metawatch.ListWatch{Client: c, GVK: res.GVK()},
 				cache.InformerOptions[*api.Unstructured]{Transform: metadataOnly})
 		},
 		poke:     make(chan struct{}, 1),
@@ -271,3 +272,6 @@ func (b *graphBuilder) handle(key string, r resource, ev cache.Event[*api.Unstru
 		}
 	}
 }
+
+// metadataOnly keeps only what the graph needs.
+var metadataOnly = metawatch.Keep("name", "namespace", "uid", "resourceVersion", "deletionTimestamp", "finalizers", "ownerReferences")

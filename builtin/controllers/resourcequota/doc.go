@@ -8,8 +8,8 @@
 // no longer matches its spec) changes, when an object it may count is
 // deleted, a pod ends or starts terminating, a service changes type or a
 // claim its request, and every ResyncPeriod. Pods, services, claims,
-// configmaps, secrets and quotas are read from the informer cache; other
-// resources named by count/<resource>.<group> are listed from the server,
-// and a quota that counts them is recalculated every UnwatchedPeriod, since
-// no informer tells of their deletion.
+// configmaps, secrets and quotas are read from the informer cache; any other
+// resource named by count/<resource>.<group> (custom ones included) gets a
+// metadata-only informer (a monitor) the first time a quota counts it, whose
+// deletions trigger recalculation like the others'.
 package resourcequota

@@ -21,31 +21,19 @@ import (
 // Name is the controller's name.
 const Name = "resourcequota"
 
-// Defaults of Options.
-const (
-	// DefaultResyncPeriod is kube-controller-manager's resource-quota-sync-period.
-	DefaultResyncPeriod = 5 * time.Minute
-	// DefaultUnwatchedPeriod bounds how long a deleted object of an unwatched
-	// resource keeps being counted.
-	DefaultUnwatchedPeriod = 10 * time.Second
-)
+// DefaultResyncPeriod is kube-controller-manager's resource-quota-sync-period.
+const DefaultResyncPeriod = 5 * time.Minute
 
 // Options configure the controller; the zero value means defaults.
 type Options struct {
 	// ResyncPeriod is the time between two recalculations of a quota
 	// (default 5m).
 	ResyncPeriod time.Duration
-	// UnwatchedPeriod is that time for quotas that count resources without an
-	// informer (default 10s).
-	UnwatchedPeriod time.Duration
 }
 
 func (o *Options) complete() {
 	if o.ResyncPeriod <= 0 {
 		o.ResyncPeriod = DefaultResyncPeriod
-	}
-	if o.UnwatchedPeriod <= 0 {
-		o.UnwatchedPeriod = DefaultUnwatchedPeriod
 	}
 }
 
@@ -56,16 +44,13 @@ func Setup(mgr *manager.Manager) error { return New(mgr, Options{}) }
 func New(mgr *manager.Manager, opts Options) error {
 	opts.complete()
 	c := mgr.Client()
-	r := &reconciler{
-		reader: mgr.Reader(),
-		client: c,
-		server: serverLister{c: c, mapper: restmapper.New(c.REST(), restmapper.Options{})},
-		opts:   opts,
-	}
+	mons := &monitors{c: c, mapper: restmapper.New(c.REST(), restmapper.Options{})}
+	r := &reconciler{reader: mgr.Reader(), client: c, monitors: mons, opts: opts}
+	mons.quotasOf = r.quotasOf
 	toQuotas := handler.EnqueueRequestsFromMapFunc(func(ctx context.Context, obj api.Object) []reconcile.Request {
 		return r.quotasOf(ctx, obj.GetNamespace())
 	})
-	err := builder.ControllerManagedBy(mgr).
+	ctrl, err := builder.ControllerManagedBy(mgr).
 		Named(Name).
 		For(builder.Kind[*corev1.ResourceQuota](), predicate.New(quotaChanged)).
 		Watches(builder.Kind[*corev1.Pod](), toQuotas, predicate.New(podReleases)).
@@ -76,8 +61,11 @@ func New(mgr *manager.Manager, opts Options) error {
 		// A deleted quota releases the resourcequotas count of the others.
 		Watches(builder.Kind[*corev1.ResourceQuota](), toQuotas, predicate.New(deleted[*corev1.ResourceQuota])).
 		WithOptions(controller.Options{MaxConcurrentReconciles: 2}).
-		Complete(r)
+		Build(r)
 	if err != nil {
+		return fmt.Errorf("%s: %w", Name, err)
+	}
+	if err := ctrl.Watch(mons); err != nil {
 		return fmt.Errorf("%s: %w", Name, err)
 	}
 	return nil

@@ -30,18 +30,18 @@ type quotaClient interface {
 	Status() client.StatusWriter
 }
 
-// lister lists the objects of a resource that has no informer, from the
-// server: nothing would tell the cache of their deletion.
+// lister lists the objects of a resource counted by count/<resource>.<group>
+// that has no typed informer (monitors).
 type lister interface {
 	List(ctx context.Context, gr api.GroupResource, namespace string) ([]map[string]any, error)
 }
 
 // reconciler recalculates one quota.
 type reconciler struct {
-	reader reader
-	client quotaClient
-	server lister
-	opts   Options
+	reader   reader
+	client   quotaClient
+	monitors lister
+	opts     Options
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
@@ -67,14 +67,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, fmt.Errorf("get resourcequota %s: %w", req.ObjectKey, err)
 	}
-	used, unwatched, err := r.usage(ctx, q, time.Now())
+	used, err := r.usage(ctx, q, time.Now())
 	if err != nil {
 		return reconcile.Result{}, err
 	}
 	next := reconcile.Result{RequeueAfter: r.opts.ResyncPeriod}
-	if unwatched {
-		next.RequeueAfter = r.opts.UnwatchedPeriod
-	}
 	if quotaEqual(q.Status.Hard, q.Spec.Hard) && quotaEqual(q.Status.Used, used) {
 		return next, nil
 	}
@@ -91,64 +88,60 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 }
 
 // usage computes status.used of q: zero for every hard resource some
-// evaluator charges, plus the usage of each selected object. unwatched
-// reports whether a resource was listed from the server.
-func (r *reconciler) usage(ctx context.Context, q *corev1.ResourceQuota, now time.Time) (corev1.ResourceList, bool, error) {
+// evaluator charges, plus the usage of each selected object.
+func (r *reconciler) usage(ctx context.Context, q *corev1.ResourceQuota, now time.Time) (corev1.ResourceList, error) {
 	hard := quota.Names(q.Spec.Hard)
 	used := corev1.ResourceList{}
-	unwatched := false
 	for _, gr := range quota.GroupResourcesFor(hard) {
 		e := quota.For(gr)
 		matched := e.MatchingResources(hard)
 		for _, n := range matched {
 			used[n] = api.Quantity{S: "0"}
 		}
-		objs, isWatched, err := r.objects(ctx, gr, q.Namespace)
+		objs, err := r.objects(ctx, gr, q.Namespace)
 		if err != nil {
-			return nil, false, err
+			return nil, err
 		}
-		unwatched = unwatched || !isWatched
 		for _, obj := range objs {
 			ok, err := quota.MatchesScopes(e, q, obj)
 			if err != nil {
-				return nil, false, fmt.Errorf("match %s against quota %s: %w", gr, q.Name, err)
+				return nil, fmt.Errorf("match %s against quota %s: %w", gr, q.Name, err)
 			}
 			if !ok {
 				continue
 			}
 			u, err := e.Usage(obj, now)
 			if err != nil {
-				return nil, false, fmt.Errorf("usage of %s: %w", gr, err)
+				return nil, fmt.Errorf("usage of %s: %w", gr, err)
 			}
 			used = quota.Add(used, quota.Mask(u, matched))
 		}
 	}
-	return used, unwatched, nil
+	return used, nil
 }
 
-// objects lists the namespace's objects of gr as JSON maps, from the cache
-// when gr is watched.
-func (r *reconciler) objects(ctx context.Context, gr api.GroupResource, namespace string) ([]map[string]any, bool, error) {
+// objects lists the namespace's objects of gr as JSON maps, from the typed
+// informers' cache or gr's monitor.
+func (r *reconciler) objects(ctx context.Context, gr api.GroupResource, namespace string) ([]map[string]any, error) {
 	newList, ok := watched[gr]
 	if !ok {
-		objs, err := r.server.List(ctx, gr, namespace)
-		return objs, false, err
+		return r.monitors.List(ctx, gr, namespace)
 	}
 	l := newList()
 	if err := r.reader.List(ctx, l, client.InNamespace(namespace)); err != nil {
-		return nil, true, fmt.Errorf("list %s: %w", gr, err)
+		return nil, fmt.Errorf("list %s: %w", gr, err)
 	}
 	raw, err := json.Marshal(l)
 	if err != nil {
-		return nil, true, fmt.Errorf("encode %s: %w", gr, err)
+		return nil, fmt.Errorf("encode %s: %w", gr, err)
 	}
 	var items struct {
 		Items []map[string]any `json:"items"`
 	}
 	if err := json.Unmarshal(raw, &items); err != nil {
-		return nil, true, fmt.Errorf("decode %s: %w", gr, err)
+		return nil, fmt.Errorf("decode %s: %w", gr, err)
 	}
-	return items.Items, true, nil
+	return items.Items, nil
 }
 
 // quotaEqual compares resource lists by value, treating nil and empty alike.
