@@ -56,6 +56,10 @@ var watched = map[api.GroupResource]func() client.ObjectList{
 	{Resource: "resourcequotas"}:         func() client.ObjectList { return &corev1.ResourceQuotaList{} },
 }
 
+// conflictRetry is how soon a quota whose status write conflicted is
+// recalculated.
+const conflictRetry = 100 * time.Millisecond
+
 // Reconcile sets status.hard to spec.hard and status.used to the usage of
 // the namespace's objects that the quota selects.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
@@ -76,12 +80,15 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return next, nil
 	}
 	q.Status = corev1.ResourceQuotaStatus{Hard: q.Spec.Hard, Used: used}
-	if err := r.client.Status().Update(ctx, q); err != nil {
-		if apierrors.IsNotFound(err) {
-			return reconcile.Result{}, nil
-		}
-		// A conflict: admission charged meanwhile, or the cache lags; the
-		// retry reads the newer quota.
+	err = r.client.Status().Update(ctx, q)
+	switch {
+	case apierrors.IsNotFound(err):
+		return reconcile.Result{}, nil
+	case apierrors.IsConflict(err):
+		// Admission charged the quota meanwhile: expected, not an error;
+		// recalculate from the newer quota shortly.
+		return reconcile.Result{RequeueAfter: conflictRetry}, nil
+	case err != nil:
 		return reconcile.Result{}, fmt.Errorf("update resourcequota %s status: %w", req.ObjectKey, err)
 	}
 	return next, nil
