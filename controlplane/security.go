@@ -29,10 +29,11 @@ import (
 // plugins (webhookAdmission).
 func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 	opts := cp.opts
-	mutating, validating := cp.webhookAdmission()
+	webhookMutating, webhookValidating := cp.webhookAdmission()
+	mutating, validating := cp.quotaAdmission([]admission.Mutator{webhookMutating}, []admission.Validator{webhookValidating})
 	if !opts.Secure {
 		sec := security.ReviewsOnly()
-		sec.Admission = &admission.Chain{Mutators: []admission.Mutator{mutating}, Validators: []admission.Validator{validating}}
+		sec.Admission = &admission.Chain{Mutators: mutating, Validators: validating}
 		return sec, nil
 	}
 	if opts.DataDir == "" && opts.PKIDir == "" {
@@ -60,7 +61,7 @@ func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 		PerUserInFlightPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
 		ServiceAccounts: cp.serviceAccount, Logger: cp.log.WithName("security"),
 		Tokens:   []filters.TokenAuthenticator{cp.dashboard.TokenAuthenticator()},
-		Mutating: []admission.Mutator{mutating}, Validating: []admission.Validator{validating},
+		Mutating: mutating, Validating: validating,
 	})
 	if err != nil {
 		return apiserver.Security{}, fmt.Errorf("set up security: %w", err)

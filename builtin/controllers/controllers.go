@@ -17,6 +17,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/podautoscaler"
 	"github.com/converge-dev/converge/builtin/controllers/podgc"
 	"github.com/converge-dev/converge/builtin/controllers/replicaset"
+	"github.com/converge-dev/converge/builtin/controllers/resourcequota"
 	"github.com/converge-dev/converge/builtin/controllers/serviceaccount"
 	"github.com/converge-dev/converge/builtin/controllers/statefulset"
 	"github.com/converge-dev/converge/builtin/controllers/volumebinder"
@@ -50,6 +51,7 @@ func All() []Controller {
 		{Name: "replicaset", Setup: replicaset.Setup},
 		{Name: "deployment", Setup: deployment.Setup},
 		{Name: podautoscaler.Name, Setup: podautoscaler.Setup},
+		{Name: resourcequota.Name, Setup: resourcequota.Setup},
 	}
 }
 

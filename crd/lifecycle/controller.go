@@ -192,6 +192,7 @@ func (c *Controller) sync(ctx context.Context, o *crdapi.CustomResourceDefinitio
 			log.Error(err, "Install CRD")
 			conds[crdapi.Established] = cond(crdapi.Established, crdapi.ConditionFalse, "InstallationFailed", err.Error())
 		} else {
+			c.primeCaches(ctx, o)
 			conds[crdapi.Established] = cond(crdapi.Established, crdapi.ConditionTrue, "InitialNamesAccepted", "the initial names have been accepted")
 		}
 	}
@@ -266,6 +267,23 @@ func (c *Controller) nameConflict(o *crdapi.CustomResourceDefinition) (reason, m
 		}
 	}
 	return "", ""
+}
+
+// primeCaches starts the watch cache of every served version before the CRD
+// is Established (a list at resourceVersion 0 is served from it), as
+// Kubernetes starts a resource's cache with its storage: a client that
+// creates a custom resource and then watches from the resourceVersion it got
+// is served instead of told that version is too old.
+func (c *Controller) primeCaches(ctx context.Context, o *crdapi.CustomResourceDefinition) {
+	for _, v := range o.Spec.Versions {
+		if !v.Served {
+			continue
+		}
+		path := "/apis/" + o.Spec.Group + "/" + v.Name + "/" + o.Spec.Names.Plural + "?resourceVersion=0&limit=1"
+		if _, err := c.do(ctx, http.MethodGet, path, "", nil); err != nil {
+			c.log.V(1).Info("Priming the watch cache failed", "crd", o.Metadata.Name, "version", v.Name, "error", err.Error())
+		}
+	}
 }
 
 // install (re)registers the served versions of o when its spec changed.

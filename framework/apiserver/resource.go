@@ -23,6 +23,9 @@ type request struct {
 	// applied says the object was computed by server-side apply, which
 	// keeps managedFields itself.
 	applied bool
+	// strict holds the body's strict decoding problems other than unknown
+	// fields (duplicate fields), reported by the first canonicalize.
+	strict []string
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }

@@ -39,6 +39,9 @@ func (s *Server) decodeObject(q *request, body []byte) (map[string]any, error) {
 			return nil, err
 		}
 		obj = m
+		if q.query.Get("fieldValidation") != "Ignore" {
+			q.strict = duplicateFields(body, media == mediaJSON)
+		}
 	case mediaProtobuf:
 		if q.res.Type == nil {
 			return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML})
@@ -159,18 +162,22 @@ func (s *Server) canonicalizeTyped(q *request, obj map[string]any, name string, 
 	if len(errs) > 0 {
 		return nil, dec, apierrors.NewInvalid(q.groupKind(), name, errs)
 	}
-	if len(unknown) > 0 {
+	if len(unknown) > 0 || len(q.strict) > 0 {
+		msgs := make([]string, 0, len(unknown)+len(q.strict))
+		for _, u := range unknown {
+			msgs = append(msgs, fmt.Sprintf("unknown field %q", u))
+		}
+		// Duplicates are the body's: reported once, not again when admission
+		// has the object canonicalized a second time.
+		msgs = append(msgs, q.strict...)
+		q.strict = nil
 		switch q.query.Get("fieldValidation") {
 		case "Strict":
-			msgs := make([]string, len(unknown))
-			for i, u := range unknown {
-				msgs[i] = fmt.Sprintf("unknown field %q", u)
-			}
 			return nil, dec, apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
 		case "Ignore":
 		default:
-			for _, u := range unknown {
-				addWarning(q.w, fmt.Sprintf("unknown field %q", u))
+			for _, m := range msgs {
+				addWarning(q.w, strings.ReplaceAll(m, "\n", " "))
 			}
 		}
 	}

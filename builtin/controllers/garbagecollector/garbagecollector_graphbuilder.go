@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-logr/logr"
 
+	"github.com/converge-dev/converge/builtin/controllers/internal/metawatch"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
@@ -65,7 +66,7 @@ func (b *graphBuilder) discover(ctx context.Context) ([]resource, error) {
 
 // newInformer builds the informer of one resource: object metadata only.
 func (b *graphBuilder) newInformer(res resource) *cache.Informer[*api.Unstructured] {
-	return cache.NewInformer[*api.Unstructured](&metadataListWatch{c: b.c, gvk: res.GVK()},
+	return cache.NewInformer[*api.Unstructured](&metawatch.ListWatch{Client: b.c, GVK: res.GVK()},
 		cache.InformerOptions[*api.Unstructured]{Transform: metadataOnly})
 }
 
@@ -273,3 +274,6 @@ func (b *graphBuilder) handle(key string, r resource, ev cache.Event[*api.Unstru
 		}
 	}
 }
+
+// metadataOnly keeps only what the graph needs.
+var metadataOnly = metawatch.Keep("name", "namespace", "uid", "resourceVersion", "deletionTimestamp", "finalizers", "ownerReferences")

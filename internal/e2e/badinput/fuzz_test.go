@@ -26,6 +26,8 @@ var fuzzTargets = []struct{ method, path, ctype string }{
 	{http.MethodPut, d1Path + "/scale?dryRun=All", ctJSON},
 	{http.MethodPatch, w1Path + "/status?dryRun=All", ctJSONP},
 	{http.MethodPost, p1Path + "/eviction?dryRun=All", ctJSON},
+	{http.MethodPost, "/api/v1/namespaces/" + ns + "/resourcequotas?dryRun=All", ctJSON},
+	{http.MethodPost, "/api/v1/namespaces/" + ns + "/limitranges?dryRun=All", ctJSON},
 }
 
 // FuzzWrite sends arbitrary bodies to the write endpoints through the API
@@ -38,6 +40,8 @@ func FuzzWrite(f *testing.F) {
 		[]byte("metadata:\n  name: [\n"), protoUnknown("v1", "ConfigMap", []byte{0x0a, 0x02, 0x0a, 0x00}),
 		append(bytes.Clone(k8sMagic), 0x0b, 0x0c), []byte(`{"propagationPolicy":"Sideways"}`),
 		[]byte(`{"meTadata":{"name":"x"}}`), []byte(nested(`{"a":`, "1", "}", 10001)),
+		[]byte(`{"metadata":{"name":"q"},"spec":{"hard":{"pods":"1e308","count/x.y":"1.5"},"scopes":["BestEffort"]}}`),
+		[]byte(`{"metadata":{"name":"l"},"spec":{"limits":[{"type":"Container","min":{"cpu":"2"},"max":{"cpu":"1"},"maxLimitRequestRatio":{"cpu":"0"}}]}}`),
 	} {
 		f.Add(uint8(i), s)
 	}

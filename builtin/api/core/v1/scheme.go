@@ -30,5 +30,9 @@ func AddToScheme(s *scheme.Scheme) error {
 		&Endpoints{},
 		&EndpointsList{},
 		&Binding{},
+		&ResourceQuota{},
+		&ResourceQuotaList{},
+		&LimitRange{},
+		&LimitRangeList{},
 	)
 }

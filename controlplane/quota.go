@@ -1,0 +1,51 @@
+package controlplane
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/limitrange"
+	"github.com/converge-dev/converge/builtin/quota"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/admission"
+)
+
+// quotaAdmission wraps the admission plugins of either mode with Kubernetes'
+// LimitRanger (first among the mutating and validating plugins) and
+// ResourceQuota (last among the validating ones, after the webhooks, so that
+// it charges only requests every other plugin admitted).
+func (cp *ControlPlane) quotaAdmission(mutating []admission.Mutator, validating []admission.Validator) ([]admission.Mutator, []admission.Validator) {
+	store := quota.NewServerStore(func() quota.Server {
+		if cp.server == nil {
+			return nil
+		}
+		return cp.server
+	})
+	lr := limitrange.New(cp.cachedLimitRanges)
+	mutating = append([]admission.Mutator{lr}, mutating...)
+	validating = append([]admission.Validator{lr}, validating...)
+	return mutating, append(validating, quota.NewAdmission(store))
+}
+
+// cachedLimitRanges lists a namespace's LimitRanges from the watch cache.
+func (cp *ControlPlane) cachedLimitRanges(ctx context.Context, namespace string) ([]*corev1.LimitRange, error) {
+	if cp.server == nil {
+		return nil, errors.New("controlplane: the API server is not created yet")
+	}
+	items, _, err := cp.server.CachedObjects(ctx, api.GroupVersionResource{Version: "v1", Resource: "limitranges"}, namespace)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*corev1.LimitRange, 0, len(items))
+	for _, raw := range items {
+		lr := &corev1.LimitRange{}
+		if err := json.Unmarshal(raw, lr); err != nil {
+			return nil, fmt.Errorf("decode limit range: %w", err)
+		}
+		out = append(out, lr)
+	}
+	return out, nil
+}
