@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -363,6 +364,26 @@ func servePprof(w http.ResponseWriter, r *http.Request) {
 type instrumentedStorage struct {
 	storage.Interface
 	m *metrics
+	// writes holds, per storage prefix ("/registry/<group>/<resource>/"),
+	// the highest revision a write through this server produced
+	// (*atomic.Int64): reads served from a watch cache wait until the cache
+	// shows it (see Server.waitOwnWrites).
+	writes *sync.Map
+}
+
+// wrote records rev as written under key's prefix.
+func (s instrumentedStorage) wrote(key string, rev int64) {
+	if s.writes == nil || rev <= 0 {
+		return
+	}
+	v, _ := s.writes.LoadOrStore(keyPrefix(key), new(atomic.Int64))
+	last := v.(*atomic.Int64)
+	for {
+		cur := last.Load()
+		if cur >= rev || last.CompareAndSwap(cur, rev) {
+			return
+		}
+	}
 }
 
 // span starts the child span of a storage call (a no-op when the request is
@@ -391,6 +412,9 @@ func (s instrumentedStorage) Create(ctx context.Context, key string, value []byt
 	ctx, span := s.span(ctx, "create", key)
 	rv, err := s.Interface.Create(ctx, key, value)
 	tracing.End(span, err)
+	if err == nil {
+		s.wrote(key, rv)
+	}
 	return rv, err
 }
 
@@ -399,6 +423,9 @@ func (s instrumentedStorage) Update(ctx context.Context, key string, value []byt
 	ctx, span := s.span(ctx, "update", key)
 	rv, err := s.Interface.Update(ctx, key, value, expected)
 	tracing.End(span, err)
+	if err == nil {
+		s.wrote(key, rv)
+	}
 	return rv, err
 }
 
@@ -407,6 +434,9 @@ func (s instrumentedStorage) Delete(ctx context.Context, key string, expected in
 	ctx, span := s.span(ctx, "delete", key)
 	kv, rv, err := s.Interface.Delete(ctx, key, expected)
 	tracing.End(span, err)
+	if err == nil {
+		s.wrote(key, rv)
+	}
 	return kv, rv, err
 }
 

@@ -159,6 +159,9 @@ func (s *Server) serveList(q *request) error {
 		if err != nil {
 			return internalError("watch cache: %v", err)
 		}
+		if rv == 0 {
+			s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
+		}
 		if rv > 0 && !wc.waitForRV(q.ctx(), rv, 100*time.Millisecond) {
 			cur, err := s.opts.Storage.CurrentRevision(q.ctx())
 			if err != nil {

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -100,6 +101,9 @@ type Server struct {
 
 	handler http.Handler // serveHTTP behind the Security filters and the metrics
 	metrics *metrics
+	// ownWrites is the highest revision this server wrote per storage
+	// prefix (instrumentedStorage.writes).
+	ownWrites sync.Map
 
 	fields fieldManagers // managedFields bookkeeping per resource version
 }
@@ -116,7 +120,7 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
 	s.metrics = newMetrics(s.storedObjects)
-	s.opts.Storage = instrumentedStorage{Interface: opts.Storage, m: s.metrics}
+	s.opts.Storage = instrumentedStorage{Interface: opts.Storage, m: s.metrics, writes: &s.ownWrites}
 	s.handler = s.traced(s.metrics.instrument(s.securedHandler(http.HandlerFunc(s.serveHTTP)), opts.Registry))
 	opts.Registry.OnChange(s.registryChanged)
 	return s, nil
@@ -386,4 +390,16 @@ func (s *Server) storedObjects() map[string]int64 {
 		}
 	}
 	return out
+}
+
+// waitOwnWrites waits (up to a second) until wc shows every write this server
+// made under its prefix. Reads with resourceVersion "0" are served from the
+// cache, which may trail storage by a moment; a client that wrote through
+// this server and then lists or watches from "0" (an informer starting right
+// after its creates) thus sees its writes, as it did when the cache was
+// started by that first read.
+func (s *Server) waitOwnWrites(ctx context.Context, wc *watchCache, prefix string) {
+	if v, ok := s.ownWrites.Load(prefix); ok {
+		wc.waitForRV(ctx, v.(*atomic.Int64).Load(), time.Second)
+	}
 }

@@ -74,6 +74,9 @@ func (s *Server) serveWatch(q *request) error {
 	if err != nil {
 		return internalError("watch cache: %v", err)
 	}
+	if rv == 0 {
+		s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
+	}
 	w, initial, err := wc.watch(rv, f)
 	if err != nil {
 		var tooOld errTooOld
