@@ -1,9 +1,12 @@
 package apiserver
 
 import (
+	"strings"
+
 	"errors"
 	"fmt"
 	"net/http"
+	"sigs.k8s.io/yaml"
 	"slices"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -26,6 +29,9 @@ func (s *Server) serveApply(q *request, mode updateMode) error {
 	}
 	config, err := decodeApplyConfig(q, body)
 	if err != nil {
+		return err
+	}
+	if err := checkApplyFields(q, body, config); err != nil {
 		return err
 	}
 	fm := s.fieldManagerFor(q, mode)
@@ -144,4 +150,35 @@ func (s *Server) applyError(q *request, err error) error {
 		TypeMeta: api.TypeMeta{Kind: "Status", APIVersion: "v1"},
 		Status:   api.StatusFailure, Code: http.StatusInternalServerError, Message: msg,
 	})
+}
+
+// checkApplyFields applies fieldValidation to an applied configuration, as
+// Kubernetes words it for apply: keys repeated in the body (the strict YAML
+// decoder's `line N: key "x" already set in map`) and fields the schema does
+// not declare (`.spec.x: field not declared in schema`). Strict refuses with
+// 400, Warn (the default) warns, Ignore says nothing.
+func checkApplyFields(q *request, body []byte, config map[string]any) error {
+	mode := q.query.Get("fieldValidation")
+	if mode == "Ignore" {
+		return nil
+	}
+	var msgs []string
+	if _, err := yaml.YAMLToJSONStrict(body); err != nil {
+		msgs = append(msgs, err.Error())
+	}
+	if _, unknown, _ := q.res.Strategy.Canonicalize(api.DeepCopyJSON(config)); len(unknown) > 0 {
+		for _, u := range unknown {
+			msgs = append(msgs, "."+u+": field not declared in schema")
+		}
+	}
+	if len(msgs) == 0 {
+		return nil
+	}
+	if mode == "Strict" {
+		return apierrors.NewBadRequest("strict decoding error: " + strings.Join(msgs, ", "))
+	}
+	for _, m := range msgs {
+		addWarning(q.w, strings.ReplaceAll(m, "\n", " "))
+	}
+	return nil
 }

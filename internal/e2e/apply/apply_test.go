@@ -110,6 +110,17 @@ var _ = Describe("server-side apply", func() {
 		Expect(r.code).To(Equal(http.StatusNotFound), r.raw, "status apply does not create")
 	})
 
+	It("refuses duplicate and undeclared fields with fieldValidation=Strict, as Kubernetes words them", func(ctx SpecContext) {
+		r := apply(ctx, "x", strings.Replace(deployYAML, "replicas: 2", "replicas: 2\n  replicas: 3", 1), "fieldValidation=Strict")
+		Expect(r.code).To(Equal(http.StatusBadRequest), r.raw)
+		Expect(r.obj).To(HaveKeyWithValue("message", MatchRegexp(`(?s)strict decoding error: .*line \d+: key "replicas" already set in map`)))
+		r = apply(ctx, "x", strings.Replace(deployYAML, "replicas: 2", "replicas: 2\n  bogus: 1", 1), "fieldValidation=Strict")
+		Expect(r.code).To(Equal(http.StatusBadRequest), r.raw)
+		Expect(r.obj).To(HaveKeyWithValue("message", "strict decoding error: .spec.bogus: field not declared in schema"))
+		r = apply(ctx, "x", deployYAML, "fieldValidation=Strict")
+		Expect(r.code).To(Equal(http.StatusCreated), r.raw)
+	})
+
 	It("applies status through the status subresource only", func(ctx SpecContext) {
 		Expect(apply(ctx, "app", deployYAML).code).To(Equal(http.StatusCreated))
 		r := call(ctx, http.MethodPatch, path+"/status?fieldManager=ctrl", applyType,
