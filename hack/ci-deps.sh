@@ -1,25 +1,57 @@
 #!/usr/bin/env bash
-# Installs what the tests need beyond Go: containerd and runc (Debian packages),
-# for builtin/node/cri/containerd and builtin/node/image; chromium for the
-# dashboard's browser suite (internal/e2e/dashboard). Idempotent; silent
-# when everything is present or was installed; prints the apt output and exits
-# non-zero on failure.
+# Installs what the tests need beyond Go, from Debian packages:
+#   containerd, runc          builtin/node/cri/containerd, builtin/node/image
+#   chromium                  the dashboard's browser suite (internal/e2e/dashboard)
+#   containernetworking-plugins (and iptables)
+#                             CNI pod networking of containerd pods
+#   docker-registry, skopeo   a real registry on loopback for image pulls
+#   busybox-static            a busybox image built by `converge image build`
+# Idempotent; silent when everything is present or was installed; prints the
+# apt output and exits non-zero on failure.
 set -euo pipefail
 
+# what must be present → the package that provides it
+declare -A want=(
+	[containerd]=containerd
+	[containerd-shim-runc-v2]=containerd
+	[runc]=runc
+	[chromium]=chromium
+	[/usr/lib/cni/bridge]=containernetworking-plugins
+	[/usr/lib/cni/host-local]=containernetworking-plugins
+	[/usr/lib/cni/portmap]=containernetworking-plugins
+	[/usr/lib/cni/loopback]=containernetworking-plugins
+	[iptables]=iptables
+	[docker-registry]=docker-registry
+	[skopeo]=skopeo
+	[/bin/busybox]=busybox-static
+)
+
+present() {
+	case "$1" in
+	/*) [ -x "$1" ] ;;
+	*) command -v "$1" >/dev/null 2>&1 ;;
+	esac
+}
+
 missing=()
-for bin in containerd containerd-shim-runc-v2 runc chromium; do
-	command -v "$bin" >/dev/null 2>&1 || missing+=("$bin")
+declare -A pkgs=()
+for what in "${!want[@]}"; do
+	if ! present "$what"; then
+		missing+=("$what")
+		pkgs[${want[$what]}]=1
+	fi
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+packages=("${!pkgs[@]}")
 
 if ! command -v apt-get >/dev/null 2>&1; then
-	echo "ci-deps: missing ${missing[*]} and no apt-get: install containerd and runc (containerd >= 1.6) and chromium yourself" >&2
+	echo "ci-deps: missing ${missing[*]} and no apt-get: install ${packages[*]} yourself (containerd >= 1.6)" >&2
 	exit 1
 fi
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then
 	if ! command -v sudo >/dev/null 2>&1; then
-		echo "ci-deps: missing ${missing[*]}; run as root: apt-get install -y containerd runc chromium" >&2
+		echo "ci-deps: missing ${missing[*]}; run as root: apt-get install -y ${packages[*]}" >&2
 		exit 1
 	fi
 	sudo=(sudo -n)
@@ -28,14 +60,14 @@ fi
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 export DEBIAN_FRONTEND=noninteractive
-if ! { "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq --no-install-recommends containerd runc chromium; } >"$log" 2>&1; then
-	echo "ci-deps: installing containerd, runc and chromium failed (missing: ${missing[*]}):" >&2
+if ! { "${sudo[@]}" apt-get update -qq && "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${packages[@]}"; } >"$log" 2>&1; then
+	echo "ci-deps: installing ${packages[*]} failed (missing: ${missing[*]}):" >&2
 	cat "$log" >&2
 	exit 1
 fi
-for bin in containerd containerd-shim-runc-v2 runc chromium; do
-	if ! command -v "$bin" >/dev/null 2>&1; then
-		echo "ci-deps: $bin is still missing after apt-get install containerd runc chromium:" >&2
+for what in "${missing[@]}"; do
+	if ! present "$what"; then
+		echo "ci-deps: $what is still missing after apt-get install ${packages[*]}:" >&2
 		cat "$log" >&2
 		exit 1
 	fi
