@@ -17,13 +17,9 @@ import (
 )
 
 func (s *Server) serveWatch(q *request) error {
-	if isTrue(q.query.Get("sendInitialEvents")) {
-		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
-			field.Forbidden(field.NewPath("sendInitialEvents"), "sendInitialEvents is forbidden for watch unless the WatchList feature gate is enabled")})
-	}
-	if q.query.Get("resourceVersionMatch") != "" {
-		return apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", field.ErrorList{
-			field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided")})
+	wl, err := parseWatchList(q)
+	if err != nil {
+		return err
 	}
 	rv, err := parseRV(q.query.Get("resourceVersion"))
 	if err != nil {
@@ -74,10 +70,28 @@ func (s *Server) serveWatch(q *request) error {
 	if err != nil {
 		return internalError("watch cache: %v", err)
 	}
-	if rv == 0 {
-		s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
+	var w *cacheWatcher
+	var initial []*cacheEvent
+	switch {
+	case wl.initialEvents:
+		// A streaming list: the state at a revision not older than asked, then
+		// the initial-events-end bookmark, then what follows.
+		if err := s.waitForWatchList(q, wc, rv, wl.consistent); err != nil {
+			return err
+		}
+		w, initial, err = wc.watch(0, f)
+		if err == nil && st.bookmark != nil {
+			st.initialEnd = initialEventsEnd(q.res.Kind, q.res.GroupVersion.String())
+		}
+	case wl.set && rv == 0:
+		// sendInitialEvents=false: changes from now on, no initial state.
+		w, initial, err = wc.watch(max(wc.currentRV(), 1), f)
+	default:
+		if rv == 0 {
+			s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
+		}
+		w, initial, err = wc.watch(rv, f)
 	}
-	w, initial, err := wc.watch(rv, f)
 	if err != nil {
 		var tooOld errTooOld
 		if errors.As(err, &tooOld) {
@@ -129,6 +143,9 @@ type watchStream struct {
 	// bookmark renders a BOOKMARK at rv; nil when bookmarks were not asked for.
 	bookmark      func(rv int64) []byte
 	bookmarkEvery time.Duration
+	// initialEnd renders the bookmark that ends a streaming list's initial
+	// events (sendInitialEvents=true with bookmarks); nil otherwise.
+	initialEnd func(rv int64) []byte
 	// timeout ends the stream; 0 means none.
 	timeout time.Duration
 	// sent counts the events written (apiserver_watch_events_total); may be nil.
@@ -161,6 +178,11 @@ func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cach
 	}
 	for _, ev := range initial {
 		if err := emit(ev, api.EventAdded); err != nil {
+			return
+		}
+	}
+	if st.initialEnd != nil {
+		if _, err := sink.Write(st.initialEnd(w.startRV)); err != nil {
 			return
 		}
 	}
@@ -212,4 +234,89 @@ func errorFrame(err error) []byte {
 	b, _ := json.Marshal(map[string]any{"type": "ERROR", "object": map[string]any{
 		"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": err.Error(), "code": 500}})
 	return append(b, '\n')
+}
+
+// watchListOptions are a watch's streaming-list parameters.
+type watchListOptions struct {
+	// set: sendInitialEvents was given (true or false).
+	set bool
+	// initialEvents: sendInitialEvents=true.
+	initialEvents bool
+	// consistent: the initial state must be the latest (resourceVersion "").
+	consistent bool
+}
+
+// parseWatchList validates sendInitialEvents and resourceVersionMatch on a
+// watch as Kubernetes does with the WatchList feature on: sendInitialEvents
+// needs resourceVersionMatch=NotOlderThan, which needs sendInitialEvents.
+func parseWatchList(q *request) (watchListOptions, error) {
+	var o watchListOptions
+	v, set := q.query["sendInitialEvents"]
+	match := q.query.Get("resourceVersionMatch")
+	var errs field.ErrorList
+	if set {
+		o.set = true
+		b, err := strconv.ParseBool(v[0])
+		if err != nil {
+			return o, apierrors.NewBadRequest(fmt.Sprintf("invalid sendInitialEvents %q: %v", v[0], err))
+		}
+		o.initialEvents = b
+		if match != "NotOlderThan" {
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "sendInitialEvents requires setting resourceVersionMatch to NotOlderThan"))
+		}
+	}
+	if match != "" {
+		if !set {
+			errs = append(errs, field.Forbidden(field.NewPath("resourceVersionMatch"), "resourceVersionMatch is forbidden for watch unless sendInitialEvents is provided"))
+		}
+		if match != "NotOlderThan" {
+			errs = append(errs, field.NotSupported(field.NewPath("resourceVersionMatch"), match, []string{"NotOlderThan"}))
+		}
+	}
+	if len(errs) > 0 {
+		return o, apierrors.NewInvalid(api.GroupKind{Group: "meta.k8s.io", Kind: "ListOptions"}, "", errs)
+	}
+	o.consistent = o.initialEvents && q.query.Get("resourceVersion") == ""
+	return o, nil
+}
+
+// watchListWait bounds how long a streaming list waits for the watch cache to
+// reach the revision it must start from.
+const watchListWait = 3 * time.Second
+
+// waitForWatchList waits until the watch cache holds a state not older than
+// the streaming list asks for: the storage's current revision when consistent,
+// rv when given, else the server's own writes. A revision the cache does not
+// reach in time is a Timeout, "Too large resource version", as Kubernetes
+// answers.
+func (s *Server) waitForWatchList(q *request, wc *watchCache, rv int64, consistent bool) error {
+	if consistent {
+		cur, err := s.opts.Storage.CurrentRevision(q.ctx())
+		if err != nil {
+			return internalError("current revision: %v", err)
+		}
+		rv = cur
+	}
+	if rv == 0 {
+		s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
+		return nil
+	}
+	if wc.waitForRV(q.ctx(), rv, watchListWait) {
+		return nil
+	}
+	cur, err := s.opts.Storage.CurrentRevision(q.ctx())
+	if err != nil {
+		return internalError("current revision: %v", err)
+	}
+	return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur),
+		api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+}
+
+// initialEventsEnd renders the BOOKMARK that ends a streaming list's initial
+// events: annotated k8s.io/initial-events-end, at the revision of the state sent.
+func initialEventsEnd(kind, apiVersion string) func(rv int64) []byte {
+	return func(rv int64) []byte {
+		return fmt.Appendf(nil, `{"type":"BOOKMARK","object":{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"%d","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}}}}`+"\n",
+			kind, apiVersion, rv)
+	}
 }
