@@ -290,6 +290,9 @@ func StartMember(ctx context.Context, opts MemberOptions) (*Embedded, error) {
 
 // startAndWait starts etcd with cfg and waits for it to serve.
 func startAndWait(ctx context.Context, cfg *embed.Config, timeout time.Duration, closing *atomic.Bool) (*embed.Etcd, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("start etcd: %w", err)
+	}
 	etcd, err := embed.StartEtcd(cfg)
 	if err != nil {
 		return nil, err
@@ -298,6 +301,14 @@ func startAndWait(ctx context.Context, cfg *embed.Config, timeout time.Duration,
 	defer timer.Stop()
 	select {
 	case <-etcd.Server.ReadyNotify():
+		// select picks at random among ready cases: a context cancelled
+		// while etcd became ready still wins.
+		if err := ctx.Err(); err != nil {
+			closing.Store(true)
+			etcd.Server.Stop()
+			etcd.Close()
+			return nil, fmt.Errorf("wait for readiness: %w", err)
+		}
 		return etcd, nil
 	case err := <-etcd.Err():
 		closing.Store(true)
