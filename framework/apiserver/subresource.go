@@ -100,6 +100,9 @@ func (s *Server) serveScale(q *request) error {
 			return err
 		}
 	}
+	if q.r.Method == http.MethodPatch && media == mediaApplyPatch {
+		return s.serveScaleApply(q, body)
+	}
 	scaleGK := api.GroupKind{Group: "autoscaling", Kind: "Scale"}
 	out, err := s.guaranteedUpdate(q.ctx(), q, name, updateMain, func(cur map[string]any, curRV int64) (map[string]any, error) {
 		curScale, err := s.scaleOf(q, cur)
@@ -197,6 +200,69 @@ func (s *Server) decodeScale(body []byte, media string) (map[string]any, error) 
 		return m, nil
 	}
 	return nil, apierrors.NewUnsupportedMediaType(media, []string{mediaJSON, mediaYAML, mediaProtobuf})
+}
+
+// serveScaleApply serves server-side apply of an autoscaling/v1 Scale, as
+// Kubernetes does: the applied replicas become the parent's, and the applier
+// owns the parent's replicas field in its managedFields, in an entry for the
+// scale subresource, so it conflicts with another manager of that field
+// unless forced. The configuration may leave out its name (client-go's
+// ApplyScale does); a different name is refused.
+func (s *Server) serveScaleApply(q *request, body []byte) error {
+	name := q.ri.name
+	if q.query.Get("fieldManager") == "" {
+		return apierrors.NewBadRequest("PATCH requests with the apply content type require a fieldManager query parameter")
+	}
+	config, err := decodeJSONOrYAML(body, mediaApplyPatch)
+	if err != nil {
+		return apierrors.NewBadRequest(err.Error())
+	}
+	if api.NestedString(config, "metadata", "name") == "" {
+		api.SetNestedField(config, name, "metadata", "name")
+	}
+	if err := checkScaleBody(config, name); err != nil {
+		return err
+	}
+	scaleGK := api.GroupKind{Group: "autoscaling", Kind: "Scale"}
+	// The applied Scale as the parent's configuration: its replicas only.
+	parent := map[string]any{"apiVersion": q.res.GroupVersion.String(), "kind": q.res.Kind,
+		"metadata": map[string]any{"name": name}}
+	if q.ri.namespace != "" {
+		api.SetNestedField(parent, q.ri.namespace, "metadata", "namespace")
+	}
+	if v, present := api.NestedField(config, "spec", "replicas"); present {
+		replicas, ok := api.NestedInt64(config, "spec", "replicas")
+		if !ok {
+			return apierrors.NewInvalid(scaleGK, name, field.ErrorList{field.Invalid(field.NewPath("spec", "replicas"), fmt.Sprint(v), "must be an integer")})
+		}
+		if replicas < 0 {
+			return apierrors.NewInvalid(scaleGK, name, field.ErrorList{
+				field.Invalid(field.NewPath("spec", "replicas"), replicas, "must be greater than or equal to 0")})
+		}
+		api.SetNestedField(parent, replicas, q.res.Scale.SpecReplicasPath...)
+	}
+	fm := s.fieldManagerFor(q, updateMain)
+	if fm == nil {
+		return apierrors.NewUnsupportedMediaType(mediaApplyPatch, []string{mediaJSONPatch, mediaMergePatch, mediaStrategicPatch})
+	}
+	q.applied = true
+	manager, force := q.query.Get("fieldManager"), isTrue(q.query.Get("force"))
+	out, err := s.guaranteedUpdate(q.ctx(), q, name, updateMain, func(cur map[string]any, curRV int64) (map[string]any, error) {
+		if rvs := api.NestedString(config, "metadata", "resourceVersion"); rvs != "" && rvs != strconv.FormatInt(curRV, 10) {
+			return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
+		}
+		next, _, err := fm.Apply(cur, parent, manager, force)
+		return next, s.applyError(q, err)
+	})
+	if err != nil {
+		return err
+	}
+	sc, err := s.scaleOf(q, out)
+	if err != nil {
+		return err
+	}
+	writeJSON(q.w, http.StatusOK, sc)
+	return nil
 }
 
 // checkScaleBody checks what a scale write carries besides replicas, as

@@ -76,11 +76,13 @@ func (s *Server) serveWatch(q *request) error {
 	case wl.initialEvents:
 		// A streaming list: the state at a revision not older than asked, then
 		// the initial-events-end bookmark, then what follows.
-		if err := s.waitForWatchList(q, wc, rv, wl.consistent); err != nil {
-			return err
-		}
-		w, initial, err = wc.watch(0, f)
-		if err == nil && st.bookmark != nil {
+		w, initial, err = s.startWatchList(q, wc, f, rv, wl.consistent)
+		if err != nil {
+			var se *apierrors.StatusError
+			if errors.As(err, &se) {
+				return err
+			}
+		} else if st.bookmark != nil {
 			st.initialEnd = initialEventsEnd(q.res.Kind, q.res.GroupVersion.String())
 		}
 	case wl.set && rv == 0:
@@ -280,36 +282,44 @@ func parseWatchList(q *request) (watchListOptions, error) {
 	return o, nil
 }
 
-// watchListWait bounds how long a streaming list waits for the watch cache to
-// reach the revision it must start from.
-const watchListWait = 3 * time.Second
-
-// waitForWatchList waits until the watch cache holds a state not older than
-// the streaming list asks for: the storage's current revision when consistent,
-// rv when given, else the server's own writes. A revision the cache does not
-// reach in time is a Timeout, "Too large resource version", as Kubernetes
-// answers.
-func (s *Server) waitForWatchList(q *request, wc *watchCache, rv int64, consistent bool) error {
-	if consistent {
+// startWatchList registers a streaming list's watcher and returns its initial
+// events: the watch cache's state once it has reached rv (or the server's own
+// writes for "0"); otherwise — a consistent request (resourceVersion ""), or
+// an rv the cache has not reached because nothing under this resource changed
+// since — the latest state read from storage, the watcher following from that
+// read's revision. An rv beyond the storage's revision is a Timeout, "Too large
+// resource version", as Kubernetes answers.
+func (s *Server) startWatchList(q *request, wc *watchCache, f objectFilter, rv int64, consistent bool) (*cacheWatcher, []*cacheEvent, error) {
+	if !consistent {
+		if rv == 0 {
+			s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
+			return wc.watch(0, f)
+		}
+		if wc.waitForRV(q.ctx(), rv, 100*time.Millisecond) {
+			return wc.watch(0, f)
+		}
 		cur, err := s.opts.Storage.CurrentRevision(q.ctx())
 		if err != nil {
-			return internalError("current revision: %v", err)
+			return nil, nil, internalError("current revision: %v", err)
 		}
-		rv = cur
+		if rv > cur {
+			return nil, nil, apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur),
+				api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+		}
 	}
-	if rv == 0 {
-		s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
-		return nil
-	}
-	if wc.waitForRV(q.ctx(), rv, watchListWait) {
-		return nil
-	}
-	cur, err := s.opts.Storage.CurrentRevision(q.ctx())
+	objs, listRV, _, _, err := s.listStorage(q, f, 0, "", 0)
 	if err != nil {
-		return internalError("current revision: %v", err)
+		return nil, nil, err
 	}
-	return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur),
-		api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+	w, _, err := wc.watch(listRV, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	initial := make([]*cacheEvent, len(objs))
+	for i, o := range objs {
+		initial[i] = &cacheEvent{typ: api.EventAdded, obj: o, rv: o.rv}
+	}
+	return w, initial, nil
 }
 
 // initialEventsEnd renders the BOOKMARK that ends a streaming list's initial
