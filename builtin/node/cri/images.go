@@ -2,6 +2,10 @@ package cri
 
 import (
 	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -77,4 +81,48 @@ type FsUsage struct {
 // the agent can garbage-collect by disk usage (the containerd runtime).
 type ImageFS interface {
 	ImageFsUsage(ctx context.Context) (FsUsage, error)
+}
+
+// RegistryHost is the registry part of an image reference, as Docker and
+// Kubernetes read it: the first path component when it has a "." or ":" or
+// is "localhost", else "docker.io". "busybox" → "docker.io";
+// "127.0.0.1:5000/a/b:v1" → "127.0.0.1:5000".
+func RegistryHost(ref string) string {
+	name, _, _ := strings.Cut(ref, "@")
+	domain, _, ok := strings.Cut(name, "/")
+	if !ok || (!strings.ContainsAny(domain, ".:") && domain != "localhost") {
+		return "docker.io"
+	}
+	return canonicalHost(domain)
+}
+
+// SameRegistry reports whether two registry hosts (or Docker config keys such
+// as "https://index.docker.io/v1/") name the same registry; Docker Hub's
+// aliases (index.docker.io, registry-1.docker.io, registry.hub.docker.com)
+// are docker.io.
+func SameRegistry(a, b string) bool {
+	return canonicalHost(a) == canonicalHost(b)
+}
+
+func canonicalHost(h string) string {
+	h = strings.TrimPrefix(strings.TrimPrefix(h, "https://"), "http://")
+	h, _, _ = strings.Cut(h, "/")
+	switch h {
+	case "index.docker.io", "registry-1.docker.io", "registry.hub.docker.com":
+		return "docker.io"
+	}
+	return h
+}
+
+// DecodeAuth decodes a Docker config "auth" field: base64 of "user:password".
+func DecodeAuth(s string) (user, pass string, err error) {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return "", "", fmt.Errorf("auth is not base64: %w", err)
+	}
+	user, pass, ok := strings.Cut(string(b), ":")
+	if !ok {
+		return "", "", errors.New("auth is not base64 of user:password")
+	}
+	return user, pass, nil
 }

@@ -3,7 +3,6 @@ package containerd
 import (
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -85,18 +84,18 @@ func LoadRegistries(path string) (Registries, error) {
 // the first of creds whose Host matches, else the configured auth.
 func (reg Registries) credential(host string, creds []cri.Credential) (cri.Credential, error) {
 	for _, c := range creds {
-		if sameRegistry(c.Host, host) {
+		if cri.SameRegistry(c.Host, host) {
 			return c, nil
 		}
 	}
 	for key, cfg := range reg.Configs {
-		if cfg.Auth == nil || !sameRegistry(key, host) {
+		if cfg.Auth == nil || !cri.SameRegistry(key, host) {
 			continue
 		}
 		a := cfg.Auth
 		c := cri.Credential{Host: host, Username: a.Username, Password: a.Password, IdentityToken: a.IdentityToken}
 		if a.Auth != "" {
-			user, pass, err := DecodeAuth(a.Auth)
+			user, pass, err := cri.DecodeAuth(a.Auth)
 			if err != nil {
 				return c, fmt.Errorf("registries config %s: %w", key, err)
 			}
@@ -105,36 +104,6 @@ func (reg Registries) credential(host string, creds []cri.Credential) (cri.Crede
 		return c, nil
 	}
 	return cri.Credential{}, nil
-}
-
-// DecodeAuth decodes a Docker config "auth" field: base64 of "user:password".
-func DecodeAuth(s string) (user, pass string, err error) {
-	b, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return "", "", fmt.Errorf("auth is not base64: %w", err)
-	}
-	user, pass, ok := strings.Cut(string(b), ":")
-	if !ok {
-		return "", "", fmt.Errorf("auth is not base64 of user:password")
-	}
-	return user, pass, nil
-}
-
-// sameRegistry compares registry hosts, Docker Hub's aliases being one.
-func sameRegistry(a, b string) bool {
-	return canonicalHost(a) == canonicalHost(b)
-}
-
-func canonicalHost(h string) string {
-	h = strings.TrimSuffix(strings.TrimPrefix(strings.TrimPrefix(h, "https://"), "http://"), "/")
-	if i := strings.Index(h, "/"); i >= 0 { // "https://index.docker.io/v1/" in .dockercfg keys
-		h = h[:i]
-	}
-	switch h {
-	case "index.docker.io", "registry-1.docker.io", "registry.hub.docker.com":
-		return "docker.io"
-	}
-	return h
 }
 
 // hosts returns the containerd registry-host resolution for one pull or push:
