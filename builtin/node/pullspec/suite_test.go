@@ -203,4 +203,3 @@ func pod(name, img string, policy corev1.PullPolicy, args ...string) *corev1.Pod
 	p.Name = name
 	return p
 }
-
