@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -31,17 +30,7 @@ func TestImagePushPullListRemove(t *testing.T) {
 	open := registrytest.Start(t, registrytest.Options{})
 	auth := registrytest.Start(t, registrytest.Options{Username: "alice", Password: "s3cret"})
 
-	src := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(src, []byte("package main\nfunc main() {}\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "hello")
-	build := exec.Command("go", "build", "-o", bin, src)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0", "GOFLAGS=")
-	build.Dir = dir
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build static binary: %v\n%s", err, out)
-	}
+	bin := buildHello(t, dir)
 	run := func(wantCode int, args ...string) string {
 		t.Helper()
 		var out, errOut bytes.Buffer
