@@ -54,6 +54,7 @@ func (r *containerRunner) ensureImage(ctx context.Context) bool {
 	case present && policy != corev1.PullAlways:
 		a.rec.Event(ctx, r.w.current(), "Normal", "Pulled", fmt.Sprintf("Container image %q already present on machine", ref))
 		a.images.used(img.ID)
+		r.setImageID(img)
 		return true
 	case !present && policy == corev1.PullNever:
 		msg := fmt.Sprintf("Container image %q is not present with pull policy of Never", ref)
@@ -70,6 +71,7 @@ func (r *containerRunner) ensureImage(ctx context.Context) bool {
 	if err == nil {
 		r.pullBackoff = 0
 		a.images.used(res.Image.ID)
+		r.setImageID(res.Image)
 		a.rec.Event(ctx, r.w.current(), "Normal", "Pulled", fmt.Sprintf("Successfully pulled image %q in %v (%v including waiting). Image size: %d bytes.",
 			ref, res.Duration.Truncate(time.Millisecond), res.Waited.Truncate(time.Millisecond), res.Image.Size))
 		return true
@@ -92,6 +94,19 @@ func (r *containerRunner) ensureImage(ctx context.Context) bool {
 	a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: ImagePullBackOff")
 	sleepCtx(ctx, r.pullBackoff-hold)
 	return false
+}
+
+// setImageID reports the image as the kubelet on containerd does:
+// "<repository>@<manifest digest>".
+func (r *containerRunner) setImageID(img cri.Image) {
+	if len(img.Names) == 0 || img.Digest == "" {
+		return
+	}
+	repo, _, _ := strings.Cut(img.Names[0], "@")
+	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
+		repo = repo[:i]
+	}
+	r.setStatus(func(s *corev1.ContainerStatus) { s.ImageID = repo + "@" + img.Digest })
 }
 
 func (r *containerRunner) setWaiting(reason, msg string) {

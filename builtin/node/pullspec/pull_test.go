@@ -2,18 +2,23 @@ package pullspec_test
 
 import (
 	"encoding/base64"
+	"regexp"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/client"
 )
 
 var _ = Describe("Image pulls on the containerd runtime", Ordered, func() {
 	It("pulls an image with policy Always, says so in the kubelet's words, and runs it", func(ctx SpecContext) {
 		createAndBind(ctx, pod("always", suite.testbin, corev1.PullAlways, "/bin/testbin", "serve"))
 		Eventually(waiting(ctx, "always"), 30*time.Second, 100*time.Millisecond).Should(Equal("Running"))
+		p := &corev1.Pod{}
+		Expect(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: "always"}, p)).To(Succeed())
+		Expect(p.Status.ContainerStatuses[0].ImageID).To(MatchRegexp(`^` + regexp.QuoteMeta(suite.open.Host) + `/demo/testbin@sha256:[0-9a-f]{64}$`))
 		Eventually(events(ctx, "always"), 5*time.Second, 100*time.Millisecond).Should(ContainElements(
 			`Normal Pulling: Pulling image "`+suite.testbin+`"`,
 			MatchRegexp(`^Normal Pulled: Successfully pulled image "`+suite.testbin+`" in [0-9.]+m?s \([0-9.]+m?s including waiting\)\. Image size: [1-9][0-9]+ bytes\.$`),

@@ -186,3 +186,27 @@ func TestPullAuth(t *testing.T) {
 		t.Errorf("pull with the registries config's login: %v", err)
 	}
 }
+
+// TestPullMirror: a docker.io image comes from the mirror the registries
+// config names (a loopback registry, over plain HTTP) and keeps its docker.io name.
+func TestPullMirror(t *testing.T) {
+	rt := startRuntime(t)
+	reg := registrytest.Start(t, registrytest.Options{})
+	pushTestImage(t, rt, reg.Host+"/demo/testbin:v1", nil)
+	regs := containerd.Registries{Mirrors: map[string]containerd.Mirror{"docker.io": {Endpoints: []string{"http://" + reg.Host}}}}
+	rt2, err := containerd.New(t.Context(), containerd.Options{Address: rt.Address(), Registries: regs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt2.Close()
+	res, err := rt2.PullImage(t.Context(), "demo/testbin:v1", nil)
+	if err != nil {
+		t.Fatalf("pull through the mirror: %v", err)
+	}
+	if want := "docker.io/demo/testbin:v1"; res.Image.Names[0] != want {
+		t.Errorf("pulled %q, want %q", res.Image.Names[0], want)
+	}
+	if _, ok, err := rt.ImageStatus(t.Context(), "demo/testbin:v1"); !ok || err != nil {
+		t.Errorf("ImageStatus(demo/testbin:v1) = %v, %v", ok, err)
+	}
+}
