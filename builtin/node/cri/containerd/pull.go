@@ -57,6 +57,9 @@ func (r *Runtime) PullImage(ctx context.Context, ref string, creds []cri.Credent
 		r.pullMu.Lock()
 		if c.waiters--; c.waiters == 0 {
 			c.cancel()
+			if r.pulls[name] == c { // later callers start a new pull
+				delete(r.pulls, name)
+			}
 		}
 		r.pullMu.Unlock()
 		return cri.PullResult{}, fmt.Errorf("pull image %q: %w", ref, ctx.Err())
@@ -70,7 +73,9 @@ func (r *Runtime) runPull(ctx context.Context, c *pullCall, ref, name string, cr
 	c.res = cri.PullResult{Image: img, Duration: time.Since(begin)}
 	c.err = err
 	r.pullMu.Lock()
-	delete(r.pulls, name)
+	if r.pulls[name] == c {
+		delete(r.pulls, name)
+	}
 	r.pullMu.Unlock()
 	close(c.done)
 }

@@ -132,6 +132,10 @@ func TestPull(t *testing.T) {
 	if _, err := rt.PullImage(ctx, ref, nil); err == nil {
 		t.Error("PullImage with a cancelled context succeeded")
 	}
+	// ... and a pull abandoned by all its callers does not poison the next one.
+	if _, err := rt.PullImage(t.Context(), ref, nil); err != nil {
+		t.Errorf("PullImage after an abandoned pull: %v", err)
+	}
 }
 
 // TestPullAuth: a registry behind htpasswd basic auth gives the image only
