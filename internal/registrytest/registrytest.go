@@ -1,7 +1,8 @@
 // Package registrytest runs Debian's Distribution registry
 // (/usr/bin/docker-registry, package docker-registry) for tests: Start serves
 // a registry with a temporary storage directory on 127.0.0.1 at a free port,
-// plain HTTP, optionally behind htpasswd basic auth, and stops it when the
+// plain HTTP, optionally behind htpasswd basic auth or Docker's token
+// authentication (a bearer token server of its own), and stops it when the
 // test ends. A missing binary fails the test with how to install it; it never
 // skips.
 //
@@ -44,6 +45,11 @@ type Options struct {
 	// Username and Password, when Username is set, protect the registry with
 	// htpasswd basic auth (every /v2/ request needs them).
 	Username, Password string
+	// Token, with Username, protects the registry with Docker's token
+	// authentication instead: /v2/ answers 401 with a Bearer challenge whose
+	// realm is a token server (on another loopback port) that exchanges
+	// Username and Password for a JWT.
+	Token bool
 	// Binary is the registry executable (default DefaultBinary).
 	Binary string
 }
@@ -57,6 +63,7 @@ type Registry struct {
 	Dir string
 
 	cmd      *exec.Cmd
+	token    *tokenServer // nil unless Options.Token
 	exited   chan struct{}
 	stopOnce sync.Once
 }
@@ -92,8 +99,17 @@ func start(bin, dir string, opts Options) (*Registry, error) {
 		return nil, err
 	}
 	host := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	cfg, err := writeConfig(dir, host, opts)
+	var tok *tokenServer
+	if opts.Token && opts.Username != "" {
+		if tok, err = startTokenServer(opts.Username, opts.Password, filepath.Join(dir, "token.crt")); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := writeConfig(dir, host, opts, tok)
 	if err != nil {
+		if tok != nil {
+			tok.close()
+		}
 		return nil, err
 	}
 	logPath := filepath.Join(dir, "registry.log")
@@ -106,9 +122,12 @@ func start(bin, dir string, opts Options) (*Registry, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
 		logf.Close()
+		if tok != nil {
+			tok.close()
+		}
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	r := &Registry{Host: host, Dir: dir, cmd: cmd, exited: make(chan struct{})}
+	r := &Registry{Host: host, Dir: dir, cmd: cmd, token: tok, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); logf.Close(); close(r.exited) }()
 	if err := r.waitReady(10 * time.Second); err != nil {
 		r.Stop()
@@ -119,7 +138,7 @@ func start(bin, dir string, opts Options) (*Registry, error) {
 }
 
 // writeConfig writes the registry's config.yml (and htpasswd) under dir.
-func writeConfig(dir, host string, opts Options) (string, error) {
+func writeConfig(dir, host string, opts Options, tok *tokenServer) (string, error) {
 	storage := filepath.Join(dir, "storage")
 	if err := os.MkdirAll(storage, 0o755); err != nil {
 		return "", fmt.Errorf("create registry storage: %w", err)
@@ -137,7 +156,11 @@ storage:
 http:
   addr: %q
 `, storage, host)
-	if opts.Username != "" {
+	switch {
+	case tok != nil:
+		cfg += fmt.Sprintf("auth:\n  token:\n    realm: %q\n    service: %q\n    issuer: %q\n    rootcertbundle: %q\n",
+			tok.url, tokenService, tokenIssuer, filepath.Join(dir, "token.crt"))
+	case opts.Username != "":
 		hash, err := bcrypt.GenerateFromPassword([]byte(opts.Password), bcrypt.MinCost)
 		if err != nil {
 			return "", fmt.Errorf("hash htpasswd password: %w", err)
@@ -199,6 +222,9 @@ func (r *Registry) Stop() {
 		case <-time.After(5 * time.Second):
 			_ = r.cmd.Process.Kill()
 			<-r.exited
+		}
+		if r.token != nil {
+			r.token.close()
 		}
 	})
 }

@@ -2,6 +2,7 @@ package registrytest_test
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/converge-dev/converge/internal/registrytest"
@@ -22,6 +23,16 @@ func TestStart(t *testing.T) {
 		if code := get(t, auth.Host, c.user, c.pass); code != c.want {
 			t.Errorf("protected registry as %q/%q: GET /v2/ = %d, want %d", c.user, c.pass, code, c.want)
 		}
+	}
+	tok := registrytest.Start(t, registrytest.Options{Username: "alice", Password: "s3cret", Token: true})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, "http://"+tok.Host+"/v2/", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if ch := resp.Header.Get("WWW-Authenticate"); resp.StatusCode != 401 || !strings.HasPrefix(ch, "Bearer realm=") {
+		t.Errorf("token registry: GET /v2/ = %d %q, want 401 with a Bearer challenge", resp.StatusCode, ch)
 	}
 	open.Stop()
 	if _, err := http.Get("http://" + open.Host + "/v2/"); err == nil {

@@ -23,7 +23,8 @@
 // docker.io), else the configured login; containerd's authorizer answers
 // both Basic and Bearer (token server) challenges. Errors keep the resolver's
 // words: "…: not found", "401 Unauthorized", "authorization failed: no basic
-// auth credentials", "connect: connection refused". Image IDs are config
+// auth credentials", "insufficient_scope: authorization failed" (an anonymous
+// token), "connect: connection refused". Image IDs are config
 // digests; RemoveImage deletes synchronously so containerd collects unused
 // content and snapshots before it returns; ImageFsUsage reports the
 // filesystem of containerd's content store. Push sends a local image to a
