@@ -60,6 +60,9 @@ func (a *Agent) collectImages(ctx context.Context, is cri.ImageService, fs cri.I
 	if usage.CapacityBytes == 0 || percent(usage) < high {
 		return nil, nil
 	}
+	// Images first seen or used from now on are kept until the next pass: a
+	// pull under way for a new pod is not collected before its container starts.
+	passStart := time.Now()
 	inUse, err := a.imagesInUse(ctx, is)
 	if err != nil {
 		return nil, fmt.Errorf("image gc: %w", err)
@@ -76,7 +79,7 @@ func (a *Agent) collectImages(ctx context.Context, is cri.ImageService, fs cri.I
 		if _, ok := g.lastUsed[img.ID]; !ok {
 			g.lastUsed[img.ID] = now // first seen
 		}
-		if !inUse[img.ID] {
+		if !inUse[img.ID] && g.lastUsed[img.ID].Before(passStart) {
 			candidates = append(candidates, img)
 		}
 	}
