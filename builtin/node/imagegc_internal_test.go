@@ -33,7 +33,9 @@ func (f *fakeImages) ImageStatus(_ context.Context, ref string) (cri.Image, bool
 	return cri.Image{}, false, nil
 }
 
-func (f *fakeImages) ListImages(context.Context) ([]cri.Image, error) { return slices.Clone(f.imgs), nil }
+func (f *fakeImages) ListImages(context.Context) ([]cri.Image, error) {
+	return slices.Clone(f.imgs), nil
+}
 
 func (f *fakeImages) RemoveImage(_ context.Context, id string) error {
 	f.imgs = slices.DeleteFunc(f.imgs, func(i cri.Image) bool { return i.ID == id })
@@ -50,7 +52,9 @@ func (f *fakeImages) ImageFsUsage(context.Context) (cri.FsUsage, error) {
 }
 
 func TestCollectImages(t *testing.T) {
-	img := func(id string, size int64) cri.Image { return cri.Image{ID: id, Names: []string{"img-" + id}, Size: size} }
+	img := func(id string, size int64) cri.Image {
+		return cri.Image{ID: id, Names: []string{"img-" + id}, Size: size}
+	}
 	for _, c := range []struct {
 		name      string
 		high, low int
