@@ -3,14 +3,13 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/converge-dev/converge/builtin/node/cri"
-	"github.com/converge-dev/converge/builtin/node/cri/containerd"
+	"github.com/converge-dev/converge/controlplane"
 )
 
 // registryOptions are the login and registries config of pull and push.
@@ -34,19 +33,12 @@ func (o *registryOptions) credentials(ref string) []cri.Credential {
 }
 
 // runtime connects to containerd the way the containerd runtime does.
-func (o *imageOptions) runtime(ctx context.Context, ro *registryOptions) (*containerd.Runtime, error) {
-	if _, err := os.Stat(o.address); err != nil {
-		return nil, fmt.Errorf("containerd socket %s: %w (is containerd running?)", o.address, err)
+func (o *imageOptions) runtime(ctx context.Context, ro *registryOptions) (controlplane.ImageStore, error) {
+	opts := controlplane.ImageStoreOptions{Address: o.address, Namespace: o.namespace}
+	if ro != nil {
+		opts.RegistriesFile = ro.registries
 	}
-	opts := containerd.Options{Address: o.address, Namespace: o.namespace}
-	if ro != nil && ro.registries != "" {
-		regs, err := containerd.LoadRegistries(ro.registries)
-		if err != nil {
-			return nil, err
-		}
-		opts.Registries = regs
-	}
-	return containerd.New(ctx, opts)
+	return controlplane.OpenImageStore(ctx, opts)
 }
 
 func newImageListCommand(g *globalOptions) *cobra.Command {
@@ -55,6 +47,8 @@ func newImageListCommand(g *globalOptions) *cobra.Command {
 		Use:     "ls",
 		Aliases: []string{"list"},
 		Short:   "List the images containerd holds",
+		Example: `  converge image ls
+  converge image ls --address /run/containerd/containerd.sock --namespace k8s.io`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rt, err := o.runtime(cmd.Context(), nil)
@@ -150,6 +144,8 @@ func newImageRemoveCommand(g *globalOptions) *cobra.Command {
 		Use:     "rm IMAGE...",
 		Aliases: []string{"remove"},
 		Short:   "Remove images from containerd, by name or by ID (all its names)",
+		Example: `  converge image rm 127.0.0.1:5000/demo/hello:v1
+  converge image rm hello sha256:4f1c…`,
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rt, err := o.runtime(cmd.Context(), nil)
