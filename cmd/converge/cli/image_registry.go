@@ -49,7 +49,7 @@ func newImageListCommand(g *globalOptions) *cobra.Command {
 		Short:   "List the images containerd holds",
 		Example: `  converge image ls
   converge image ls --address /run/containerd/containerd.sock --namespace k8s.io`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			rt, err := o.runtime(cmd.Context(), nil)
 			if err != nil {
@@ -146,7 +146,7 @@ func newImageRemoveCommand(g *globalOptions) *cobra.Command {
 		Short:   "Remove images from containerd, by name or by ID (all its names)",
 		Example: `  converge image rm 127.0.0.1:5000/demo/hello:v1
   converge image rm hello sha256:4f1c…`,
-		Args:    cobra.MinimumNArgs(1),
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			rt, err := o.runtime(cmd.Context(), nil)
 			if err != nil {
