@@ -112,6 +112,10 @@ type Options struct {
 	// ContainerdAddress is the containerd socket of RuntimeContainerd; empty
 	// starts a private containerd under DataDir/node/containerd.
 	ContainerdAddress string
+	// RegistriesFile configures image pulls of RuntimeContainerd (k3s
+	// registries.yaml shape: mirrors, logins, TLS); empty reaches registries
+	// directly (loopback ones over plain HTTP).
+	RegistriesFile string
 	// NodeName names the local node (default: the hostname).
 	NodeName string
 	// PodCIDR is the range the local node's pod IPs come from (default

@@ -44,6 +44,10 @@ type NodeOptions struct {
 	// ContainerdAddress is the containerd socket of RuntimeContainerd; empty
 	// starts and supervises a private containerd under Agent.RootDir.
 	ContainerdAddress string
+	// RegistriesFile configures image pulls of RuntimeContainerd (k3s
+	// registries.yaml shape: mirrors, logins, TLS); empty reaches registries
+	// directly (loopback ones over plain HTTP).
+	RegistriesFile string
 	// ServiceProxy, when set, also runs the service proxy (Service cluster
 	// IPs and node ports to ready endpoints) with this client configuration.
 	// One per machine: the cluster IPs it listens on are the machine's.
@@ -112,6 +116,13 @@ func NewNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 // containerd connects to containerd, first starting a private daemon under
 // the node's root dir when no address is given.
 func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, error) {
+	var regs containerd.Registries
+	if o.RegistriesFile != "" {
+		var err error
+		if regs, err = containerd.LoadRegistries(o.RegistriesFile); err != nil {
+			return nil, err
+		}
+	}
 	addr := o.ContainerdAddress
 	if addr == "" {
 		d, err := daemon.Start(ctx, daemon.Options{Dir: filepath.Join(o.Agent.RootDir, "containerd")})
@@ -120,7 +131,7 @@ func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, erro
 		}
 		n.daemon, addr = d, d.Address()
 	}
-	rt, err := containerd.New(ctx, containerd.Options{Address: addr})
+	rt, err := containerd.New(ctx, containerd.Options{Address: addr, Registries: regs})
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +191,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		n, err := NewNode(ctx, NodeOptions{
 			Agent: node.Options{NodeName: name, Config: cfg, RootDir: filepath.Join(opts.DataDir, "node"),
 				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, LogTLS: logTLS},
-			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, ServiceProxy: proxyCfg,
+			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, RegistriesFile: opts.RegistriesFile, ServiceProxy: proxyCfg,
 		})
 		if err != nil {
 			return err

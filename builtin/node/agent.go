@@ -47,6 +47,7 @@ type Agent struct {
 	ctx context.Context // the agent's run context, set by Start
 
 	adoptable adoptable // containers of an earlier agent (adopt.go)
+	images    *imageGC  // image use and garbage collection (imagegc.go)
 
 	mu      sync.Mutex
 	workers map[string]*podWorker // by pod UID; guarded by mu
@@ -59,7 +60,7 @@ func New(opts Options) (*Agent, error) {
 	if err := opts.complete(); err != nil {
 		return nil, err
 	}
-	a := &Agent{opts: opts, log: opts.Logger.WithValues("node", opts.NodeName), rt: opts.Runtime,
+	a := &Agent{opts: opts, log: opts.Logger.WithValues("node", opts.NodeName), rt: opts.Runtime, images: newImageGC(),
 		workers: map[string]*podWorker{}, byName: map[string]*podWorker{}}
 	a.c = opts.Client
 	if a.c == nil {
@@ -150,7 +151,8 @@ func (a *Agent) Start(ctx context.Context) error {
 		a.podChanged(ev.Object)
 	})
 	var bg sync.WaitGroup
-	bg.Add(6)
+	bg.Add(7)
+	go func() { defer bg.Done(); a.runImageGC(ctx) }()
 	go func() { defer bg.Done(); _ = a.stats.Start(ctx) }()
 	go func() { defer bg.Done(); a.runClaimSweeper(ctx) }()
 	go func() {

@@ -32,6 +32,8 @@ type containerRunner struct {
 	stopping bool                   // the pod is terminating; guarded by mu
 	exited   chan struct{}          // closed when the current container exited; guarded by mu
 
+	pullBackoff time.Duration // between failed image pulls; used only by the run goroutine (pull.go)
+
 	adopted      *cri.ContainerInfo // started by an earlier agent, to watch first (adopt.go); guarded by mu
 	wasAdopted   bool               // set before the worker runs, then read-only
 	adoptedReady bool               // the adopted container was Ready; set before the worker runs
@@ -265,10 +267,16 @@ const (
 )
 
 // startAttempt resolves and starts attempt of the container, reporting
-// CreateContainerConfigError, CreateContainerError and ErrImageNeverPull with
-// their back-offs.
+// image pull failures (ensureImage), CreateContainerConfigError,
+// CreateContainerError and ErrImageNeverPull with their back-offs.
 func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff, configBackoff *time.Duration) (string, cri.ContainerSpec, startOutcome) {
 	a := r.w.a
+	if !r.ensureImage(ctx) { // pulls by imagePullPolicy (pull.go)
+		if ctx.Err() != nil {
+			return "", cri.ContainerSpec{}, startGiveUp
+		}
+		return "", cri.ContainerSpec{}, startRetry
+	}
 	spec, err := r.w.containerSpec(ctx, r.c, attempt)
 	if err != nil {
 		reason := "CreateContainerConfigError"

@@ -12,6 +12,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -52,6 +53,18 @@ type Options struct {
 	// CrashLoopBackOffBase (10 s) doubles up to CrashLoopBackOffMax (5 min);
 	// a container that ran BackOffResetAfter (10 min) starts over.
 	CrashLoopBackOffBase, CrashLoopBackOffMax, BackOffResetAfter time.Duration
+	// ImagePullBackOffBase (10 s) doubles up to ImagePullBackOffMax (5 min)
+	// between failed pulls of a container's image (ErrImagePull, then
+	// ImagePullBackOff).
+	ImagePullBackOffBase, ImagePullBackOffMax time.Duration
+	// ImageGCHighThresholdPercent (nil: 85) is the image filesystem usage
+	// above which unused images are removed, least recently used first,
+	// until usage is below ImageGCLowThresholdPercent (nil: 80); 0 and 0
+	// remove every unused image at each pass. Only runtimes implementing
+	// cri.ImageService and cri.ImageFS (containerd) have their images
+	// collected, every ImageGCInterval (default 5 min).
+	ImageGCHighThresholdPercent, ImageGCLowThresholdPercent *int
+	ImageGCInterval                                         time.Duration
 	// MaxLogBytes rotates a container log above this size (default 10 MiB).
 	MaxLogBytes int64
 	// StatsInterval is how often resource usage is read for /stats/summary
@@ -108,6 +121,18 @@ func (o *Options) complete() error {
 	def(&o.CrashLoopBackOffBase, 10*time.Second)
 	def(&o.CrashLoopBackOffMax, 5*time.Minute)
 	def(&o.BackOffResetAfter, 10*time.Minute)
+	def(&o.ImagePullBackOffBase, 10*time.Second)
+	def(&o.ImagePullBackOffMax, 5*time.Minute)
+	def(&o.ImageGCInterval, 5*time.Minute)
+	if o.ImageGCHighThresholdPercent == nil {
+		o.ImageGCHighThresholdPercent = api.Ptr(85)
+	}
+	if o.ImageGCLowThresholdPercent == nil {
+		o.ImageGCLowThresholdPercent = api.Ptr(80)
+	}
+	if h, l := *o.ImageGCHighThresholdPercent, *o.ImageGCLowThresholdPercent; h < 0 || h > 100 || l < 0 || l > h {
+		errs = append(errs, fmt.Errorf("node: image GC thresholds must satisfy 0 <= low (%d) <= high (%d) <= 100", l, h))
+	}
 	if o.MaxLogBytes <= 0 {
 		o.MaxLogBytes = 10 << 20
 	}

@@ -28,11 +28,16 @@ func (o *imageOptions) flags(cmd *cobra.Command) {
 func newImageCommand(g *globalOptions) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "image",
-		Short: "Build and import container images for the containerd runtime (no registry needed)",
+		Short: "Build, import, pull, push, list and remove container images of the containerd runtime",
 		Example: `  converge image build --binary ./hello --name hello --import
-  converge image import hello.tar`,
+  converge image import hello.tar
+  converge image push hello 127.0.0.1:5000/demo/hello:v1
+  converge image pull 127.0.0.1:5000/demo/hello:v1
+  converge image ls
+  converge image rm 127.0.0.1:5000/demo/hello:v1`,
 	}
-	cmd.AddCommand(newImageImportCommand(g), newImageBuildCommand(g))
+	cmd.AddCommand(newImageImportCommand(g), newImageBuildCommand(g),
+		newImageListCommand(g), newImagePullCommand(g), newImagePushCommand(g), newImageRemoveCommand(g))
 	return cmd
 }
 

@@ -18,7 +18,7 @@ import (
 )
 
 func newNodeCommand(g *globalOptions) *cobra.Command {
-	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress string
+	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress, registries string
 	var leaseDuration time.Duration
 	var serviceProxy bool
 	var join joinOptions
@@ -59,7 +59,7 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 				Agent: node.Options{NodeName: name, Config: cfg, RootDir: rootDir,
 					PodCIDR: podCIDR, InternalIP: internalIP, Logger: log, LogTLS: logTLS,
 					LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4},
-				Runtime: runtimeName, ContainerdAddress: ctrdAddress,
+				Runtime: runtimeName, ContainerdAddress: ctrdAddress, RegistriesFile: registries,
 			}
 			if serviceProxy {
 				o.ServiceProxy = cfg
@@ -80,6 +80,7 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from (default 127.10.0.0/16; give each node its own)")
 	f.StringVar(&internalIP, "internal-ip", "", "the node's address (default 127.0.0.1)")
 	f.BoolVar(&serviceProxy, "service-proxy", false, "also run the service proxy (Service cluster IPs and node ports to ready pods) with the node's credentials; one per machine")
+	f.StringVar(&registries, "registries", "", "registries config for containerd image pulls (k3s registries.yaml shape: mirrors, logins, TLS; loopback registries need none)")
 	f.StringVar(&ctrdAddress, "containerd-address", "", "containerd socket (default: start a private containerd under --root-dir)")
 	f.StringVar(&join.server, "server", "", "join the API server at this https:// URL with --token (credentials are kept in <root-dir>/kubeconfig)")
 	f.StringVar(&join.token, "token", "", "bootstrap token to join with (converge token create)")

@@ -33,6 +33,11 @@ type Runtime struct {
 	namespace   string
 	snapshotter string
 	runtime     string
+	registries  Registries
+
+	// pullMu guards pulls, the pulls in flight by normalized reference.
+	pullMu sync.Mutex
+	pulls  map[string]*pullCall
 
 	// mu guards running. Never held across a containerd call.
 	mu sync.Mutex
@@ -57,7 +62,8 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to containerd at %s: %w", opts.Address, err)
 	}
-	r := &Runtime{client: c, address: opts.Address, namespace: opts.Namespace, runtime: opts.Runtime, running: map[string]*container{}}
+	r := &Runtime{client: c, address: opts.Address, namespace: opts.Namespace, runtime: opts.Runtime,
+		registries: opts.Registries, running: map[string]*container{}, pulls: map[string]*pullCall{}}
 	ctx = r.nsCtx(ctx)
 	if _, err := c.Version(ctx); err != nil {
 		c.Close()

@@ -2,12 +2,33 @@
 // containerd's Go client (containerd 1.6+ with runc). It implements
 // cri.Runtime.
 //
-// Images are never pulled (no registry is reachable): Start looks the image up
-// by its reference, then by its normalized name ("hello" →
-// "docker.io/library/hello:latest"), then by digest for "name@sha256:…"
-// references, and fails with an error wrapping cri.ErrImageNotPresent when
-// it is absent. Images are imported beforehand (package image, `converge image
-// import`); Start unpacks an image into the runtime's snapshotter on first use.
+// Start never pulls: it looks the image up by its reference, then by its
+// normalized name ("hello" → "docker.io/library/hello:latest"), then by digest
+// for "name@sha256:…" references, and fails with an error wrapping
+// cri.ErrImageNotPresent when it is absent; it unpacks an image into the
+// runtime's snapshotter on first use. Images come from `converge image
+// import` (package image) or from registries through cri.ImageService, which
+// the agent calls before Start according to the pod's imagePullPolicy.
+//
+// Pulls (pull.go) use containerd's client with its Docker registry resolver
+// and unpack into the snapshotter. Concurrent pulls of one normalized
+// reference share a single pull, which runs until it ends or every caller
+// gave up. Registries (registry.go, the shape of k3s's registries.yaml) give
+// mirrors (tried in order, then the registry itself), logins and TLS per
+// host. A registry on a loopback address (127.0.0.0/8, ::1, localhost) is
+// reached over plain HTTP straight away, with no HTTPS attempt, unless the
+// configuration gives it a tls entry; every other registry over HTTPS.
+// Credentials passed to a pull are used for the registry host they name
+// (Docker Hub's aliases index.docker.io and registry-1.docker.io are
+// docker.io), else the configured login; containerd's authorizer answers
+// both Basic and Bearer (token server) challenges. Errors keep the resolver's
+// words: "…: not found", "401 Unauthorized", "authorization failed: no basic
+// auth credentials", "insufficient_scope: authorization failed" (an anonymous
+// token), "connect: connection refused". Image IDs are config
+// digests; RemoveImage deletes synchronously so containerd collects unused
+// content and snapshots before it returns; ImageFsUsage reports the
+// filesystem of containerd's content store. Push sends a local image to a
+// registry (`converge image push`).
 //
 // Each Start creates a new container with a random ID (restarts are new
 // containers: the agent passes Attempt and a fresh log path), labelled with the

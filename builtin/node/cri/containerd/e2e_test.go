@@ -196,7 +196,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Errorf("ImageArgs log = %q", got)
 	}
 
-	// Images are never pulled.
+	// Start never pulls (the agent pulls first through cri.ImageService).
 	missing := spec(0, "echo")
 	missing.Image = "example.com/not/imported:v1"
 	if _, err := rt.Start(t.Context(), missing); !errors.Is(err, cri.ErrImageNotPresent) {

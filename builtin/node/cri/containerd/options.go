@@ -27,6 +27,10 @@ type Options struct {
 	Snapshotter string
 	// Runtime is the containerd runtime (shim) name (default io.containerd.runc.v2).
 	Runtime string
+	// Registries configure mirrors, logins and TLS for image pulls and pushes
+	// (LoadRegistries reads k3s's registries.yaml shape). The zero value
+	// reaches every registry directly over HTTPS, loopback ones over HTTP.
+	Registries Registries
 }
 
 func (o *Options) complete() {

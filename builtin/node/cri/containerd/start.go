@@ -193,7 +193,7 @@ func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {
 			return imgs[0], nil
 		}
 	}
-	return nil, fmt.Errorf("image %q (import it with `converge image import`): %w", ref, cri.ErrImageNotPresent)
+	return nil, fmt.Errorf("image %q (pull it, or import it with `converge image import`): %w", ref, cri.ErrImageNotPresent)
 }
 
 func (r *Runtime) unpack(ctx context.Context, img client.Image) error {
