@@ -33,6 +33,12 @@ const (
 	RuntimeContainerd = "containerd"
 )
 
+// DefaultContainerdServiceCIDR is the Service CIDR of a control plane whose
+// local node runs containerd: k3s' 10.43.0.0/16, routable from pods in their
+// own network namespaces (the service proxy puts each cluster IP on its
+// dummy interface, see builtin/node/proxy).
+const DefaultContainerdServiceCIDR = "10.43.0.0/16"
+
 // NodeOptions configure NewNode.
 type NodeOptions struct {
 	// Agent configures the node agent (name, client configuration, root dir,

@@ -2,6 +2,7 @@ package node
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -213,6 +214,7 @@ func (a *Agent) register(ctx context.Context) error {
 		return fmt.Errorf("create node %s: %w", a.opts.NodeName, err)
 	}
 	a.nodeUID = node.UID
+	a.podCIDR = cmp.Or(node.Spec.PodCIDR, a.opts.PodCIDR)
 	return a.writeNodeStatus(ctx, node.Status.Conditions)
 }
 

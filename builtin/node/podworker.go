@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -29,6 +28,7 @@ type podWorker struct {
 	gone        bool                                            // the pod left the API; guarded by mu
 	terminating bool                                            // guarded by mu
 	podIP       string                                          // guarded by mu
+	netns       string                                          // the pod's network namespace (CNI); guarded by mu
 	startTime   api.Time                                        // guarded by mu
 	sandboxOK   bool                                            // IP and volumes ready; guarded by mu
 	initDone    bool                                            // guarded by mu
@@ -140,17 +140,12 @@ func (w *podWorker) run() {
 
 // lifecycle prepares the sandbox, runs init containers, then containers.
 func (w *podWorker) lifecycle(ctx context.Context) {
-	pod := w.current()
-	ip := w.a.opts.InternalIP
-	if !pod.Spec.HostNetwork {
-		var err error
-		if ip, err = w.a.ipam.allocate(w.uid); err != nil {
-			w.setMessage(fmt.Sprintf("cannot allocate a pod IP: %v", err))
-			return
-		}
+	ip, netns, ok := w.setupNetwork(ctx, w.current())
+	if !ok {
+		return
 	}
 	w.mu.Lock()
-	w.podIP = ip
+	w.podIP, w.netns = ip, netns
 	w.mu.Unlock()
 	backoff := time.Second
 	for {
@@ -224,7 +219,7 @@ func (w *podWorker) cleanup() {
 		r.removeAll(ctx)
 	}
 	w.teardownVolumes()
-	w.a.ipam.release(w.uid)
+	w.releaseNetwork(ctx)
 	w.mu.Lock()
 	gone := w.gone
 	pod := w.pod
