@@ -2,7 +2,6 @@ package node
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -214,7 +213,7 @@ func (a *Agent) register(ctx context.Context) error {
 		return fmt.Errorf("create node %s: %w", a.opts.NodeName, err)
 	}
 	a.nodeUID = node.UID
-	a.podCIDR = cmp.Or(node.Spec.PodCIDR, a.opts.PodCIDR)
+	a.podCIDR = a.podCIDRFor(node.Spec.PodCIDR)
 	return a.writeNodeStatus(ctx, node.Status.Conditions)
 }
 

@@ -97,8 +97,11 @@ func (o *Options) complete() error {
 			o.PodNetwork = PodNetworkCNI
 		}
 	}
-	if o.PodNetwork != PodNetworkLoopback && o.PodNetwork != PodNetworkCNI {
+	switch {
+	case o.PodNetwork != PodNetworkLoopback && o.PodNetwork != PodNetworkCNI:
 		errs = append(errs, fmt.Errorf("node: PodNetwork %q: use %s or %s", o.PodNetwork, PodNetworkLoopback, PodNetworkCNI))
+	case o.PodNetwork == PodNetworkCNI && o.Runtime != nil && o.Runtime.Name() != "containerd":
+		errs = append(errs, fmt.Errorf("node: PodNetwork %s needs the containerd runtime (the %s runtime runs containers in the host's network)", PodNetworkCNI, o.Runtime.Name()))
 	}
 	if o.PodCIDR == "" {
 		o.PodCIDR = DefaultLoopbackPodCIDR

@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,6 +31,22 @@ const (
 	// (one /24 per node).
 	DefaultCNIPodCIDR = "10.42.0.0/24"
 )
+
+// podCIDRFor returns the pod CIDR to use: the Node's spec.podCIDR when set,
+// else Options.PodCIDR. A loopback spec.podCIDR (recorded by an agent of the
+// process runtime; it cannot change) is unusable for CNI: Options.PodCIDR is
+// used then, with a warning.
+func (a *Agent) podCIDRFor(nodeCIDR string) string {
+	if nodeCIDR == "" {
+		return a.opts.PodCIDR
+	}
+	if p, err := netip.ParsePrefix(nodeCIDR); a.opts.PodNetwork == PodNetworkCNI && (err != nil || p.Addr().IsLoopback()) {
+		a.log.Info("The Node's spec.podCIDR cannot be used for pod network namespaces; using the configured pod CIDR (delete the Node to record it)",
+			"nodePodCIDR", nodeCIDR, "podCIDR", a.opts.PodCIDR)
+		return a.opts.PodCIDR
+	}
+	return nodeCIDR
+}
 
 // startPodNetwork creates the CNI pod network over podCIDR (the Node's
 // spec.podCIDR when it has one).

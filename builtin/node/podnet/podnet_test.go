@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -103,6 +104,34 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		}).Should(Succeed())
 		Consistently(suite.bad.done, "300ms").ShouldNot(Receive())
 		Expect(filepath.Join(suite.bad.root, "netns", p.UID)).NotTo(BeAnExistingFile())
+	})
+
+	It("keeps a pod's IP across an agent restart and tears down the network of a pod deleted meanwhile", func(ctx SpecContext) {
+		g := &corev1.Pod{}
+		g.Name = "gone"
+		g.Spec.Containers = []corev1.Container{sh("c", "exec /bin/busybox sleep 3600")}
+		createOn(ctx, suite.b, g)
+		g = running(ctx, "gone")
+		goneNS := filepath.Join(suite.b.root, "netns", g.UID)
+		Expect(goneNS).To(BeAnExistingFile())
+
+		suite.b.cancel()
+		Eventually(suite.b.done, 30*time.Second).Should(Receive(BeNil()))
+		Expect(suite.c.Delete(ctx, g, client.GracePeriodSeconds(0))).To(Succeed())
+		suite.b = startAgent(suite.b.name, suite.b.cidr, nil)
+
+		Eventually(func(g Gomega) {
+			p, err := getPod(ctx, "other")()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Status.ContainerStatuses).To(HaveLen(1))
+			g.Expect(p.Status.ContainerStatuses[0].ContainerID).NotTo(Equal(other.Status.ContainerStatuses[0].ContainerID), "restarted by the new agent")
+			g.Expect(p.Status.ContainerStatuses[0].State.Running).NotTo(BeNil())
+			g.Expect(p.Status.PodIP).To(Equal(other.Status.PodIP))
+			other = p
+		}).Should(Succeed())
+		Eventually(wget(ctx, other, "c", "http://"+web.Status.PodIP+":8080/")).Should(Equal("hello from web\n"))
+		Eventually(func() string { return goneNS }).ShouldNot(BeAnExistingFile())
+		Expect(vethsOn(podnet.BridgeName(suite.b.name))).To(HaveLen(1))
 	})
 
 	It("leaves no namespace, veth or IP allocation behind when a pod goes", func(ctx SpecContext) {
