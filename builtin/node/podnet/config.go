@@ -8,7 +8,7 @@ import (
 )
 
 // Plugins are the CNI plugin types the network needs.
-var Plugins = []string{"loopback", "bridge", "host-local", "portmap"}
+var Plugins = []string{"loopback", "bridge", "host-local", "portmap", "firewall"}
 
 // BridgeName is the Linux bridge of nodeName's pods: "cnv-" and 8 hex digits
 // of the FNV-1a hash of the name (interface names are limited to 15 bytes).
@@ -70,6 +70,9 @@ func confList(nodeName, podCIDR, ipamDir string) ([]byte, error) {
 				},
 			},
 			{"type": "portmap", "capabilities": obj{"portMappings": true}, "snat": true},
+			// Accepts the pod's traffic in the FORWARD chain, whose policy
+			// may be DROP (Docker sets it so).
+			{"type": "firewall"},
 		},
 	}
 	b, err := json.MarshalIndent(conf, "", "  ")

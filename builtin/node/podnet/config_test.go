@@ -88,10 +88,13 @@ func TestConfList(t *testing.T) {
 			if err := json.Unmarshal(b, &c); err != nil {
 				t.Fatal(err)
 			}
-			if c.CNIVersion != "1.0.0" || c.Name != NetworkName(tc.node) || len(c.Plugins) != 2 {
+			if c.CNIVersion != "1.0.0" || c.Name != NetworkName(tc.node) || len(c.Plugins) != 3 {
 				t.Fatalf("conflist = %s", b)
 			}
 			br, pm := c.Plugins[0], c.Plugins[1]
+			if c.Plugins[2].Type != "firewall" {
+				t.Errorf("third plugin = %+v, want firewall", c.Plugins[2])
+			}
 			if br.Type != "bridge" || br.Bridge != BridgeName(tc.node) || !br.IsGateway || br.IPAM.Type != "host-local" || br.IPAM.DataDir != "/data/ipam" {
 				t.Errorf("bridge plugin = %+v", br)
 			}

@@ -3,7 +3,8 @@
 // in /usr/lib/cni or /opt/cni/bin): loopback for lo, bridge for eth0 (a veth
 // pair into a per-node Linux bridge that is the pods' default gateway and
 // masquerades traffic leaving the pod CIDR), host-local IPAM over the node's
-// pod CIDR, and portmap for hostPort.
+// pod CIDR, portmap for hostPort, and firewall, which accepts the pods'
+// traffic in iptables' FORWARD chain (its policy may be DROP).
 //
 // New writes the network configuration list (conflist) under the node's root
 // dir and enables IPv4 forwarding (net.ipv4.ip_forward), so pods reach
