@@ -64,7 +64,11 @@ type Node struct {
 	proxy   *proxy.Proxy
 	runtime io.Closer
 	daemon  *daemon.Daemon
-	log     logr.Logger
+	// stopDaemon stops the private containerd: only after the agent stopped
+	// its containers (a daemon stopping with ctx would race the agent's
+	// shutdown and leave containers running).
+	stopDaemon context.CancelFunc
+	log        logr.Logger
 }
 
 // NewNode creates the node's runtime (starting a private containerd bound to
@@ -120,10 +124,13 @@ func NewNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, error) {
 	addr := o.ContainerdAddress
 	if addr == "" {
-		d, err := daemon.Start(ctx, daemon.Options{Dir: filepath.Join(o.Agent.RootDir, "containerd")})
+		dctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		d, err := daemon.Start(dctx, daemon.Options{Dir: filepath.Join(o.Agent.RootDir, "containerd")})
 		if err != nil {
+			stop()
 			return nil, fmt.Errorf("start containerd: %w", err)
 		}
+		n.stopDaemon = stop
 		n.daemon, addr = d, d.Address()
 	}
 	rt, err := containerd.New(ctx, containerd.Options{Address: addr})
@@ -135,7 +142,8 @@ func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, erro
 }
 
 // Start runs the agent (and the service proxy) until ctx ends, then closes
-// the runtime's connection. A failing service proxy is logged, not fatal: the
+// the runtime's connection and stops the private containerd, once the agent
+// has stopped its containers. A failing service proxy is logged, not fatal: the
 // node's pods still run.
 func (n *Node) Start(ctx context.Context) error {
 	defer n.close()
@@ -151,15 +159,20 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	err := n.agent.Start(ctx)
 	wg.Wait()
-	if n.daemon != nil && ctx.Err() != nil {
-		<-n.daemon.Done()
-	}
 	return err
 }
 
+// close closes the runtime's connection, then stops the private containerd
+// (after the agent stopped its containers). Idempotent.
 func (n *Node) close() {
 	if n.runtime != nil {
 		_ = n.runtime.Close()
+		n.runtime = nil
+	}
+	if n.stopDaemon != nil {
+		n.stopDaemon()
+		<-n.daemon.Done()
+		n.stopDaemon = nil
 	}
 }
 
