@@ -215,8 +215,12 @@ func (w *podWorker) shutdown(grace time.Duration) {
 // cleanup removes containers, volumes and the IP, then completes the deletion.
 func (w *podWorker) cleanup() {
 	ctx := w.a.ctx
+	// Containers are removed even when the agent stops meanwhile: this
+	// worker may already be gone from the set shutdown stops.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
-		r.removeAll(ctx)
+		r.removeAll(rctx)
 	}
 	w.teardownVolumes()
 	w.releaseNetwork(ctx)
