@@ -39,7 +39,7 @@ type Agent struct {
 	stats  *stats.Sampler
 
 	logPort  int
-	podCIDR  string // the Node's spec.podCIDR (set by register)
+	podCIDR  string // in use: the Node's spec.podCIDR or Options.PodCIDR (set by register)
 	nodeUID  string
 	listener net.Listener
 
