@@ -114,6 +114,9 @@ type Options struct {
 	// ContainerdAddress is the containerd socket of RuntimeContainerd; empty
 	// starts a private containerd under DataDir/node/containerd.
 	ContainerdAddress string
+	// CNIBinDirs are where the local containerd node looks for CNI plugins
+	// (default /usr/lib/cni, then /opt/cni/bin).
+	CNIBinDirs []string
 	// NodeName names the local node (default: the hostname).
 	NodeName string
 	// PodCIDR is the range the local node's pod IPs come from (default

@@ -198,7 +198,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		}
 		n, err := NewNode(ctx, NodeOptions{
 			Agent: node.Options{NodeName: name, Config: cfg, RootDir: filepath.Join(opts.DataDir, "node"),
-				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, LogTLS: logTLS},
+				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, CNIBinDirs: opts.CNIBinDirs, LogTLS: logTLS},
 			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, ServiceProxy: proxyCfg,
 		})
 		if err != nil {
