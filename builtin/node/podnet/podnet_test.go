@@ -77,6 +77,19 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		Expect(addrsOf(suite.proxyIface)).To(ContainElement(svc.Spec.ClusterIP + "/32"))
 	})
 
+	It("keeps hostNetwork pods in the host's network with the node's IP", func(ctx SpecContext) {
+		h := &corev1.Pod{}
+		h.Name = "host-net"
+		h.Spec.HostNetwork = true
+		h.Spec.Containers = []corev1.Container{sh("c", "exec /bin/busybox sleep 3600")}
+		createOn(ctx, suite.a, h)
+		h = running(ctx, "host-net")
+		Expect(h.Status.PodIP).To(Equal("127.0.0.1"), "the node's InternalIP")
+		Expect(execIn(ctx, h, "c", "/bin/busybox", "ip", "-o", "link")).To(ContainSubstring(podnet.BridgeName(suite.a.name)))
+		Expect(filepath.Join(suite.a.root, "netns", h.UID)).NotTo(BeAnExistingFile())
+		Expect(suite.c.Delete(ctx, h, client.GracePeriodSeconds(0))).To(Succeed())
+	})
+
 	It("forwards a hostPort to the pod", func() {
 		Eventually(httpGet("http://" + hostAddr() + ":" + strconv.Itoa(int(port)) + "/")).Should(Equal("hello from web\n"))
 	})
