@@ -95,7 +95,9 @@ type Options struct {
 	// EncryptionConfigFile is an EncryptionConfiguration (instead of EncryptionKeys).
 	EncryptionConfigFile string
 	// ServiceCIDR is the IPv4 range Service cluster IPs come from (default
-	// 127.96.0.0/12: loopback, so the node agents' service proxy can listen on them).
+	// 127.96.0.0/12: loopback, so the node agents' service proxy can listen on
+	// them; with NodeRuntime RuntimeContainerd DefaultContainerdServiceCIDR,
+	// routable from pods in their own network namespaces).
 	ServiceCIDR string
 	// NodePortRange is the Service node port range (default 30000-32767).
 	NodePortRange string
@@ -116,10 +118,14 @@ type Options struct {
 	// registries.yaml shape: mirrors, logins, TLS); empty reaches registries
 	// directly (loopback ones over plain HTTP).
 	RegistriesFile string
+	// CNIBinDirs are where the local containerd node looks for CNI plugins
+	// (default /usr/lib/cni, then /opt/cni/bin).
+	CNIBinDirs []string
 	// NodeName names the local node (default: the hostname).
 	NodeName string
 	// PodCIDR is the range the local node's pod IPs come from (default
-	// 127.10.0.0/16, loopback). Control planes on one machine need distinct ones.
+	// 127.10.0.0/16, loopback; with RuntimeContainerd 10.42.0.0/24, see
+	// node.DefaultCNIPodCIDR). Control planes on one machine need distinct ones.
 	PodCIDR string
 	// SimulatedNodes runs that many simulated nodes (no containers) in-process.
 	SimulatedNodes int
@@ -145,6 +151,9 @@ func (o *Options) complete() error {
 	}
 	if o.Port < 0 || o.Port > 65535 {
 		errs = append(errs, fmt.Errorf("controlplane: port %d out of range", o.Port))
+	}
+	if o.ServiceCIDR == "" && o.NodeRuntime == RuntimeContainerd {
+		o.ServiceCIDR = DefaultContainerdServiceCIDR
 	}
 	if o.CompactionInterval == 0 {
 		o.CompactionInterval = 5 * time.Minute

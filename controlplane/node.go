@@ -33,6 +33,12 @@ const (
 	RuntimeContainerd = "containerd"
 )
 
+// DefaultContainerdServiceCIDR is the Service CIDR of a control plane whose
+// local node runs containerd: k3s' 10.43.0.0/16, routable from pods in their
+// own network namespaces (the service proxy puts each cluster IP on its
+// dummy interface, see builtin/node/proxy).
+const DefaultContainerdServiceCIDR = "10.43.0.0/16"
+
 // NodeOptions configure NewNode.
 type NodeOptions struct {
 	// Agent configures the node agent (name, client configuration, root dir,
@@ -62,7 +68,11 @@ type Node struct {
 	proxy   *proxy.Proxy
 	runtime io.Closer
 	daemon  *daemon.Daemon
-	log     logr.Logger
+	// stopDaemon stops the private containerd: only after the agent stopped
+	// its containers (a daemon stopping with ctx would race the agent's
+	// shutdown and leave containers running).
+	stopDaemon context.CancelFunc
+	log        logr.Logger
 }
 
 // NewNode creates the node's runtime (starting a private containerd bound to
@@ -125,10 +135,13 @@ func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, erro
 	}
 	addr := o.ContainerdAddress
 	if addr == "" {
-		d, err := daemon.Start(ctx, daemon.Options{Dir: filepath.Join(o.Agent.RootDir, "containerd")})
+		dctx, stop := context.WithCancel(context.WithoutCancel(ctx))
+		d, err := daemon.Start(dctx, daemon.Options{Dir: filepath.Join(o.Agent.RootDir, "containerd")})
 		if err != nil {
+			stop()
 			return nil, fmt.Errorf("start containerd: %w", err)
 		}
+		n.stopDaemon = stop
 		n.daemon, addr = d, d.Address()
 	}
 	rt, err := containerd.New(ctx, containerd.Options{Address: addr, Registries: regs})
@@ -140,7 +153,8 @@ func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, erro
 }
 
 // Start runs the agent (and the service proxy) until ctx ends, then closes
-// the runtime's connection. A failing service proxy is logged, not fatal: the
+// the runtime's connection and stops the private containerd, once the agent
+// has stopped its containers. A failing service proxy is logged, not fatal: the
 // node's pods still run.
 func (n *Node) Start(ctx context.Context) error {
 	defer n.close()
@@ -156,15 +170,20 @@ func (n *Node) Start(ctx context.Context) error {
 	}
 	err := n.agent.Start(ctx)
 	wg.Wait()
-	if n.daemon != nil && ctx.Err() != nil {
-		<-n.daemon.Done()
-	}
 	return err
 }
 
+// close closes the runtime's connection, then stops the private containerd
+// (after the agent stopped its containers). Idempotent.
 func (n *Node) close() {
 	if n.runtime != nil {
 		_ = n.runtime.Close()
+		n.runtime = nil
+	}
+	if n.stopDaemon != nil {
+		n.stopDaemon()
+		<-n.daemon.Done()
+		n.stopDaemon = nil
 	}
 }
 
@@ -190,7 +209,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		}
 		n, err := NewNode(ctx, NodeOptions{
 			Agent: node.Options{NodeName: name, Config: cfg, RootDir: filepath.Join(opts.DataDir, "node"),
-				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, LogTLS: logTLS},
+				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, CNIBinDirs: opts.CNIBinDirs, LogTLS: logTLS},
 			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, RegistriesFile: opts.RegistriesFile, ServiceProxy: proxyCfg,
 		})
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/podnet"
 	"github.com/converge-dev/converge/builtin/node/stats"
 	"github.com/converge-dev/converge/framework/api/fields"
 	"github.com/converge-dev/converge/framework/cache"
@@ -26,15 +27,19 @@ import (
 
 // Agent is a node agent. Create it with New and run it with Start.
 type Agent struct {
-	opts  Options
-	log   logr.Logger
-	c     *client.Client
-	rt    cri.Runtime
-	rec   *record.Recorder
-	ipam  *ipam
-	stats *stats.Sampler
+	opts Options
+	log  logr.Logger
+	c    *client.Client
+	rt   cri.Runtime
+	rec  *record.Recorder
+	ipam *ipam
+	// podnet gives pods network namespaces (PodNetworkCNI); nil with
+	// PodNetworkLoopback. Set by Start before any pod worker exists.
+	podnet *podnet.Network
+	stats  *stats.Sampler
 
 	logPort  int
+	podCIDR  string // in use: the Node's spec.podCIDR or Options.PodCIDR (set by register)
 	nodeUID  string
 	listener net.Listener
 
@@ -134,6 +139,9 @@ func (a *Agent) Start(ctx context.Context) error {
 		}
 	}
 	a.log.Info("Node registered", "logPort", a.logPort, "runtime", a.rt.Name())
+	if err := a.startPodNetwork(a.podCIDR); err != nil {
+		return err
+	}
 
 	a.loadAdoptable(ctx)
 	inf, err := cache.NewClientInformer[*corev1.Pod](a.c, cache.InformerOptions[*corev1.Pod]{
@@ -159,6 +167,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		defer bg.Done()
 		if inf.WaitForCacheSync(ctx) {
 			a.removeOrphans(ctx, inf.Store().List())
+			a.removeOrphanNetworks(ctx, inf.Store().List())
 		}
 	}()
 	go func() { defer bg.Done(); a.runLease(ctx) }()

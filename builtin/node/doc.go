@@ -27,8 +27,11 @@
 //     a shorter second DELETE), gets a terminal final status, and is deleted
 //     with gracePeriodSeconds=0 and its UID as precondition; a pod that
 //     disappeared (force deleted) has its containers stopped within 2 s.
-//   - Pod IPs: each pod gets its own address from PodCIDR (default
-//     127.10.0.0/16, loopback, so the process runtime's programs can bind it);
+//   - Pod IPs: with PodNetworkLoopback (the process runtime) each pod gets its
+//     own address from PodCIDR (default 127.10.0.0/16, loopback, so the process
+//     runtime's programs can bind it); with PodNetworkCNI (the containerd
+//     runtime) its own network namespace and an IP from the Node's podCIDR
+//     (default 10.42.0.0/24) through CNI (package podnet, podnetwork.go).
 //     hostNetwork pods get the node's InternalIP. The IP is status.podIP and the
 //     POD_IP environment variable.
 //   - Logs: GET http://<InternalIP>:<port>/containerLogs/{namespace}/{pod}/{container}

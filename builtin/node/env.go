@@ -308,6 +308,7 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 		Image: c.Image, Args: args, ImageArgs: imageArgs, Env: env, WorkingDir: c.WorkingDir,
 		Mounts: mounts, PodIP: w.ip(), Attempt: attempt, Stdin: c.Stdin, StdinOnce: c.StdinOnce,
 	}
+	w.sandboxMounts(&spec)
 	spec.LogPath = filepath.Join(w.a.opts.RootDir, "logs", pod.Namespace+"_"+pod.Name+"_"+pod.UID, c.Name, strconv.Itoa(attempt)+".log")
 	if sc := pod.Spec.SecurityContext; sc != nil {
 		spec.RunAsUser, spec.RunAsGroup = sc.RunAsUser, sc.RunAsGroup

@@ -213,6 +213,7 @@ func (a *Agent) register(ctx context.Context) error {
 		return fmt.Errorf("create node %s: %w", a.opts.NodeName, err)
 	}
 	a.nodeUID = node.UID
+	a.podCIDR = a.podCIDRFor(node.Spec.PodCIDR)
 	return a.writeNodeStatus(ctx, node.Status.Conditions)
 }
 

@@ -29,8 +29,18 @@ type Options struct {
 	Runtime cri.Runtime
 	// RootDir holds pod directories (volumes) and container logs.
 	RootDir string
-	// PodCIDR is the range pod IPs come from (default 127.10.0.0/16).
+	// PodCIDR is the range pod IPs come from when the Node has no
+	// spec.podCIDR yet (default DefaultLoopbackPodCIDR, or DefaultCNIPodCIDR
+	// with PodNetworkCNI).
 	PodCIDR string
+	// PodNetwork is PodNetworkLoopback (default with the process runtime) or
+	// PodNetworkCNI (default with the containerd runtime).
+	PodNetwork string
+	// CNIBinDirs are searched for CNI plugins (default /usr/lib/cni, then
+	// /opt/cni/bin); CNIConfDir receives the node's conflist (default
+	// RootDir/cni/net.d). Used with PodNetworkCNI.
+	CNIBinDirs []string
+	CNIConfDir string
 	// InternalIP is the node's address (default 127.0.0.1).
 	InternalIP string
 	// LogAddress is the log server's listen address (default InternalIP:0).
@@ -94,8 +104,23 @@ func (o *Options) complete() error {
 	if o.RootDir == "" {
 		errs = append(errs, errors.New("node: RootDir is required"))
 	}
+	if o.PodNetwork == "" {
+		o.PodNetwork = PodNetworkLoopback
+		if o.Runtime != nil && o.Runtime.Name() == "containerd" {
+			o.PodNetwork = PodNetworkCNI
+		}
+	}
+	switch {
+	case o.PodNetwork != PodNetworkLoopback && o.PodNetwork != PodNetworkCNI:
+		errs = append(errs, fmt.Errorf("node: PodNetwork %q: use %s or %s", o.PodNetwork, PodNetworkLoopback, PodNetworkCNI))
+	case o.PodNetwork == PodNetworkCNI && o.Runtime != nil && o.Runtime.Name() != "containerd":
+		errs = append(errs, fmt.Errorf("node: PodNetwork %s needs the containerd runtime (the %s runtime runs containers in the host's network)", PodNetworkCNI, o.Runtime.Name()))
+	}
 	if o.PodCIDR == "" {
-		o.PodCIDR = "127.10.0.0/16"
+		o.PodCIDR = DefaultLoopbackPodCIDR
+		if o.PodNetwork == PodNetworkCNI {
+			o.PodCIDR = DefaultCNIPodCIDR
+		}
 	}
 	if _, _, err := net.ParseCIDR(o.PodCIDR); err != nil {
 		errs = append(errs, fmt.Errorf("node: PodCIDR: %w", err))

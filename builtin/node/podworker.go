@@ -3,7 +3,6 @@ package node
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -29,6 +28,7 @@ type podWorker struct {
 	gone        bool                                            // the pod left the API; guarded by mu
 	terminating bool                                            // guarded by mu
 	podIP       string                                          // guarded by mu
+	netns       string                                          // the pod's network namespace (CNI); guarded by mu
 	startTime   api.Time                                        // guarded by mu
 	sandboxOK   bool                                            // IP and volumes ready; guarded by mu
 	initDone    bool                                            // guarded by mu
@@ -140,17 +140,12 @@ func (w *podWorker) run() {
 
 // lifecycle prepares the sandbox, runs init containers, then containers.
 func (w *podWorker) lifecycle(ctx context.Context) {
-	pod := w.current()
-	ip := w.a.opts.InternalIP
-	if !pod.Spec.HostNetwork {
-		var err error
-		if ip, err = w.a.ipam.allocate(w.uid); err != nil {
-			w.setMessage(fmt.Sprintf("cannot allocate a pod IP: %v", err))
-			return
-		}
+	ip, netns, ok := w.setupNetwork(ctx, w.current())
+	if !ok {
+		return
 	}
 	w.mu.Lock()
-	w.podIP = ip
+	w.podIP, w.netns = ip, netns
 	w.mu.Unlock()
 	backoff := time.Second
 	for {
@@ -220,11 +215,15 @@ func (w *podWorker) shutdown(grace time.Duration) {
 // cleanup removes containers, volumes and the IP, then completes the deletion.
 func (w *podWorker) cleanup() {
 	ctx := w.a.ctx
+	// Containers are removed even when the agent stops meanwhile: this
+	// worker may already be gone from the set shutdown stops.
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
 	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
-		r.removeAll(ctx)
+		r.removeAll(rctx)
 	}
 	w.teardownVolumes()
-	w.a.ipam.release(w.uid)
+	w.releaseNetwork(ctx)
 	w.mu.Lock()
 	gone := w.gone
 	pod := w.pod

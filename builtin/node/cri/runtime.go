@@ -65,6 +65,11 @@ type ContainerSpec struct {
 	// PodIP is the pod's IP (the process runtime binds nothing itself; it is
 	// exported as POD_IP by the agent).
 	PodIP string
+	// NetNSPath, when set, is the pod's network namespace (package podnet):
+	// the container joins it, so the containers of one pod share localhost
+	// and the pod IP. Empty means the host's network (the process runtime,
+	// hostNetwork pods). Runtimes without namespaces ignore it.
+	NetNSPath string
 	// RunAsUser and RunAsGroup select the user when set (root only).
 	RunAsUser, RunAsGroup *int64
 	Resources             Resources

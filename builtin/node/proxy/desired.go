@@ -136,3 +136,21 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	return slices.Sorted(maps.Keys(m))
 }
+
+// hostedIPs returns the cluster IPs the proxy must add to its interface: the
+// IPv4 cluster IPs that are not loopback addresses (the whole of 127.0.0.0/8
+// is local already). It is a pure function.
+func hostedIPs(svcs []*corev1.Service) []netip.Addr {
+	set := map[netip.Addr]bool{}
+	for _, svc := range svcs {
+		for _, s := range clusterIPs(svc) {
+			if a, err := netip.ParseAddr(s); err == nil && !a.IsLoopback() && !a.IsUnspecified() {
+				set[a] = true
+			}
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return slices.SortedFunc(maps.Keys(set), func(a, b netip.Addr) int { return a.Compare(b) })
+}

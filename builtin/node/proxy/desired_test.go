@@ -115,3 +115,33 @@ func TestDesired(t *testing.T) {
 		})
 	}
 }
+
+func TestHostedIPs(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		svcs []*corev1.Service
+		want []string
+	}{
+		{name: "none", svcs: nil, want: nil},
+		{name: "loopback cluster IPs need no interface", svcs: []*corev1.Service{svc("a", corev1.ServiceTypeClusterIP, "127.96.0.10")}, want: nil},
+		{name: "routable cluster IPs, sorted and deduplicated", svcs: []*corev1.Service{
+			svc("b", corev1.ServiceTypeNodePort, "10.43.0.20"),
+			svc("a", corev1.ServiceTypeClusterIP, "10.43.0.3"),
+			svc("c", corev1.ServiceTypeClusterIP, "10.43.0.3"),
+		}, want: []string{"10.43.0.3", "10.43.0.20"}},
+		{name: "headless and ExternalName skipped", svcs: []*corev1.Service{
+			svc("h", corev1.ServiceTypeClusterIP, "None"),
+			svc("x", corev1.ServiceTypeExternalName, "10.43.0.9"),
+		}, want: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, a := range hostedIPs(tc.svcs) {
+				got = append(got, a.String())
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("hostedIPs (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -23,7 +23,14 @@
 //
 // On Linux the whole of 127.0.0.0/8 is routed to lo, so listening on
 // 127.x.y.z (the default service CIDR 127.96.0.0/12, see builtin/servicenet)
-// needs no interface configuration. Ports below 1024 need root or
+// needs no interface configuration. Cluster IPs outside it (10.43.0.0/16 with
+// the containerd runtime, whose pods have their own network namespaces) are
+// added as /32 addresses to an interface the proxy owns (Options.Interface,
+// "converge0": a dummy, or a bridge without ports where the kernel has no
+// dummy driver) before it listens on them, and removed when their Services
+// go; the interface is deleted when Start returns. Pods reach them through
+// their bridge gateway. This needs CAP_NET_ADMIN; without it those listeners
+// fail and are retried. Ports below 1024 need root or
 // CAP_NET_BIND_SERVICE (or net.ipv4.ip_unprivileged_port_start=0).
 //
 // Out of scope: UDP and SCTP ports (skipped), session affinity, external IPs,

@@ -30,6 +30,12 @@ type Options struct {
 	NodePortAddresses []string
 	// DialTimeout bounds each connection attempt to a backend (default 2 s).
 	DialTimeout time.Duration
+	// Interface is the dummy interface the proxy creates and owns to hold
+	// cluster IPs outside 127.0.0.0/8, one /32 each, so it can listen on them
+	// and pods in their own network namespaces reach them through their
+	// gateway (default DefaultInterface, "converge0"). It is removed when Start
+	// returns. Needs CAP_NET_ADMIN.
+	Interface string
 	// RetryInterval is how often listeners that could not be opened are
 	// retried (default 5 s).
 	RetryInterval time.Duration
@@ -49,6 +55,8 @@ type Proxy struct {
 	mu        sync.Mutex
 	listeners map[string]*listener // by listen address; guarded by mu
 	failed    map[string]bool      // addresses that could not be opened last time; guarded by mu
+	ifaceErr  bool                 // the interface could not be synced last time; guarded by mu
+	ifaceUsed bool                 // the interface was created or synced; guarded by mu
 
 	wg sync.WaitGroup // accept loops and proxied connections
 }
@@ -63,6 +71,9 @@ func New(opts Options) (*Proxy, error) {
 	}
 	if opts.DialTimeout <= 0 {
 		opts.DialTimeout = 2 * time.Second
+	}
+	if opts.Interface == "" {
+		opts.Interface = DefaultInterface
 	}
 	if opts.RetryInterval <= 0 {
 		opts.RetryInterval = 5 * time.Second
@@ -105,6 +116,14 @@ func (p *Proxy) Start(ctx context.Context) error {
 		p.closeAll()
 		p.wg.Wait()
 		informers.Wait()
+		p.mu.Lock()
+		used := p.ifaceUsed
+		p.mu.Unlock()
+		if used {
+			if err := removeInterface(p.opts.Interface); err != nil {
+				p.log.Error(err, "Cannot remove the cluster IP interface")
+			}
+		}
 	}()
 	if !p.svcs.WaitForCacheSync(ctx) || !p.eps.WaitForCacheSync(ctx) {
 		return nil // ctx ended
@@ -120,7 +139,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 			p.sync(ctx)
 		case <-retry.C:
 			p.mu.Lock()
-			pending := len(p.failed) > 0
+			pending := len(p.failed) > 0 || p.ifaceErr
 			p.mu.Unlock()
 			if pending {
 				p.sync(ctx)
@@ -143,15 +162,25 @@ func (p *Proxy) Addresses() []string {
 
 // sync makes the listeners match the caches.
 func (p *Proxy) sync(ctx context.Context) {
-	want := desired(p.svcs.Store().List(), p.eps.Store().List(), p.opts.NodePortAddresses)
+	svcs := p.svcs.Store().List()
+	want := desired(svcs, p.eps.Store().List(), p.opts.NodePortAddresses)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	// Closed listeners first (their addresses may go), then the addresses,
+	// then new listeners (their addresses must be there).
 	for addr, l := range p.listeners {
 		if _, ok := want[addr]; !ok {
 			_ = l.ln.Close()
 			delete(p.listeners, addr)
 			p.log.V(1).Info("Stopped listening", "address", addr, "service", l.frontend().Service)
 		}
+	}
+	if ips := hostedIPs(svcs); len(ips) > 0 || p.ifaceUsed {
+		err := syncInterface(p.opts.Interface, ips)
+		if err != nil && !p.ifaceErr {
+			p.log.Error(err, "Cannot put cluster IPs on the proxy's interface", "interface", p.opts.Interface)
+		}
+		p.ifaceErr, p.ifaceUsed = err != nil, true
 	}
 	for addr := range p.failed {
 		if _, ok := want[addr]; !ok {

@@ -19,6 +19,7 @@ import (
 
 func newNodeCommand(g *globalOptions) *cobra.Command {
 	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress, registries string
+	var cniBinDirs []string
 	var leaseDuration time.Duration
 	var serviceProxy bool
 	var join joinOptions
@@ -27,6 +28,9 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 		Short: "Run a node agent (the kubelet equivalent) against an API server",
 		Example: `  converge node --kubeconfig ~/.converge/kubeconfig --name worker-1 --root-dir /var/lib/cv/node
   converge node --runtime containerd --containerd-address /run/containerd/containerd.sock
+
+  # A second containerd node on the machine of converge up --runtime containerd
+  converge node --runtime containerd --name worker-1 --root-dir /var/lib/cv/worker-1 --pod-cidr 10.42.1.0/24
 
   # Join a secure control plane with a bootstrap token (see converge token create)
   converge node --server https://10.0.0.1:6443 --token abcdef.0123456789abcdef --ca-cert-hash sha256:...`,
@@ -57,7 +61,7 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 			}
 			o := controlplane.NodeOptions{
 				Agent: node.Options{NodeName: name, Config: cfg, RootDir: rootDir,
-					PodCIDR: podCIDR, InternalIP: internalIP, Logger: log, LogTLS: logTLS,
+					PodCIDR: podCIDR, CNIBinDirs: cniBinDirs, InternalIP: internalIP, Logger: log, LogTLS: logTLS,
 					LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4},
 				Runtime: runtimeName, ContainerdAddress: ctrdAddress, RegistriesFile: registries,
 			}
@@ -77,7 +81,8 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 		"duration of the node's heartbeat Lease, renewed every quarter of it (the controller-manager's --node-monitor-grace-period must exceed the renew interval)")
 	f.StringVar(&rootDir, "root-dir", filepath.Join(defaultDataDir(), "node"), "directory for pod volumes and container logs")
 	f.StringVar(&runtimeName, "runtime", "process", "container runtime: process or containerd")
-	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from (default 127.10.0.0/16; give each node its own)")
+	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from when the Node has no spec.podCIDR (default 127.10.0.0/16, with --runtime containerd 10.42.0.0/24; give each node its own)")
+	f.StringSliceVar(&cniBinDirs, "cni-bin-dir", nil, "directories of the CNI plugins for --runtime containerd (default /usr/lib/cni,/opt/cni/bin)")
 	f.StringVar(&internalIP, "internal-ip", "", "the node's address (default 127.0.0.1)")
 	f.BoolVar(&serviceProxy, "service-proxy", false, "also run the service proxy (Service cluster IPs and node ports to ready pods) with the node's credentials; one per machine")
 	f.StringVar(&registries, "registries", "", "registries config for containerd image pulls (k3s registries.yaml shape: mirrors, logins, TLS; loopback registries need none)")

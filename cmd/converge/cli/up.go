@@ -43,6 +43,8 @@ type upOptions struct {
 	ctrdAddress    string
 	registries     string
 	podCIDR        string
+	serviceCIDR    string
+	cniBinDirs     []string
 	simulatedNodes int
 	// apiServerOnly runs storage and the API server without controllers,
 	// scheduler or operators (`converge apiserver`).
@@ -85,7 +87,9 @@ client is admin.`,
 	f.StringVar(&o.runtime, "runtime", controlplane.RuntimeProcess, "the local node's container runtime: process (host processes) or containerd (starts its own containerd unless --containerd-address is given)")
 	f.StringVar(&o.registries, "registries", "", "registries config for --runtime containerd image pulls (k3s registries.yaml shape: mirrors, logins, TLS; loopback registries need none)")
 	f.StringVar(&o.ctrdAddress, "containerd-address", "", "containerd socket for --runtime containerd (default: start a private containerd under <data-dir>/node/containerd)")
-	f.StringVar(&o.podCIDR, "pod-cidr", "", "range the local node's pod IPs come from (default 127.10.0.0/16; give each control plane on a machine its own)")
+	f.StringVar(&o.podCIDR, "pod-cidr", "", "range the local node's pod IPs come from (default 127.10.0.0/16, with --runtime containerd 10.42.0.0/24; give each control plane on a machine its own)")
+	f.StringSliceVar(&o.cniBinDirs, "cni-bin-dir", nil, "directories of the CNI plugins for --runtime containerd (default /usr/lib/cni,/opt/cni/bin)")
+	f.StringVar(&o.serviceCIDR, "service-cidr", "", "range Service cluster IPs come from (default 127.96.0.0/12, with --runtime containerd 10.43.0.0/16)")
 	f.IntVar(&o.simulatedNodes, "simulated-nodes", 0, "also run this many simulated nodes (no containers), for scale tests")
 	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
 	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
@@ -149,7 +153,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		Tracing: o.tracing,
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
-		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, NodeRuntime: o.runtime, ContainerdAddress: o.ctrdAddress, RegistriesFile: o.registries, PodCIDR: o.podCIDR, SimulatedNodes: o.simulatedNodes,
+		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, NodeRuntime: o.runtime, ContainerdAddress: o.ctrdAddress, RegistriesFile: o.registries, PodCIDR: o.podCIDR, ServiceCIDR: o.serviceCIDR, CNIBinDirs: o.cniBinDirs, SimulatedNodes: o.simulatedNodes,
 		Secure: !o.insecure, PKIDir: pkiDir, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
 		MaxReadOnlyInFlight: o.maxInflight, MaxMutatingInFlight: o.maxMutating,
 		PerUserInFlightPercent: o.perUserPercent, MaxWatchesPerUser: o.maxWatches,

@@ -38,9 +38,12 @@
 // (RunAsUser/RunAsGroup), the cgroup limits (memory limit, CPU CFS quota over a
 // 100ms period) and the hostname (the pod name). Without Args, ImageArgs (the
 // pod's args without a command) replace the image's Cmd after its Entrypoint. Containers get new ipc, mnt,
-// pid and uts namespaces but share the host's network namespace, /etc/hosts and
-// /etc/resolv.conf: pods on this platform get loopback IPs (127.x.y.z) and no CNI
-// is configured, so a pod binds its PodIP on the host network.
+// pid and uts namespaces. With spec.NetNSPath (the pod's network namespace,
+// set up by the agent through CNI, package podnet) the container joins that
+// namespace, so the containers of one pod share localhost and the pod IP;
+// without it (hostNetwork pods) it shares the host's network namespace. A
+// mount at /etc/hosts (the agent's per-pod hosts file) replaces the host's
+// /etc/hosts, which is used otherwise; /etc/resolv.conf is the host's.
 //
 // Output goes to spec.LogPath in the CRI log format, one line per record:
 // "<RFC3339Nano UTC> stdout|stderr F|P <line>" ("P" marks a piece of a line

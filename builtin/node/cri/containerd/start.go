@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -215,9 +216,15 @@ func specOpts(img client.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	opts := []oci.SpecOpts{
 		// ImageArgs (used when Args is empty) replace the image's Cmd after its Entrypoint.
 		oci.WithImageConfigArgs(img, spec.ImageArgs),
-		oci.WithHostNamespace(specs.NetworkNamespace),
-		oci.WithHostHostsFile,
 		oci.WithHostResolvconf,
+	}
+	if spec.NetNSPath != "" {
+		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: spec.NetNSPath}))
+	} else {
+		opts = append(opts, oci.WithHostNamespace(specs.NetworkNamespace))
+	}
+	if !slices.ContainsFunc(spec.Mounts, func(m cri.Mount) bool { return m.ContainerPath == "/etc/hosts" }) {
+		opts = append(opts, oci.WithHostHostsFile) // else the agent's per-pod hosts file
 	}
 	if h := hostname(spec.PodName); h != "" {
 		opts = append(opts, oci.WithHostname(h))

@@ -1,0 +1,83 @@
+package podnet
+
+import (
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"net/netip"
+)
+
+// Plugins are the CNI plugin types the network needs.
+var Plugins = []string{"loopback", "bridge", "host-local", "portmap", "firewall"}
+
+// BridgeName is the Linux bridge of nodeName's pods: "cnv-" and 8 hex digits
+// of the FNV-1a hash of the name (interface names are limited to 15 bytes).
+func BridgeName(nodeName string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(nodeName))
+	return fmt.Sprintf("cnv-%08x", h.Sum32())
+}
+
+// NetworkName is the CNI network name of nodeName's pods.
+func NetworkName(nodeName string) string {
+	return "converge-" + BridgeName(nodeName)[4:]
+}
+
+// Gateway is the first host address of cidr (the bridge's address). cidr must
+// be an IPv4 prefix of at most /30.
+func Gateway(cidr string) (netip.Prefix, netip.Addr, error) {
+	p, err := netip.ParsePrefix(cidr)
+	if err != nil {
+		return netip.Prefix{}, netip.Addr{}, fmt.Errorf("pod CIDR %q: %w", cidr, err)
+	}
+	p = p.Masked()
+	if !p.Addr().Is4() {
+		return netip.Prefix{}, netip.Addr{}, fmt.Errorf("pod CIDR %s: only IPv4 is supported", cidr)
+	}
+	if p.Bits() > 30 {
+		return netip.Prefix{}, netip.Addr{}, fmt.Errorf("pod CIDR %s is too small (at most /30)", cidr)
+	}
+	if p.Addr().IsLoopback() {
+		return netip.Prefix{}, netip.Addr{}, fmt.Errorf("pod CIDR %s is a loopback range: pods in their own network namespace need a routable one (e.g. 10.42.0.0/24)", cidr)
+	}
+	b := p.Addr().As4()
+	gw := netip.AddrFrom4(b).Next()
+	return p, gw, nil
+}
+
+// confList renders the network configuration list of a node.
+func confList(nodeName, podCIDR, ipamDir string) ([]byte, error) {
+	p, gw, err := Gateway(podCIDR)
+	if err != nil {
+		return nil, err
+	}
+	type obj = map[string]any
+	conf := obj{
+		"cniVersion": "1.0.0",
+		"name":       NetworkName(nodeName),
+		"plugins": []obj{
+			{
+				"type":             "bridge",
+				"bridge":           BridgeName(nodeName),
+				"isGateway":        true,
+				"isDefaultGateway": true,
+				"ipMasq":           true,
+				"hairpinMode":      true,
+				"ipam": obj{
+					"type":    "host-local",
+					"ranges":  [][]obj{{{"subnet": p.String(), "gateway": gw.String()}}},
+					"dataDir": ipamDir,
+				},
+			},
+			{"type": "portmap", "capabilities": obj{"portMappings": true}, "snat": true},
+			// Accepts the pod's traffic in the FORWARD chain, whose policy
+			// may be DROP (Docker sets it so).
+			{"type": "firewall"},
+		},
+	}
+	b, err := json.MarshalIndent(conf, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("render CNI configuration: %w", err)
+	}
+	return b, nil
+}

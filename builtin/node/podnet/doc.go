@@ -1,0 +1,32 @@
+// Package podnet gives each pod of a node its own network namespace, set up
+// through CNI with the standard plugins (Debian's containernetworking-plugins,
+// in /usr/lib/cni or /opt/cni/bin): loopback for lo, bridge for eth0 (a veth
+// pair into a per-node Linux bridge that is the pods' default gateway and
+// masquerades traffic leaving the pod CIDR), host-local IPAM over the node's
+// pod CIDR, portmap for hostPort, and firewall, which accepts the pods'
+// traffic in iptables' FORWARD chain (its policy may be DROP).
+//
+// New writes the network configuration list (conflist) under the node's root
+// dir and enables IPv4 forwarding (net.ipv4.ip_forward), so pods reach
+// addresses of the host (the service proxy's cluster IPs) and pods of other
+// bridges on the same machine. The bridge is named after the node ("cnv-" and
+// a hash of the node name), so two nodes on one machine get two bridges; the
+// host routes between their pod CIDRs.
+//
+// Setup creates the pod's namespace as a bind mount under RootDir/netns/<pod
+// UID>, runs CNI ADD and records the result (IP, port mappings) in
+// RootDir/podnet/<pod UID>.json. It is idempotent: a pod whose namespace and
+// record exist gets them back without calling CNI, which is how a restarted
+// agent finds the IP of a pod it set up before. An interrupted setup is
+// undone (CNI DEL) and redone. Teardown runs CNI DEL, unmounts and removes the
+// namespace and the record; it is idempotent too. List returns the pod UIDs
+// that have a namespace, so the agent can tear down those of pods that went
+// away while it was not running.
+//
+// A plugin binary that is missing from every plugin directory fails Setup
+// with an error wrapping ErrPluginMissing that names the plugin and the
+// package to install; nothing is created.
+//
+// Setup and Teardown are serialised (one CNI operation at a time per
+// Network). A Network is safe for concurrent use.
+package podnet

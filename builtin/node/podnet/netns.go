@@ -1,0 +1,64 @@
+package podnet
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+)
+
+// createNetNS creates a new network namespace and bind-mounts it on path.
+func createNetNS(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("create network namespace directory: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|os.O_CREATE|os.O_EXCL, 0o444)
+	if err != nil {
+		return fmt.Errorf("create network namespace file: %w", err)
+	}
+	_ = f.Close()
+	errCh := make(chan error, 1)
+	go func() {
+		// The thread is never unlocked: it exits with this goroutine, so no
+		// other goroutine ever runs in the new namespace.
+		runtime.LockOSThread()
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			errCh <- fmt.Errorf("unshare network namespace: %w", err)
+			return
+		}
+		src := fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), unix.Gettid())
+		if err := unix.Mount(src, path, "", unix.MS_BIND, ""); err != nil {
+			errCh <- fmt.Errorf("bind-mount network namespace on %s: %w", path, err)
+			return
+		}
+		errCh <- nil
+	}()
+	if err := <-errCh; err != nil {
+		_ = os.Remove(path)
+		return err
+	}
+	return nil
+}
+
+// isNetNS reports whether path is a mounted network namespace.
+func isNetNS(path string) bool {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return false
+	}
+	return st.Type == unix.NSFS_MAGIC
+}
+
+// removeNetNS unmounts and removes path; a missing path is not an error.
+func removeNetNS(path string) error {
+	if err := unix.Unmount(path, unix.MNT_DETACH); err != nil && !errors.Is(err, unix.EINVAL) && !errors.Is(err, unix.ENOENT) {
+		return fmt.Errorf("unmount network namespace %s: %w", path, err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove network namespace %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,305 @@
+package podnet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	gocni "github.com/containerd/go-cni"
+	"github.com/go-logr/logr"
+)
+
+// DefaultBinDirs are where CNI plugins are looked for when Options.BinDirs is
+// empty: Debian's containernetworking-plugins, then the upstream layout.
+var DefaultBinDirs = []string{"/usr/lib/cni", "/opt/cni/bin"}
+
+// ErrPluginMissing is wrapped by Setup's error when a CNI plugin binary is in
+// none of the plugin directories.
+var ErrPluginMissing = errors.New("podnet: CNI plugin missing")
+
+// Options configure New. NodeName, RootDir and PodCIDR are required.
+type Options struct {
+	// NodeName names the bridge and the CNI network.
+	NodeName string
+	// RootDir is the node's root dir: the conflist goes to RootDir/cni/net.d
+	// (unless ConfDir is set), host-local's allocations to RootDir/cni/ipam,
+	// namespaces to RootDir/netns and setup records to RootDir/podnet.
+	RootDir string
+	// ConfDir overrides the conflist directory.
+	ConfDir string
+	// PodCIDR is the IPv4 range pod IPs come from (e.g. 10.42.0.0/24).
+	PodCIDR string
+	// BinDirs are searched for plugin binaries (default DefaultBinDirs).
+	BinDirs []string
+	// Logger receives setup and teardown logs.
+	Logger logr.Logger
+}
+
+// Pod is what Setup needs to know about a pod.
+type Pod struct {
+	UID, Namespace, Name string
+	// Ports are the hostPort mappings (portmap).
+	Ports []PortMapping
+}
+
+// PortMapping forwards HostIP:HostPort on the node to the pod's ContainerPort.
+type PortMapping struct {
+	HostPort      int32  `json:"hostPort"`
+	ContainerPort int32  `json:"containerPort"`
+	Protocol      string `json:"protocol"` // "tcp" or "udp"
+	HostIP        string `json:"hostIP,omitempty"`
+}
+
+// Sandbox is a pod's network: its IP and its namespace.
+type Sandbox struct {
+	IP        string        `json:"ip"`
+	NetNSPath string        `json:"netns"`
+	Ports     []PortMapping `json:"ports,omitempty"`
+}
+
+// Network sets up pod network namespaces of one node. Create it with New.
+type Network struct {
+	opts    Options
+	log     logr.Logger
+	cni     gocni.CNI
+	podCIDR string
+	mu      sync.Mutex // serialises Setup and Teardown
+}
+
+// New writes the node's conflist, enables IPv4 forwarding and loads the
+// configuration. Missing plugins are reported by Setup, not here, so an
+// agent starts and says on each pod what to install.
+func New(opts Options) (*Network, error) {
+	var errs []error
+	if opts.NodeName == "" {
+		errs = append(errs, errors.New("podnet: NodeName is required"))
+	}
+	if opts.RootDir == "" {
+		errs = append(errs, errors.New("podnet: RootDir is required"))
+	}
+	if len(opts.BinDirs) == 0 {
+		opts.BinDirs = DefaultBinDirs
+	}
+	if opts.ConfDir == "" {
+		opts.ConfDir = filepath.Join(opts.RootDir, "cni", "net.d")
+	}
+	conf, err := confList(opts.NodeName, opts.PodCIDR, filepath.Join(opts.RootDir, "cni", "ipam"))
+	if err != nil {
+		errs = append(errs, fmt.Errorf("podnet: %w", err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(opts.ConfDir, 0o755); err != nil {
+		return nil, fmt.Errorf("podnet: create CNI conf dir: %w", err)
+	}
+	file := filepath.Join(opts.ConfDir, "10-"+NetworkName(opts.NodeName)+".conflist")
+	if err := os.WriteFile(file, conf, 0o644); err != nil {
+		return nil, fmt.Errorf("podnet: write CNI configuration: %w", err)
+	}
+	if err := os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1"), 0o644); err != nil {
+		return nil, fmt.Errorf("podnet: enable IPv4 forwarding: %w", err)
+	}
+	c, err := gocni.New(gocni.WithPluginDir(opts.BinDirs), gocni.WithPluginConfDir(opts.ConfDir), gocni.WithMinNetworkCount(2))
+	if err != nil {
+		return nil, fmt.Errorf("podnet: %w", err)
+	}
+	// The first network gets eth0.
+	if err := c.Load(gocni.WithConfListFile(file), gocni.WithLoNetwork); err != nil {
+		return nil, fmt.Errorf("podnet: load CNI configuration %s: %w", file, err)
+	}
+	return &Network{opts: opts, log: opts.Logger, cni: c, podCIDR: opts.PodCIDR}, nil
+}
+
+// PodCIDR is the range pod IPs come from.
+func (n *Network) PodCIDR() string { return n.podCIDR }
+
+// Bridge is the node's bridge interface.
+func (n *Network) Bridge() string { return BridgeName(n.opts.NodeName) }
+
+// CheckPlugins returns an error wrapping ErrPluginMissing for the first plugin
+// binary found in no plugin directory.
+func (n *Network) CheckPlugins() error {
+	for _, p := range Plugins {
+		found := false
+		for _, d := range n.opts.BinDirs {
+			if st, err := os.Stat(filepath.Join(d, p)); err == nil && st.Mode().IsRegular() && st.Mode()&0o111 != 0 {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return fmt.Errorf("%w: %q is in none of %s; install the CNI plugins (Debian/Ubuntu: apt-get install containernetworking-plugins) or point the node's CNI bin dir at them",
+				ErrPluginMissing, p, strings.Join(n.opts.BinDirs, ", "))
+		}
+	}
+	return nil
+}
+
+func (n *Network) nsPath(uid string) string { return filepath.Join(n.opts.RootDir, "netns", uid) }
+
+func (n *Network) recordPath(uid string) string {
+	return filepath.Join(n.opts.RootDir, "podnet", uid+".json")
+}
+
+// Setup gives the pod its network namespace and IP (idempotent; see the
+// package documentation).
+func (n *Network) Setup(ctx context.Context, pod Pod) (Sandbox, error) {
+	if pod.UID == "" || strings.ContainsAny(pod.UID, "/.") {
+		return Sandbox{}, fmt.Errorf("set up pod network: bad pod UID %q", pod.UID)
+	}
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if sb, ok := n.record(pod.UID); ok && isNetNS(sb.NetNSPath) {
+		return sb, nil
+	}
+	if err := n.CheckPlugins(); err != nil {
+		return Sandbox{}, err
+	}
+	// Whatever an interrupted setup left goes first.
+	if err := n.teardown(ctx, pod.UID); err != nil {
+		return Sandbox{}, err
+	}
+	path := n.nsPath(pod.UID)
+	if err := createNetNS(path); err != nil {
+		return Sandbox{}, fmt.Errorf("set up pod network: %w", err)
+	}
+	sb := Sandbox{NetNSPath: path, Ports: pod.Ports}
+	if err := n.writeRecord(pod.UID, sb); err != nil { // before ADD, so Teardown knows the ports
+		_ = removeNetNS(path)
+		return Sandbox{}, err
+	}
+	res, err := n.cni.Setup(ctx, pod.UID, path, n.nsOpts(sb)...)
+	if err != nil {
+		err = fmt.Errorf("set up pod network (CNI ADD): %w", err)
+		if terr := n.teardown(context.WithoutCancel(ctx), pod.UID); terr != nil {
+			err = errors.Join(err, terr)
+		}
+		return Sandbox{}, err
+	}
+	for _, ipc := range res.Interfaces["eth0"].IPConfigs {
+		if ip4 := ipc.IP.To4(); ip4 != nil {
+			sb.IP = ip4.String()
+			break
+		}
+	}
+	if sb.IP == "" {
+		_ = n.teardown(context.WithoutCancel(ctx), pod.UID)
+		return Sandbox{}, errors.New("set up pod network: CNI returned no IPv4 address for eth0")
+	}
+	if err := n.writeRecord(pod.UID, sb); err != nil {
+		_ = n.teardown(context.WithoutCancel(ctx), pod.UID)
+		return Sandbox{}, err
+	}
+	n.log.V(1).Info("Pod network set up", "pod", pod.Namespace+"/"+pod.Name, "ip", sb.IP, "netns", path)
+	return sb, nil
+}
+
+// Teardown removes the pod's network: CNI DEL (releasing its IP and port
+// mappings), its namespace and record. Tearing down an unknown pod is a no-op.
+func (n *Network) Teardown(ctx context.Context, uid string) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.teardown(ctx, uid)
+}
+
+func (n *Network) teardown(ctx context.Context, uid string) error {
+	path := n.nsPath(uid)
+	sb, recorded := n.record(uid)
+	_, statErr := os.Stat(path)
+	if !recorded && statErr != nil {
+		return nil // nothing was set up
+	}
+	sb.NetNSPath = path
+	nsPath := path
+	if !isNetNS(path) {
+		nsPath = "" // plugins still release the IP and port mappings
+	}
+	if err := n.cni.Remove(ctx, uid, nsPath, n.nsOpts(sb)...); err != nil {
+		return fmt.Errorf("tear down pod network (CNI DEL): %w", err)
+	}
+	if err := removeNetNS(path); err != nil {
+		return fmt.Errorf("tear down pod network: %w", err)
+	}
+	if err := os.Remove(n.recordPath(uid)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("tear down pod network: %w", err)
+	}
+	n.log.V(1).Info("Pod network torn down", "uid", uid)
+	return nil
+}
+
+// Lookup returns the sandbox Setup recorded for the pod, if its namespace
+// still exists.
+func (n *Network) Lookup(uid string) (Sandbox, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	sb, ok := n.record(uid)
+	return sb, ok && isNetNS(sb.NetNSPath)
+}
+
+// List returns the UIDs of the pods that have a namespace or a record.
+func (n *Network) List() ([]string, error) {
+	seen := map[string]bool{}
+	var out []string
+	add := func(uid string) {
+		if !seen[uid] {
+			seen[uid] = true
+			out = append(out, uid)
+		}
+	}
+	for _, dir := range []string{filepath.Join(n.opts.RootDir, "netns"), filepath.Join(n.opts.RootDir, "podnet")} {
+		es, err := os.ReadDir(dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("list pod networks: %w", err)
+		}
+		for _, e := range es {
+			if strings.HasSuffix(e.Name(), ".tmp") {
+				continue
+			}
+			add(strings.TrimSuffix(e.Name(), ".json"))
+		}
+	}
+	return out, nil
+}
+
+func (n *Network) nsOpts(sb Sandbox) []gocni.NamespaceOpts {
+	pm := make([]gocni.PortMapping, 0, len(sb.Ports))
+	for _, p := range sb.Ports {
+		pm = append(pm, gocni.PortMapping{HostPort: p.HostPort, ContainerPort: p.ContainerPort, Protocol: p.Protocol, HostIP: p.HostIP})
+	}
+	return []gocni.NamespaceOpts{gocni.WithCapabilityPortMap(pm)}
+}
+
+func (n *Network) record(uid string) (Sandbox, bool) {
+	b, err := os.ReadFile(n.recordPath(uid))
+	if err != nil {
+		return Sandbox{}, false
+	}
+	var sb Sandbox
+	if err := json.Unmarshal(b, &sb); err != nil || sb.IP == "" {
+		return sb, false
+	}
+	return sb, true
+}
+
+func (n *Network) writeRecord(uid string, sb Sandbox) error {
+	p := n.recordPath(uid)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("record pod network: %w", err)
+	}
+	b, _ := json.Marshal(sb)
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return fmt.Errorf("record pod network: %w", err)
+	}
+	if err := os.Rename(tmp, p); err != nil {
+		return fmt.Errorf("record pod network: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,269 @@
+package podnet_test
+
+import (
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+	"github.com/vishvananda/netlink"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
+	"github.com/converge-dev/converge/builtin/node/podnet"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
+)
+
+var _ = Describe("Pods on containerd with CNI", Ordered, func() {
+	var web, other *corev1.Pod
+	var port int32
+
+	BeforeAll(func(ctx SpecContext) {
+		port = hostPort()
+		p := &corev1.Pod{}
+		p.Name = "web"
+		p.Spec.Containers = []corev1.Container{sh("web", webScript), sh("side", "exec /bin/busybox sleep 3600")}
+		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: port, Protocol: corev1.ProtocolTCP}}
+		createOn(ctx, suite.a, p)
+		o := &corev1.Pod{}
+		o.Name = "other"
+		o.Spec.Containers = []corev1.Container{sh("c", "exec /bin/busybox sleep 3600")}
+		createOn(ctx, suite.b, o)
+		web, other = running(ctx, "web"), running(ctx, "other")
+	})
+
+	It("gives each pod an IP from its node's pod CIDR, reachable from the host", func() {
+		Expect(web.Status.PodIP).To(Satisfy(inCIDR(suite.a.cidr)), "web on %s", suite.a.cidr)
+		Expect(web.Status.PodIPs).To(ConsistOf(corev1.PodIP{IP: web.Status.PodIP}))
+		Expect(other.Status.PodIP).To(Satisfy(inCIDR(suite.b.cidr)), "other on %s", suite.b.cidr)
+		Eventually(httpGet("http://" + web.Status.PodIP + ":8080/")).Should(Equal("hello from web\n"))
+	})
+
+	It("lets the containers of a pod talk over localhost, with the pod's hostname and hosts file", func(ctx SpecContext) {
+		Eventually(wget(ctx, web, "side", "http://127.0.0.1:8080/")).Should(Equal("hello from web\n"))
+		Expect(execIn(ctx, web, "side", "/bin/busybox", "hostname")).To(Equal("web\n"))
+		Expect(execIn(ctx, web, "side", "/bin/busybox", "cat", "/etc/hosts")).To(ContainSubstring(web.Status.PodIP + "\tweb\n"))
+		Expect(execIn(ctx, web, "side", "/bin/busybox", "ip", "-4", "-o", "addr", "show", "eth0")).To(ContainSubstring(web.Status.PodIP + "/"))
+	})
+
+	It("lets a pod reach a pod of another node by IP", func(ctx SpecContext) {
+		Eventually(wget(ctx, other, "c", "http://"+web.Status.PodIP+":8080/")).Should(Equal("hello from web\n"))
+	})
+
+	It("lets a pod reach a Service's cluster IP and the host its node port", func(ctx SpecContext) {
+		svc := &corev1.Service{}
+		svc.Namespace, svc.Name = "default", "web"
+		svc.Spec.Type = corev1.ServiceTypeNodePort
+		svc.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
+		Expect(suite.c.Create(ctx, svc)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(suite.c.Delete(ctx, svc)).To(Succeed()) })
+		es := &discoveryv1.EndpointSlice{AddressType: discoveryv1.AddressTypeIPv4}
+		es.Namespace, es.Name = "default", "web-1"
+		es.Labels = map[string]string{discoveryv1.LabelServiceName: "web"}
+		es.Endpoints = []discoveryv1.Endpoint{{Addresses: []string{web.Status.PodIP}, Conditions: discoveryv1.EndpointConditions{Ready: api.Ptr(true)}}}
+		es.Ports = []discoveryv1.EndpointPort{{Name: api.Ptr("http"), Port: api.Ptr(int32(8080)), Protocol: api.Ptr(corev1.ProtocolTCP)}}
+		Expect(suite.c.Create(ctx, es)).To(Succeed())
+		DeferCleanup(func(ctx SpecContext) { Expect(suite.c.Delete(ctx, es)).To(Succeed()) })
+		Expect(svc.Spec.ClusterIP).To(HavePrefix("10.43."))
+
+		Eventually(wget(ctx, other, "c", "http://"+svc.Spec.ClusterIP+"/")).Should(Equal("hello from web\n"))
+		Eventually(httpGet("http://127.0.0.1:" + strconv.Itoa(int(svc.Spec.Ports[0].NodePort)) + "/")).Should(Equal("hello from web\n"))
+		Expect(addrsOf(suite.proxyIface)).To(ContainElement(svc.Spec.ClusterIP + "/32"))
+	})
+
+	It("keeps hostNetwork pods in the host's network with the node's IP", func(ctx SpecContext) {
+		h := &corev1.Pod{}
+		h.Name = "host-net"
+		h.Spec.HostNetwork = true
+		h.Spec.Containers = []corev1.Container{sh("c", "exec /bin/busybox sleep 3600")}
+		createOn(ctx, suite.a, h)
+		h = running(ctx, "host-net")
+		Expect(h.Status.PodIP).To(Equal("127.0.0.1"), "the node's InternalIP")
+		Expect(execIn(ctx, h, "c", "/bin/busybox", "ip", "-o", "link")).To(ContainSubstring(podnet.BridgeName(suite.a.name)))
+		Expect(filepath.Join(suite.a.root, "netns", h.UID)).NotTo(BeAnExistingFile())
+		Expect(suite.c.Delete(ctx, h, client.GracePeriodSeconds(0))).To(Succeed())
+	})
+
+	It("forwards a hostPort to the pod", func() {
+		Eventually(httpGet("http://" + hostAddr() + ":" + strconv.Itoa(int(port)) + "/")).Should(Equal("hello from web\n"))
+	})
+
+	It("reports a missing CNI plugin on the pod and keeps running", func(ctx SpecContext) {
+		p := &corev1.Pod{}
+		p.Name = "no-cni"
+		p.Spec.Containers = []corev1.Container{sh("c", "exec /bin/busybox sleep 3600")}
+		createOn(ctx, suite.bad, p)
+		Eventually(func(g Gomega) {
+			got, err := getPod(ctx, "no-cni")()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(got.Status.Message).To(And(ContainSubstring(`"loopback"`), ContainSubstring("containernetworking-plugins")))
+		}).Should(Succeed())
+		Eventually(func(g Gomega) {
+			evs := &corev1.EventList{}
+			g.Expect(suite.c.List(ctx, evs, client.InNamespace("default"))).To(Succeed())
+			var reasons []string
+			for _, e := range evs.Items {
+				if e.InvolvedObject.Name == "no-cni" {
+					reasons = append(reasons, e.Reason)
+				}
+			}
+			g.Expect(reasons).To(ContainElement("FailedCreatePodSandBox"))
+		}).Should(Succeed())
+		Consistently(suite.bad.done, "300ms").ShouldNot(Receive())
+		Expect(filepath.Join(suite.bad.root, "netns", p.UID)).NotTo(BeAnExistingFile())
+	})
+
+	It("keeps a pod's IP across an agent restart and tears down the network of a pod deleted meanwhile", func(ctx SpecContext) {
+		g := &corev1.Pod{}
+		g.Name = "gone"
+		g.Spec.Containers = []corev1.Container{sh("c", "exec /bin/busybox sleep 3600")}
+		createOn(ctx, suite.b, g)
+		g = running(ctx, "gone")
+		goneNS := filepath.Join(suite.b.root, "netns", g.UID)
+		Expect(goneNS).To(BeAnExistingFile())
+
+		suite.b.cancel()
+		Eventually(suite.b.done, 30*time.Second).Should(Receive(BeNil()))
+		Expect(suite.c.Delete(ctx, g, client.GracePeriodSeconds(0))).To(Succeed())
+		suite.b = startAgent(suite.b.name, suite.b.cidr, nil)
+
+		Eventually(func(g Gomega) {
+			p, err := getPod(ctx, "other")()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Status.ContainerStatuses).To(HaveLen(1))
+			g.Expect(p.Status.ContainerStatuses[0].ContainerID).NotTo(Equal(other.Status.ContainerStatuses[0].ContainerID), "restarted by the new agent")
+			g.Expect(p.Status.ContainerStatuses[0].State.Running).NotTo(BeNil())
+			g.Expect(p.Status.PodIP).To(Equal(other.Status.PodIP))
+			other = p
+		}).Should(Succeed())
+		Eventually(wget(ctx, other, "c", "http://"+web.Status.PodIP+":8080/")).Should(Equal("hello from web\n"))
+		Eventually(func() string { return goneNS }).ShouldNot(BeAnExistingFile())
+		Expect(vethsOn(podnet.BridgeName(suite.b.name))).To(HaveLen(1))
+	})
+
+	It("leaves no namespace, veth or IP allocation behind when a pod goes", func(ctx SpecContext) {
+		ns := filepath.Join(suite.a.root, "netns", web.UID)
+		Expect(ns).To(BeAnExistingFile())
+		Expect(vethsOn(podnet.BridgeName(suite.a.name))).To(HaveLen(1))
+		alloc := filepath.Join(suite.a.root, "cni", "ipam", podnet.NetworkName(suite.a.name), web.Status.PodIP)
+		Expect(alloc).To(BeAnExistingFile())
+
+		Expect(suite.c.Delete(ctx, web, client.GracePeriodSeconds(0))).To(Succeed())
+		Eventually(func() error {
+			_, err := getPod(ctx, "web")()
+			return client.IgnoreNotFound(err)
+		}).Should(Succeed())
+		Eventually(func() bool { _, err := getPod(ctx, "web")(); return err != nil }).Should(BeTrue())
+		Eventually(func() string { return ns }).ShouldNot(BeAnExistingFile())
+		Expect(alloc).NotTo(BeAnExistingFile())
+		Expect(filepath.Join(suite.a.root, "podnet", web.UID+".json")).NotTo(BeAnExistingFile())
+		Expect(vethsOn(podnet.BridgeName(suite.a.name))).To(BeEmpty())
+		Expect(iptablesSave()).NotTo(ContainSubstring(strconv.Itoa(int(port))), "hostPort rules removed")
+	})
+})
+
+var _ = Describe("Network", func() {
+	It("sets a pod up idempotently and tears it down twice", func(ctx SpecContext) {
+		root := GinkgoT().TempDir()
+		name := fmt.Sprintf("cnet-idem-%d", GinkgoRandomSeed()%1000)
+		n, err := podnet.New(podnet.Options{NodeName: name, RootDir: root, PodCIDR: "10.91." + strconv.Itoa(int(GinkgoRandomSeed()%250)) + ".0/24"})
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _, _ = runIP("link", "del", podnet.BridgeName(name)) })
+		pod := podnet.Pod{UID: "0b6f4c1e-idem", Namespace: "default", Name: "idem"}
+		first, err := n.Setup(ctx, pod)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(first.IP).To(Satisfy(inCIDR(n.PodCIDR())))
+		again, err := n.Setup(ctx, pod)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(again).To(Equal(first))
+
+		// A restarted agent (a new Network on the same root dir) finds it.
+		n2, err := podnet.New(podnet.Options{NodeName: name, RootDir: root, PodCIDR: n.PodCIDR()})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(n2.List()).To(ConsistOf(pod.UID))
+		found, ok := n2.Lookup(pod.UID)
+		Expect(ok).To(BeTrue())
+		Expect(found.IP).To(Equal(first.IP))
+
+		Expect(n2.Teardown(ctx, pod.UID)).To(Succeed())
+		Expect(n2.Teardown(ctx, pod.UID)).To(Succeed())
+		Expect(n2.List()).To(BeEmpty())
+		Expect(first.NetNSPath).NotTo(BeAnExistingFile())
+	})
+
+	It("names the missing plugin and creates nothing", func(ctx SpecContext) {
+		root := GinkgoT().TempDir()
+		n, err := podnet.New(podnet.Options{NodeName: "cnet-empty", RootDir: root, PodCIDR: "10.92.0.0/24", BinDirs: []string{GinkgoT().TempDir()}})
+		Expect(err).NotTo(HaveOccurred())
+		_, err = n.Setup(ctx, podnet.Pod{UID: "u1", Namespace: "default", Name: "p"})
+		Expect(errors.Is(err, podnet.ErrPluginMissing)).To(BeTrue(), "%v", err)
+		Expect(err.Error()).To(ContainSubstring("containernetworking-plugins"))
+		Expect(n.List()).To(BeEmpty())
+	})
+})
+
+func runIP(args ...string) (string, error) {
+	out, err := exec.Command("ip", args...).CombinedOutput()
+	return string(out), err
+}
+
+func iptablesSave() string {
+	out, _ := exec.Command("iptables-save", "-t", "nat").CombinedOutput()
+	return string(out)
+}
+
+func linkExists(name string) bool {
+	_, err := netlink.LinkByName(name)
+	return err == nil
+}
+
+func addrsOf(name string) []string {
+	l, err := netlink.LinkByName(name)
+	if err != nil {
+		return nil
+	}
+	as, _ := netlink.AddrList(l, netlink.FAMILY_V4)
+	var out []string
+	for _, a := range as {
+		out = append(out, a.IPNet.String())
+	}
+	return out
+}
+
+// vethsOn lists the interfaces enslaved to the bridge.
+func vethsOn(bridge string) []string {
+	br, err := netlink.LinkByName(bridge)
+	if err != nil {
+		return nil
+	}
+	ls, _ := netlink.LinkList()
+	var out []string
+	for _, l := range ls {
+		if l.Attrs().MasterIndex == br.Attrs().Index {
+			out = append(out, l.Attrs().Name)
+		}
+	}
+	return out
+}
+
+// hostAddr is a non-loopback IPv4 address of this machine.
+func hostAddr() string {
+	ls, _ := netlink.AddrList(nil, netlink.FAMILY_V4)
+	for _, a := range ls {
+		if !a.IP.IsLoopback() && !strings.HasPrefix(a.IP.String(), "10.") {
+			return a.IP.String()
+		}
+	}
+	for _, a := range ls {
+		if !a.IP.IsLoopback() {
+			return a.IP.String()
+		}
+	}
+	return "127.0.0.1"
+}

@@ -1,0 +1,209 @@
+package node
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/podnet"
+)
+
+// Pod networks (Options.PodNetwork).
+const (
+	// PodNetworkLoopback gives each pod a loopback IP on the host network
+	// (the process runtime's default).
+	PodNetworkLoopback = "loopback"
+	// PodNetworkCNI gives each pod its own network namespace through CNI
+	// (package podnet; the containerd runtime's default).
+	PodNetworkCNI = "cni"
+)
+
+// Default pod CIDRs by pod network.
+const (
+	DefaultLoopbackPodCIDR = "127.10.0.0/16"
+	// DefaultCNIPodCIDR is the first /24 of k3s' cluster CIDR 10.42.0.0/16
+	// (one /24 per node).
+	DefaultCNIPodCIDR = "10.42.0.0/24"
+)
+
+// podCIDRFor returns the pod CIDR to use: the Node's spec.podCIDR when set,
+// else Options.PodCIDR. A loopback spec.podCIDR (recorded by an agent of the
+// process runtime; it cannot change) is unusable for CNI: Options.PodCIDR is
+// used then, with a warning.
+func (a *Agent) podCIDRFor(nodeCIDR string) string {
+	if nodeCIDR == "" {
+		return a.opts.PodCIDR
+	}
+	if p, err := netip.ParsePrefix(nodeCIDR); a.opts.PodNetwork == PodNetworkCNI && (err != nil || p.Addr().IsLoopback()) {
+		a.log.Info("The Node's spec.podCIDR cannot be used for pod network namespaces; using the configured pod CIDR (delete the Node to record it)",
+			"nodePodCIDR", nodeCIDR, "podCIDR", a.opts.PodCIDR)
+		return a.opts.PodCIDR
+	}
+	return nodeCIDR
+}
+
+// startPodNetwork creates the CNI pod network over podCIDR (the Node's
+// spec.podCIDR when it has one).
+func (a *Agent) startPodNetwork(podCIDR string) error {
+	if a.opts.PodNetwork != PodNetworkCNI {
+		return nil
+	}
+	n, err := podnet.New(podnet.Options{NodeName: a.opts.NodeName, RootDir: a.opts.RootDir, ConfDir: a.opts.CNIConfDir,
+		PodCIDR: podCIDR, BinDirs: a.opts.CNIBinDirs, Logger: a.log.WithName("podnet")})
+	if err != nil {
+		return fmt.Errorf("node: pod network: %w", err)
+	}
+	if err := n.CheckPlugins(); err != nil {
+		a.log.Error(err, "Pods will not start until the CNI plugins are installed")
+	}
+	a.podnet = n
+	a.log.Info("Pod network ready", "podCIDR", podCIDR, "bridge", n.Bridge())
+	return nil
+}
+
+// setupNetwork gives the pod its IP: the node's for hostNetwork pods, a
+// loopback IP, or a CNI network namespace. CNI failures are reported on the
+// pod (message and a FailedCreatePodSandBox event) and retried with back-off
+// until ctx ends.
+func (w *podWorker) setupNetwork(ctx context.Context, pod *corev1.Pod) (ip, netns string, ok bool) {
+	if pod.Spec.HostNetwork {
+		return w.a.opts.InternalIP, "", true
+	}
+	if w.a.podnet == nil {
+		ip, err := w.a.ipam.allocate(w.uid)
+		if err != nil {
+			w.setMessage(fmt.Sprintf("cannot allocate a pod IP: %v", err))
+			return "", "", false
+		}
+		return ip, "", true
+	}
+	backoff := time.Second
+	for {
+		sb, err := w.a.podnet.Setup(ctx, podnet.Pod{UID: pod.UID, Namespace: pod.Namespace, Name: pod.Name, Ports: hostPorts(pod)})
+		if err == nil {
+			if err := w.writeHosts(pod, sb.IP); err != nil {
+				w.log.Error(err, "Cannot write the pod's hosts file")
+			}
+			return sb.IP, sb.NetNSPath, true
+		}
+		if ctx.Err() != nil {
+			return "", "", false
+		}
+		msg := "Failed to create pod sandbox: " + err.Error()
+		w.setMessage(msg)
+		w.a.rec.Event(ctx, w.current(), "Warning", "FailedCreatePodSandBox", msg)
+		select {
+		case <-ctx.Done():
+			return "", "", false
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+// releaseNetwork gives back the pod's IP; with CNI it tears the namespace
+// down (final: on pod removal).
+func (w *podWorker) releaseNetwork(ctx context.Context) {
+	w.a.ipam.release(w.uid)
+	if w.a.podnet == nil {
+		return
+	}
+	// Finished even when the agent stops meanwhile: a namespace left behind
+	// would only go when the agent next starts.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	if err := w.a.podnet.Teardown(ctx, w.uid); err != nil {
+		w.log.Error(err, "Tearing down the pod network failed")
+	}
+}
+
+// hostPorts are the pod's hostPort mappings for portmap.
+func hostPorts(pod *corev1.Pod) []podnet.PortMapping {
+	var out []podnet.PortMapping
+	for _, c := range pod.Spec.Containers {
+		for _, p := range c.Ports {
+			if p.HostPort == 0 {
+				continue
+			}
+			proto := strings.ToLower(string(p.Protocol))
+			if proto == "" {
+				proto = "tcp"
+			}
+			out = append(out, podnet.PortMapping{HostPort: p.HostPort, ContainerPort: p.ContainerPort, Protocol: proto, HostIP: p.HostIP})
+		}
+	}
+	return out
+}
+
+// hostsPath is the pod's managed /etc/hosts.
+func (w *podWorker) hostsPath() string { return filepath.Join(w.dir, "etc-hosts") }
+
+// writeHosts writes the pod's /etc/hosts as the kubelet manages it.
+func (w *podWorker) writeHosts(pod *corev1.Pod, ip string) error {
+	var b strings.Builder
+	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+	name := pod.Name
+	if pod.Spec.Hostname != "" {
+		name = pod.Spec.Hostname
+	}
+	fmt.Fprintf(&b, "%s\t%s\n", ip, name)
+	for _, h := range pod.Spec.HostAliases {
+		fmt.Fprintf(&b, "%s\t%s\n", h.IP, strings.Join(h.Hostnames, "\t"))
+	}
+	if err := os.MkdirAll(w.dir, 0o755); err != nil {
+		return fmt.Errorf("write hosts file: %w", err)
+	}
+	if err := os.WriteFile(w.hostsPath(), []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("write hosts file: %w", err)
+	}
+	return nil
+}
+
+// sandboxMounts adds the pod's hosts file to a container in the pod's own
+// network namespace.
+func (w *podWorker) sandboxMounts(spec *cri.ContainerSpec) {
+	w.mu.Lock()
+	spec.NetNSPath = w.netns
+	w.mu.Unlock()
+	if spec.NetNSPath == "" {
+		return
+	}
+	if _, err := os.Stat(w.hostsPath()); err == nil {
+		spec.Mounts = append(spec.Mounts, cri.Mount{HostPath: w.hostsPath(), ContainerPath: "/etc/hosts", ReadOnly: true})
+	}
+}
+
+// removeOrphanNetworks tears down the pod networks of pods that are gone and
+// have no worker (they went away while the agent was not running).
+func (a *Agent) removeOrphanNetworks(ctx context.Context, pods []*corev1.Pod) {
+	if a.podnet == nil {
+		return
+	}
+	uids, err := a.podnet.List()
+	if err != nil {
+		a.log.Error(err, "Listing pod networks failed")
+		return
+	}
+	live := map[string]bool{}
+	for _, p := range pods {
+		live[p.UID] = true
+	}
+	for _, uid := range uids {
+		a.mu.Lock()
+		_, working := a.workers[uid]
+		a.mu.Unlock()
+		if live[uid] || working {
+			continue
+		}
+		a.log.Info("Tearing down the network of a pod that is gone", "uid", uid)
+		if err := a.podnet.Teardown(ctx, uid); err != nil {
+			a.log.Error(err, "Tearing down an orphaned pod network failed", "uid", uid)
+		}
+	}
+}
