@@ -217,7 +217,11 @@ func specOpts(img client.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 		oci.WithImageConfigArgs(img, spec.ImageArgs),
 		oci.WithHostNamespace(specs.NetworkNamespace),
 		oci.WithHostHostsFile,
-		oci.WithHostResolvconf,
+	}
+	// The agent mounts each pod's own resolv.conf (dnsPolicy); the host's
+	// only when it did not.
+	if !mountsAt(spec.Mounts, "/etc/resolv.conf") {
+		opts = append(opts, oci.WithHostResolvconf)
 	}
 	if h := hostname(spec.PodName); h != "" {
 		opts = append(opts, oci.WithHostname(h))
