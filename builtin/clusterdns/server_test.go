@@ -166,6 +166,14 @@ var _ = Describe("Cluster DNS server", func() {
 		Expect(m.Truncated).To(BeTrue())
 	})
 
+	It("keeps serving when an address cannot be opened, and retries it", func() {
+		a := freeAddr()
+		s := startServer(clusterdns.Options{ExtraAddresses: []string{a, "192.0.2.77:53"}, Upstreams: []string{upstream}})
+		Eventually(s.Addresses).Should(ContainElements("udp/"+a, "tcp/"+a))
+		Consistently(s.Addresses, "500ms").ShouldNot(ContainElement(ContainSubstring("192.0.2.77")))
+		Expect(rcode(ask("tcp", a, "kubernetes.default.svc.cluster.local.", dns.TypeA))).To(Equal(dns.RcodeSuccess))
+	})
+
 	It("forwards other names to the upstream servers", func() {
 		for _, network := range []string{"udp", "tcp"} {
 			m := ask(network, addr, "host.example.test.", dns.TypeA)
