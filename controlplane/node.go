@@ -58,8 +58,8 @@ type NodeOptions struct {
 }
 
 // Node is a node agent with its container runtime and, optionally, the
-// service proxy and the cluster DNS server. Both `converge up` (its local node) and `converge node` build
-// theirs with NewNode.
+// service proxy and the cluster DNS server. Both `converge up` (its local
+// node) and `converge node` build theirs with NewNode.
 type Node struct {
 	agent   *node.Agent
 	proxy   *proxy.Proxy
@@ -70,8 +70,8 @@ type Node struct {
 }
 
 // NewNode creates the node's runtime (starting a private containerd bound to
-// ctx when RuntimeContainerd has no address), agent and service proxy. Start
-// runs them.
+// ctx when RuntimeContainerd has no address), agent, service proxy and DNS
+// server. Start runs them.
 func NewNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	n := &Node{log: o.Agent.Logger}
 	defer func() {
