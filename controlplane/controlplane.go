@@ -20,6 +20,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	"github.com/converge-dev/converge/builtin/clusterdns"
 	"github.com/converge-dev/converge/builtin/dashboard"
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
@@ -348,8 +349,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	return cp.startNodes(runCtx)
 }
 
-// bootstrap creates the namespaces, priority classes and (when secure) the
-// default RBAC roles every cluster has.
+// bootstrap creates the namespaces, priority classes, the kube-system/kube-dns
+// Service of the cluster DNS (builtin/clusterdns) and (when secure) the default
+// RBAC roles every cluster has.
 func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 	h := cp.server.Handler()
 	create := func(path, what string, obj any) error {
@@ -372,6 +374,13 @@ func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 		if err := create("/apis/scheduling.k8s.io/v1/priorityclasses", "priority class "+pc.Name, pc); err != nil {
 			return err
 		}
+	}
+	if ip, err := servicenet.ClusterDNSIP(cp.opts.ServiceCIDR); err != nil {
+		cp.log.Info("No cluster DNS Service: the service CIDR has no room for it", "error", err.Error())
+	} else if err := create("/api/v1/namespaces/kube-system/services", "service kube-system/kube-dns", clusterdns.ServiceObject(ip)); err != nil {
+		// Not fatal: on a store from before the cluster DNS another Service
+		// may hold the address.
+		cp.log.Error(err, "No cluster DNS Service", "clusterIP", ip.String())
 	}
 	if cp.security != nil {
 		return cp.security.Bootstrap(ctx, h)

@@ -13,6 +13,7 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/converge-dev/converge/builtin/api/all"
+	"github.com/converge-dev/converge/builtin/clusterdns"
 	"github.com/converge-dev/converge/builtin/node"
 	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/builtin/node/cri/containerd"
@@ -22,6 +23,7 @@ import (
 	"github.com/converge-dev/converge/builtin/node/proxy"
 	securitynode "github.com/converge-dev/converge/builtin/security/node"
 	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -58,14 +60,20 @@ type NodeOptions struct {
 	// IPs and node ports to ready endpoints) with this client configuration.
 	// One per machine: the cluster IPs it listens on are the machine's.
 	ServiceProxy *client.Config
+	// DNSServer, when set, also runs the cluster DNS server
+	// (builtin/clusterdns) with this client configuration, answering on the
+	// kube-system/kube-dns Service's cluster IP. One per machine, like the
+	// proxy. Its domain is Agent.ClusterDomain.
+	DNSServer *client.Config
 }
 
 // Node is a node agent with its container runtime and, optionally, the
-// service proxy. Both `converge up` (its local node) and `converge node` build
-// theirs with NewNode.
+// service proxy and the cluster DNS server. Both `converge up` (its local
+// node) and `converge node` build theirs with NewNode.
 type Node struct {
 	agent   *node.Agent
 	proxy   *proxy.Proxy
+	dns     *clusterdns.Server
 	runtime io.Closer
 	daemon  *daemon.Daemon
 	// stopDaemon stops the private containerd: only after the agent stopped
@@ -76,8 +84,8 @@ type Node struct {
 }
 
 // NewNode creates the node's runtime (starting a private containerd bound to
-// ctx when RuntimeContainerd has no address), agent and service proxy. Start
-// runs them.
+// ctx when RuntimeContainerd has no address), agent, service proxy and DNS
+// server. Start runs them.
 func NewNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	n := &Node{log: o.Agent.Logger}
 	defer func() {
@@ -106,19 +114,31 @@ func NewNode(ctx context.Context, o NodeOptions) (_ *Node, err error) {
 	if n.agent, err = node.New(o.Agent); err != nil {
 		return nil, fmt.Errorf("create node agent: %w", err)
 	}
-	if o.ServiceProxy == nil {
+	if o.ServiceProxy == nil && o.DNSServer == nil {
 		return n, nil
 	}
 	sch, err := all.NewScheme()
 	if err != nil {
 		return nil, fmt.Errorf("build scheme: %w", err)
 	}
-	pc, err := client.New(o.ServiceProxy, client.Options{Scheme: sch})
-	if err != nil {
-		return nil, fmt.Errorf("create service proxy client: %w", err)
+	if o.ServiceProxy != nil {
+		pc, err := client.New(o.ServiceProxy, client.Options{Scheme: sch})
+		if err != nil {
+			return nil, fmt.Errorf("create service proxy client: %w", err)
+		}
+		if n.proxy, err = proxy.New(proxy.Options{Client: pc, Logger: n.log.WithName("proxy")}); err != nil {
+			return nil, fmt.Errorf("create service proxy: %w", err)
+		}
 	}
-	if n.proxy, err = proxy.New(proxy.Options{Client: pc, Logger: n.log.WithName("proxy")}); err != nil {
-		return nil, fmt.Errorf("create service proxy: %w", err)
+	if o.DNSServer != nil {
+		dc, err := client.New(o.DNSServer, client.Options{Scheme: sch})
+		if err != nil {
+			return nil, fmt.Errorf("create cluster DNS client: %w", err)
+		}
+		n.dns, err = clusterdns.New(clusterdns.Options{Client: dc, Domain: o.Agent.ClusterDomain, Logger: n.log.WithName("dns")})
+		if err != nil {
+			return nil, fmt.Errorf("create cluster DNS server: %w", err)
+		}
 	}
 	return n, nil
 }
@@ -152,21 +172,26 @@ func (n *Node) containerd(ctx context.Context, o NodeOptions) (cri.Runtime, erro
 	return rt, nil
 }
 
-// Start runs the agent (and the service proxy) until ctx ends, then closes
-// the runtime's connection and stops the private containerd, once the agent
-// has stopped its containers. A failing service proxy is logged, not fatal: the
-// node's pods still run.
+// Start runs the agent (and the service proxy and DNS server) until ctx
+// ends, then closes the runtime's connection and stops the private
+// containerd, once the agent has stopped its containers. A failing service
+// proxy or DNS server is logged, not fatal: the node's pods still run.
 func (n *Node) Start(ctx context.Context) error {
 	defer n.close()
 	var wg sync.WaitGroup
 	if n.proxy != nil {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if err := n.proxy.Start(ctx); err != nil && ctx.Err() == nil {
 				n.log.Error(err, "Service proxy stopped")
 			}
-		}()
+		})
+	}
+	if n.dns != nil {
+		wg.Go(func() {
+			if err := n.dns.Start(ctx); err != nil && ctx.Err() == nil {
+				n.log.Error(err, "Cluster DNS server stopped")
+			}
+		})
 	}
 	err := n.agent.Start(ctx)
 	wg.Wait()
@@ -207,10 +232,14 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		var clusterDNS []string
+		if ip, err := servicenet.ClusterDNSIP(opts.ServiceCIDR); err == nil {
+			clusterDNS = []string{ip.String()}
+		}
 		n, err := NewNode(ctx, NodeOptions{
 			Agent: node.Options{NodeName: name, Config: cfg, RootDir: filepath.Join(opts.DataDir, "node"),
-				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, CNIBinDirs: opts.CNIBinDirs, LogTLS: logTLS},
-			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, RegistriesFile: opts.RegistriesFile, ServiceProxy: proxyCfg,
+				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, CNIBinDirs: opts.CNIBinDirs, LogTLS: logTLS, ClusterDNS: clusterDNS},
+			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, RegistriesFile: opts.RegistriesFile, ServiceProxy: proxyCfg, DNSServer: proxyCfg,
 		})
 		if err != nil {
 			return err

@@ -54,6 +54,10 @@
 //     it started and re-adopts them: running ones are watched instead of
 //     started again (same ID, restart count and pod IP), dead ones are
 //     restarted by policy, those of vanished pods are removed (adopt.go).
+//   - DNS: each pod's /etc/resolv.conf is formed as the kubelet does from its
+//     dnsPolicy and dnsConfig, Options.ClusterDNS/ClusterDomain and the host's
+//     resolver file (limits with DNSConfigForming events) and mounted where
+//     the runtime keeps mounts private (cri.PrivateMounter) (dns.go).
 //   - Environment: the service variables of the pod's namespace and of
 //     default/kubernetes, as the kubelet injects them (serviceenv.go).
 //   - Hooks: postStart and preStop with exec, httpGet and sleep handlers; a

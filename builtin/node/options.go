@@ -80,6 +80,20 @@ type Options struct {
 	// StatsInterval is how often resource usage is read for /stats/summary
 	// and /metrics/resource (default 10 s).
 	StatsInterval time.Duration
+	// ClusterDNS are the cluster DNS server addresses pods with dnsPolicy
+	// ClusterFirst get as nameservers (the kubelet's --cluster-dns; the
+	// composition root passes servicenet.ClusterDNSIP of the service CIDR).
+	// Empty: such pods fall back to the host's configuration, with a
+	// MissingClusterDNS event.
+	ClusterDNS []string
+	// ClusterDomain is the cluster's DNS domain (default cluster.local).
+	ClusterDomain string
+	// ResolvConf is the host's resolver configuration pods with dnsPolicy
+	// Default get, whose search paths ClusterFirst pods get too (the
+	// kubelet's --resolv-conf; default /etc/resolv.conf, or
+	// /run/systemd/resolve/resolv.conf when the former only names the
+	// systemd-resolved stub).
+	ResolvConf string
 	// Version is reported as nodeInfo.kubeletVersion (default v1.32.0).
 	Version string
 	// Logger receives the agent's logs.
@@ -160,6 +174,17 @@ func (o *Options) complete() error {
 	}
 	if o.MaxLogBytes <= 0 {
 		o.MaxLogBytes = 10 << 20
+	}
+	if o.ClusterDomain == "" {
+		o.ClusterDomain = "cluster.local"
+	}
+	for _, ip := range o.ClusterDNS {
+		if net.ParseIP(ip) == nil {
+			errs = append(errs, fmt.Errorf("node: ClusterDNS %q is not an IP", ip))
+		}
+	}
+	if o.ResolvConf == "" {
+		o.ResolvConf = hostResolvConf("/etc/resolv.conf", "/run/systemd/resolve/resolv.conf")
 	}
 	if o.Version == "" {
 		o.Version = "v1.32.0"

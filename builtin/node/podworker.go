@@ -151,6 +151,9 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 	for {
 		err := w.setupVolumes(ctx)
 		if err == nil {
+			err = w.setupDNS(ctx)
+		}
+		if err == nil {
 			break
 		}
 		w.setMessage(err.Error())

@@ -293,7 +293,7 @@ func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]cri.Mount, er
 		}
 		out = append(out, cri.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: ro})
 	}
-	return out, nil
+	return w.dnsMount(out), nil
 }
 
 func (w *podWorker) teardownVolumes() {

@@ -115,7 +115,11 @@ func New(store Store, opts Options) (*Allocator, error) {
 		return nil, err
 	}
 	a := &Allocator{store: store, log: opts.Logger, ips: ips, ports: ports}
-	a.ipSet = pool{store: store, prefix: IPReservationPrefix, size: ips.size, reserved: 1, taken: ErrIPAllocated,
+	withheld := map[int]bool{apiServerIndex: true}
+	if clusterDNSIndex < ips.size {
+		withheld[clusterDNSIndex] = true
+	}
+	a.ipSet = pool{store: store, prefix: IPReservationPrefix, size: ips.size, withheld: withheld, taken: ErrIPAllocated,
 		name: func(i int) string { return ips.at(i).String() }}
 	a.npSet = pool{store: store, prefix: NodePortReservationPrefix, size: ports.size(), taken: ErrPortAllocated,
 		name: func(i int) string { return strconv.Itoa(ports.first + i) }}
@@ -125,10 +129,45 @@ func New(store Store, opts Options) (*Allocator, error) {
 // ServiceCIDR is the range cluster IPs come from.
 func (a *Allocator) ServiceCIDR() netip.Prefix { return a.ips.prefix }
 
+// Indices (among the usable addresses) of the well-known cluster IPs.
+const (
+	apiServerIndex  = 0 // the first usable address: 10.96.0.1 in 10.96.0.0/12
+	clusterDNSIndex = 9 // the tenth address, as kubeadm picks: 10.96.0.10
+)
+
 // APIServerServiceIP is the cluster IP of the default/kubernetes Service: the
 // first usable address of the service CIDR. Dynamic allocation never hands it
 // out; only a Service that asks for it explicitly gets it.
-func (a *Allocator) APIServerServiceIP() netip.Addr { return a.ips.at(0) }
+func (a *Allocator) APIServerServiceIP() netip.Addr { return a.ips.at(apiServerIndex) }
+
+// ClusterDNSIP is the cluster IP of the kube-system/kube-dns Service (the
+// cluster DNS server, see builtin/clusterdns): the tenth address of the
+// service CIDR (127.96.0.10 by default), as kubeadm picks it. Like
+// APIServerServiceIP, dynamic allocation never hands it out. ok is false when
+// the CIDR is too small to have one (/29 and smaller).
+func (a *Allocator) ClusterDNSIP() (ip netip.Addr, ok bool) {
+	if clusterDNSIndex >= a.ips.size {
+		return netip.Addr{}, false
+	}
+	return a.ips.at(clusterDNSIndex), true
+}
+
+// ClusterDNSIP is the cluster IP of the kube-system/kube-dns Service for a
+// service CIDR ("" means DefaultServiceCIDR), as Allocator.ClusterDNSIP; an
+// error when the CIDR is invalid or too small.
+func ClusterDNSIP(serviceCIDR string) (netip.Addr, error) {
+	if serviceCIDR == "" {
+		serviceCIDR = DefaultServiceCIDR
+	}
+	r, err := parseIPRange(serviceCIDR)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("servicenet: %w", err)
+	}
+	if clusterDNSIndex >= r.size {
+		return netip.Addr{}, fmt.Errorf("servicenet: service CIDR %s is too small for a cluster DNS address (its tenth address)", serviceCIDR)
+	}
+	return r.at(clusterDNSIndex), nil
+}
 
 // APIServerServiceIP is the cluster IP of the default/kubernetes Service for
 // a service CIDR ("" means DefaultServiceCIDR), as Allocator.APIServerServiceIP.
@@ -140,7 +179,7 @@ func APIServerServiceIP(serviceCIDR string) (netip.Addr, error) {
 	if err != nil {
 		return netip.Addr{}, fmt.Errorf("servicenet: %w", err)
 	}
-	return r.at(0), nil
+	return r.at(apiServerIndex), nil
 }
 
 // NodePortRange is the inclusive range node ports come from.
@@ -227,13 +266,12 @@ func (r reservation) undo(ctx context.Context) error {
 }
 
 // pool is one kind of reservation: keys prefix+name(i) for i in [0, size).
-// The first reserved values are only handed out on request (reserve), never
-// by next.
+// The withheld values are only handed out on request (reserve), never by next.
 type pool struct {
 	store    Store
 	prefix   string
 	size     int
-	reserved int
+	withheld map[int]bool
 	name     func(i int) string
 	taken    error // the error for a value another owner holds
 }
@@ -275,12 +313,15 @@ func (p *pool) reserve(ctx context.Context, name string, owner Owner) (reservati
 // next reserves a free value: a few random ones first, then a scan of the
 // values the reservations listed as free, from a random start.
 func (p *pool) next(ctx context.Context, owner Owner) (reservation, error) {
-	n := p.size - p.reserved // values next may hand out: [reserved, size)
-	if n <= 0 {
+	if p.size-len(p.withheld) <= 0 {
 		return reservation{}, ErrFull
 	}
-	for range min(randomTries, n) {
-		r, err := p.tryCreate(ctx, p.name(p.reserved+rand.IntN(n)), owner)
+	for range min(randomTries, p.size) {
+		i := rand.IntN(p.size)
+		if p.withheld[i] {
+			continue
+		}
+		r, err := p.tryCreate(ctx, p.name(i), owner)
 		if err != nil || r.created {
 			return r, err
 		}
@@ -292,9 +333,13 @@ func (p *pool) next(ctx context.Context, owner Owner) (reservation, error) {
 	if len(held) >= p.size {
 		return reservation{}, ErrFull
 	}
-	start := rand.IntN(n)
-	for i := range n {
-		name := p.name(p.reserved + (start+i)%n)
+	start := rand.IntN(p.size)
+	for i := range p.size {
+		j := (start + i) % p.size
+		if p.withheld[j] {
+			continue
+		}
+		name := p.name(j)
 		if _, ok := held[name]; ok {
 			continue
 		}

@@ -223,7 +223,7 @@ func TestConcurrentAllocationsAreDistinct(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	a, _ := newTestAllocator(t, "10.2.0.0/26", "")
-	const n = 61 // 62 usable, the first reserved
+	const n = 60 // 62 usable, the first and the tenth (cluster DNS) withheld
 	ips := make([]netip.Addr, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
@@ -235,6 +235,9 @@ func TestConcurrentAllocationsAreDistinct(t *testing.T) {
 	for i := range n {
 		if errs[i] != nil {
 			t.Fatalf("allocation %d: %v", i, errs[i])
+		}
+		if ips[i] == netip.MustParseAddr("10.2.0.1") || ips[i] == netip.MustParseAddr("10.2.0.10") {
+			t.Fatalf("allocation %d: withheld IP %s handed out", i, ips[i])
 		}
 		if j, dup := seen[ips[i]]; dup {
 			t.Fatalf("allocations %d and %d share %s", i, j, ips[i])
@@ -254,4 +257,37 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+func TestClusterDNSIP(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ cidr, want, err string }{
+		{"", "127.96.0.10", ""},
+		{"10.96.0.0/12", "10.96.0.10", ""},
+		{"10.0.0.16/28", "10.0.0.26", ""},
+		{"10.0.0.0/29", "", "too small"},
+		{"nope", "", "nope"},
+	} {
+		ip, err := ClusterDNSIP(tc.cidr)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.cidr, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || ip.String() != tc.want {
+			t.Errorf("%q: %s, %v; want %s", tc.cidr, ip, err, tc.want)
+		}
+		if tc.cidr == "" {
+			continue
+		}
+		a, _ := newTestAllocator(t, tc.cidr, "")
+		if got, ok := a.ClusterDNSIP(); !ok || got != ip {
+			t.Errorf("%q: Allocator.ClusterDNSIP %s %v, want %s", tc.cidr, got, ok, ip)
+		}
+	}
+	a, _ := newTestAllocator(t, "10.0.0.0/29", "")
+	if _, ok := a.ClusterDNSIP(); ok {
+		t.Error("a /29 has no cluster DNS IP")
+	}
 }

@@ -13,7 +13,9 @@
 // (APIServerServiceIP, 127.96.0.1 by default) belongs to the default/kubernetes
 // Service, as in Kubernetes: dynamic allocation skips it, and only a Service
 // that requests it explicitly (the API server's own, see builtin/apiendpoints)
-// reserves it. Node ports come from
+// reserves it. Likewise the tenth address (ClusterDNSIP, 127.96.0.10 by
+// default, as kubeadm picks it) is withheld for the kube-system/kube-dns
+// Service of the cluster DNS server (builtin/clusterdns). Node ports come from
 // 30000–32767. Only IPv4 single-stack Services are supported: dual-stack
 // requests are refused with Kubernetes' messages.
 //

@@ -124,6 +124,16 @@ type Runtime interface {
 	Exec(ctx context.Context, id string, cmd []string) (int, []byte, error)
 }
 
+// PrivateMounter is implemented by runtimes that can say whether a Mount stays
+// private to the container (its own mount namespace or root filesystem)
+// rather than changing the host (the process runtime without namespaces makes
+// mounts symlinks on the host). The agent mounts files over paths the host
+// uses, such as the pod's /etc/resolv.conf, only when PrivateMounts is true;
+// runtimes that do not implement it get no such mounts.
+type PrivateMounter interface {
+	PrivateMounts() bool
+}
+
 // ContainerInfo is a container a Lister knows: the spec it was started with
 // and its current status.
 type ContainerInfo struct {

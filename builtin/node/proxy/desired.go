@@ -19,6 +19,11 @@ type frontend struct {
 	Backends []string
 }
 
+// labelServiceProxyName marks a Service another proxy serves (the cluster DNS
+// server serves kube-system/kube-dns itself); like kube-proxy, this proxy
+// leaves such Services alone.
+const labelServiceProxyName = "service.kubernetes.io/service-proxy-name"
+
 // desired computes the wanted listeners ("ip:port" → frontend) from the
 // Services and EndpointSlices in the caches. It is a pure function.
 func desired(svcs []*corev1.Service, epSlices []*discoveryv1.EndpointSlice, nodePortAddrs []string) map[string]frontend {
@@ -33,6 +38,9 @@ func desired(svcs []*corev1.Service, epSlices []*discoveryv1.EndpointSlice, node
 	}
 	out := map[string]frontend{}
 	for _, svc := range svcs {
+		if svc.Labels[labelServiceProxyName] != "" {
+			continue
+		}
 		ips := clusterIPs(svc)
 		if len(ips) == 0 {
 			continue

@@ -104,6 +104,15 @@ func TestDesired(t *testing.T) {
 			},
 			want: map[string]frontend{},
 		},
+		{
+			name: "services of another proxy (the cluster DNS) are left alone",
+			svcs: []*corev1.Service{func() *corev1.Service {
+				s := svc("kube-dns", corev1.ServiceTypeClusterIP, "127.96.0.10", http)
+				s.Labels = map[string]string{labelServiceProxyName: "converge-dns"}
+				return s
+			}()},
+			want: map[string]frontend{},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

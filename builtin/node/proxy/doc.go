@@ -33,6 +33,10 @@
 // fail and are retried. Ports below 1024 need root or
 // CAP_NET_BIND_SERVICE (or net.ipv4.ip_unprivileged_port_start=0).
 //
+// Services labelled service.kubernetes.io/service-proxy-name are served by
+// another proxy and skipped, as kube-proxy does (the cluster DNS server,
+// builtin/clusterdns, serves kube-system/kube-dns itself).
+//
 // Out of scope: UDP and SCTP ports (skipped), session affinity, external IPs,
 // load balancer ingress IPs, internal/external traffic policy Local (all
 // endpoints are used), topology hints, and reaching pods on other machines

@@ -12,14 +12,15 @@ import (
 
 	"github.com/converge-dev/converge/builtin/node"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 )
 
 func newNodeCommand(g *globalOptions) *cobra.Command {
-	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress, registries string
-	var cniBinDirs []string
+	var name, rootDir, runtimeName, podCIDR, internalIP, ctrdAddress, registries, clusterDomain string
+	var cniBinDirs, clusterDNS []string
 	var leaseDuration time.Duration
 	var serviceProxy bool
 	var join joinOptions
@@ -59,14 +60,22 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if len(clusterDNS) == 0 && serviceProxy {
+				ip, err := servicenet.ClusterDNSIP("")
+				if err != nil {
+					return err
+				}
+				clusterDNS = []string{ip.String()}
+			}
 			o := controlplane.NodeOptions{
 				Agent: node.Options{NodeName: name, Config: cfg, RootDir: rootDir,
 					PodCIDR: podCIDR, CNIBinDirs: cniBinDirs, InternalIP: internalIP, Logger: log, LogTLS: logTLS,
-					LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4},
+					LeaseDuration: leaseDuration, LeaseRenewInterval: leaseDuration / 4,
+					ClusterDNS: clusterDNS, ClusterDomain: clusterDomain},
 				Runtime: runtimeName, ContainerdAddress: ctrdAddress, RegistriesFile: registries,
 			}
 			if serviceProxy {
-				o.ServiceProxy = cfg
+				o.ServiceProxy, o.DNSServer = cfg, cfg
 			}
 			n, err := controlplane.NewNode(cmd.Context(), o)
 			if err != nil {
@@ -84,7 +93,9 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from when the Node has no spec.podCIDR (default 127.10.0.0/16, with --runtime containerd 10.42.0.0/24; give each node its own)")
 	f.StringSliceVar(&cniBinDirs, "cni-bin-dir", nil, "directories of the CNI plugins for --runtime containerd (default /usr/lib/cni,/opt/cni/bin)")
 	f.StringVar(&internalIP, "internal-ip", "", "the node's address (default 127.0.0.1)")
-	f.BoolVar(&serviceProxy, "service-proxy", false, "also run the service proxy (Service cluster IPs and node ports to ready pods) with the node's credentials; one per machine")
+	f.BoolVar(&serviceProxy, "service-proxy", false, "also run the service proxy (Service cluster IPs and node ports to ready pods) and the cluster DNS server (on the kube-dns Service's cluster IP) with the node's credentials; one per machine")
+	f.StringSliceVar(&clusterDNS, "cluster-dns", nil, "nameservers of pods with dnsPolicy ClusterFirst (default with --service-proxy: the kube-dns address of the default service CIDR, 127.96.0.10; without, such pods get the host's resolv.conf)")
+	f.StringVar(&clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain, in pods' search paths and served by the cluster DNS server")
 	f.StringVar(&registries, "registries", "", "registries config for containerd image pulls (k3s registries.yaml shape: mirrors, logins, TLS; loopback registries need none)")
 	f.StringVar(&ctrdAddress, "containerd-address", "", "containerd socket (default: start a private containerd under --root-dir)")
 	f.StringVar(&join.server, "server", "", "join the API server at this https:// URL with --token (credentials are kept in <root-dir>/kubeconfig)")

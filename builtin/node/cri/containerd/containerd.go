@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -95,6 +97,15 @@ func pickSnapshotter(ctx context.Context, c *client.Client) (string, error) {
 
 // Name returns "containerd".
 func (r *Runtime) Name() string { return "containerd" }
+
+// PrivateMounts is true: every container has its own root filesystem
+// (cri.PrivateMounter).
+func (r *Runtime) PrivateMounts() bool { return true }
+
+// mountsAt reports whether one of mounts is at the container path p.
+func mountsAt(mounts []cri.Mount, p string) bool {
+	return slices.ContainsFunc(mounts, func(m cri.Mount) bool { return filepath.Clean(m.ContainerPath) == p })
+}
 
 // Address is containerd's socket.
 func (r *Runtime) Address() string { return r.address }

@@ -216,7 +216,11 @@ func specOpts(img client.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	opts := []oci.SpecOpts{
 		// ImageArgs (used when Args is empty) replace the image's Cmd after its Entrypoint.
 		oci.WithImageConfigArgs(img, spec.ImageArgs),
-		oci.WithHostResolvconf,
+	}
+	// The agent mounts each pod's own resolv.conf (dnsPolicy); the host's
+	// only when it did not.
+	if !mountsAt(spec.Mounts, "/etc/resolv.conf") {
+		opts = append(opts, oci.WithHostResolvconf)
 	}
 	if spec.NetNSPath != "" {
 		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.NetworkNamespace, Path: spec.NetNSPath}))

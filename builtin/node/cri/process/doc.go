@@ -15,7 +15,9 @@
 //     container) and its own mount namespace in which each Mount is bind-mounted
 //     at ContainerPath (read-only when asked); missing mount points are created
 //     on the host and removed again by Remove when still empty. Without root,
-//     mounts are symlinks at ContainerPath (read-only is not enforced).
+//     mounts are symlinks at ContainerPath (read-only is not enforced), so
+//     PrivateMounts (cri.PrivateMounter) is false and the agent mounts no pod
+//     resolv.conf over the host's /etc/resolv.conf.
 //   - RunAsUser/RunAsGroup set the process credentials (root only).
 //   - Resources become cgroup v1 limits (memory.limit_in_bytes,
 //     cpu.cfs_quota_us) in <own cgroup>/converge/<id> where the hierarchy is

@@ -92,6 +92,11 @@ func New(opts Options) *Runtime {
 // Namespaces reports whether containers get their own PID and mount namespaces.
 func (r *Runtime) Namespaces() bool { return r.namespaces }
 
+// PrivateMounts reports whether mounts stay inside the container: only with
+// mount namespaces, since without them mounts are symlinks on the host
+// (cri.PrivateMounter).
+func (r *Runtime) PrivateMounts() bool { return r.namespaces }
+
 // Name implements cri.Runtime.
 func (r *Runtime) Name() string { return "process" }
 
