@@ -59,7 +59,7 @@ func TestContainerdNodeRegistriesFile(t *testing.T) {
 	n, err := controlplane.NewNode(ctx, controlplane.NodeOptions{
 		Runtime: controlplane.RuntimeContainerd, RegistriesFile: regFile,
 		Agent: node.Options{NodeName: "ctrd", Config: &client.Config{Host: env.URL}, RootDir: filepath.Join(root, "node"),
-			PodCIDR: "127.79.0.0/16", Logger: logr.Discard()},
+			PodCIDR: "127.79.0.0/16", PodNetwork: node.PodNetworkLoopback, Logger: logr.Discard()},
 	})
 	if err != nil {
 		t.Fatal(err)

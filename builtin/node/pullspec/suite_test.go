@@ -87,7 +87,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	agent, err := node.New(node.Options{
 		NodeName: nodeName, Config: &client.Config{Host: suite.env.URL}, Runtime: suite.rt,
-		RootDir: filepath.Join(dir, "node"), PodCIDR: "127.78.0.0/16",
+		RootDir: filepath.Join(dir, "node"), PodCIDR: "127.78.0.0/16", PodNetwork: node.PodNetworkLoopback, // pulls, not networking
 		ImagePullBackOffBase: 400 * time.Millisecond, ImagePullBackOffMax: 2 * time.Second,
 		// Every pass removes every image no pod uses.
 		ImageGCHighThresholdPercent: api.Ptr(0), ImageGCLowThresholdPercent: api.Ptr(0), ImageGCInterval: 300 * time.Millisecond,
