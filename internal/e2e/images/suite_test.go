@@ -139,6 +139,7 @@ func startUp(dir string) {
 			<-exited
 		}
 		logFile.Close()
+		reapLeftovers(dir)
 		if suite.failed {
 			for _, f := range []string{logFile.Name(), filepath.Join(dir, "node", "containerd", "containerd.log")} {
 				if b, err := os.ReadFile(f); err == nil {
