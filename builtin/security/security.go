@@ -102,8 +102,13 @@ func New(opts Options) (*Security, error) {
 			tokens = append([]filters.TokenAuthenticator{st}, tokens...)
 		}
 	}
+	var reviewer *TokenReviewer
 	if len(tokens) > 0 {
 		auths = append(auths, filters.BearerToken(tokens...))
+		reviewer = &TokenReviewer{Tokens: tokens, APIAudiences: []string{serviceaccount.DefaultIssuer}}
+		if opts.ServiceAccountIssuer != "" {
+			reviewer.APIAudiences = []string{opts.ServiceAccountIssuer}
+		}
 	}
 	s.rbac = rbac.NewAuthorizer(s.list)
 	s.authorizer = filters.UnionAuthorizer(filters.Privileged, node.NewAuthorizer(s.pods), s.rbac)
@@ -122,7 +127,7 @@ func New(opts Options) (*Security, error) {
 			Mutating: opts.MaxMutatingInFlight, ReadOnly: opts.MaxReadOnlyInFlight,
 			PerUserPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
 		},
-		Inner: func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac) },
+		Inner: func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac, reviewer) },
 	}
 	if opts.AuditLogPath != "" {
 		s.audit = &filters.AuditLog{Path: opts.AuditLogPath, MaxBytes: opts.AuditMaxBytes, MaxBackups: opts.AuditMaxBackups}
@@ -189,11 +194,12 @@ func (s *Security) Attach(srv *apiserver.Server) {
 
 // ReviewsOnly is the apiserver.Security of a server without authentication
 // or authorization that still serves the authorization.k8s.io reviews (every
-// answer is "allowed"), so that registering those resources never stores review
+// answer is "allowed") and the authentication.k8s.io ones (no token is
+// authenticated), so that registering those resources never stores review
 // objects and `kubectl auth can-i` answers yes.
 func ReviewsOnly() apiserver.Security {
 	return apiserver.Security{Filters: filters.Options{
-		Inner: func(h http.Handler) http.Handler { return Reviews(h, filters.AlwaysAllow, nil) },
+		Inner: func(h http.Handler) http.Handler { return Reviews(h, filters.AlwaysAllow, nil, nil) },
 	}}
 }
 

@@ -37,8 +37,7 @@ type Group struct {
 	AddToScheme func(*scheme.Scheme) error
 	// Resources are the resources the API server serves for the group; nil for
 	// groups whose kinds are only request bodies handled elsewhere
-	// (authentication.k8s.io's TokenReview is answered by the security filters,
-	// autoscaling/v1's Scale by each resource's scale subresource); autoscaling/v1
+	// (autoscaling/v1's Scale by each resource's scale subresource); autoscaling/v1
 	// serves horizontalpodautoscalers in v1 and v2 (stored as v2).
 	Resources func() []*registry.Resource
 }
@@ -58,7 +57,7 @@ func Groups() []Group {
 		{"scheduling.k8s.io/v1", schedulingv1.AddToScheme, schedulingv1.Resources},
 		{"rbac.authorization.k8s.io/v1", rbacv1.AddToScheme, rbacv1.Resources},
 		{"authorization.k8s.io/v1", authorizationv1.AddToScheme, authorizationv1.Resources},
-		{"authentication.k8s.io/v1", authenticationv1.AddToScheme, nil},
+		{"authentication.k8s.io/v1", authenticationv1.AddToScheme, authenticationv1.Resources},
 		{"admissionregistration.k8s.io/v1", admissionregistrationv1.AddToScheme, admissionregistrationv1.Resources},
 		{"certificates.k8s.io/v1", certificatesv1.AddToScheme, certificatesv1.Resources},
 		{"node.k8s.io/v1", nodev1.AddToScheme, nodev1.Resources},

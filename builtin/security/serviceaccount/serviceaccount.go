@@ -121,70 +121,123 @@ var _ filters.TokenAuthenticator = (*Authenticator)(nil)
 // ErrInvalidToken is wrapped by every rejection.
 var ErrInvalidToken = errors.New("serviceaccount: invalid token")
 
-// AuthenticateToken implements filters.TokenAuthenticator. Tokens that are not
-// JWTs of an accepted issuer are not its business (ok false, no error).
+// invalid is a rejection worded as Kubernetes words it (the text a TokenReview
+// reports in status.error), wrapping ErrInvalidToken.
+type invalid struct{ msg string }
+
+func (e *invalid) Error() string { return e.msg }
+func (e *invalid) Unwrap() error { return ErrInvalidToken }
+
+func invalidf(format string, args ...any) error { return &invalid{msg: fmt.Sprintf(format, args...)} }
+
+// AuthenticateToken implements filters.TokenAuthenticator for requests to
+// this API server: the token must be meant for one of its own audiences
+// (Audiences, default the issuers). Tokens that are not JWTs of an accepted
+// issuer are not its business (ok false, no error).
 func (a *Authenticator) AuthenticateToken(ctx context.Context, token string) (*filters.User, bool, error) {
+	u, _, ok, err := a.AuthenticateTokenFor(ctx, token, nil)
+	return u, ok, err
+}
+
+// AuthenticateTokenFor authenticates token for the target audiences (nil:
+// this API server's own, see AuthenticateToken), as a TokenReview with
+// spec.audiences does. It returns the audiences the token is valid for: those
+// of the targets the token names. A token naming none of them is refused with
+// Kubernetes' message `token audiences [...] is invalid for the target
+// audiences [...]`.
+func (a *Authenticator) AuthenticateTokenFor(ctx context.Context, token string, audiences []string) (*filters.User, []string, bool, error) {
 	parts := strings.Split(token, ".")
 	if len(parts) != 3 {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	payload, err := base64.RawURLEncoding.DecodeString(parts[1])
 	if err != nil {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	var c Claims
 	if json.Unmarshal(payload, &c) != nil {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	issuers := a.Issuers
 	if len(issuers) == 0 {
 		issuers = []string{DefaultIssuer}
 	}
 	if !slices.Contains(issuers, c.Issuer) {
-		return nil, false, nil
+		return nil, nil, false, nil
 	}
 	var header struct{ Alg string }
 	hb, err := base64.RawURLEncoding.DecodeString(parts[0])
 	if err != nil || json.Unmarshal(hb, &header) != nil || header.Alg != "ES256" {
-		return nil, false, fmt.Errorf("%w: unsupported header", ErrInvalidToken)
+		return nil, nil, false, invalidf("unsupported token header: algorithm %q", header.Alg)
 	}
 	sig, err := base64.RawURLEncoding.DecodeString(parts[2])
 	if err != nil || len(sig) != 64 {
-		return nil, false, fmt.Errorf("%w: malformed signature", ErrInvalidToken)
+		return nil, nil, false, invalidf("invalid signature: malformed")
 	}
 	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
 	r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
 	if !slices.ContainsFunc(a.Keys, func(k *ecdsa.PublicKey) bool { return ecdsa.Verify(k, sum[:], r, s) }) {
-		return nil, false, fmt.Errorf("%w: signature", ErrInvalidToken)
+		return nil, nil, false, invalidf("invalid signature: verification failed")
+	}
+	implicit := a.Audiences
+	if len(implicit) == 0 {
+		implicit = issuers
+	}
+	tokenAuds := c.Audience
+	if len(tokenAuds) == 0 {
+		tokenAuds = implicit // a token without aud is for this API server only
+	}
+	targets := audiences
+	if len(targets) == 0 {
+		targets = implicit
+	}
+	granted := intersect(targets, tokenAuds)
+	if len(granted) == 0 {
+		return nil, nil, false, invalidf("token audiences %q is invalid for the target audiences %q", tokenAuds, targets)
 	}
 	now := time.Now()
 	if a.Now != nil {
 		now = a.Now()
 	}
-	if now.Unix() >= c.Expiry || (c.NotBefore != 0 && now.Unix()+60 < c.NotBefore) {
-		return nil, false, fmt.Errorf("%w: expired or not yet valid", ErrInvalidToken)
-	}
-	auds := a.Audiences
-	if len(auds) == 0 {
-		auds = issuers
-	}
-	if !slices.ContainsFunc(c.Audience, func(s string) bool { return slices.Contains(auds, s) }) {
-		return nil, false, fmt.Errorf("%w: audience", ErrInvalidToken)
+	switch {
+	case now.Unix() >= c.Expiry:
+		return nil, nil, false, invalidf("service account token has expired")
+	case c.NotBefore != 0 && now.Unix()+60 < c.NotBefore:
+		return nil, nil, false, invalidf("service account token is not valid yet")
 	}
 	ns, name, ok := filters.ServiceAccountOf(c.Subject)
 	if !ok || ns != c.K8s.Namespace || name != c.K8s.ServiceAccount.Name {
-		return nil, false, fmt.Errorf("%w: subject", ErrInvalidToken)
+		return nil, nil, false, invalidf("service account token claims could not be validated: subject %q does not name %s/%s", c.Subject, c.K8s.Namespace, c.K8s.ServiceAccount.Name)
 	}
 	if a.Lookup != nil {
 		uid, err := a.Lookup(ctx, ns, name)
 		if err != nil {
-			return nil, false, fmt.Errorf("%w: service account %s/%s: %v", ErrInvalidToken, ns, name, err)
+			return nil, nil, false, invalidf("service account %s/%s: %v", ns, name, err)
 		}
 		if uid != c.K8s.ServiceAccount.UID {
-			return nil, false, fmt.Errorf("%w: service account %s/%s was recreated", ErrInvalidToken, ns, name)
+			return nil, nil, false, invalidf("service account UID (%s) does not match claim (%s)", uid, c.K8s.ServiceAccount.UID)
 		}
 	}
-	return filters.ServiceAccountUser(ns, name, c.K8s.ServiceAccount.UID), true, nil
+	u := filters.ServiceAccountUser(ns, name, c.K8s.ServiceAccount.UID)
+	if c.ID != "" {
+		u.Extra = map[string][]string{CredentialIDKey: {"JTI=" + c.ID}}
+	}
+	return u, granted, true, nil
+}
+
+// CredentialIDKey is the user extra that names the token a ServiceAccount
+// authenticated with (JTI=<jti claim>), as Kubernetes sets it.
+const CredentialIDKey = "authentication.kubernetes.io/credential-id"
+
+// intersect returns the elements of a that b holds, in a's order.
+func intersect(a, b []string) []string {
+	var out []string
+	for _, s := range a {
+		if slices.Contains(b, s) && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // TokenRequest is the serviceaccounts/token subresource: POST a TokenRequest,
