@@ -21,10 +21,12 @@ import (
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
 	metricsv1beta1 "github.com/converge-dev/converge/builtin/api/metrics/v1beta1"
+	networkingv1 "github.com/converge-dev/converge/builtin/api/networking/v1"
 	nodev1 "github.com/converge-dev/converge/builtin/api/node/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/scheme"
 )
@@ -61,6 +63,8 @@ func Groups() []Group {
 		{"admissionregistration.k8s.io/v1", admissionregistrationv1.AddToScheme, admissionregistrationv1.Resources},
 		{"certificates.k8s.io/v1", certificatesv1.AddToScheme, certificatesv1.Resources},
 		{"node.k8s.io/v1", nodev1.AddToScheme, nodev1.Resources},
+		{"networking.k8s.io/v1", networkingv1.AddToScheme, networkingv1.Resources},
+		{"storage.k8s.io/v1", storagev1.AddToScheme, storagev1.Resources},
 		{"apiregistration.k8s.io/v1", apiregistrationv1.AddToScheme, apiregistrationv1.Resources},
 		{"metrics.k8s.io/v1beta1", metricsv1beta1.AddToScheme, metricsv1beta1.Resources},
 	}
