@@ -20,6 +20,7 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
+	flowcontrolv1 "github.com/converge-dev/converge/builtin/api/flowcontrol/v1"
 	metricsv1beta1 "github.com/converge-dev/converge/builtin/api/metrics/v1beta1"
 	networkingv1 "github.com/converge-dev/converge/builtin/api/networking/v1"
 	nodev1 "github.com/converge-dev/converge/builtin/api/node/v1"
@@ -65,6 +66,7 @@ func Groups() []Group {
 		{"node.k8s.io/v1", nodev1.AddToScheme, nodev1.Resources},
 		{"networking.k8s.io/v1", networkingv1.AddToScheme, networkingv1.Resources},
 		{"storage.k8s.io/v1", storagev1.AddToScheme, storagev1.Resources},
+		{"flowcontrol.apiserver.k8s.io/v1", flowcontrolv1.AddToScheme, flowcontrolv1.Resources},
 		{"apiregistration.k8s.io/v1", apiregistrationv1.AddToScheme, apiregistrationv1.Resources},
 		{"metrics.k8s.io/v1beta1", metricsv1beta1.AddToScheme, metricsv1beta1.Resources},
 	}
