@@ -878,7 +878,9 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 		finalizers := stringSlice(api.NestedSlice(cur, "metadata", "finalizers"))
 		want := finalizers
 		orphan := (opts.OrphanDependents != nil && *opts.OrphanDependents) ||
-			(opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationOrphan)
+			(opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationOrphan) ||
+			(opts.OrphanDependents == nil && opts.PropagationPolicy == nil && q.res.OrphanDependentsByDefault &&
+				!slices.Contains(finalizers, api.FinalizerDeleteDependents))
 		foreground := opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationForeground
 		if orphan && !slices.Contains(want, api.FinalizerOrphanDependents) {
 			want = append(slices.Clone(want), api.FinalizerOrphanDependents)

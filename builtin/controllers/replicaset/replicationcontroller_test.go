@@ -9,6 +9,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -65,6 +66,25 @@ var _ = Describe("ReplicationController controller", func() {
 			client.RawPatch(client.MergePatchType, []byte(fmt.Sprintf(`{"spec":{"replicas":%d}}`, 1))))).To(Succeed())
 		Eventually(func() []corev1.Pod { return pods(ctx, ns, "legacy") }).Should(HaveLen(1))
 		Eventually(func(g Gomega) { g.Expect(get(g).Status.Replicas).To(Equal(int32(1))) }).Should(Succeed())
+	})
+
+	It("orphans the pods of a ReplicationController deleted without a propagation policy, as core/v1 does", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		for _, name := range []string{"orphaning", "background"} {
+			Expect(c.Create(ctx, newRC(ns, name, 0))).To(Succeed())
+		}
+		key := client.ObjectKey{Namespace: ns, Name: "orphaning"}
+		Expect(c.Delete(ctx, &corev1.ReplicationController{ObjectMeta: api.ObjectMeta{Name: key.Name, Namespace: ns}})).To(Succeed())
+		got := &corev1.ReplicationController{}
+		Expect(c.Get(ctx, key, got)).To(Succeed(), "the garbage collector (not running here) removes the orphan finalizer")
+		Expect(got.Finalizers).To(Equal([]string{api.FinalizerOrphanDependents}))
+		Expect(got.DeletionTimestamp).NotTo(BeNil())
+		Expect(c.Patch(ctx, got, client.RawPatch(client.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`)))).To(Succeed())
+
+		Expect(c.Delete(ctx, &corev1.ReplicationController{ObjectMeta: api.ObjectMeta{Name: "background", Namespace: ns}},
+			client.PropagationPolicy(api.DeletePropagationBackground))).To(Succeed())
+		err := c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "background"}, got)
+		Expect(apierrors.IsNotFound(err)).To(BeTrue(), "%v", err)
 	})
 
 	It("refuses a ReplicationController whose selector does not match its template", func(ctx SpecContext) {

@@ -58,6 +58,11 @@ type Resource struct {
 	DeprecationWarning string
 	// Deletion customises graceful deletion; nil means plain finalizer semantics.
 	Deletion *Deletion
+	// OrphanDependentsByDefault makes a delete without propagationPolicy or
+	// orphanDependents orphan the object's dependents (unless it already
+	// carries the foregroundDeletion finalizer), as Kubernetes does for
+	// core/v1 ReplicationControllers; otherwise such a delete is Background.
+	OrphanDependentsByDefault bool
 	// Subresources are extra handlers ("log", "binding", "eviction", ...).
 	Subresources map[string]Subresource
 	// CreateAs, when set, makes a create of this resource act on another object

@@ -96,6 +96,7 @@ func Resources() []*registry.Resource {
 			Strategy: registry.Typed[ReplicationController]{Default: DefaultReplicationController, Validate: ValidateReplicationController,
 				ValidateUpdateFunc: ValidateReplicationControllerUpdate},
 			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[ReplicationController](),
+			OrphanDependentsByDefault: true, // core/v1's, for backward compatibility
 			Scale: &registry.Scale{SpecReplicasPath: []string{"spec", "replicas"}, StatusReplicasPath: []string{"status", "replicas"},
 				SelectorFromObject: func(obj map[string]any) string {
 					sel := map[string]string{}
