@@ -44,6 +44,10 @@ func Reviews(next http.Handler, az filters.Authorizer, rules *rbac.Authorizer, t
 			out any
 			err error
 		)
+		if ri.APIGroup == authenticationv1.GroupVersion.Group && ri.Namespace != "" {
+			next.ServeHTTP(w, r) // cluster-scoped: not found under a namespace
+			return
+		}
 		u, _ := filters.UserFrom(r.Context())
 		switch ri.APIGroup + "/" + ri.Resource {
 		case "authentication.k8s.io/tokenreviews":

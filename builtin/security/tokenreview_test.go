@@ -1,6 +1,7 @@
 package security_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -13,8 +14,11 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/builtin/security/serviceaccount"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/protobuf"
 )
 
 // serviceAccountToken creates ServiceAccount default/name (if needed) and
@@ -101,6 +105,23 @@ var _ = Describe("authentication.k8s.io reviews", func() {
 			Expect(st).To(HaveKeyWithValue("error", "invalid signature: verification failed"))
 		})
 
+		It("reads a protobuf TokenReview, as typed clients send it", func(ctx SpecContext) {
+			body, err := (&protobuf.Decoder{}).EncodeObject(api.TypeMeta{APIVersion: "authentication.k8s.io/v1", Kind: "TokenReview"},
+				&authenticationv1.TokenReview{Spec: authenticationv1.TokenReviewSpec{Token: "bob-token", Audiences: []string{serviceaccount.DefaultIssuer}}})
+			Expect(err).NotTo(HaveOccurred())
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, e.ts.URL+"/apis/authentication.k8s.io/v1/tokenreviews", bytes.NewReader(body))
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Content-Type", "application/vnd.kubernetes.protobuf")
+			resp, err := e.admin.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			defer resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(http.StatusCreated))
+			var got authenticationv1.TokenReview
+			Expect(json.NewDecoder(resp.Body).Decode(&got)).To(Succeed())
+			Expect(got.Status.Authenticated).To(BeTrue())
+			Expect(got.Status.User.Username).To(Equal("bob"))
+		})
+
 		It("authenticates static tokens with system:authenticated added", func(ctx SpecContext) {
 			Expect(tokenReview(ctx, "bob-token")).To(Equal(map[string]any{
 				"authenticated": true,
@@ -113,6 +134,8 @@ var _ = Describe("authentication.k8s.io reviews", func() {
 			r := asAdmin(ctx, http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", map[string]any{"spec": map[string]any{}})
 			Expect(r.code).To(Equal(http.StatusBadRequest), describe(r))
 			Expect(r.message()).To(Equal("token is required for TokenReview in authentication"))
+			r = asAdmin(ctx, http.MethodPost, "/apis/authentication.k8s.io/v1/namespaces/default/tokenreviews", map[string]any{"spec": map[string]any{"token": "bob-token"}})
+			Expect(r.code).To(Equal(http.StatusNotFound), describe(r))
 
 			body := map[string]any{"spec": map[string]any{"token": "bob-token"}}
 			r = as(ctx, "carol-token", http.MethodPost, "/apis/authentication.k8s.io/v1/tokenreviews", body)
