@@ -18,6 +18,7 @@ import (
 	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/builtin/security/serviceaccount"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
@@ -162,7 +163,23 @@ func (s *Security) TokenRequest() registry.Subresource {
 	if s.signer == nil {
 		return nil
 	}
-	return &serviceaccount.TokenRequest{Signer: s.signer}
+	return &serviceaccount.TokenRequest{Signer: s.signer, Lookup: s.lookup}
+}
+
+// lookup reads one object of a core/v1 resource from the watch cache, for
+// binding tokens to pods (NotFound as an API error).
+func (s *Security) lookup(ctx context.Context, resource, namespace, name string) (map[string]any, error) {
+	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: resource}, namespace)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	for _, b := range items {
+		var obj map[string]any
+		if json.Unmarshal(b, &obj) == nil && api.NestedString(obj, "metadata", "name") == name {
+			return obj, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(api.GroupResource{Resource: resource}, name)
 }
 
 func (s *Security) serviceAccountUID(ctx context.Context, namespace, name string) (string, error) {

@@ -13,6 +13,7 @@ import (
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
+	. "github.com/onsi/gomega/gstruct"
 
 	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	"github.com/converge-dev/converge/builtin/security/pki"
@@ -73,13 +74,52 @@ var _ = Describe("authentication.k8s.io reviews", func() {
 		It("authenticates a ServiceAccount token as the ServiceAccount, for the API server's audience", func(ctx SpecContext) {
 			token, uid := serviceAccountToken(ctx, "reviewed")
 			Eventually(func(g Gomega) {
-				g.Expect(tokenReview(ctx, token)).To(Equal(map[string]any{
-					"authenticated": true,
-					"user": map[string]any{"username": "system:serviceaccount:default:reviewed", "uid": uid,
-						"groups": []any{"system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"}},
-					"audiences": []any{serviceaccount.DefaultIssuer},
+				g.Expect(tokenReview(ctx, token)).To(MatchAllKeys(Keys{
+					"authenticated": BeTrue(),
+					"user": MatchAllKeys(Keys{"username": Equal("system:serviceaccount:default:reviewed"), "uid": Equal(uid),
+						"groups": Equal([]any{"system:serviceaccounts", "system:serviceaccounts:default", "system:authenticated"}),
+						"extra":  MatchAllKeys(Keys{serviceaccount.CredentialIDKey: ConsistOf(MatchRegexp(`^JTI=[0-9a-f-]{36}$`))})}),
+					"audiences": Equal([]any{serviceaccount.DefaultIssuer}),
 				}))
 			}).WithTimeout(5 * time.Second).Should(Succeed())
+		})
+
+		It("reports the pod and node a token is bound to", func(ctx SpecContext) {
+			r := asAdmin(ctx, http.MethodPost, "/api/v1/nodes", map[string]any{"metadata": map[string]any{"name": "bound-node"}})
+			Expect(r.code).To(Equal(http.StatusCreated), describe(r))
+			nodeUID, _ := r.body["metadata"].(map[string]any)["uid"].(string)
+			p := pod("bound", nil)
+			p["spec"].(map[string]any)["nodeName"] = "bound-node"
+			r = asAdmin(ctx, http.MethodPost, "/api/v1/namespaces/default/pods", p)
+			Expect(r.code).To(Equal(http.StatusCreated), describe(r))
+			podUID, _ := r.body["metadata"].(map[string]any)["uid"].(string)
+			serviceAccountToken(ctx, "bound-sa")
+			request := func(uid string) response {
+				return asAdmin(ctx, http.MethodPost, "/api/v1/namespaces/default/serviceaccounts/bound-sa/token", map[string]any{
+					"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+					"spec": map[string]any{"boundObjectRef": map[string]any{"kind": "Pod", "apiVersion": "v1", "name": "bound", "uid": uid}}})
+			}
+			var token string
+			Eventually(func(g Gomega) {
+				r := request(podUID)
+				g.Expect(r.code).To(Equal(http.StatusCreated), describe(r))
+				token, _ = r.body["status"].(map[string]any)["token"].(string)
+			}).WithTimeout(5 * time.Second).Should(Succeed())
+			Eventually(func(g Gomega) {
+				st := tokenReview(ctx, token)
+				g.Expect(st).To(HaveKeyWithValue("authenticated", true))
+				g.Expect(st["user"]).To(HaveKeyWithValue("extra", MatchAllKeys(Keys{
+					serviceaccount.CredentialIDKey: HaveLen(1),
+					serviceaccount.PodNameKey:      Equal([]any{"bound"}), serviceaccount.PodUIDKey: Equal([]any{podUID}),
+					serviceaccount.NodeNameKey: Equal([]any{"bound-node"}), serviceaccount.NodeUIDKey: Equal([]any{nodeUID}),
+				})))
+			}).WithTimeout(5 * time.Second).Should(Succeed())
+
+			r = request("not-the-uid")
+			Expect(r.code).To(Equal(http.StatusConflict), describe(r))
+			r = asAdmin(ctx, http.MethodPost, "/api/v1/namespaces/default/serviceaccounts/bound-sa/token", map[string]any{
+				"spec": map[string]any{"boundObjectRef": map[string]any{"kind": "Pod", "apiVersion": "v1", "name": "missing"}}})
+			Expect(r.code).To(Equal(http.StatusNotFound), describe(r))
 		})
 
 		It("honours spec.audiences: a token is valid only for the audiences it names", func(ctx SpecContext) {

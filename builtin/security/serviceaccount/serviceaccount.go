@@ -1,11 +1,14 @@
 // Package serviceaccount issues and authenticates ServiceAccount tokens: ES256
 // JWTs carrying Kubernetes' claims (iss, sub system:serviceaccount:NS:NAME, aud,
-// exp, iat, nbf and kubernetes.io {namespace, serviceaccount {name, uid}}). The
-// Authenticator checks the signature, issuer, audience, time window and that the
+// exp, iat, nbf, a random jti and kubernetes.io {namespace, serviceaccount
+// {name, uid}, and pod and node for a pod-bound token}). The Authenticator
+// checks the signature, issuer, audience, time window and that the
 // ServiceAccount still exists with the same UID, and yields the ServiceAccount's
 // user (groups system:serviceaccounts, system:serviceaccounts:NS,
-// system:authenticated). TokenRequest serves the serviceaccounts/token
-// subresource (kubectl create token).
+// system:authenticated; extras credential-id JTI=<jti>, pod-name, pod-uid,
+// node-name, node-uid as Kubernetes sets them). TokenRequest serves the
+// serviceaccounts/token subresource (kubectl create token; the kubelet's
+// pod-bound tokens).
 package serviceaccount
 
 import (
@@ -49,8 +52,32 @@ type Claims struct {
 			Name string `json:"name"`
 			UID  string `json:"uid"`
 		} `json:"serviceaccount"`
+		// Pod and Node are set for a token bound to a pod (on that node).
+		Pod  *ObjectRef `json:"pod,omitempty"`
+		Node *ObjectRef `json:"node,omitempty"`
 	} `json:"kubernetes.io"`
 }
+
+// ObjectRef names the object a token is bound to.
+type ObjectRef struct {
+	Name string `json:"name"`
+	UID  string `json:"uid"`
+}
+
+// Binding is what a token is bound to: a pod, and the node it runs on
+// (either may be nil).
+type Binding struct {
+	Pod, Node *ObjectRef
+}
+
+// User extras of a ServiceAccount token, as Kubernetes sets them.
+const (
+	CredentialIDKey = "authentication.kubernetes.io/credential-id"
+	PodNameKey      = "authentication.kubernetes.io/pod-name"
+	PodUIDKey       = "authentication.kubernetes.io/pod-uid"
+	NodeNameKey     = "authentication.kubernetes.io/node-name"
+	NodeUIDKey      = "authentication.kubernetes.io/node-uid"
+)
 
 // Signer issues tokens.
 type Signer struct {
@@ -62,6 +89,13 @@ type Signer struct {
 // Token returns a signed token for ServiceAccount namespace/name (uid) valid for
 // ttl and audiences (default: the issuer).
 func (s *Signer) Token(namespace, name, uid string, audiences []string, ttl time.Duration) (string, time.Time, error) {
+	return s.BoundToken(namespace, name, uid, audiences, ttl, Binding{})
+}
+
+// BoundToken is Token for a token bound to b (its pod and node claims). Every
+// token gets a random jti, which authenticates as the credential-id
+// JTI=<jti>.
+func (s *Signer) BoundToken(namespace, name, uid string, audiences []string, ttl time.Duration, b Binding) (string, time.Time, error) {
 	now := time.Now()
 	if s.Now != nil {
 		now = s.Now()
@@ -77,6 +111,13 @@ func (s *Signer) Token(namespace, name, uid string, audiences []string, ttl time
 	c := Claims{Issuer: iss, Subject: filters.ServiceAccountUsernamePrefix + namespace + ":" + name, Audience: audiences,
 		Expiry: exp.Unix(), IssuedAt: now.Unix(), NotBefore: now.Unix()}
 	c.K8s.Namespace, c.K8s.ServiceAccount.Name, c.K8s.ServiceAccount.UID = namespace, name, uid
+	c.K8s.Pod, c.K8s.Node = b.Pod, b.Node
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return "", time.Time{}, fmt.Errorf("token id: %w", err)
+	}
+	id[6], id[8] = id[6]&0x0f|0x40, id[8]&0x3f|0x80 // a version 4 UUID
+	c.ID = fmt.Sprintf("%x-%x-%x-%x-%x", id[0:4], id[4:6], id[6:8], id[8:10], id[10:])
 	header, _ := json.Marshal(map[string]string{"alg": "ES256", "typ": "JWT", "kid": keyID(&s.Key.PublicKey)})
 	payload, err := json.Marshal(c)
 	if err != nil {
@@ -219,15 +260,31 @@ func (a *Authenticator) AuthenticateTokenFor(ctx context.Context, token string, 
 		}
 	}
 	u := filters.ServiceAccountUser(ns, name, c.K8s.ServiceAccount.UID)
-	if c.ID != "" {
-		u.Extra = map[string][]string{CredentialIDKey: {"JTI=" + c.ID}}
-	}
+	u.Extra = extras(&c)
 	return u, granted, true, nil
 }
 
-// CredentialIDKey is the user extra that names the token a ServiceAccount
-// authenticated with (JTI=<jti claim>), as Kubernetes sets it.
-const CredentialIDKey = "authentication.kubernetes.io/credential-id"
+// extras are the user extras of a token's claims: its credential ID, the
+// pod and the node it is bound to.
+func extras(c *Claims) map[string][]string {
+	out := map[string][]string{}
+	if c.ID != "" {
+		out[CredentialIDKey] = []string{"JTI=" + c.ID}
+	}
+	if p := c.K8s.Pod; p != nil && p.Name != "" && p.UID != "" {
+		out[PodNameKey], out[PodUIDKey] = []string{p.Name}, []string{p.UID}
+	}
+	if n := c.K8s.Node; n != nil && n.Name != "" {
+		out[NodeNameKey] = []string{n.Name}
+		if n.UID != "" {
+			out[NodeUIDKey] = []string{n.UID}
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
 
 // intersect returns the elements of a that b holds, in a's order.
 func intersect(a, b []string) []string {
@@ -244,6 +301,11 @@ func intersect(a, b []string) []string {
 // get it back with status.token.
 type TokenRequest struct {
 	Signer *Signer
+	// Lookup reads an object ("pods" in namespace, "nodes" with namespace
+	// ""); nil binds a pod-bound token to the reference as given. A token
+	// bound to a pod carries the pod (which must exist with the reference's
+	// UID) and the node it is scheduled to.
+	Lookup func(ctx context.Context, resource, namespace, name string) (map[string]any, error)
 	// MaxExpiration caps spec.expirationSeconds (default 48 h); the default is 1 h.
 	MaxExpiration time.Duration
 }
@@ -286,7 +348,11 @@ func (t *TokenRequest) Serve(w http.ResponseWriter, r *http.Request, parent regi
 		}
 		ttl = min(time.Duration(*s)*time.Second, maxTTL)
 	}
-	token, exp, err := t.Signer.Token(parent.Namespace(), parent.Name(), api.NestedString(sa, "metadata", "uid"), req.Spec.Audiences, ttl)
+	binding, err := t.binding(r.Context(), parent.Namespace(), req.Spec.BoundObjectRef)
+	if err != nil {
+		return err
+	}
+	token, exp, err := t.Signer.BoundToken(parent.Namespace(), parent.Name(), api.NestedString(sa, "metadata", "uid"), req.Spec.Audiences, ttl, binding)
 	if err != nil {
 		return apierrors.NewInternalError(err)
 	}
@@ -310,4 +376,33 @@ func (t *TokenRequest) Serve(w http.ResponseWriter, r *http.Request, parent regi
 	w.WriteHeader(http.StatusCreated)
 	_, _ = w.Write(b)
 	return nil
+}
+
+// binding resolves a TokenRequest's boundObjectRef of kind Pod into the
+// token's pod and node claims.
+func (t *TokenRequest) binding(ctx context.Context, namespace string, ref *authenticationv1.BoundObjectReference) (Binding, error) {
+	if ref == nil || ref.Kind != "Pod" {
+		return Binding{}, nil
+	}
+	b := Binding{Pod: &ObjectRef{Name: ref.Name, UID: ref.UID}}
+	if t.Lookup == nil {
+		return b, nil
+	}
+	pod, err := t.Lookup(ctx, "pods", namespace, ref.Name)
+	if err != nil {
+		return Binding{}, err
+	}
+	uid := api.NestedString(pod, "metadata", "uid")
+	if ref.UID != "" && ref.UID != uid {
+		return Binding{}, apierrors.NewConflict(api.GroupResource{Resource: "pods"}, ref.Name,
+			fmt.Errorf("the UID in the bound object reference (%s) does not match the UID in record. The object might have been deleted and then recreated", ref.UID).Error())
+	}
+	b.Pod.UID = uid
+	if nodeName := api.NestedString(pod, "spec", "nodeName"); nodeName != "" {
+		b.Node = &ObjectRef{Name: nodeName}
+		if node, err := t.Lookup(ctx, "nodes", "", nodeName); err == nil {
+			b.Node.UID = api.NestedString(node, "metadata", "uid")
+		}
+	}
+	return b, nil
 }
