@@ -27,7 +27,11 @@ func Resources() []*registry.Resource {
 			Validate:           ValidateCertificateSigningRequest,
 			ValidateUpdateFunc: ValidateCertificateSigningRequestUpdate,
 		},
-		Type:         reflect.TypeFor[CertificateSigningRequest](),
+		Type: reflect.TypeFor[CertificateSigningRequest](),
+		// kubectl and the upstream CSR specs select by signer.
+		SelectableFields: func(obj map[string]any) map[string]string {
+			return map[string]string{"spec.signerName": api.NestedString(obj, "spec", "signerName")}
+		},
 		Printer:      csrPrinter(),
 		Subresources: map[string]registry.Subresource{"approval": approvalSubresource{}},
 	}}
