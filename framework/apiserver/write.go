@@ -575,6 +575,15 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		} else {
 			delete(next, "status")
 		}
+		if q.res.StatusUpdatesMetadata {
+			for _, k := range []string{"labels", "annotations"} {
+				if v, ok := metaOf(obj)[k]; ok {
+					metaOf(next)[k] = v
+				} else {
+					delete(metaOf(next), k)
+				}
+			}
+		}
 		if q.applied {
 			// Apply computed the managedFields of this write.
 			if mf, ok := metaOf(obj)["managedFields"]; ok {

@@ -33,6 +33,10 @@ type Resource struct {
 
 	// StatusSubresource serves /status and makes the main endpoint ignore status.
 	StatusSubresource bool
+	// StatusUpdatesMetadata makes writes to /status also take the object's
+	// labels and annotations, as Kubernetes' status strategy of some kinds
+	// (CertificateSigningRequest) does; otherwise /status changes status only.
+	StatusUpdatesMetadata bool
 	// Scale serves /scale when set.
 	Scale *Scale
 	// Generation maintains metadata.generation (1 on create, +1 on spec change).

@@ -104,6 +104,30 @@ var _ = Describe("Joining with a bootstrap token", Ordered, func() {
 		Expect(r.code).To(Equal(http.StatusForbidden), r.String())
 	}, SpecTimeout(45*time.Second))
 
+	It("patches a request's approval and status, labels and annotations included, as Kubernetes does", func(ctx SpecContext) {
+		url := cp.URL() + "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+		r := call(ctx, admin.http, http.MethodPost, url, map[string]any{
+			"metadata": map[string]any{"name": "patched"},
+			"spec": map[string]any{"request": newCSR("someone"), "signerName": "example.com/never",
+				"usages": []any{"digital signature", "client auth"}},
+		})
+		Expect(r.code).To(Equal(http.StatusCreated), r.String())
+		merge := []string{"Content-Type", "application/merge-patch+json"}
+		r = call(ctx, admin.http, http.MethodPatch, url+"/patched/approval",
+			`{"metadata":{"annotations":{"approval":"patched"}},"spec":{"signerName":"ignored"},"status":{"conditions":[{"type":"Custom","status":"True","reason":"Test"}]}}`, merge...)
+		Expect(r.code).To(Equal(http.StatusOK), r.String())
+		Expect(r.body["metadata"]).To(HaveKeyWithValue("annotations", HaveKeyWithValue("approval", "patched")))
+		Expect(r.body["spec"]).To(HaveKeyWithValue("signerName", "example.com/never"))
+		Expect(r.body["status"]).To(HaveKeyWithValue("conditions", ConsistOf(HaveKeyWithValue("type", "Custom"))))
+		r = call(ctx, admin.http, http.MethodPatch, url+"/patched/status", `{"metadata":{"labels":{"status":"patched"}}}`, merge...)
+		Expect(r.code).To(Equal(http.StatusOK), r.String())
+		Expect(r.body["metadata"]).To(HaveKeyWithValue("labels", HaveKeyWithValue("status", "patched")))
+		Expect(r.body["metadata"]).To(HaveKeyWithValue("annotations", HaveKeyWithValue("approval", "patched")))
+		r = call(ctx, admin.http, http.MethodGet, url+"?fieldSelector=spec.signerName%3Dexample.com%2Fnever", nil)
+		Expect(r.code).To(Equal(http.StatusOK), r.String())
+		Expect(r.body["items"]).To(ConsistOf(HaveKeyWithValue("metadata", HaveKeyWithValue("name", "patched"))))
+	})
+
 	It("refuses wrong, expired and unknown tokens, and leaves other requests to a human", func(ctx SpecContext) {
 		token := createToken(ctx, time.Hour)
 		id, _, err := bootstrap.Parse(token)
