@@ -49,6 +49,7 @@ func All() []Controller {
 		{Name: volumebinder.Name, Setup: volumebinder.Setup},
 		{Name: ephemeral.Name, Setup: ephemeral.Setup},
 		{Name: "replicaset", Setup: replicaset.Setup},
+		{Name: replicaset.ReplicationControllerName, Setup: replicaset.SetupReplicationControllers},
 		{Name: "deployment", Setup: deployment.Setup},
 		{Name: podautoscaler.Name, Setup: podautoscaler.Setup},
 		{Name: resourcequota.Name, Setup: resourcequota.Setup},

@@ -4,6 +4,8 @@
 // builtin/security/bootstrap), authorization by system:masters, the Node
 // authorizer (builtin/security/node) and RBAC (builtin/security/rbac),
 // the authorization.k8s.io review resources answered by the authorizer, the
+// authentication.k8s.io ones (TokenReview answered by the bearer token
+// authenticators for its audiences, SelfSubjectReview with the caller), the
 // admission chain (the CSR requester, NodeRestriction, RBAC escalation
 // prevention, validating and mutating webhooks), audit, in-flight limits, and
 // the CertificateSigningRequest resource with its approver and signer

@@ -9,9 +9,11 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
+	"time"
 
 	"sigs.k8s.io/yaml"
 
+	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
 	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/framework/api"
@@ -23,15 +25,18 @@ import (
 
 // Reviews answers creates of the authorization.k8s.io/v1 review resources
 // (SubjectAccessReview, LocalSubjectAccessReview, SelfSubjectAccessReview,
-// SelfSubjectRulesReview) with az and rules, and passes every other request to
+// SelfSubjectRulesReview) with az and rules, and of the authentication.k8s.io/v1
+// ones (TokenReview with tokens, nil when the server authenticates no tokens;
+// SelfSubjectReview with the caller's user), and passes every other request to
 // next. It runs behind authorization, so creating a review is itself authorized
-// (system:basic-user grants the self reviews to every authenticated user).
-func Reviews(next http.Handler, az filters.Authorizer, rules *rbac.Authorizer) http.Handler {
+// (system:basic-user grants the self reviews to every authenticated user,
+// system:auth-delegator the others).
+func Reviews(next http.Handler, az filters.Authorizer, rules *rbac.Authorizer, tokens *TokenReviewer) http.Handler {
 	dec := &protobuf.Decoder{}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ri, ok := filters.RequestInfoFrom(r.Context())
-		if !ok || !ri.IsResourceRequest || ri.APIGroup != authorizationv1.GroupVersion.Group || ri.APIVersion != "v1" ||
-			ri.Verb != "create" || ri.Subresource != "" || ri.Name != "" {
+		if !ok || !ri.IsResourceRequest || ri.APIVersion != "v1" || ri.Verb != "create" || ri.Subresource != "" || ri.Name != "" ||
+			(ri.APIGroup != authorizationv1.GroupVersion.Group && ri.APIGroup != authenticationv1.GroupVersion.Group) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -39,16 +44,33 @@ func Reviews(next http.Handler, az filters.Authorizer, rules *rbac.Authorizer) h
 			out any
 			err error
 		)
+		if ri.APIGroup == authenticationv1.GroupVersion.Group && ri.Namespace != "" {
+			next.ServeHTTP(w, r) // cluster-scoped: not found under a namespace
+			return
+		}
 		u, _ := filters.UserFrom(r.Context())
-		switch ri.Resource {
-		case "selfsubjectaccessreviews":
+		switch ri.APIGroup + "/" + ri.Resource {
+		case "authentication.k8s.io/tokenreviews":
+			var rev authenticationv1.TokenReview
+			if err = decodeBody(r, dec, &rev); err == nil {
+				rev.Status = authenticationv1.TokenReviewStatus{}
+				err = tokens.Review(r.Context(), &rev)
+				rev.TypeMeta = api.TypeMeta{APIVersion: authenticationv1.GroupVersion.String(), Kind: "TokenReview"}
+				out = &rev
+			}
+		case "authentication.k8s.io/selfsubjectreviews":
+			var rev authenticationv1.SelfSubjectReview
+			if err = decodeBody(r, dec, &rev); err == nil {
+				out, err = selfSubjectReview(r.Context(), time.Now())
+			}
+		case "authorization.k8s.io/selfsubjectaccessreviews":
 			var rev authorizationv1.SelfSubjectAccessReview
 			if err = decodeBody(r, dec, &rev); err == nil {
 				rev.Status, err = review(r.Context(), az, u, "SelfSubjectAccessReview", rev.Spec.ResourceAttributes, rev.Spec.NonResourceAttributes, "")
 				rev.TypeMeta = api.TypeMeta{APIVersion: "authorization.k8s.io/v1", Kind: "SelfSubjectAccessReview"}
 				out = &rev
 			}
-		case "subjectaccessreviews", "localsubjectaccessreviews":
+		case "authorization.k8s.io/subjectaccessreviews", "authorization.k8s.io/localsubjectaccessreviews":
 			var rev authorizationv1.SubjectAccessReview
 			kind := "SubjectAccessReview"
 			if ri.Resource == "localsubjectaccessreviews" {
@@ -68,7 +90,7 @@ func Reviews(next http.Handler, az filters.Authorizer, rules *rbac.Authorizer) h
 				}
 				out = &rev
 			}
-		case "selfsubjectrulesreviews":
+		case "authorization.k8s.io/selfsubjectrulesreviews":
 			var rev authorizationv1.SelfSubjectRulesReview
 			if err = decodeBody(r, dec, &rev); err == nil {
 				rev.Status = rulesReview(r.Context(), rules, u, rev.Spec.Namespace)

@@ -18,6 +18,7 @@ import (
 	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/builtin/security/serviceaccount"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
@@ -102,8 +103,13 @@ func New(opts Options) (*Security, error) {
 			tokens = append([]filters.TokenAuthenticator{st}, tokens...)
 		}
 	}
+	var reviewer *TokenReviewer
 	if len(tokens) > 0 {
 		auths = append(auths, filters.BearerToken(tokens...))
+		reviewer = &TokenReviewer{Tokens: tokens, APIAudiences: []string{serviceaccount.DefaultIssuer}}
+		if opts.ServiceAccountIssuer != "" {
+			reviewer.APIAudiences = []string{opts.ServiceAccountIssuer}
+		}
 	}
 	s.rbac = rbac.NewAuthorizer(s.list)
 	s.authorizer = filters.UnionAuthorizer(filters.Privileged, node.NewAuthorizer(s.pods), s.rbac)
@@ -122,7 +128,7 @@ func New(opts Options) (*Security, error) {
 			Mutating: opts.MaxMutatingInFlight, ReadOnly: opts.MaxReadOnlyInFlight,
 			PerUserPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
 		},
-		Inner: func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac) },
+		Inner: func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac, reviewer) },
 	}
 	if opts.AuditLogPath != "" {
 		s.audit = &filters.AuditLog{Path: opts.AuditLogPath, MaxBytes: opts.AuditMaxBytes, MaxBackups: opts.AuditMaxBackups}
@@ -157,7 +163,23 @@ func (s *Security) TokenRequest() registry.Subresource {
 	if s.signer == nil {
 		return nil
 	}
-	return &serviceaccount.TokenRequest{Signer: s.signer}
+	return &serviceaccount.TokenRequest{Signer: s.signer, Lookup: s.lookup}
+}
+
+// lookup reads one object of a core/v1 resource from the watch cache, for
+// binding tokens to pods (NotFound as an API error).
+func (s *Security) lookup(ctx context.Context, resource, namespace, name string) (map[string]any, error) {
+	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: resource}, namespace)
+	if err != nil {
+		return nil, apierrors.NewInternalError(err)
+	}
+	for _, b := range items {
+		var obj map[string]any
+		if json.Unmarshal(b, &obj) == nil && api.NestedString(obj, "metadata", "name") == name {
+			return obj, nil
+		}
+	}
+	return nil, apierrors.NewNotFound(api.GroupResource{Resource: resource}, name)
 }
 
 func (s *Security) serviceAccountUID(ctx context.Context, namespace, name string) (string, error) {
@@ -189,11 +211,12 @@ func (s *Security) Attach(srv *apiserver.Server) {
 
 // ReviewsOnly is the apiserver.Security of a server without authentication
 // or authorization that still serves the authorization.k8s.io reviews (every
-// answer is "allowed"), so that registering those resources never stores review
+// answer is "allowed") and the authentication.k8s.io ones (no token is
+// authenticated), so that registering those resources never stores review
 // objects and `kubectl auth can-i` answers yes.
 func ReviewsOnly() apiserver.Security {
 	return apiserver.Security{Filters: filters.Options{
-		Inner: func(h http.Handler) http.Handler { return Reviews(h, filters.AlwaysAllow, nil) },
+		Inner: func(h http.Handler) http.Handler { return Reviews(h, filters.AlwaysAllow, nil, nil) },
 	}}
 }
 

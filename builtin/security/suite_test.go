@@ -13,11 +13,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
 	admissionregistrationv1 "github.com/converge-dev/converge/builtin/api/admissionregistration/v1"
+	authenticationv1 "github.com/converge-dev/converge/builtin/api/authentication/v1"
 	authorizationv1 "github.com/converge-dev/converge/builtin/api/authorization/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
@@ -81,7 +83,7 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	DeferCleanup(e.sec.Close)
 
 	reg := registry.New()
-	for _, group := range [][]*registry.Resource{corev1.Resources(), rbacv1.Resources(), authorizationv1.Resources(), admissionregistrationv1.Resources()} {
+	for _, group := range [][]*registry.Resource{corev1.Resources(), rbacv1.Resources(), authorizationv1.Resources(), authenticationv1.Resources(), admissionregistrationv1.Resources()} {
 		for _, r := range group {
 			if r.Resource == "serviceaccounts" {
 				r.Subresources = map[string]registry.Subresource{"token": e.sec.TokenRequest()}
@@ -116,6 +118,11 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	e.admin = e.client(&pair)
 	e.anon = e.client(nil)
+	// The authorizer reads the default bindings through the watch cache: wait
+	// until it has them (system:public-info-viewer lets anyone read /healthz).
+	Eventually(func(g Gomega) {
+		g.Expect(do(ctx, e.anon, "", http.MethodGet, "/healthz", nil).code).To(Equal(http.StatusOK))
+	}).WithTimeout(10 * time.Second).Should(Succeed())
 })
 
 func (e *env) client(cert *tls.Certificate) *http.Client {

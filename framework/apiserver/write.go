@@ -575,6 +575,15 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		} else {
 			delete(next, "status")
 		}
+		if q.res.StatusUpdatesMetadata {
+			for _, k := range []string{"labels", "annotations"} {
+				if v, ok := metaOf(obj)[k]; ok {
+					metaOf(next)[k] = v
+				} else {
+					delete(metaOf(next), k)
+				}
+			}
+		}
 		if q.applied {
 			// Apply computed the managedFields of this write.
 			if mf, ok := metaOf(obj)["managedFields"]; ok {
@@ -878,7 +887,9 @@ func (s *Server) deleteObject(ctx context.Context, q *request, name string, opts
 		finalizers := stringSlice(api.NestedSlice(cur, "metadata", "finalizers"))
 		want := finalizers
 		orphan := (opts.OrphanDependents != nil && *opts.OrphanDependents) ||
-			(opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationOrphan)
+			(opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationOrphan) ||
+			(opts.OrphanDependents == nil && opts.PropagationPolicy == nil && q.res.OrphanDependentsByDefault &&
+				!slices.Contains(finalizers, api.FinalizerDeleteDependents))
 		foreground := opts.PropagationPolicy != nil && *opts.PropagationPolicy == api.DeletePropagationForeground
 		if orphan && !slices.Contains(want, api.FinalizerOrphanDependents) {
 			want = append(slices.Clone(want), api.FinalizerOrphanDependents)

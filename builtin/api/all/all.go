@@ -20,11 +20,14 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
 	eventsv1 "github.com/converge-dev/converge/builtin/api/events/v1"
+	flowcontrolv1 "github.com/converge-dev/converge/builtin/api/flowcontrol/v1"
 	metricsv1beta1 "github.com/converge-dev/converge/builtin/api/metrics/v1beta1"
+	networkingv1 "github.com/converge-dev/converge/builtin/api/networking/v1"
 	nodev1 "github.com/converge-dev/converge/builtin/api/node/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/scheme"
 )
@@ -37,8 +40,7 @@ type Group struct {
 	AddToScheme func(*scheme.Scheme) error
 	// Resources are the resources the API server serves for the group; nil for
 	// groups whose kinds are only request bodies handled elsewhere
-	// (authentication.k8s.io's TokenReview is answered by the security filters,
-	// autoscaling/v1's Scale by each resource's scale subresource); autoscaling/v1
+	// (autoscaling/v1's Scale by each resource's scale subresource); autoscaling/v1
 	// serves horizontalpodautoscalers in v1 and v2 (stored as v2).
 	Resources func() []*registry.Resource
 }
@@ -58,10 +60,13 @@ func Groups() []Group {
 		{"scheduling.k8s.io/v1", schedulingv1.AddToScheme, schedulingv1.Resources},
 		{"rbac.authorization.k8s.io/v1", rbacv1.AddToScheme, rbacv1.Resources},
 		{"authorization.k8s.io/v1", authorizationv1.AddToScheme, authorizationv1.Resources},
-		{"authentication.k8s.io/v1", authenticationv1.AddToScheme, nil},
+		{"authentication.k8s.io/v1", authenticationv1.AddToScheme, authenticationv1.Resources},
 		{"admissionregistration.k8s.io/v1", admissionregistrationv1.AddToScheme, admissionregistrationv1.Resources},
 		{"certificates.k8s.io/v1", certificatesv1.AddToScheme, certificatesv1.Resources},
 		{"node.k8s.io/v1", nodev1.AddToScheme, nodev1.Resources},
+		{"networking.k8s.io/v1", networkingv1.AddToScheme, networkingv1.Resources},
+		{"storage.k8s.io/v1", storagev1.AddToScheme, storagev1.Resources},
+		{"flowcontrol.apiserver.k8s.io/v1", flowcontrolv1.AddToScheme, flowcontrolv1.Resources},
 		{"apiregistration.k8s.io/v1", apiregistrationv1.AddToScheme, apiregistrationv1.Resources},
 		{"metrics.k8s.io/v1beta1", metricsv1beta1.AddToScheme, metricsv1beta1.Resources},
 	}

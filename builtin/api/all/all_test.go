@@ -10,6 +10,7 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	policyv1 "github.com/converge-dev/converge/builtin/api/policy/v1"
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/protobuf"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/scheme"
 )
@@ -50,6 +51,12 @@ func TestResourcesAreRegistered(t *testing.T) {
 				}
 				if k, err := s.ObjectKinds(reflect.New(reflect.TypeOf(obj).Elem()).Interface()); err != nil || k != gvk {
 					t.Errorf("ObjectKinds(%T) = %v, %v; want %v", obj, k, err, gvk)
+				}
+				// Typed clients send protobuf: the struct tags must make a schema.
+				if r.Type != nil {
+					if err := (&protobuf.Decoder{}).DecodeInto(nil, reflect.New(r.Type).Interface()); err != nil {
+						t.Errorf("protobuf schema of %v: %v", r.Type, err)
+					}
 				}
 
 				// Create-only resources (bindings) have no list type.

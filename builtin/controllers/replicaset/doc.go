@@ -23,6 +23,11 @@
 //   - Events on the ReplicaSet: SuccessfulCreate, FailedCreate,
 //     SuccessfulDelete, FailedDelete.
 //
+// SetupReplicationControllers runs the same reconciler for core/v1
+// ReplicationControllers, as kube-controller-manager does: each is converted
+// to a ReplicaSet (its selector as matchLabels), and owner references, status
+// writes and events go to the ReplicationController.
+//
 // The reconciler is level based: it reads the ReplicaSet and pods from the
 // shared informers and never looks at the event that woke it. The pod event
 // handler only enqueues owners and records observations for expectations.

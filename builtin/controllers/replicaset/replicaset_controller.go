@@ -75,6 +75,18 @@ type reconciler struct {
 	recorder     recorder
 	expectations *podutil.Expectations
 	now          func() time.Time
+	// kind is the kind of the controllers reconciled (zero: apps/v1
+	// ReplicaSet); core/v1 ReplicationControllers are reconciled as
+	// ReplicaSets converted from them (see SetupReplicationControllers).
+	kind api.GroupVersionKind
+}
+
+// ownerKind is the kind of the controllers r reconciles.
+func (r *reconciler) ownerKind() api.GroupVersionKind {
+	if r.kind.Kind == "" {
+		return appsv1.GroupVersion.WithKind("ReplicaSet")
+	}
+	return r.kind
 }
 
 // Setup adds the ReplicaSet controller to mgr.
@@ -126,7 +138,7 @@ func (r *reconciler) handlePod(ev handler.Event, q handler.Queue, inNamespace fu
 	}
 	podKey := cache.KeyOf(pod)
 	ownerKey := func(p *corev1.Pod) (client.ObjectKey, bool) {
-		ref := controllerRefOf(p)
+		ref := r.controllerRefOf(p)
 		if ref == nil {
 			return client.ObjectKey{}, false
 		}
@@ -181,16 +193,16 @@ func (r *reconciler) handlePod(ev handler.Event, q handler.Queue, inNamespace fu
 	}
 }
 
-// controllerRefOf returns pod's controlling ReplicaSet reference, or nil.
-func controllerRefOf(pod *corev1.Pod) *api.OwnerReference {
+// controllerRefOf returns pod's controlling reference to a controller of
+// r's kind (any version of its group), or nil.
+func (r *reconciler) controllerRefOf(pod *corev1.Pod) *api.OwnerReference {
 	ref := controllerutil.GetControllerOf(pod)
-	if ref == nil || ref.Kind != "ReplicaSet" || !isAppsGroup(ref.APIVersion) {
+	kind := r.ownerKind()
+	if ref == nil || ref.Kind != kind.Kind {
+		return nil
+	}
+	if gv, err := api.ParseGroupVersion(ref.APIVersion); err != nil || gv.Group != kind.Group {
 		return nil
 	}
 	return ref
-}
-
-func isAppsGroup(apiVersion string) bool {
-	gv, err := api.ParseGroupVersion(apiVersion)
-	return err == nil && gv.Group == appsv1.GroupVersion.Group
 }

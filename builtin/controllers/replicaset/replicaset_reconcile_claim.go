@@ -16,9 +16,10 @@ import (
 	"github.com/go-logr/logr"
 )
 
-// controllerRef returns the controller ownerReference rs puts on its pods.
-func controllerRef(rs *appsv1.ReplicaSet) api.OwnerReference {
-	return controllerutil.NewControllerRef(rs, appsv1.GroupVersion.WithKind("ReplicaSet"))
+// controllerRef returns the controller ownerReference rs puts on its pods:
+// of kind ReplicaSet, or ReplicationController for the reconciler of those.
+func (r *reconciler) controllerRef(rs *appsv1.ReplicaSet) api.OwnerReference {
+	return controllerutil.NewControllerRef(rs, r.ownerKind())
 }
 
 // claimPods returns the pods rs owns after adopting matching orphans and
@@ -66,7 +67,7 @@ func (r *reconciler) claimPods(ctx context.Context, rs *appsv1.ReplicaSet, sel l
 			if !*canAdopt {
 				continue
 			}
-			refs := append(slices.Clone(p.OwnerReferences), controllerRef(rs))
+			refs := append(slices.Clone(p.OwnerReferences), r.controllerRef(rs))
 			if err := r.setPodOwners(ctx, p, refs); err != nil {
 				if !apierrors.IsNotFound(err) {
 					errs = append(errs, fmt.Errorf("adopt pod %s/%s: %w", p.Namespace, p.Name, err))

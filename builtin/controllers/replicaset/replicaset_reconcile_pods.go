@@ -93,8 +93,8 @@ func podsToDelete(pods []*corev1.Pod, n int) []*corev1.Pod {
 	return sorted[:min(n, len(sorted))]
 }
 
-// newPod returns the pod rs creates.
-func newPod(rs *appsv1.ReplicaSet) *corev1.Pod {
+// newPod returns the pod rs creates, controlled by ref.
+func newPod(rs *appsv1.ReplicaSet, ref api.OwnerReference) *corev1.Pod {
 	t := rs.Spec.Template
 	pod := &corev1.Pod{
 		ObjectMeta: api.ObjectMeta{
@@ -103,7 +103,7 @@ func newPod(rs *appsv1.ReplicaSet) *corev1.Pod {
 			Labels:          maps.Clone(t.Labels),
 			Annotations:     maps.Clone(t.Annotations),
 			Finalizers:      append([]string(nil), t.Finalizers...),
-			OwnerReferences: []api.OwnerReference{controllerRef(rs)},
+			OwnerReferences: []api.OwnerReference{ref},
 		},
 		Spec: t.Spec,
 	}
@@ -117,7 +117,7 @@ func (r *reconciler) createPod(ctx context.Context, rs *appsv1.ReplicaSet) error
 	}
 	cp := *rs
 	cp.Spec.Template = *tmpl
-	pod := newPod(&cp)
+	pod := newPod(&cp, r.controllerRef(rs))
 	if err := r.client.Create(ctx, pod); err != nil {
 		r.recorder.Event(ctx, rs, record.Warning, ReasonFailedCreate, fmt.Sprintf("Error creating: %v", err))
 		return fmt.Errorf("create pod for replicaset %s/%s: %w", rs.Namespace, rs.Name, err)

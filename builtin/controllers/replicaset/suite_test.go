@@ -28,7 +28,7 @@ var (
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	env = controllertest.Start(ctx, "rs", testenv.Options{Controllers: []string{"replicaset"}})
+	env = controllertest.Start(ctx, "rs", testenv.Options{Controllers: []string{"replicaset", "replicationcontroller"}})
 	c = env.Client
 })
 

@@ -43,7 +43,9 @@ func aggregated(label string) *rbacv1.AggregationRule {
 
 // ClusterRoles returns the default ClusterRoles: cluster-admin, admin, edit and
 // view (aggregated from the system:aggregate-to-* roles by label, as in
-// Kubernetes), system:discovery, system:basic-user, system:public-info-viewer,
+// Kubernetes), system:discovery, system:basic-user, system:auth-delegator
+// (delegated authentication and authorization: tokenreviews and
+// subjectaccessreviews, bound to nobody), system:public-info-viewer,
 // system:monitoring (metrics and health checks) and the components' roles
 // (system:node, system:kube-scheduler, system:kube-controller-manager,
 // system:node-proxier).
@@ -99,6 +101,10 @@ func ClusterRoles() []rbacv1.ClusterRole {
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:basic-user", nil), Rules: []rbacv1.PolicyRule{
 			rule([]string{"create"}, []string{"authorization.k8s.io"}, "selfsubjectaccessreviews", "selfsubjectrulesreviews"),
 			rule([]string{"create"}, []string{"authentication.k8s.io"}, "selfsubjectreviews"),
+		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:auth-delegator", nil), Rules: []rbacv1.PolicyRule{
+			rule([]string{"create"}, []string{"authentication.k8s.io"}, "tokenreviews"),
+			rule([]string{"create"}, []string{"authorization.k8s.io"}, "subjectaccessreviews"),
 		}},
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:public-info-viewer", nil), Rules: []rbacv1.PolicyRule{
 			{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}},

@@ -33,6 +33,10 @@ type Resource struct {
 
 	// StatusSubresource serves /status and makes the main endpoint ignore status.
 	StatusSubresource bool
+	// StatusUpdatesMetadata makes writes to /status also take the object's
+	// labels and annotations, as Kubernetes' status strategy of some kinds
+	// (CertificateSigningRequest) does; otherwise /status changes status only.
+	StatusUpdatesMetadata bool
 	// Scale serves /scale when set.
 	Scale *Scale
 	// Generation maintains metadata.generation (1 on create, +1 on spec change).
@@ -58,6 +62,11 @@ type Resource struct {
 	DeprecationWarning string
 	// Deletion customises graceful deletion; nil means plain finalizer semantics.
 	Deletion *Deletion
+	// OrphanDependentsByDefault makes a delete without propagationPolicy or
+	// orphanDependents orphan the object's dependents (unless it already
+	// carries the foregroundDeletion finalizer), as Kubernetes does for
+	// core/v1 ReplicationControllers; otherwise such a delete is Background.
+	OrphanDependentsByDefault bool
 	// Subresources are extra handlers ("log", "binding", "eviction", ...).
 	Subresources map[string]Subresource
 	// CreateAs, when set, makes a create of this resource act on another object

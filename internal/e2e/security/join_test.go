@@ -60,11 +60,14 @@ var _ = Describe("Joining with a bootstrap token", Ordered, func() {
 
 		By("the token authenticates as system:bootstrap:ID and may do nothing but request certificates")
 		c := anon()
-		r := call(ctx, c, http.MethodPost, cp.URL()+"/apis/authentication.k8s.io/v1/selfsubjectreviews",
-			`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`, tokenAuth(token)...)
-		if r.code == http.StatusCreated || r.code == http.StatusOK {
-			Expect(r.raw).To(ContainSubstring("system:bootstrap:" + id))
-		}
+		// The authenticator reads the token's Secret through the watch cache:
+		// wait until it sees it.
+		Eventually(func(g Gomega) {
+			r := call(ctx, c, http.MethodPost, cp.URL()+"/apis/authentication.k8s.io/v1/selfsubjectreviews",
+				`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`, tokenAuth(token)...)
+			g.Expect(r.code).To(Equal(http.StatusCreated), r.String())
+			g.Expect(r.body["status"]).To(HaveKeyWithValue("userInfo", HaveKeyWithValue("username", "system:bootstrap:"+id)))
+		}).WithContext(ctx).Should(Succeed())
 		Expect(call(ctx, c, http.MethodGet, cp.URL()+"/api/v1/namespaces/kube-system/secrets", nil, tokenAuth(token)...).code).To(Equal(http.StatusForbidden))
 		Expect(call(ctx, c, http.MethodGet, cp.URL()+"/api/v1/nodes", nil, tokenAuth(token)...).code).To(Equal(http.StatusForbidden))
 
@@ -95,11 +98,35 @@ var _ = Describe("Joining with a bootstrap token", Ordered, func() {
 
 		By("the certificate authenticates as system:node:joined-1 under the Node authorizer")
 		node := identityFrom(creds)
-		r = call(ctx, node, http.MethodPost, cp.URL()+"/api/v1/nodes", map[string]any{"metadata": map[string]any{"name": "joined-1"}})
+		r := call(ctx, node, http.MethodPost, cp.URL()+"/api/v1/nodes", map[string]any{"metadata": map[string]any{"name": "joined-1"}})
 		Expect(r.code).To(Equal(http.StatusCreated), r.String())
 		r = call(ctx, node, http.MethodPost, cp.URL()+"/api/v1/nodes", map[string]any{"metadata": map[string]any{"name": "joined-2"}})
 		Expect(r.code).To(Equal(http.StatusForbidden), r.String())
 	}, SpecTimeout(45*time.Second))
+
+	It("patches a request's approval and status, labels and annotations included, as Kubernetes does", func(ctx SpecContext) {
+		url := cp.URL() + "/apis/certificates.k8s.io/v1/certificatesigningrequests"
+		r := call(ctx, admin.http, http.MethodPost, url, map[string]any{
+			"metadata": map[string]any{"name": "patched"},
+			"spec": map[string]any{"request": newCSR("someone"), "signerName": "example.com/never",
+				"usages": []any{"digital signature", "client auth"}},
+		})
+		Expect(r.code).To(Equal(http.StatusCreated), r.String())
+		merge := []string{"Content-Type", "application/merge-patch+json"}
+		r = call(ctx, admin.http, http.MethodPatch, url+"/patched/approval",
+			`{"metadata":{"annotations":{"approval":"patched"}},"spec":{"signerName":"ignored"},"status":{"conditions":[{"type":"Custom","status":"True","reason":"Test"}]}}`, merge...)
+		Expect(r.code).To(Equal(http.StatusOK), r.String())
+		Expect(r.body["metadata"]).To(HaveKeyWithValue("annotations", HaveKeyWithValue("approval", "patched")))
+		Expect(r.body["spec"]).To(HaveKeyWithValue("signerName", "example.com/never"))
+		Expect(r.body["status"]).To(HaveKeyWithValue("conditions", ConsistOf(HaveKeyWithValue("type", "Custom"))))
+		r = call(ctx, admin.http, http.MethodPatch, url+"/patched/status", `{"metadata":{"labels":{"status":"patched"}}}`, merge...)
+		Expect(r.code).To(Equal(http.StatusOK), r.String())
+		Expect(r.body["metadata"]).To(HaveKeyWithValue("labels", HaveKeyWithValue("status", "patched")))
+		Expect(r.body["metadata"]).To(HaveKeyWithValue("annotations", HaveKeyWithValue("approval", "patched")))
+		r = call(ctx, admin.http, http.MethodGet, url+"?fieldSelector=spec.signerName%3Dexample.com%2Fnever", nil)
+		Expect(r.code).To(Equal(http.StatusOK), r.String())
+		Expect(r.body["items"]).To(ConsistOf(HaveKeyWithValue("metadata", HaveKeyWithValue("name", "patched"))))
+	})
 
 	It("refuses wrong, expired and unknown tokens, and leaves other requests to a human", func(ctx SpecContext) {
 		token := createToken(ctx, time.Hour)

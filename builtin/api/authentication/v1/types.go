@@ -64,3 +64,16 @@ type TokenReview struct {
 	Spec           TokenReviewSpec   `json:"spec" protobuf:"bytes,2,opt,name=spec"`
 	Status         TokenReviewStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
 }
+
+// SelfSubjectReviewStatus holds the caller's user information.
+type SelfSubjectReviewStatus struct {
+	UserInfo UserInfo `json:"userInfo,omitempty" protobuf:"bytes,1,opt,name=userInfo"`
+}
+
+// SelfSubjectReview asks the server who the caller is (kubectl auth whoami):
+// the answer's status.userInfo is the user the request authenticated as.
+type SelfSubjectReview struct {
+	api.TypeMeta   `json:",inline"`
+	api.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Status         SelfSubjectReviewStatus `json:"status,omitempty" protobuf:"bytes,2,opt,name=status"`
+}

@@ -3,6 +3,8 @@ package v1
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/patch"
 )
 
 // Resources returns the certificates.k8s.io/v1 resources.
@@ -23,11 +26,17 @@ func Resources() []*registry.Resource {
 		Singular:          "certificatesigningrequest",
 		ShortNames:        []string{"csr"},
 		StatusSubresource: true,
+		// As in Kubernetes, /status may change labels and annotations too.
+		StatusUpdatesMetadata: true,
 		Strategy: registry.Typed[CertificateSigningRequest]{
 			Validate:           ValidateCertificateSigningRequest,
 			ValidateUpdateFunc: ValidateCertificateSigningRequestUpdate,
 		},
-		Type:         reflect.TypeFor[CertificateSigningRequest](),
+		Type: reflect.TypeFor[CertificateSigningRequest](),
+		// kubectl and the upstream CSR specs select by signer.
+		SelectableFields: func(obj map[string]any) map[string]string {
+			return map[string]string{"spec.signerName": api.NestedString(obj, "spec", "signerName")}
+		},
 		Printer:      csrPrinter(),
 		Subresources: map[string]registry.Subresource{"approval": approvalSubresource{}},
 	}}
@@ -40,7 +49,7 @@ type approvalSubresource struct{}
 
 var _ registry.Subresource = approvalSubresource{}
 
-func (approvalSubresource) Verbs() []string { return []string{"get", "update"} }
+func (approvalSubresource) Verbs() []string { return []string{"get", "patch", "update"} }
 
 func (approvalSubresource) Kind() api.GroupVersionKind {
 	return GroupVersion.WithKind("CertificateSigningRequest")
@@ -75,12 +84,66 @@ func (approvalSubresource) Serve(w http.ResponseWriter, r *http.Request, p regis
 		if err != nil {
 			return err
 		}
+	case http.MethodPatch:
+		obj, err := patchApproval(r, p)
+		if err != nil {
+			return err
+		}
+		out = obj
 	default:
 		return apierrors.NewMethodNotSupported(api.GroupResource{Group: GroupVersion.Group, Resource: "certificatesigningrequests/approval"}, strings.ToLower(r.Method))
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	return json.NewEncoder(w).Encode(out)
+}
+
+// patchApproval applies a merge or strategic merge patch to the
+// CertificateSigningRequest and keeps, as Kubernetes' approval strategy
+// does, only its status.conditions and its labels and annotations.
+func patchApproval(r *http.Request, p registry.Parent) (map[string]any, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 3<<20))
+	if err != nil {
+		return nil, apierrors.NewBadRequest(err.Error())
+	}
+	media, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	apply := func(doc []byte) ([]byte, error) { return patch.MergePatch(doc, body) }
+	switch media {
+	case "application/merge-patch+json":
+	case "application/strategic-merge-patch+json":
+		apply = func(doc []byte) ([]byte, error) {
+			return patch.StrategicMergePatch(doc, body, reflect.TypeFor[CertificateSigningRequest]())
+		}
+	default:
+		return nil, apierrors.NewUnsupportedMediaType(media, []string{"application/merge-patch+json", "application/strategic-merge-patch+json"})
+	}
+	return p.Update(r.Context(), func(obj map[string]any) error {
+		doc, err := json.Marshal(obj)
+		if err != nil {
+			return err
+		}
+		patched, err := apply(doc)
+		if err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+		var got map[string]any
+		if err := json.Unmarshal(patched, &got); err != nil {
+			return apierrors.NewBadRequest(err.Error())
+		}
+		conds := api.NestedSlice(got, "status", "conditions")
+		if conds == nil {
+			conds = []any{}
+		}
+		api.SetNestedField(obj, conds, "status", "conditions")
+		for _, k := range []string{"labels", "annotations"} {
+			if v, ok := api.NestedMap(got, "metadata")[k]; ok && v != nil {
+				api.SetNestedField(obj, v, "metadata", k)
+			} else {
+				delete(api.NestedMap(obj, "metadata"), k)
+			}
+		}
+		return nil
+	})
 }
 
 func csrPrinter() *registry.Printer {

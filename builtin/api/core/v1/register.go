@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/labels"
 	"github.com/converge-dev/converge/framework/api/validation"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
@@ -87,6 +88,28 @@ func Resources() []*registry.Resource {
 			NameValidation: validation.NameIsDNSSubdomain,
 			Type:           reflect.TypeFor[PodTemplate](),
 			Printer:        PodTemplatePrinter(),
+		},
+		{
+			GroupVersion: GroupVersion(), Resource: "replicationcontrollers", Kind: "ReplicationController", ListKind: "ReplicationControllerList",
+			Singular: "replicationcontroller", ShortNames: []string{"rc"}, Categories: []string{"all"}, Namespaced: true,
+			NameValidation: validation.NameIsDNSSubdomain,
+			Strategy: registry.Typed[ReplicationController]{Default: DefaultReplicationController, Validate: ValidateReplicationController,
+				ValidateUpdateFunc: ValidateReplicationControllerUpdate},
+			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[ReplicationController](),
+			OrphanDependentsByDefault: true, // core/v1's, for backward compatibility
+			Scale: &registry.Scale{SpecReplicasPath: []string{"spec", "replicas"}, StatusReplicasPath: []string{"status", "replicas"},
+				SelectorFromObject: func(obj map[string]any) string {
+					sel := map[string]string{}
+					for k, v := range api.NestedMap(obj, "spec", "selector") {
+						sel[k], _ = v.(string)
+					}
+					return labels.SelectorFromSet(sel).String()
+				}},
+			SelectableFields: func(obj map[string]any) map[string]string {
+				n, _ := api.NestedInt64(obj, "status", "replicas")
+				return map[string]string{"status.replicas": strconv.FormatInt(n, 10)}
+			},
+			Printer: ReplicationControllerPrinter(),
 		},
 		{
 			GroupVersion: GroupVersion(), Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", ListKind: "PersistentVolumeClaimList", Singular: "persistentvolumeclaim",

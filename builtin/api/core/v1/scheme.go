@@ -21,6 +21,8 @@ func AddToScheme(s *scheme.Scheme) error {
 		&PodList{},
 		&PodTemplate{},
 		&PodTemplateList{},
+		&ReplicationController{},
+		&ReplicationControllerList{},
 		&PersistentVolumeClaim{},
 		&PersistentVolumeClaimList{},
 		&Node{},
