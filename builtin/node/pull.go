@@ -47,8 +47,16 @@ func (r *containerRunner) ensureImage(ctx context.Context) bool {
 	policy := pullPolicy(r.c)
 	img, present, err := is.ImageStatus(ctx, ref)
 	if err != nil {
-		r.w.log.V(1).Info("Image status failed; pulling", "image", ref, "error", err.Error())
-		present = false
+		if ctx.Err() != nil {
+			return false
+		}
+		// Not "absent": the runtime could not say. The kubelet's words, and
+		// another look shortly.
+		msg := fmt.Sprintf("Failed to inspect image %q: %v", ref, err)
+		r.setWaiting("ImageInspectError", msg)
+		a.rec.Event(ctx, r.w.current(), "Warning", "InspectFailed", msg)
+		sleepCtx(ctx, time.Second)
+		return false
 	}
 	switch {
 	case present && policy != corev1.PullAlways:

@@ -45,36 +45,45 @@ func Gateway(cidr string) (netip.Prefix, netip.Addr, error) {
 	return p, gw, nil
 }
 
-// confList renders the network configuration list of a node.
-func confList(nodeName, podCIDR, ipamDir string) ([]byte, error) {
+// chain selects the optional plugins of a configuration list.
+type chain struct {
+	// portmap maps hostPorts (only pods that have some need it).
+	portmap bool
+	// firewall accepts pods' traffic in the FORWARD chain, needed where its
+	// policy is DROP (Docker sets it so).
+	firewall bool
+}
+
+// confList renders the network configuration list of a node. Every list of a
+// node has the same name, bridge and IPAM directory: they differ only in the
+// plugins chained after the bridge, so pods set up with either share one
+// address space.
+func confList(nodeName, podCIDR, ipamDir string, c chain) ([]byte, error) {
 	p, gw, err := Gateway(podCIDR)
 	if err != nil {
 		return nil, err
 	}
 	type obj = map[string]any
-	conf := obj{
-		"cniVersion": "1.0.0",
-		"name":       NetworkName(nodeName),
-		"plugins": []obj{
-			{
-				"type":             "bridge",
-				"bridge":           BridgeName(nodeName),
-				"isGateway":        true,
-				"isDefaultGateway": true,
-				"ipMasq":           true,
-				"hairpinMode":      true,
-				"ipam": obj{
-					"type":    "host-local",
-					"ranges":  [][]obj{{{"subnet": p.String(), "gateway": gw.String()}}},
-					"dataDir": ipamDir,
-				},
-			},
-			{"type": "portmap", "capabilities": obj{"portMappings": true}, "snat": true},
-			// Accepts the pod's traffic in the FORWARD chain, whose policy
-			// may be DROP (Docker sets it so).
-			{"type": "firewall"},
+	plugins := []obj{{
+		"type":             "bridge",
+		"bridge":           BridgeName(nodeName),
+		"isGateway":        true,
+		"isDefaultGateway": true,
+		"ipMasq":           true,
+		"hairpinMode":      true,
+		"ipam": obj{
+			"type":    "host-local",
+			"ranges":  [][]obj{{{"subnet": p.String(), "gateway": gw.String()}}},
+			"dataDir": ipamDir,
 		},
+	}}
+	if c.portmap {
+		plugins = append(plugins, obj{"type": "portmap", "capabilities": obj{"portMappings": true}, "snat": true})
 	}
+	if c.firewall {
+		plugins = append(plugins, obj{"type": "firewall"})
+	}
+	conf := obj{"cniVersion": "1.0.0", "name": NetworkName(nodeName), "plugins": plugins}
 	b, err := json.MarshalIndent(conf, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("render CNI configuration: %w", err)

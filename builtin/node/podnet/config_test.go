@@ -2,6 +2,7 @@ package podnet
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -58,7 +59,7 @@ func TestConfList(t *testing.T) {
 		{name: "loopback refused", node: "n3", cidr: "127.10.0.0/16", err: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := confList(tc.node, tc.cidr, "/data/ipam")
+			b, err := confList(tc.node, tc.cidr, "/data/ipam", chain{portmap: true, firewall: true})
 			if tc.err {
 				if err == nil {
 					t.Fatal("want an error")
@@ -105,5 +106,44 @@ func TestConfList(t *testing.T) {
 				t.Errorf("portmap plugin = %+v", pm)
 			}
 		})
+	}
+}
+
+// TestConfListChains: the optional plugins follow the bridge in a fixed order,
+// and every list of a node shares its name and IPAM directory (one address
+// space whichever list set a pod up).
+func TestConfListChains(t *testing.T) {
+	for _, tc := range []struct {
+		chain chain
+		want  []string
+	}{
+		{chain{}, []string{"bridge"}},
+		{chain{portmap: true}, []string{"bridge", "portmap"}},
+		{chain{firewall: true}, []string{"bridge", "firewall"}},
+		{chain{portmap: true, firewall: true}, []string{"bridge", "portmap", "firewall"}},
+	} {
+		b, err := confList("n1", "10.42.0.0/24", "/data/ipam", tc.chain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c struct {
+			Name    string `json:"name"`
+			Plugins []struct {
+				Type string `json:"type"`
+				IPAM struct {
+					DataDir string `json:"dataDir"`
+				} `json:"ipam"`
+			} `json:"plugins"`
+		}
+		if err := json.Unmarshal(b, &c); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, p := range c.Plugins {
+			got = append(got, p.Type)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") || c.Name != NetworkName("n1") || c.Plugins[0].IPAM.DataDir != "/data/ipam" {
+			t.Errorf("%+v: plugins %v (name %s, ipam %s), want %v", tc.chain, got, c.Name, c.Plugins[0].IPAM.DataDir, tc.want)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -65,11 +66,13 @@ type Sandbox struct {
 
 // Network sets up pod network namespaces of one node. Create it with New.
 type Network struct {
-	opts    Options
-	log     logr.Logger
-	cni     gocni.CNI
-	podCIDR string
-	mu      sync.Mutex // serialises Setup and Teardown
+	opts Options
+	log  logr.Logger
+	// cni sets up pods with hostPorts (portmap chained), cniNoPorts the
+	// others: one plugin less to run per pod.
+	cni, cniNoPorts gocni.CNI
+	podCIDR         string
+	locks           podLocks
 }
 
 // New writes the node's conflist, enables IPv4 forwarding and loads the
@@ -89,32 +92,48 @@ func New(opts Options) (*Network, error) {
 	if opts.ConfDir == "" {
 		opts.ConfDir = filepath.Join(opts.RootDir, "cni", "net.d")
 	}
-	conf, err := confList(opts.NodeName, opts.PodCIDR, filepath.Join(opts.RootDir, "cni", "ipam"))
+	// The firewall plugin only where the FORWARD chain drops by default.
+	firewall := forwardDrops()
+	ipam := filepath.Join(opts.RootDir, "cni", "ipam")
+	conf, err := confList(opts.NodeName, opts.PodCIDR, ipam, chain{portmap: true, firewall: firewall})
 	if err != nil {
 		errs = append(errs, fmt.Errorf("podnet: %w", err))
 	}
+	confNoPorts, _ := confList(opts.NodeName, opts.PodCIDR, ipam, chain{firewall: firewall})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(opts.ConfDir, 0o755); err != nil {
 		return nil, fmt.Errorf("podnet: create CNI conf dir: %w", err)
 	}
-	file := filepath.Join(opts.ConfDir, "10-"+NetworkName(opts.NodeName)+".conflist")
-	if err := os.WriteFile(file, conf, 0o644); err != nil {
-		return nil, fmt.Errorf("podnet: write CNI configuration: %w", err)
-	}
 	if err := os.WriteFile("/proc/sys/net/ipv4/ip_forward", []byte("1"), 0o644); err != nil {
 		return nil, fmt.Errorf("podnet: enable IPv4 forwarding: %w", err)
 	}
-	c, err := gocni.New(gocni.WithPluginDir(opts.BinDirs), gocni.WithPluginConfDir(opts.ConfDir), gocni.WithMinNetworkCount(2))
+	load := func(name string, conf []byte) (gocni.CNI, error) {
+		file := filepath.Join(opts.ConfDir, name)
+		if err := os.WriteFile(file, conf, 0o644); err != nil {
+			return nil, fmt.Errorf("podnet: write CNI configuration: %w", err)
+		}
+		c, err := gocni.New(gocni.WithPluginDir(opts.BinDirs), gocni.WithPluginConfDir(opts.ConfDir), gocni.WithMinNetworkCount(2))
+		if err != nil {
+			return nil, fmt.Errorf("podnet: %w", err)
+		}
+		// The first network gets eth0.
+		if err := c.Load(gocni.WithConfListFile(file), gocni.WithLoNetwork); err != nil {
+			return nil, fmt.Errorf("podnet: load CNI configuration %s: %w", file, err)
+		}
+		return c, nil
+	}
+	net := NetworkName(opts.NodeName)
+	withPorts, err := load("10-"+net+".conflist", conf)
 	if err != nil {
-		return nil, fmt.Errorf("podnet: %w", err)
+		return nil, err
 	}
-	// The first network gets eth0.
-	if err := c.Load(gocni.WithConfListFile(file), gocni.WithLoNetwork); err != nil {
-		return nil, fmt.Errorf("podnet: load CNI configuration %s: %w", file, err)
+	noPorts, err := load("10-"+net+"-noports.conflist", confNoPorts)
+	if err != nil {
+		return nil, err
 	}
-	return &Network{opts: opts, log: opts.Logger, cni: c, podCIDR: opts.PodCIDR}, nil
+	return &Network{opts: opts, log: opts.Logger, cni: withPorts, cniNoPorts: noPorts, podCIDR: opts.PodCIDR}, nil
 }
 
 // PodCIDR is the range pod IPs come from.
@@ -154,8 +173,7 @@ func (n *Network) Setup(ctx context.Context, pod Pod) (Sandbox, error) {
 	if pod.UID == "" || strings.ContainsAny(pod.UID, "/.") {
 		return Sandbox{}, fmt.Errorf("set up pod network: bad pod UID %q", pod.UID)
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	defer n.locks.lock(pod.UID)()
 	if sb, ok := n.record(pod.UID); ok && isNetNS(sb.NetNSPath) {
 		return sb, nil
 	}
@@ -175,7 +193,7 @@ func (n *Network) Setup(ctx context.Context, pod Pod) (Sandbox, error) {
 		_ = removeNetNS(path)
 		return Sandbox{}, err
 	}
-	res, err := n.cni.Setup(ctx, pod.UID, path, n.nsOpts(sb)...)
+	res, err := n.cniFor(sb).Setup(ctx, pod.UID, path, n.nsOpts(sb)...)
 	if err != nil {
 		err = fmt.Errorf("set up pod network (CNI ADD): %w", err)
 		if terr := n.teardown(context.WithoutCancel(ctx), pod.UID); terr != nil {
@@ -204,8 +222,7 @@ func (n *Network) Setup(ctx context.Context, pod Pod) (Sandbox, error) {
 // Teardown removes the pod's network: CNI DEL (releasing its IP and port
 // mappings), its namespace and record. Tearing down an unknown pod is a no-op.
 func (n *Network) Teardown(ctx context.Context, uid string) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	defer n.locks.lock(uid)()
 	return n.teardown(ctx, uid)
 }
 
@@ -221,7 +238,7 @@ func (n *Network) teardown(ctx context.Context, uid string) error {
 	if !isNetNS(path) {
 		nsPath = "" // plugins still release the IP and port mappings
 	}
-	if err := n.cni.Remove(ctx, uid, nsPath, n.nsOpts(sb)...); err != nil {
+	if err := n.cniFor(sb).Remove(ctx, uid, nsPath, n.nsOpts(sb)...); err != nil {
 		return fmt.Errorf("tear down pod network (CNI DEL): %w", err)
 	}
 	if err := removeNetNS(path); err != nil {
@@ -237,8 +254,7 @@ func (n *Network) teardown(ctx context.Context, uid string) error {
 // Lookup returns the sandbox Setup recorded for the pod, if its namespace
 // still exists.
 func (n *Network) Lookup(uid string) (Sandbox, bool) {
-	n.mu.Lock()
-	defer n.mu.Unlock()
+	defer n.locks.lock(uid)()
 	sb, ok := n.record(uid)
 	return sb, ok && isNetNS(sb.NetNSPath)
 }
@@ -266,6 +282,15 @@ func (n *Network) List() ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// cniFor is the configuration a pod is set up and torn down with: the one
+// with portmap when it maps host ports.
+func (n *Network) cniFor(sb Sandbox) gocni.CNI {
+	if len(sb.Ports) > 0 {
+		return n.cni
+	}
+	return n.cniNoPorts
 }
 
 func (n *Network) nsOpts(sb Sandbox) []gocni.NamespaceOpts {
@@ -302,4 +327,52 @@ func (n *Network) writeRecord(uid string, sb Sandbox) error {
 		return fmt.Errorf("record pod network: %w", err)
 	}
 	return nil
+}
+
+// podLocks serialises Setup and Teardown of each pod; different pods proceed
+// in parallel (the plugins lock what pods share: host-local its allocations,
+// bridge the bridge, iptables its tables).
+type podLocks struct {
+	mu   sync.Mutex
+	held map[string]*podLock // guarded by mu
+}
+
+type podLock struct {
+	sync.Mutex
+	refs int // guarded by podLocks.mu
+}
+
+// lock locks uid and returns its unlock.
+func (l *podLocks) lock(uid string) func() {
+	l.mu.Lock()
+	if l.held == nil {
+		l.held = map[string]*podLock{}
+	}
+	pl := l.held[uid]
+	if pl == nil {
+		pl = &podLock{}
+		l.held[uid] = pl
+	}
+	pl.refs++
+	l.mu.Unlock()
+	pl.Lock()
+	return func() {
+		pl.Unlock()
+		l.mu.Lock()
+		if pl.refs--; pl.refs == 0 {
+			delete(l.held, uid)
+		}
+		l.mu.Unlock()
+	}
+}
+
+// forwardDrops reports whether the FORWARD chain's policy is DROP (or cannot
+// be read, to be safe), when pods' traffic needs the firewall plugin's
+// ACCEPT rules.
+func forwardDrops() bool {
+	out, err := exec.Command("iptables", "-S", "FORWARD").Output()
+	if err != nil {
+		return true
+	}
+	return !strings.Contains(string(out), "-P FORWARD ACCEPT")
 }

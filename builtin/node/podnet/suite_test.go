@@ -198,9 +198,9 @@ func startAgent(name, cidr string, binDirs []string) *agent {
 	return a
 }
 
-// sh runs a busybox shell script as a container.
+// sh runs a busybox shell script as a container (the imported image: never pulled).
 func sh(name, script string) corev1.Container {
-	return corev1.Container{Name: name, Image: img, Command: []string{"/bin/busybox", "sh", "-c", script}}
+	return corev1.Container{Name: name, Image: img, ImagePullPolicy: corev1.PullNever, Command: []string{"/bin/busybox", "sh", "-c", script}}
 }
 
 // webScript serves "hello from <hostname>" on port 8080.
