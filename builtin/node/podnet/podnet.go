@@ -73,6 +73,10 @@ type Network struct {
 	cni, cniNoPorts gocni.CNI
 	podCIDR         string
 	locks           podLocks
+	// cniMu runs one plugin chain at a time: the plugins' iptables calls
+	// share the xtables lock, whose waiters retry in one-second steps, so
+	// parallel chains were slower (50 pods: p99 5.7 s against 4.0 s).
+	cniMu sync.Mutex
 }
 
 // New writes the node's conflist, enables IPv4 forwarding and loads the
@@ -193,7 +197,9 @@ func (n *Network) Setup(ctx context.Context, pod Pod) (Sandbox, error) {
 		_ = removeNetNS(path)
 		return Sandbox{}, err
 	}
+	n.cniMu.Lock()
 	res, err := n.cniFor(sb).Setup(ctx, pod.UID, path, n.nsOpts(sb)...)
+	n.cniMu.Unlock()
 	if err != nil {
 		err = fmt.Errorf("set up pod network (CNI ADD): %w", err)
 		if terr := n.teardown(context.WithoutCancel(ctx), pod.UID); terr != nil {
@@ -238,7 +244,10 @@ func (n *Network) teardown(ctx context.Context, uid string) error {
 	if !isNetNS(path) {
 		nsPath = "" // plugins still release the IP and port mappings
 	}
-	if err := n.cniFor(sb).Remove(ctx, uid, nsPath, n.nsOpts(sb)...); err != nil {
+	n.cniMu.Lock()
+	err := n.cniFor(sb).Remove(ctx, uid, nsPath, n.nsOpts(sb)...)
+	n.cniMu.Unlock()
+	if err != nil {
 		return fmt.Errorf("tear down pod network (CNI DEL): %w", err)
 	}
 	if err := removeNetNS(path); err != nil {
