@@ -22,7 +22,8 @@ run etcdmembers . -run '^$' -bench 'BenchmarkAPIWrite' -benchtime 3000x ./intern
 run dsreads . -run '^$' -bench 'BenchmarkSteadyReconcile' -benchtime 200x -count 3 ./builtin/controllers/daemonset/
 run jobreads . -run '^$' -bench 'BenchmarkSteadyReconcile' -benchtime 200x -count 3 ./builtin/controllers/job/
 run deployment . -run '^$' -bench 'BenchmarkDeployment' -benchtime 1x -timeout 30m ./builtin/controllers/deployment/
-run nodes . -run '^$' -bench 'FleetReady|PodStartup|PodsRunning' -benchtime 1x ./builtin/node/fleet/ ./builtin/node/
+run nodes . -run '^$' -bench 'FleetReady|PodsRunning' -benchtime 1x ./builtin/node/fleet/ ./builtin/node/
+run podstartup . -run '^$' -bench 'PodStartup' -benchtime 50x ./builtin/node/
 run faults . -run 'TestPartition|TestControllerManagerLeaderKill|TestNodeAgentDeath|TestAPIServerFailover' -v -count=1 ./internal/faults/
 run informer bench -run '^$' -bench 'BenchmarkInformerSync' -count 2 ./informer/
 (cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"

@@ -213,7 +213,7 @@ func write(w io.Writer, dir string) error {
 	if len(readRows) > 0 {
 		fmt.Fprintf(w, "## Controllers reading the cache (issue 17)\n\n`go test -run '^$' -bench BenchmarkSteadyReconcile -benchtime 200x -count 3 ./builtin/controllers/daemonset/ ./builtin/controllers/job/` — steady-state reconciles (nothing to change) of the same reconciler reading the server (as before issue 17) and reading the informer cache, in one run against one in-process control plane; each row one run.\n\n| controller | reads | API requests per reconcile | reconciles/s |\n|---|---|---|---|\n%s\n\n", strings.Join(readRows, "\n"))
 	}
-	for _, name := range []string{"deployment", "nodes"} {
+	for _, name := range []string{"deployment", "nodes", "podstartup"} {
 		if b, err := os.ReadFile(filepath.Join(dir, name+".txt")); err == nil {
 			fmt.Fprintf(w, "## %s (raw benchmark output)\n\n```\n", name)
 			for _, l := range strings.Split(string(b), "\n") {
