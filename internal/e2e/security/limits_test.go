@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -93,6 +94,11 @@ var _ = Describe("Per-user limits", Ordered, func() {
 			"roleRef":  map[string]any{"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "edit"},
 			"subjects": []any{map[string]any{"kind": "Group", "apiGroup": "rbac.authorization.k8s.io", "name": "devs"}}})
 		Expect(r.code).To(Equal(http.StatusCreated), r.String())
+		// The authorizer reads bindings from its cache: wait until it has this
+		// one, or the devs' first creates are refused (403, not held).
+		Eventually(func() int {
+			return call(ctx, alice.http, http.MethodPost, cp.URL()+cms+"?dryRun=All", configMap("rbac-ready", nil)).code
+		}).WithContext(ctx).Should(Equal(http.StatusCreated), "the devs-edit binding reaches the authorizer")
 	}, NodeTimeout(time.Minute))
 
 	It("gives one user at most its share of the in-flight budget: 429 for it, others still served", func(ctx SpecContext) {
@@ -114,17 +120,20 @@ var _ = Describe("Per-user limits", Ordered, func() {
 
 		By("alice holds two mutating requests: her share of a budget of four")
 		var wg sync.WaitGroup
-		codes := make([]int, 2)
+		var answered [2]atomic.Int32
 		for i := range 2 {
 			wg.Add(1)
 			go func() {
 				defer GinkgoRecover()
 				defer wg.Done()
-				codes[i] = call(context.WithoutCancel(ctx), alice.http, http.MethodPost, cp.URL()+cms,
-					configMap("held-"+strconv.Itoa(i), map[string]any{"hold": "yes"})).code
+				answered[i].Store(int32(call(context.WithoutCancel(ctx), alice.http, http.MethodPost, cp.URL()+cms,
+					configMap("held-"+strconv.Itoa(i), map[string]any{"hold": "yes"})).code))
 			}()
 		}
-		Eventually(wh.held.Load).WithContext(ctx).Should(Equal(int32(2)))
+		Eventually(wh.held.Load).WithContext(ctx).Should(Equal(int32(2)), func() string {
+			return fmt.Sprintf("alice's two creates are not both held by the webhook; answered so far: %d, %d (0: in flight)",
+				answered[0].Load(), answered[1].Load())
+		})
 
 		r = call(ctx, alice.http, http.MethodPost, cp.URL()+cms, configMap("alice-third", nil))
 		Expect(r.code).To(Equal(http.StatusTooManyRequests), r.String())
@@ -138,7 +147,7 @@ var _ = Describe("Per-user limits", Ordered, func() {
 
 		close(wh.release)
 		wg.Wait()
-		Expect(codes).To(Equal([]int{http.StatusCreated, http.StatusCreated}))
+		Expect([]int32{answered[0].Load(), answered[1].Load()}).To(Equal([]int32{http.StatusCreated, http.StatusCreated}))
 		Expect(call(ctx, alice.http, http.MethodPost, cp.URL()+cms, configMap("alice-third", nil)).code).To(Equal(http.StatusCreated))
 	}, SpecTimeout(45*time.Second))
 
