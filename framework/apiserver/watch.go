@@ -86,7 +86,9 @@ func (s *Server) serveWatch(q *request) error {
 			st.initialEnd = initialEventsEnd(q.res.Kind, q.res.GroupVersion.String())
 		}
 	case wl.set && rv == 0:
-		// sendInitialEvents=false: changes from now on, no initial state.
+		// sendInitialEvents=false: changes from now on (after this server's
+		// own writes so far), no initial state.
+		s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
 		w, initial, err = wc.watch(max(wc.currentRV(), 1), f)
 	default:
 		if rv == 0 {

@@ -80,6 +80,9 @@ var _ = Describe("WatchList", func() {
 	})
 
 	It("streams the current state, then the initial-events-end bookmark, then changes", func(ctx SpecContext) {
+		// A list made before the watch: the streamed state is not older.
+		list := call(ctx, http.MethodGet, path, "", nil, "")
+		listRV, _ := strconv.ParseInt(list.obj["metadata"].(map[string]any)["resourceVersion"].(string), 10, 64)
 		wctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		code, frames := openWatch(wctx, path, "sendInitialEvents=true&allowWatchBookmarks=true&resourceVersionMatch=NotOlderThan&resourceVersion=")
@@ -95,9 +98,7 @@ var _ = Describe("WatchList", func() {
 		Expect(end.Type).To(Equal("BOOKMARK"))
 		Expect(end.Object.Kind).To(Equal("ConfigMap"))
 		Expect(end.Object.Metadata.Annotations).To(HaveKeyWithValue("k8s.io/initial-events-end", "true"))
-		// The bookmark's revision is a list revision: not older than any object sent.
-		list := call(ctx, http.MethodGet, path, "", nil, "")
-		listRV, _ := strconv.ParseInt(list.obj["metadata"].(map[string]any)["resourceVersion"].(string), 10, 64)
+		// The bookmark's revision is the streamed state's: not older than the list before.
 		endRV, _ := strconv.ParseInt(end.Object.Metadata.ResourceVersion, 10, 64)
 		Expect(endRV).To(BeNumerically(">=", listRV))
 
