@@ -168,8 +168,7 @@ func (s *Server) serveList(q *request) error {
 				return internalError("%v", err)
 			}
 			if rv > cur {
-				return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur),
-					api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+				return tooLargeRV(rv, cur)
 			}
 			objs, listRV, next, remaining, err = s.listStorage(q, f, 0, "", limit)
 			if err != nil {
@@ -205,8 +204,7 @@ func (s *Server) serveList(q *request) error {
 				if cerr != nil {
 					return internalError("%v", cerr)
 				}
-				return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", at, cur),
-					api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+				return tooLargeRV(at, cur)
 			}
 			return err
 		}
@@ -343,3 +341,10 @@ func objectMap(o *cachedObject, v view) (map[string]any, error) {
 
 var _ = context.Background
 var _ = strings.TrimSpace
+
+// tooLargeRV is Kubernetes' answer to a read at a revision the storage has not
+// reached: 504 Timeout, "Too large resource version".
+func tooLargeRV(rv, cur int64) error {
+	return apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur),
+		api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+}

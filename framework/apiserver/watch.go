@@ -305,8 +305,7 @@ func (s *Server) startWatchList(q *request, wc *watchCache, f objectFilter, rv i
 			return nil, nil, internalError("current revision: %v", err)
 		}
 		if rv > cur {
-			return nil, nil, apierrors.NewTimeout(fmt.Sprintf("Too large resource version: %d, current: %d", rv, cur),
-				api.StatusCause{Type: "ResourceVersionTooLarge", Message: "Too large resource version"})
+			return nil, nil, tooLargeRV(rv, cur)
 		}
 	}
 	objs, listRV, _, _, err := s.listStorage(q, f, 0, "", 0)
