@@ -58,16 +58,22 @@ The control plane is torn down when COMMAND exits; its exit code is converge's.
 With --print-env, print the environment instead and keep the control plane running until
 Ctrl-C (for IDEs: paste the exports, run tests from the IDE).
 
-With --per-package (COMMAND must be go test), each test package gets its own control plane:
-go test runs every test binary under "converge testenv" (go test -exec), in parallel as usual.`,
+When COMMAND is go test, each test package gets its own control plane, as under envtest (each
+suite installs its CRDs, webhook configurations and conversion webhooks pointing at its own
+webhook server): go test runs every test binary under "converge testenv" (go test -exec), in
+parallel as usual. --per-package=false shares one control plane between the packages.`,
 		Example: `  converge testenv --crd-dir config/crd/bases -- go test ./...
-  converge testenv --crd-dir config/crd/bases --per-package -- go test ./...
+  converge testenv --crd-dir config/crd/bases --per-package=false -- go test ./...
   converge testenv --crd-dir config/crd/bases --print-env`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.printEnv != (len(args) == 0) {
 				return errors.New("give either a command after -- or --print-env")
 			}
-			if o.perPackage {
+			perPackage := o.perPackage
+			if !cmd.Flags().Changed("per-package") {
+				perPackage = defaultPerPackage(args)
+			}
+			if perPackage {
 				return runPerPackage(cmd.Context(), g, o, args)
 			}
 			return runTestenv(cmd.Context(), g, o, args)
@@ -82,7 +88,7 @@ go test runs every test binary under "converge testenv" (go test -exec), in para
 	f.BoolVar(&o.insecure, "insecure", false, "serve plain HTTP without authentication or authorization")
 	f.BoolVar(&o.keep, "keep", false, "keep the data directory (its path is printed) instead of removing it")
 	f.DurationVar(&o.timeout, "crd-timeout", 30*time.Second, "how long to wait for the CRDs to be Established")
-	f.BoolVar(&o.perPackage, "per-package", false, "one control plane per test package (COMMAND must be go test; uses go test -exec)")
+	f.BoolVar(&o.perPackage, "per-package", false, "one control plane per test package (COMMAND must be go test; uses go test -exec); the default for go test without -exec")
 	self, _ := os.Executable()
 	f.StringVar(&o.self, "converge-binary", self, "the converge binary that runs each package (--per-package)")
 	_ = f.MarkHidden("converge-binary")
@@ -179,6 +185,26 @@ func runTestenv(ctx context.Context, g *globalOptions, o *testenvOptions, args [
 	default:
 		return fmt.Errorf("run %s: %w", args[0], werr)
 	}
+}
+
+// defaultPerPackage reports whether a command runs per package when
+// --per-package is not given: go test does (as under envtest, where every
+// test binary starts its own API server, a suite may leave webhook
+// configurations and CRD conversion webhooks that point at its own webhook
+// server, gone when it exits), unless it already has an -exec of its own.
+func defaultPerPackage(args []string) bool {
+	if len(args) < 2 || filepath.Base(args[0]) != "go" || args[1] != "test" {
+		return false
+	}
+	for _, a := range args[2:] {
+		if a == "--" || a == "-args" || a == "--args" {
+			break // the rest is the test binary's
+		}
+		if a == "-exec" || a == "--exec" || strings.HasPrefix(a, "-exec=") || strings.HasPrefix(a, "--exec=") {
+			return false
+		}
+	}
+	return true
 }
 
 // runPerPackage runs `go test` with -exec "converge testenv ... --", so that

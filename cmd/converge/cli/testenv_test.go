@@ -187,8 +187,9 @@ func TestTestenvPrintEnv(t *testing.T) {
 }
 
 // TestTestenvPerPackage runs go test over a module of two packages with one
-// control plane each: each test sees its own kubeconfig, and a failing
-// package fails the run.
+// control plane each (the default for go test): each test sees its own
+// kubeconfig, and a failing package fails the run; with --per-package=false
+// both see the same.
 func TestTestenvPerPackage(t *testing.T) {
 	mod := t.TempDir()
 	files := map[string]string{
@@ -212,7 +213,7 @@ func TestTestenvPerPackage(t *testing.T) {
 	var out strings.Builder
 	g := &globalOptions{stdin: strings.NewReader(""), stdout: &out, stderr: &out, getenv: os.Getenv}
 	start := time.Now()
-	code := execute(t.Context(), g, []string{"testenv", "--per-package", "--controllers", "", "--crd-dir", crdDir(t),
+	code := execute(t.Context(), g, []string{"testenv", "--controllers", "", "--crd-dir", crdDir(t),
 		"--converge-binary", os.Args[0], "--", "go", "test", "-count=1", "./..."})
 	t.Logf("two packages, two control planes: %s", time.Since(start).Round(time.Millisecond))
 	if code != 0 {
@@ -223,6 +224,17 @@ func TestTestenvPerPackage(t *testing.T) {
 	if len(lines) != 2 || lines[0] == lines[1] {
 		t.Fatalf("kubeconfigs seen by the packages: %q\n%s", lines, out.String())
 	}
+	if err := os.Remove(seen); err != nil {
+		t.Fatal(err)
+	}
+	if code := execute(t.Context(), g, []string{"testenv", "--per-package=false", "--controllers", "", "--",
+		"go", "test", "-count=1", "./..."}); code != 0 {
+		t.Fatalf("--per-package=false: exit %d\n%s", code, out.String())
+	}
+	raw, _ = os.ReadFile(seen)
+	if lines := strings.Fields(string(raw)); len(lines) != 2 || lines[0] != lines[1] {
+		t.Fatalf("--per-package=false: kubeconfigs seen by the packages: %q\n%s", lines, out.String())
+	}
 	t.Setenv("PP_FAIL", "1")
 	out.Reset()
 	if code := execute(t.Context(), g, []string{"testenv", "--per-package", "--converge-binary", os.Args[0], "--",
@@ -231,6 +243,27 @@ func TestTestenvPerPackage(t *testing.T) {
 	}
 	if got := execute(t.Context(), g, []string{"testenv", "--per-package", "--", "make", "test"}); got != 1 {
 		t.Errorf("--per-package with make: exit %d, want 1", got)
+	}
+}
+
+func TestDefaultPerPackage(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"go", "test", "./..."}, true},
+		{[]string{"/usr/local/go/bin/go", "test", "-v", "-count=1", "./internal/..."}, true},
+		{[]string{"go", "test", "./...", "-args", "-exec"}, true},
+		{[]string{"go", "test", "-exec", "sudo", "./..."}, false},
+		{[]string{"go", "test", "-exec=sudo", "./..."}, false},
+		{[]string{"go", "vet", "./..."}, false},
+		{[]string{"go"}, false},
+		{[]string{"make", "test"}, false},
+		{[]string{"./suite.test", "-test.v"}, false},
+	} {
+		if got := defaultPerPackage(tc.args); got != tc.want {
+			t.Errorf("defaultPerPackage(%q) = %v, want %v", tc.args, got, tc.want)
+		}
 	}
 }
 
