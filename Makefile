@@ -43,17 +43,20 @@ compat:
 crdgen:
 	cd bench && $(GO) test -count=1 -v -run TestGenerateMatchesControllerGen ./compat/crdgen/
 
-## envtest-compare: the memcached envtest suite (bench/compat/envtestsuite) under envtest with kube-apiserver and
-## etcd built from the k8s.io/kubernetes and go.etcd.io/etcd modules (bench/envtestbin; cold: many minutes) and
-## under converge testenv; prints the median wall times for docs/PERFORMANCE.md. Not part of test.
+## envtest-compare: the memcached envtest suite (bench/compat/envtestsuite) and the kubebuilder project's webhook
+## suite (TestKubebuilderProject, as kubebuilder-accept) under envtest with kube-apiserver and etcd built from the
+## k8s.io/kubernetes and go.etcd.io/etcd modules (bench/envtestbin; cold: many minutes) and under converge testenv;
+## prints the median wall times for docs/PERFORMANCE.md. Not part of test.
 envtest-compare:
 	cd bench/envtestbin && GOFLAGS=-mod=mod $(GO) build -o ../.envtest-bin/kube-apiserver k8s.io/kubernetes/cmd/kube-apiserver && \
 	  GOFLAGS=-mod=mod $(GO) build -o ../.envtest-bin/etcd go.etcd.io/etcd/server/v3
-	cd bench && ENVTEST_ASSETS=$$PWD/.envtest-bin $(GO) test -tags envtestcompare -count=1 -v -timeout 30m -run TestEnvtestWallTimes ./compat/envtestsuite/
+	cd bench && ENVTEST_ASSETS=$$PWD/.envtest-bin $(GO) test -tags envtestcompare,kubebuilder -count=1 -v -timeout 40m \
+	  -run 'TestEnvtestWallTimes|TestKubebuilderProject' ./compat/envtestsuite/
 
-## kubebuilder-accept: a kubebuilder v4 project (kubebuilder installed from sigs.k8s.io/kubebuilder/v4) gets its
-## manifests from converge operator generate (equal to its make manifests) and its envtest suite passes unchanged
-## under converge testenv (several minutes; not part of test)
+## kubebuilder-accept: a kubebuilder v4 project (kubebuilder installed from sigs.k8s.io/kubebuilder/v4; an API in
+## two versions with defaulting, validating and conversion webhooks) gets its manifests from converge operator
+## generate (equal to its make manifests) and its envtest suites, the controller's and the webhook's, pass unchanged
+## under converge testenv -- go test ./... (several minutes; not part of test)
 kubebuilder-accept:
 	cd bench && $(GO) test -tags kubebuilder -count=1 -v -timeout 20m -run TestKubebuilderProject ./compat/envtestsuite/
 
