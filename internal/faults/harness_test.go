@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -26,6 +25,7 @@ import (
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/framework/client/rest"
 	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
+	"github.com/converge-dev/converge/internal/e2etool"
 )
 
 // memberEnv carries a member's options (JSON) to a re-executed test binary.
@@ -80,17 +80,14 @@ func runMemberProcess(spec string) int {
 func converge(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		root, err := repoRoot()
+		root, err := e2etool.RepoRoot(context.Background())
 		if err != nil {
 			buildErr = err
 			return
 		}
 		start := time.Now()
 		binPath = filepath.Join(buildDir, "converge")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/converge")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/converge: %w\n%s", err, out)
+		if buildErr = e2etool.GoBuild(context.Background(), root, binPath, "./cmd/converge", nil); buildErr != nil {
 			return
 		}
 		t.Logf("built converge in %s", time.Since(start).Round(time.Millisecond))
@@ -101,36 +98,14 @@ func converge(t testing.TB) string {
 	return binPath
 }
 
-func repoRoot() (string, error) {
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	mod := strings.TrimSpace(string(out))
-	if mod == "" || mod == os.DevNull {
-		return "", errors.New("not inside the converge module")
-	}
-	return filepath.Dir(mod), nil
-}
-
 // freeAddr returns ip:port with a port free on ip (a 127.0.0.x address).
 func freeAddr(t testing.TB, ip string) string {
 	t.Helper()
-	// Ports below the kernel's ephemeral range (32768+) and the node port range
-	// (30000+): a port chosen with ":0" is from the ephemeral range and may be
-	// handed to some outgoing connection before the member binds it.
-	for range 200 {
-		port := 20000 + rand.IntN(10000)
-		l, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(port)))
-		if err != nil {
-			continue
-		}
-		addr := l.Addr().String()
-		l.Close()
-		return addr
+	addr, err := e2etool.FreeAddr(ip)
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatalf("no free port on %s", ip)
-	return ""
+	return addr
 }
 
 // proc is a child process; its output goes to a log file.

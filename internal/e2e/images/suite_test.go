@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -21,6 +19,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/converge-dev/converge/internal/e2etool"
 	"github.com/converge-dev/converge/internal/registrytest"
 )
 
@@ -63,17 +62,17 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	}
 	suite.kubectl = kubectlBinary()
 
-	root := repoRoot()
+	root, err := e2etool.RepoRoot(ctx)
+	Expect(err).NotTo(HaveOccurred())
 	build := GinkgoT().TempDir()
-	suite.bin = goBuild(root, filepath.Join(build, "converge"), "./cmd/converge")
-	web1 := goBuild(root, filepath.Join(build, "web1"), "./internal/e2e/images/testdata/web", "-ldflags=-X main.version=v1")
-	web2 := goBuild(root, filepath.Join(build, "web2"), "./internal/e2e/images/testdata/web", "-ldflags=-X main.version=v2")
+	suite.bin = goBuild(ctx, root, filepath.Join(build, "converge"), "./cmd/converge")
+	web1 := goBuild(ctx, root, filepath.Join(build, "web1"), "./internal/e2e/images/testdata/web", "-ldflags=-X main.version=v1")
+	web2 := goBuild(ctx, root, filepath.Join(build, "web2"), "./internal/e2e/images/testdata/web", "-ldflags=-X main.version=v2")
 
 	suite.public = registrytest.Start(GinkgoT(), registrytest.Options{})
 	suite.private = registrytest.Start(GinkgoT(), registrytest.Options{Username: user, Password: pass})
 
 	// A short data dir: containerd's socket path must fit in a sockaddr.
-	var err error
 	suite.dir, err = os.MkdirTemp("", "cvimg-")
 	Expect(err).NotTo(HaveOccurred())
 	DeferCleanup(func() { _ = os.RemoveAll(suite.dir) })
@@ -218,55 +217,26 @@ func converge(args ...string) string {
 // kubectlBinary is the real kubectl 1.33 beside the dispatcher /usr/bin/kubectl
 // (WIRE.md §1), else kubectl on PATH.
 func kubectlBinary() string {
-	if real, err := filepath.EvalSymlinks("/usr/bin/kubectl"); err == nil {
-		if p := filepath.Join(filepath.Dir(real), "kubectl.1.33"); isExecutable(p) {
-			return p
-		}
+	GinkgoHelper()
+	if p, err := e2etool.Kubectl("1.33"); err == nil {
+		return p
 	}
 	p, err := exec.LookPath("kubectl")
 	Expect(err).NotTo(HaveOccurred(), "this suite needs the real kubectl")
 	return p
 }
 
-func isExecutable(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode()&0o111 != 0
-}
-
-func goBuild(root, out, pkg string, flags ...string) string {
+func goBuild(ctx context.Context, root, out, pkg string, flags ...string) string {
 	GinkgoHelper()
-	args := append([]string{"build", "-o", out}, flags...)
-	cmd := exec.Command("go", append(args, pkg)...)
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	b, err := cmd.CombinedOutput()
-	Expect(err).NotTo(HaveOccurred(), "go build %s:\n%s", pkg, b)
+	Expect(e2etool.GoBuild(ctx, root, out, pkg, []string{"CGO_ENABLED=0"}, flags...)).To(Succeed())
 	return out
 }
 
-func repoRoot() string {
-	GinkgoHelper()
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	Expect(err).NotTo(HaveOccurred())
-	mod := strings.TrimSpace(string(out))
-	Expect(mod).NotTo(Or(BeEmpty(), Equal(os.DevNull)), "not inside the converge module")
-	return filepath.Dir(mod)
-}
-
-// freePort is a port below the ephemeral range and the node port range.
 func freePort() int {
 	GinkgoHelper()
-	for range 200 {
-		port := 20000 + rand.IntN(9000)
-		l, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
-		if err != nil {
-			continue
-		}
-		l.Close()
-		return port
-	}
-	Fail("no free port")
-	return 0
+	port, err := e2etool.FreePort()
+	Expect(err).NotTo(HaveOccurred())
+	return port
 }
 
 // httpGet fetches url with a short timeout and returns the body.

@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/converge-dev/converge/internal/e2etool"
 	"github.com/converge-dev/converge/testenv"
 )
 
@@ -24,7 +25,7 @@ var _ = Describe("control plane restart", func() {
 				_ = first.Stop()
 			}
 		})
-		k := newKubectl(dispatcherPath, filepath.Join(GinkgoT().TempDir(), "home"), first.Kubeconfig)
+		k := newKubectl(e2etool.KubectlDispatcher, filepath.Join(GinkgoT().TempDir(), "home"), first.Kubeconfig)
 		ns := newNamespace(ctx, k)
 		k.ok(ctx, "-n", ns, "create", "configmap", "durable", "--from-literal=k=v")
 		k.ok(ctx, "-n", ns, "create", "deployment", "durable", "--image=nginx")

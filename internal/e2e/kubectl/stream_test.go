@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/converge-dev/converge/builtin/node/cri/runtimetest"
+	"github.com/converge-dev/converge/internal/e2etool"
 )
 
 // The streaming subresources (pods/exec, attach, portforward) with real
@@ -267,10 +267,9 @@ func httpGet(ctx context.Context, port string) (string, error) {
 
 func freePort() int {
 	GinkgoHelper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := e2etool.FreePort()
 	Expect(err).NotTo(HaveOccurred())
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 func mustLook(name string) string {
