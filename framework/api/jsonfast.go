@@ -379,6 +379,9 @@ func appendJSONMap(dst []byte, m map[string]any) ([]byte, error) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys) // encoding/json orders map keys by strings.Compare
+	if isFieldsV1Level(keys) {
+		slices.SortStableFunc(keys, compareFieldsV1Keys)
+	}
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {
