@@ -78,7 +78,8 @@ fuzz:
 	  framework/api:FuzzDecodeValue:150000 \
 	  framework/api/validation:FuzzNameMatchers:40000 \
 	  framework/apiserver/registry:FuzzCanonicalizeTypedFast:20000 \
-	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000; do \
+	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000 \
+	  framework/apiserver/fieldmanager:FuzzApplyTwoManagers:5000; do \
 	  pkg=$${spec%%:*}; rest=$${spec#*:}; target=$${rest%%:*}; budget=$${rest##*:}x; \
 	  if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
 	  echo "fuzz $$pkg $$target ($$budget)"; \
