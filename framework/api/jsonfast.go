@@ -11,7 +11,9 @@ import (
 
 // Fast paths for the JSON-compatible maps the API server moves on every request
 // (decode a body, canonicalize, store, respond). They produce exactly what
-// encoding/json produces — the same values decoded, the same bytes encoded — and
+// encoding/json produces — the same values decoded, the same bytes encoded
+// (but for the levels of managedFields' FieldsV1 sets, written in the order
+// Kubernetes writes them: fieldsv1order.go) — and
 // hand everything unusual (errors, escapes, non-ASCII text, exotic numbers and
 // types) to encoding/json itself, so its results and error messages stay the
 // reference.
