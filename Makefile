@@ -34,9 +34,10 @@ race:
 unit:
 	$(GO) test -count=1 $$($(GO) list ./... | grep -v '/framework/')
 
-## compat: unmodified client-go and controller-runtime programs against Converge (the bench module)
+## compat: unmodified client-go and controller-runtime programs, and Helm 4 (install, upgrade, rollback),
+## against Converge (the bench module)
 compat:
-	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./compat/...
+	cd bench && $(GO) vet ./... && $(GO) test -count=1 ./compat/... ./helm/...
 
 ## crdgen: `converge operator generate` against controller-gen (built from the bench module's tool
 ## directive) on the scaffolded operator's, the postgres operator's and the marker corpus' types (also in compat)
@@ -80,7 +81,8 @@ fuzz:
 	  framework/api:FuzzDecodeValue:150000 \
 	  framework/api/validation:FuzzNameMatchers:40000 \
 	  framework/apiserver/registry:FuzzCanonicalizeTypedFast:20000 \
-	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000; do \
+	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000 \
+	  framework/apiserver/fieldmanager:FuzzApplyTwoManagers:5000; do \
 	  pkg=$${spec%%:*}; rest=$${spec#*:}; target=$${rest%%:*}; budget=$${rest##*:}x; \
 	  if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
 	  echo "fuzz $$pkg $$target ($$budget)"; \

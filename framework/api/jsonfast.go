@@ -11,7 +11,9 @@ import (
 
 // Fast paths for the JSON-compatible maps the API server moves on every request
 // (decode a body, canonicalize, store, respond). They produce exactly what
-// encoding/json produces — the same values decoded, the same bytes encoded — and
+// encoding/json produces — the same values decoded, the same bytes encoded
+// (but for the levels of managedFields' FieldsV1 sets, written in the order
+// Kubernetes writes them: fieldsv1order.go) — and
 // hand everything unusual (errors, escapes, non-ASCII text, exotic numbers and
 // types) to encoding/json itself, so its results and error messages stay the
 // reference.
@@ -379,6 +381,9 @@ func appendJSONMap(dst []byte, m map[string]any) ([]byte, error) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys) // encoding/json orders map keys by strings.Compare
+	if isFieldsV1Level(keys) {
+		slices.SortStableFunc(keys, compareFieldsV1Keys)
+	}
 	dst = append(dst, '{')
 	for i, k := range keys {
 		if i > 0 {

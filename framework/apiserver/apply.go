@@ -163,8 +163,12 @@ func checkApplyFields(q *request, body []byte, config map[string]any) error {
 		return nil
 	}
 	var msgs []string
-	if _, err := yaml.YAMLToJSONStrict(body); err != nil {
-		msgs = append(msgs, err.Error())
+	// A JSON body without repeated keys passes the strict YAML decoder:
+	// it only runs to word what it finds.
+	if !isJSONObject(body) || len(api.DuplicateFields(body)) > 0 {
+		if _, err := yaml.YAMLToJSONStrict(body); err != nil {
+			msgs = append(msgs, err.Error())
+		}
 	}
 	if _, unknown, _ := q.res.Strategy.Canonicalize(api.DeepCopyJSON(config)); len(unknown) > 0 {
 		for _, u := range unknown {

@@ -118,6 +118,14 @@ func decodeJSONOrYAML(body []byte, media string) (map[string]any, error) {
 		return nil, apierrors.NewBadRequest("the request body is empty; expected an object")
 	}
 	data := body
+	if media == "application/apply-patch+yaml" && isJSONObject(body) {
+		// Most appliers (client-go, controller-runtime, Helm, kubectl)
+		// send JSON, which YAML's parser would take the long way; what
+		// it does not decode as JSON goes on to the YAML parser.
+		if m, err := api.DecodeMap(body); err == nil {
+			return m, nil
+		}
+	}
 	if media == mediaYAML || media == "application/apply-patch+yaml" {
 		j, err := yaml.YAMLToJSON(body)
 		if err != nil {
@@ -130,6 +138,13 @@ func decodeJSONOrYAML(body []byte, media string) (map[string]any, error) {
 		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: couldn't decode JSON: %v", err))
 	}
 	return m, nil
+}
+
+// isJSONObject reports whether body, past leading white space, starts a
+// JSON object.
+func isJSONObject(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
 }
 
 // acceptsTable reports whether the client asked for a meta.k8s.io Table.

@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
 	"sigs.k8s.io/structured-merge-diff/v6/merge"
 	"sigs.k8s.io/structured-merge-diff/v6/typed"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
 )
 
 // Apply merges the applied configuration config of manager into live (nil
@@ -66,6 +67,15 @@ func (m *Manager) Apply(live, config map[string]any, manager string, force bool)
 		return nil, false, &ConfigError{Err: err}
 	}
 	id := m.id(manager, OperationApply)
+	if manager != kubectlManager && m.unchanged(liveTV, configTV, mg, id) {
+		entries, err := mg.encode()
+		if err != nil {
+			return nil, false, apierrors.NewInternalError(err)
+		}
+		out = api.DeepCopyJSON(liveObj)
+		setManagedFields(out, entries)
+		return out, false, nil
+	}
 	newTV, fields, err := m.updater.Apply(liveTV, configTV, fieldpath.APIVersion(m.apiVersion), mg.fields.Copy(), id, force)
 	var conflicts merge.Conflicts
 	if errors.As(err, &conflicts) && manager == kubectlManager {
@@ -245,4 +255,26 @@ func setLastApplied(obj, config map[string]any) error {
 	anns, _ := meta["annotations"].(map[string]any)
 	anns[LastAppliedAnnotation] = string(b) + "\n"
 	return nil
+}
+
+// unchanged reports whether applying config as manager id (whose key that
+// is) would leave live and its managed fields as they are, so the whole
+// apply can be skipped: manager applied exactly config's fields last time
+// (nothing to prune, no ownership to take), and merging config into live
+// changes no value (so nothing conflicts and the object stays). This is the
+// common case of controllers and GitOps tools re-applying what they applied.
+func (m *Manager) unchanged(liveTV, configTV *typed.TypedValue, mg *managed, id string) bool {
+	prev, ok := mg.fields[id]
+	if !ok || !prev.Applied() || string(prev.APIVersion()) != m.apiVersion {
+		return false
+	}
+	set, err := configTV.ToFieldSet()
+	if err != nil || !set.Difference(stripSet).Equals(prev.Set()) {
+		return false
+	}
+	merged, err := liveTV.Merge(configTV)
+	if err != nil {
+		return false
+	}
+	return value.Equals(liveTV.AsValue(), merged.AsValue())
 }

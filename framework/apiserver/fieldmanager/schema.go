@@ -89,7 +89,16 @@ var (
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 	labelSelector   = reflect.TypeFor[api.LabelSelector]()
+	atomicStruct    = reflect.TypeFor[AtomicStruct]()
 )
+
+// AtomicStruct is implemented by struct types that a manager owns as a whole
+// wherever they appear, as Kubernetes marks them +structType=atomic (object
+// references, key selectors, node selector terms, ...). The method does
+// nothing; its presence is the marker.
+type AtomicStruct interface {
+	AtomicStruct()
+}
 
 // TypeOf derives the merge schema of the Go struct type t from its tags, as
 // Kubernetes derives it from the same markers in its OpenAPI:
@@ -99,7 +108,9 @@ var (
 //     `patchStrategy:"merge"` is a map list keyed by `patchMergeKey` (structs)
 //     or a set (scalars), any other slice is atomic;
 //   - a map is granular unless `mapType:"atomic"`; a struct field is granular
-//     unless `structType:"atomic"` (api.LabelSelector always is, as in Kubernetes);
+//     unless `structType:"atomic"` or its type is atomic: api.LabelSelector and
+//     types with an AtomicStruct method (Kubernetes' +structType=atomic on a
+//     type), which a field's `structType:"granular"` makes granular again;
 //   - `default:"X"` is the default of a string field that keys a map list;
 //   - types with their own JSON or text decoding, interfaces and []byte are
 //     scalars owned as a whole.
@@ -160,7 +171,7 @@ func (b *goBuilder) structRef(t reflect.Type) schema.TypeRef {
 	i := len(b.defs)
 	b.defs = append(b.defs, schema.TypeDef{Name: name})
 	m := &schema.Map{ElementRelationship: schema.Separable}
-	if t == labelSelector {
+	if t == labelSelector || t.Implements(atomicStruct) || reflect.PointerTo(t).Implements(atomicStruct) {
 		m.ElementRelationship = schema.Atomic
 	}
 	seen := map[string]bool{}
@@ -222,8 +233,11 @@ func (b *goBuilder) fieldRef(t reflect.Type, tag reflect.StructTag) schema.TypeR
 	switch t.Kind() {
 	case reflect.Struct:
 		ref := b.structRef(t)
-		if tag.Get("structType") == "atomic" {
+		switch tag.Get("structType") {
+		case "atomic":
 			ref.ElementRelationship = relationship(schema.Atomic)
+		case "granular":
+			ref.ElementRelationship = relationship(schema.Separable)
 		}
 		return ref
 	case reflect.Map:

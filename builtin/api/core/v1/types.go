@@ -100,7 +100,7 @@ const (
 // ServiceSpec is the desired state of a Service.
 type ServiceSpec struct {
 	Ports                         []ServicePort                 `json:"ports,omitempty" patchStrategy:"merge" patchMergeKey:"port" listType:"map" listMapKeys:"port,protocol" protobuf:"bytes,1,rep,name=ports"`
-	Selector                      map[string]string             `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Selector                      map[string]string             `json:"selector,omitempty" mapType:"atomic" protobuf:"bytes,2,rep,name=selector" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	ClusterIP                     string                        `json:"clusterIP,omitempty" protobuf:"bytes,3,opt,name=clusterIP"`
 	ClusterIPs                    []string                      `json:"clusterIPs,omitempty" protobuf:"bytes,18,opt,name=clusterIPs"`
 	Type                          ServiceType                   `json:"type,omitempty" protobuf:"bytes,4,opt,name=type,casttype=ServiceType"`

@@ -8,7 +8,7 @@ type ReplicationControllerSpec struct {
 	Replicas        *int32 `json:"replicas,omitempty" protobuf:"varint,1,opt,name=replicas"`
 	MinReadySeconds int32  `json:"minReadySeconds,omitempty" protobuf:"varint,4,opt,name=minReadySeconds"`
 	// Selector is an equality-based label query (default: the template's labels).
-	Selector map[string]string `json:"selector,omitempty" protobuf:"bytes,2,rep,name=selector"`
+	Selector map[string]string `json:"selector,omitempty" mapType:"atomic" protobuf:"bytes,2,rep,name=selector"`
 	Template *PodTemplateSpec  `json:"template,omitempty" protobuf:"bytes,3,opt,name=template"`
 }
 
