@@ -289,7 +289,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	srv, err := apiserver.New(apiserver.Options{
 		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
 		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
-		Security: secOpts, TracerProvider: cp.tracerProvider(),
+		Security: secOpts, TracerProvider: cp.tracerProvider(), Collectors: cp.flowControlMetrics(),
 	})
 	if err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	bflowcontrol "github.com/converge-dev/converge/builtin/flowcontrol"
 	"github.com/converge-dev/converge/framework/apiserver/flowcontrol"
 )
@@ -23,6 +25,14 @@ func (cp *ControlPlane) newFlowControl() func(http.Handler) http.Handler {
 		ServerConcurrencyLimit: total, PerFlowPercent: cp.opts.PerUserInFlightPercent,
 	}, bflowcontrol.DefaultConfig())
 	return cp.flowControl.Filter
+}
+
+// flowControlMetrics are the priority and fairness metrics for /metrics.
+func (cp *ControlPlane) flowControlMetrics() []prometheus.Collector {
+	if cp.flowControl == nil {
+		return nil
+	}
+	return []prometheus.Collector{cp.flowControl}
 }
 
 // startFlowControl creates the default FlowSchemas and

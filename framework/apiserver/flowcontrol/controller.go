@@ -26,9 +26,10 @@ type Options struct {
 // queues. Update swaps the configuration in; the filter (Filter) reads it
 // without locking.
 type Controller struct {
-	opts Options
-	mu   sync.Mutex // serializes Update
-	cur  atomic.Pointer[snapshot]
+	opts     Options
+	mu       sync.Mutex // serializes Update
+	cur      atomic.Pointer[snapshot]
+	rejected rejections
 }
 
 // snapshot is one immutable configuration.

@@ -38,6 +38,7 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 		}
 		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), wait)
 		if why != "" {
+			c.rejected.add(cs.fs.Name, cs.levelState.pl.Name, why)
 			h.Set("X-Converge-Throttled", string(why))
 			filters.WriteStatus(w, apierrors.NewTooManyRequests("Too many requests, please try again later.", retry))
 			return

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
@@ -235,5 +237,40 @@ func TestUpdateKeepsLevel(t *testing.T) {
 	expectTooMany(t, rec)
 	if got := rec.Header().Get(HeaderFlowSchemaUID); got != "fs-all-2" {
 		t.Errorf("header after update: %q", got)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	t.Parallel()
+	c := New(Options{ServerConcurrencyLimit: 1, PerFlowPercent: 100}, oneLevel(PriorityLevel{NominalConcurrencyShares: 1, Reject: true}))
+	x := newHarness(t, c)
+	x.hold(newRequest("a", pods+"?hold=1"))
+	expectTooMany(t, x.serve(newRequest("b", pods)))
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(c)
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range m.GetLabel() {
+				key += " " + l.GetName() + "=" + l.GetValue()
+			}
+			got[key] = m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	for key, want := range map[string]float64{
+		"apiserver_flowcontrol_nominal_limit_seats priority_level=l":                                              1,
+		"apiserver_flowcontrol_nominal_limit_seats priority_level=exempt":                                         0,
+		"apiserver_flowcontrol_current_executing_seats priority_level=l":                                          1,
+		"apiserver_flowcontrol_current_inqueue_requests priority_level=l":                                         0,
+		"apiserver_flowcontrol_rejected_requests_total flow_schema=all priority_level=l reason=concurrency-limit": 1,
+	} {
+		if v, ok := got[key]; !ok || v != want {
+			t.Errorf("%s = %v (present %v), want %v; all: %v", key, v, ok, want, got)
+		}
 	}
 }
