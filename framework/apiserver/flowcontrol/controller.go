@@ -13,8 +13,8 @@ type Options struct {
 	// ServerConcurrencyLimit is the seats divided between the limited levels
 	// (Kubernetes: max-requests-inflight + max-mutating-requests-inflight).
 	ServerConcurrencyLimit int
-	// PerFlowPercent is the share of its level's seats one flow may hold
-	// (default 50, at least one seat; 100 turns it off).
+	// PerFlowPercent is the share of its level's seats one flow of a ByUser
+	// schema may hold (default 50, at least one seat; 100 turns it off).
 	PerFlowPercent int
 	// QueueWaitLimit bounds the time a request waits in a queue (default 15 s).
 	QueueWaitLimit time.Duration

@@ -38,11 +38,12 @@
 // queuing that gives each busy flow an equal share of the level. A Reject
 // level has no queues: a request without a free seat is rejected at once.
 //
-// Converge addition: a flow may hold at most PerFlowPercent of its level's
-// seats (default 50, at least one; 100 turns it off); its next requests wait
-// in its queue. This is the per-user share the max-in-flight filter had
-// (with the default schemas a user is a flow), so one user flooding a level
-// cannot hold every seat while another user's requests wait.
+// Converge addition: a flow of a ByUser schema (one user's requests) may hold
+// at most PerFlowPercent of its level's seats (default 50, at least one; 100
+// turns it off); its next requests wait in its queue. This is the per-user
+// share the max-in-flight filter had, so one user flooding a level cannot
+// hold every seat while another user's requests wait. Flows of ByNamespace
+// schemas and of schemas without a distinguisher are not capped.
 //
 // Rejected requests get 429 with Retry-After and Kubernetes' message "Too many
 // requests, please try again later."; every classified request carries the

@@ -36,7 +36,7 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), wait)
+		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), cs.fs.Distinguisher == ByUser, wait)
 		if why != "" {
 			c.rejected.add(cs.fs.Name, cs.levelState.pl.Name, why)
 			h.Set("X-Converge-Throttled", string(why))

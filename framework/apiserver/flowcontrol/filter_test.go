@@ -274,3 +274,16 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyUserFlowsAreCapped: a schema without a distinguisher is one flow
+// that may use every seat of its level.
+func TestOnlyUserFlowsAreCapped(t *testing.T) {
+	t.Parallel()
+	cfg := oneLevel(PriorityLevel{NominalConcurrencyShares: 1, Reject: true})
+	cfg.FlowSchemas[1].Distinguisher = ""
+	c := New(Options{ServerConcurrencyLimit: 2, PerFlowPercent: 50}, cfg)
+	x := newHarness(t, c)
+	x.hold(newRequest("a", pods+"?hold=1"))
+	x.hold(newRequest("a", pods+"?hold=1"))
+	expectTooMany(t, x.serve(newRequest("b", pods)))
+}

@@ -37,16 +37,18 @@ type queue struct {
 type waiter struct {
 	ready      chan struct{}
 	flow       uint64
+	capped     bool // the flow is held to its share of the seats
 	queue      int
 	dispatched bool
 }
 
 // ticket is a held seat; release gives it back.
 type ticket struct {
-	l     *level
-	flow  uint64
-	queue int
-	gen   uint64
+	l      *level
+	flow   uint64
+	capped bool
+	queue  int
+	gen    uint64
 }
 
 func newLevel() *level { return &level{flows: map[uint64]int{}} }
@@ -77,7 +79,7 @@ func (l *level) configure(pl *PriorityLevel, limit, flowPercent int) {
 			for _, w := range q.waiting {
 				if queues == 0 { // now a Reject level: let them try again
 					w.dispatched = true
-					l.startLocked(w.flow, -1)
+					l.startLocked(w.flow, w.capped, -1)
 					w.queue = -1
 					close(w.ready)
 					continue
@@ -131,12 +133,19 @@ func (l *level) chooseLocked(flow uint64) int {
 	return best
 }
 
-func (l *level) startLocked(flow uint64, qi int) {
+func (l *level) startLocked(flow uint64, capped bool, qi int) {
 	l.executing++
 	if qi >= 0 {
 		l.queues[qi].executing++
 	}
-	l.flows[flow]++
+	if capped {
+		l.flows[flow]++
+	}
+}
+
+// underShareLocked reports whether a flow may take one more seat.
+func (l *level) underShareLocked(flow uint64, capped bool) bool {
+	return !capped || l.flows[flow] < l.flowLimit
 }
 
 // rejection says why a request got no seat.
@@ -150,16 +159,23 @@ const (
 )
 
 // acquire takes a seat for flow, waiting in a queue up to wait when the level
-// queues; the rejection is empty on success.
-func (l *level) acquire(ctx context.Context, flow uint64, wait time.Duration) (ticket, rejection) {
+// queues; a capped flow holds at most its share of the seats. The rejection is
+// empty on success.
+func (l *level) acquire(ctx context.Context, flow uint64, capped bool, wait time.Duration) (ticket, rejection) {
 	l.mu.Lock()
-	qi := l.chooseLocked(flow)
-	if l.waiting == 0 && l.executing < l.limit && l.flows[flow] < l.flowLimit {
-		l.startLocked(flow, qi)
-		t := ticket{l: l, flow: flow, queue: qi, gen: l.gen}
+	if l.waiting == 0 && l.executing < l.limit && l.underShareLocked(flow, capped) {
+		// A request that runs at once counts against the first queue of its
+		// hand (one division instead of dealing the whole hand).
+		qi := -1
+		if n := len(l.queues); n > 0 {
+			qi = int(flow % uint64(n))
+		}
+		l.startLocked(flow, capped, qi)
+		t := ticket{l: l, flow: flow, capped: capped, queue: qi, gen: l.gen}
 		l.mu.Unlock()
 		return t, ""
 	}
+	qi := l.chooseLocked(flow)
 	if qi < 0 {
 		l.mu.Unlock()
 		return ticket{}, rejectNoSeat
@@ -169,7 +185,7 @@ func (l *level) acquire(ctx context.Context, flow uint64, wait time.Duration) (t
 		l.mu.Unlock()
 		return ticket{}, rejectQueueFull
 	}
-	w := &waiter{ready: make(chan struct{}), flow: flow, queue: qi}
+	w := &waiter{ready: make(chan struct{}), flow: flow, capped: capped, queue: qi}
 	q.waiting = append(q.waiting, w)
 	l.waiting++
 	l.dispatchLocked()
@@ -187,7 +203,7 @@ func (l *level) acquire(ctx context.Context, flow uint64, wait time.Duration) (t
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if w.dispatched {
-		return ticket{l: l, flow: flow, queue: w.queue, gen: l.gen}, ""
+		return ticket{l: l, flow: flow, capped: capped, queue: w.queue, gen: l.gen}, ""
 	}
 	q = &l.queues[w.queue]
 	for i, x := range q.waiting {
@@ -211,10 +227,12 @@ func (t ticket) release() {
 	if t.gen == l.gen && t.queue >= 0 && l.queues[t.queue].executing > 0 {
 		l.queues[t.queue].executing--
 	}
-	if n := l.flows[t.flow] - 1; n <= 0 {
-		delete(l.flows, t.flow)
-	} else {
-		l.flows[t.flow] = n
+	if t.capped {
+		if n := l.flows[t.flow] - 1; n <= 0 {
+			delete(l.flows, t.flow)
+		} else {
+			l.flows[t.flow] = n
+		}
 	}
 	if l.waiting > 0 {
 		l.dispatchLocked()
@@ -232,7 +250,7 @@ func (l *level) dispatchLocked() {
 		for k := range n {
 			i := (l.next + k) % n
 			q := &l.queues[i]
-			if len(q.waiting) == 0 || l.flows[q.waiting[0].flow] >= l.flowLimit {
+			if len(q.waiting) == 0 || !l.underShareLocked(q.waiting[0].flow, q.waiting[0].capped) {
 				continue
 			}
 			if best < 0 || q.executing < l.queues[best].executing {
@@ -248,7 +266,7 @@ func (l *level) dispatchLocked() {
 		q.waiting = q.waiting[1:]
 		l.waiting--
 		w.dispatched = true
-		l.startLocked(w.flow, best)
+		l.startLocked(w.flow, w.capped, best)
 		close(w.ready)
 		l.next = (best + 1) % n
 	}
