@@ -335,7 +335,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err := cp.startAPIEndpoints(ctx, runCtx, alloc.APIServerServiceIP()); err != nil {
 		return err
 	}
-	if err := cp.startFlowControl(ctx, runCtx); err != nil {
+	if err := cp.startFlowControl(runCtx); err != nil {
 		return err
 	}
 	if opts.CompactionInterval > 0 {

@@ -37,9 +37,10 @@ func (cp *ControlPlane) flowControlMetrics() []prometheus.Collector {
 
 // startFlowControl creates the default FlowSchemas and
 // PriorityLevelConfigurations and keeps the filter fed with the stored ones
-// (builtin/flowcontrol). The first pass runs before it returns; failures are
-// logged and retried.
-func (cp *ControlPlane) startFlowControl(ctx, runCtx context.Context) error {
+// (builtin/flowcontrol), in the background: the filter enforces the defaults
+// meanwhile, so start-up does not wait for the objects. Failures are logged
+// and retried.
+func (cp *ControlPlane) startFlowControl(runCtx context.Context) error {
 	if cp.flowControl == nil {
 		return nil
 	}
@@ -48,12 +49,6 @@ func (cp *ControlPlane) startFlowControl(ctx, runCtx context.Context) error {
 		return fmt.Errorf("create flow control client: %w", err)
 	}
 	r := bflowcontrol.New(bflowcontrol.Options{Client: c, Filter: cp.flowControl, Logger: cp.log.WithName("flowcontrol")})
-	if err := r.Ensure(ctx); err != nil {
-		cp.log.Error(err, "Ensuring the default FlowSchemas and PriorityLevelConfigurations failed")
-	}
-	if err := r.Sync(ctx); err != nil {
-		cp.log.Error(err, "Reading the flow control configuration failed")
-	}
 	cp.wg.Add(1)
 	go func() {
 		defer cp.wg.Done()

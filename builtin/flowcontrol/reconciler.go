@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -175,8 +176,15 @@ func (r *Reconciler) Start(ctx context.Context) error {
 		default:
 		}
 	}
-	go r.watch(ctx, &flowcontrolv1.FlowSchemaList{}, notify)
-	go r.watch(ctx, &flowcontrolv1.PriorityLevelConfigurationList{}, notify)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for _, list := range []client.ObjectList{&flowcontrolv1.FlowSchemaList{}, &flowcontrolv1.PriorityLevelConfigurationList{}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.watch(ctx, list, notify)
+		}()
+	}
 	ticker := time.NewTicker(r.opts.Resync)
 	defer ticker.Stop()
 	ensure := true
