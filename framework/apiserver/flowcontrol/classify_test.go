@@ -93,7 +93,16 @@ func TestClassify(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest(tc.method, tc.url, nil)
-			got := c.Classify(tc.user, filters.NewRequestInfo(r))
+			ri := filters.NewRequestInfo(r)
+			got := c.Classify(tc.user, ri)
+			scan := *c.cur.Load()
+			scan.index = nil
+			if indexed, _ := c.cur.Load().classify(tc.user, ri); indexed.fs.Name != func() string {
+				cs, _ := scan.classify(tc.user, ri)
+				return cs.fs.Name
+			}() {
+				t.Errorf("the subject index and a scan disagree")
+			}
 			if got.FlowSchema != tc.schema || got.PriorityLevel != tc.level || got.Distinguisher != tc.distinguisher || got.Exempt != tc.exempt {
 				t.Errorf("got %+v, want schema %s level %s distinguisher %q exempt %v", got, tc.schema, tc.level, tc.distinguisher, tc.exempt)
 			}

@@ -35,6 +35,8 @@ type Controller struct {
 // snapshot is one immutable configuration.
 type snapshot struct {
 	schemas []compiledSchema
+	// index narrows the schemas to check (nil: scan them all).
+	index *subjectIndex
 	// fallback classifies requests no schema matches (Kubernetes' catch-all).
 	fallback compiledSchema
 	levels   map[string]*levelState
@@ -108,6 +110,7 @@ func (c *Controller) Update(cfg Config) {
 		}
 		s.schemas = append(s.schemas, cs)
 	}
+	s.index = newSubjectIndex(s.schemas)
 	fallback := s.levels[catchAllLevel.Name]
 	if fallback == nil || fallback.run == nil {
 		pl := catchAllLevel
@@ -152,10 +155,20 @@ func (s *snapshot) classify(u *filters.User, ri *filters.RequestInfo) (*compiled
 		q.user, q.groups = u.Name, u.Groups
 	}
 	cs := &s.fallback
-	for i := range s.schemas {
-		if s.schemas[i].matches(&q) {
-			cs = &s.schemas[i]
-			break
+	if s.index != nil {
+		set := s.index.candidates(&q)
+		for i := set.next(0); i >= 0; i = set.next(i + 1) {
+			if s.schemas[i].matches(&q) {
+				cs = &s.schemas[i]
+				break
+			}
+		}
+	} else {
+		for i := range s.schemas {
+			if s.schemas[i].matches(&q) {
+				cs = &s.schemas[i]
+				break
+			}
 		}
 	}
 	switch cs.fs.Distinguisher {
