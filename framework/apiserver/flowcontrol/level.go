@@ -77,7 +77,7 @@ func (l *level) configure(pl *PriorityLevel, limit, flowPercent int) {
 		l.waiting = 0
 		for _, q := range old {
 			for _, w := range q.waiting {
-				if queues == 0 { // now a Reject level: let them try again
+				if queues == 0 { // now a Reject level: run them rather than strand them
 					w.dispatched = true
 					l.startLocked(w.flow, w.capped, -1)
 					w.queue = -1
