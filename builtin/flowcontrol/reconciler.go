@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -166,11 +167,17 @@ func setDangling(fs *flowcontrolv1.FlowSchema, dangling bool, now time.Time) boo
 }
 
 // Start ensures the defaults and syncs, then syncs again on every change of
-// the objects and ensures the defaults every Resync, until ctx ends.
+// the objects (ensuring the defaults again when a default object changed) and
+// ensures the defaults every Resync, until ctx ends.
 func (r *Reconciler) Start(ctx context.Context) error {
 	log := r.opts.Logger
+	defaults := defaultNames()
 	kick := make(chan struct{}, 1)
-	notify := func() {
+	var ensureNext atomic.Bool
+	notify := func(name string) {
+		if name == "" || defaults[name] {
+			ensureNext.Store(true)
+		}
 		select {
 		case kick <- struct{}{}:
 		default:
@@ -187,9 +194,9 @@ func (r *Reconciler) Start(ctx context.Context) error {
 	}
 	ticker := time.NewTicker(r.opts.Resync)
 	defer ticker.Stop()
-	ensure := true
+	ensureNext.Store(true)
 	for {
-		if ensure {
+		if ensureNext.Swap(false) {
 			if err := r.Ensure(ctx); err != nil && ctx.Err() == nil {
 				log.Error(err, "Ensuring the default FlowSchemas and PriorityLevelConfigurations failed")
 			}
@@ -201,7 +208,6 @@ func (r *Reconciler) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			return nil
 		case <-kick:
-			ensure = true // a deleted or changed default is put back at once
 			// Let a burst of changes settle into one pass.
 			select {
 			case <-ctx.Done():
@@ -209,19 +215,36 @@ func (r *Reconciler) Start(ctx context.Context) error {
 			case <-time.After(50 * time.Millisecond):
 			}
 		case <-ticker.C:
-			ensure = true
+			ensureNext.Store(true)
 		}
 	}
 }
 
-// watch calls notify on every event of the list's kind, watching again after
-// the watch ends.
-func (r *Reconciler) watch(ctx context.Context, list client.ObjectList, notify func()) {
+// defaultNames are the names of the default objects (of either kind).
+func defaultNames() map[string]bool {
+	out := map[string]bool{}
+	for _, pl := range append(MandatoryPriorityLevels(), SuggestedPriorityLevels()...) {
+		out[pl.Name] = true
+	}
+	for _, fs := range append(MandatoryFlowSchemas(), SuggestedFlowSchemas()...) {
+		out[fs.Name] = true
+	}
+	return out
+}
+
+// watch calls notify with the object's name on every event of the list's
+// kind ("" when the watch ends: anything may have changed), watching again
+// after the watch ends.
+func (r *Reconciler) watch(ctx context.Context, list client.ObjectList, notify func(name string)) {
 	for ctx.Err() == nil {
 		w, err := r.opts.Client.Watch(ctx, list)
 		if err == nil {
-			for range w.ResultChan() {
-				notify()
+			for ev := range w.ResultChan() {
+				name := ""
+				if ev.Object != nil {
+					name = ev.Object.GetName()
+				}
+				notify(name)
 			}
 			w.Stop()
 		}
@@ -229,6 +252,6 @@ func (r *Reconciler) watch(ctx context.Context, list client.ObjectList, notify f
 		case <-ctx.Done():
 		case <-time.After(time.Second):
 		}
-		notify()
+		notify("")
 	}
 }

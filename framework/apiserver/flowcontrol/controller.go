@@ -48,7 +48,8 @@ type levelState struct {
 	pl    PriorityLevel
 	limit int
 	run   *level
-	// uidHeader is the header value, built once.
+	// uidHeader is the header value, built once (nil without a UID: the
+	// built-in defaults before the stored objects are read).
 	uidHeader []string
 }
 
@@ -85,7 +86,7 @@ func (c *Controller) Update(cfg Config) {
 	s := &snapshot{levels: make(map[string]*levelState, len(levels))}
 	for i := range levels {
 		pl := levels[i]
-		st := &levelState{pl: pl, limit: limits[i], uidHeader: []string{pl.UID}}
+		st := &levelState{pl: pl, limit: limits[i], uidHeader: header(pl.UID)}
 		if !pl.Exempt {
 			if old != nil {
 				if prev := old.levels[pl.Name]; prev != nil && prev.run != nil {
@@ -104,7 +105,7 @@ func (c *Controller) Update(cfg Config) {
 		if st == nil {
 			continue // dangling: matches nothing
 		}
-		cs := compiledSchema{fs: &fs, level: st.run, levelState: st, uidHeader: []string{fs.UID}}
+		cs := compiledSchema{fs: &fs, level: st.run, levelState: st, uidHeader: header(fs.UID)}
 		for _, r := range fs.Rules {
 			cs.rules = append(cs.rules, compileRule(r))
 		}
@@ -114,11 +115,11 @@ func (c *Controller) Update(cfg Config) {
 	fallback := s.levels[catchAllLevel.Name]
 	if fallback == nil || fallback.run == nil {
 		pl := catchAllLevel
-		fallback = &levelState{pl: pl, limit: 1, run: newLevel(), uidHeader: []string{""}}
+		fallback = &levelState{pl: pl, limit: 1, run: newLevel()}
 		fallback.run.configure(&pl, 1, 100)
 	}
 	s.fallback = compiledSchema{fs: &FlowSchema{Name: "catch-all", PriorityLevel: fallback.pl.Name, Distinguisher: ByUser},
-		level: fallback.run, levelState: fallback, uidHeader: []string{""}}
+		level: fallback.run, levelState: fallback}
 	c.cur.Store(s)
 }
 
@@ -187,4 +188,12 @@ func (cs *compiledSchema) matches(q *request) bool {
 		}
 	}
 	return false
+}
+
+// header is a header value of uid, nil for none.
+func header(uid string) []string {
+	if uid == "" {
+		return nil
+	}
+	return []string{uid}
 }

@@ -30,8 +30,12 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 		u, _ := filters.UserFrom(r.Context())
 		cs, d := c.cur.Load().classify(u, ri)
 		h := w.Header()
-		h[HeaderFlowSchemaUID] = cs.uidHeader
-		h[HeaderPriorityLevelUID] = cs.levelState.uidHeader
+		if cs.uidHeader != nil {
+			h[HeaderFlowSchemaUID] = cs.uidHeader
+		}
+		if cs.levelState.uidHeader != nil {
+			h[HeaderPriorityLevelUID] = cs.levelState.uidHeader
+		}
 		if cs.level == nil || (ri.IsLongRunning() && ri.Verb != "watch") {
 			next.ServeHTTP(w, r)
 			return

@@ -101,6 +101,11 @@ var _ = Describe("Per-user limits and API Priority and Fairness", Ordered, func(
 		Eventually(func() int {
 			return call(ctx, alice.http, http.MethodPost, cp.URL()+cms+"?dryRun=All", configMap("rbac-ready", nil)).code
 		}).WithContext(ctx).Should(Equal(http.StatusCreated), "the devs-edit binding reaches the authorizer")
+		// The flow control configuration is read in the background: wait until
+		// requests are classified by the stored FlowSchemas.
+		Eventually(func() string {
+			return call(ctx, bob.http, http.MethodGet, cp.URL()+cms, nil).header.Get("X-Kubernetes-PF-FlowSchema-UID")
+		}).WithContext(ctx).ShouldNot(BeEmpty(), "the stored FlowSchemas reach the filter")
 	}, NodeTimeout(time.Minute))
 
 	It("gives one user at most its share of its priority level: its next request waits in its queue, others are served", func(ctx SpecContext) {
