@@ -17,15 +17,7 @@ import (
 // for the components started after it; a failed pass is logged and retried,
 // never fatal (a Service IP held by another Service must not stop the server).
 func (cp *ControlPlane) startAPIEndpoints(ctx, runCtx context.Context, serviceIP netip.Addr) error {
-	cfg, err := cp.ClientConfig("system:apiserver")
-	if err != nil {
-		return err
-	}
-	sch, err := all.NewScheme()
-	if err != nil {
-		return fmt.Errorf("build scheme: %w", err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: sch})
+	c, err := cp.apiServerClient()
 	if err != nil {
 		return fmt.Errorf("create kubernetes service client: %w", err)
 	}
@@ -47,4 +39,18 @@ func (cp *ControlPlane) startAPIEndpoints(ctx, runCtx context.Context, serviceIP
 		_ = r.Start(runCtx)
 	}()
 	return nil
+}
+
+// apiServerClient is a typed client of the API server's own identity
+// (system:apiserver, system:masters), for the loops the API server runs.
+func (cp *ControlPlane) apiServerClient() (*client.Client, error) {
+	cfg, err := cp.ClientConfig("system:apiserver")
+	if err != nil {
+		return nil, err
+	}
+	sch, err := all.NewScheme()
+	if err != nil {
+		return nil, fmt.Errorf("build scheme: %w", err)
+	}
+	return client.New(cfg, client.Options{Scheme: sch})
 }

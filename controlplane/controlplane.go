@@ -28,6 +28,7 @@ import (
 	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/apiserver/flowcontrol"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
@@ -178,6 +179,7 @@ type ControlPlane struct {
 
 	pki         *pki.PKI
 	security    *security.Security
+	flowControl *flowcontrol.Controller
 	manager     *manager.Manager
 	controllers []string
 	operators   []loader.Report
@@ -287,7 +289,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	srv, err := apiserver.New(apiserver.Options{
 		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
 		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
-		Security: secOpts, TracerProvider: cp.tracerProvider(),
+		Security: secOpts, TracerProvider: cp.tracerProvider(), Collectors: cp.flowControlMetrics(),
 	})
 	if err != nil {
 		return err
@@ -331,6 +333,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		}
 	}()
 	if err := cp.startAPIEndpoints(ctx, runCtx, alloc.APIServerServiceIP()); err != nil {
+		return err
+	}
+	if err := cp.startFlowControl(runCtx); err != nil {
 		return err
 	}
 	if opts.CompactionInterval > 0 {

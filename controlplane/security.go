@@ -59,6 +59,7 @@ func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 		PKI: p, TokenFile: opts.TokenFile, AuditLogPath: opts.AuditLogPath, AuditPolicyFile: opts.AuditPolicyFile,
 		MaxMutatingInFlight: opts.MaxMutatingInFlight, MaxReadOnlyInFlight: opts.MaxReadOnlyInFlight,
 		PerUserInFlightPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
+		FlowControl:     cp.newFlowControl(),
 		ServiceAccounts: cp.serviceAccount, Logger: cp.log.WithName("security"),
 		Tokens:   []filters.TokenAuthenticator{cp.dashboard.TokenAuthenticator()},
 		Mutating: mutating, Validating: validating,

@@ -51,6 +51,10 @@ type Options struct {
 	PerUserInFlightPercent int
 	// MaxWatchesPerUser bounds each user's open watches (0: unlimited).
 	MaxWatchesPerUser int
+	// FlowControl, when set, is API Priority and Fairness: it replaces the
+	// mutating and read-only in-flight budgets (MaxWatchesPerUser still
+	// applies).
+	FlowControl func(http.Handler) http.Handler
 	// AlwaysAllow turns authorization off (authentication still applies).
 	AlwaysAllow bool
 	// ServiceAccounts, when set, enables the ServiceAccount admission plugin
@@ -128,7 +132,8 @@ func New(opts Options) (*Security, error) {
 			Mutating: opts.MaxMutatingInFlight, ReadOnly: opts.MaxReadOnlyInFlight,
 			PerUserPercent: opts.PerUserInFlightPercent, MaxWatchesPerUser: opts.MaxWatchesPerUser,
 		},
-		Inner: func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac, reviewer) },
+		FlowControl: opts.FlowControl,
+		Inner:       func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac, reviewer) },
 	}
 	if opts.AuditLogPath != "" {
 		s.audit = &filters.AuditLog{Path: opts.AuditLogPath, MaxBytes: opts.AuditMaxBytes, MaxBackups: opts.AuditMaxBackups}

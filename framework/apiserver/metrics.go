@@ -487,3 +487,18 @@ func groupResourceOfPrefix(prefix string) string {
 	}
 	return resource + "." + group
 }
+
+// collectorSet is several collectors registered as one.
+type collectorSet []prometheus.Collector
+
+func (c collectorSet) Describe(ch chan<- *prometheus.Desc) {
+	for _, x := range c {
+		x.Describe(ch)
+	}
+}
+
+func (c collectorSet) Collect(ch chan<- prometheus.Metric) {
+	for _, x := range c {
+		x.Collect(ch)
+	}
+}

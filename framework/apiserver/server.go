@@ -3,6 +3,7 @@ package apiserver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go.opentelemetry.io/otel/trace"
 	"net/http"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/protobuf"
@@ -52,6 +54,9 @@ type Options struct {
 	Security Security
 	// TracerProvider, if set, traces requests (tracing.go).
 	TracerProvider trace.TracerProvider
+	// Collectors are served on /metrics with the server's own metrics (e.g.
+	// the priority and fairness filter's).
+	Collectors []prometheus.Collector
 }
 
 func (o *Options) complete() error {
@@ -120,6 +125,9 @@ func New(opts Options) (*Server, error) {
 	}
 	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
 	s.metrics = newMetrics(s.storedObjects)
+	if err := s.metrics.registry.Register(collectorSet(opts.Collectors)); err != nil {
+		return nil, fmt.Errorf("register metrics collectors: %w", err)
+	}
 	s.opts.Storage = instrumentedStorage{Interface: opts.Storage, m: s.metrics, writes: &s.ownWrites}
 	s.handler = s.traced(s.metrics.instrument(s.securedHandler(http.HandlerFunc(s.serveHTTP)), opts.Registry))
 	opts.Registry.OnChange(s.registryChanged)

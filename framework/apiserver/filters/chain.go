@@ -16,6 +16,11 @@ type Options struct {
 	Audit AuditOptions
 	// MaxInFlight enables the in-flight limits when either bound is set.
 	MaxInFlight MaxInFlightOptions
+	// FlowControl, when set, is API Priority and Fairness
+	// (framework/apiserver/flowcontrol's Controller.Filter): it replaces the
+	// mutating and read-only budgets of MaxInFlight, whose per-user watch
+	// limit still applies.
+	FlowControl func(http.Handler) http.Handler
 	// Inner wraps the handler inside authorization (e.g. virtual resources such
 	// as SubjectAccessReviews that answer from the request's user).
 	Inner func(http.Handler) http.Handler
@@ -24,11 +29,12 @@ type Options struct {
 // Enabled reports whether any filter is configured.
 func (o *Options) Enabled() bool {
 	return o.Authenticator != nil || o.Authorizer != nil || o.Audit.Sink != nil ||
-		o.MaxInFlight.enabled() || o.Inner != nil
+		o.MaxInFlight.enabled() || o.FlowControl != nil || o.Inner != nil
 }
 
 // Chain wraps h with the configured filters, outermost first: request info,
-// audit, authentication, impersonation (with an authorizer), max in flight,
+// audit, authentication, impersonation (with an authorizer), priority and
+// fairness or max in flight,
 // authorization, Inner.
 func Chain(h http.Handler, o Options) http.Handler {
 	if !o.Enabled() {
@@ -40,7 +46,11 @@ func Chain(h http.Handler, o Options) http.Handler {
 	if o.Authorizer != nil {
 		h = WithAuthorization(h, o.Authorizer)
 	}
-	h = WithMaxInFlight(h, o.MaxInFlight)
+	if o.FlowControl != nil {
+		h = o.FlowControl(WithMaxInFlight(h, MaxInFlightOptions{MaxWatchesPerUser: o.MaxInFlight.MaxWatchesPerUser}))
+	} else {
+		h = WithMaxInFlight(h, o.MaxInFlight)
+	}
 	if o.Authenticator != nil && o.Authorizer != nil {
 		h = WithImpersonation(h, o.Authorizer)
 	}

@@ -3,7 +3,7 @@
 // authorization. Each filter is an http.Handler wrapping the next one; Chain
 // assembles them in Kubernetes' order:
 //
-//	request info → audit → authentication → impersonation → max in flight → authorization → handler
+//	request info → audit → authentication → impersonation → priority and fairness or max in flight → authorization → handler
 //
 // Contracts:
 //   - Authentication puts the *User into the request context (UserFrom). A
@@ -24,6 +24,9 @@
 //     that budget (PerUserPercent), or when a watch would exceed the user's
 //     watch limit; other long-running requests (logs, exec, ...) and
 //     system:masters are exempt.
+//   - Options.FlowControl (API Priority and Fairness, framework/apiserver/flowcontrol)
+//     takes the place of the max-in-flight budgets when set; the per-user watch
+//     limit still applies.
 //
 // Every filter is opt-in: with nothing configured the API server serves exactly
 // as without this package.

@@ -12,6 +12,9 @@ const (
 	VerbAll        = "*"
 	NonResourceAll = "*"
 	NamespaceEvery = "*"
+	// NameAll is the ServiceAccount name matching every ServiceAccount of a
+	// namespace.
+	NameAll = "*"
 )
 
 // FlowSchema sorts requests into a priority level.
@@ -115,8 +118,19 @@ type NonResourcePolicyRule struct {
 // ConditionStatus is True, False or Unknown.
 type ConditionStatus string
 
+// Condition statuses.
+const (
+	ConditionTrue    ConditionStatus = "True"
+	ConditionFalse   ConditionStatus = "False"
+	ConditionUnknown ConditionStatus = "Unknown"
+)
+
 // FlowSchemaConditionType names a FlowSchema condition.
 type FlowSchemaConditionType string
+
+// FlowSchemaConditionDangling is True when the schema's priority level does
+// not exist.
+const FlowSchemaConditionDangling FlowSchemaConditionType = "Dangling"
 
 // FlowSchemaStatus is the observed state of a FlowSchema.
 type FlowSchemaStatus struct {

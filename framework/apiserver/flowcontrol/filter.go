@@ -1,0 +1,58 @@
+package flowcontrol
+
+import (
+	"net/http"
+
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+)
+
+// Response headers naming the classification, as Kubernetes sends them (in
+// canonical form, so that they are set without canonicalizing per request).
+const (
+	HeaderFlowSchemaUID    = "X-Kubernetes-Pf-Flowschema-Uid"
+	HeaderPriorityLevelUID = "X-Kubernetes-Pf-Prioritylevel-Uid"
+)
+
+// Filter classifies each request, sets the classification headers and runs
+// the request once it has a seat of its level; exempt levels and
+// long-running requests other than watches do not wait, watches give their
+// seat back once they start. A request that gets no seat is answered 429 with
+// Retry-After.
+func (c *Controller) Filter(next http.Handler) http.Handler {
+	retry := c.opts.RetryAfterSeconds
+	wait := c.opts.QueueWaitLimit
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ri, ok := filters.RequestInfoFrom(r.Context())
+		if !ok {
+			ri = filters.NewRequestInfo(r)
+		}
+		u, _ := filters.UserFrom(r.Context())
+		cs, d := c.cur.Load().classify(u, ri)
+		h := w.Header()
+		if cs.uidHeader != nil {
+			h[HeaderFlowSchemaUID] = cs.uidHeader
+		}
+		if cs.levelState.uidHeader != nil {
+			h[HeaderPriorityLevelUID] = cs.levelState.uidHeader
+		}
+		if cs.level == nil || (ri.IsLongRunning() && ri.Verb != "watch") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), cs.fs.Distinguisher == ByUser, wait)
+		if why != "" {
+			c.rejected.add(cs.fs.Name, cs.levelState.pl.Name, why)
+			h.Set("X-Converge-Throttled", string(why))
+			filters.WriteStatus(w, apierrors.NewTooManyRequests("Too many requests, please try again later.", retry))
+			return
+		}
+		if ri.Verb == "watch" {
+			t.release()
+			next.ServeHTTP(w, r)
+			return
+		}
+		defer t.release()
+		next.ServeHTTP(w, r)
+	})
+}
