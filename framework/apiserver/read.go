@@ -152,6 +152,10 @@ func (s *Server) serveList(q *request) error {
 	var listRV int64
 	var next string
 	var remaining *int64
+	var fresh *watchCache
+	if cont == "" && rvParam == "" && limit <= 0 {
+		fresh = s.consistentCache(q.ctx(), q.res)
+	}
 	switch {
 	case cont == "" && rvParam != "" && match != "Exact":
 		// "0" or NotOlderThan: serve from the watch cache when it is fresh enough.
@@ -177,6 +181,10 @@ func (s *Server) serveList(q *request) error {
 			break
 		}
 		objs, listRV = wc.list(f)
+	case fresh != nil:
+		// The latest state, whole: from the watch cache once it is known to be
+		// current (consistentlist.go).
+		objs, listRV = fresh.list(f)
 	default:
 		start := ""
 		at := int64(0)
