@@ -22,11 +22,7 @@ import (
 func TestConsistentListFromWatchCache(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	cp, err := Start(ctx, Options{DataDir: t.TempDir(), NoFsync: true, CompactionInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Close()
+	cp := startInsecure(t)
 	do := func(method, path, body string) string {
 		t.Helper()
 		req, err := http.NewRequestWithContext(ctx, method, cp.URL()+path, strings.NewReader(body))
@@ -109,12 +105,7 @@ func TestConsistentListFromWatchCache(t *testing.T) {
 // with an exact Content-Length and decodes to every item.
 func TestLargeListStreams(t *testing.T) {
 	t.Parallel()
-	ctx := t.Context()
-	cp, err := Start(ctx, Options{DataDir: t.TempDir(), NoFsync: true, CompactionInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Close()
+	cp := startInsecure(t)
 	const n = 150
 	data := strings.Repeat("x", 1000)
 	for i := range n {
@@ -154,4 +145,16 @@ func TestLargeListStreams(t *testing.T) {
 			t.Errorf("rv %q: kind %s, %d items", rv, list.Kind, len(list.Items))
 		}
 	}
+}
+
+// startInsecure starts an insecure control plane without controllers,
+// closed when the test ends.
+func startInsecure(t *testing.T) *ControlPlane {
+	t.Helper()
+	cp, err := Start(t.Context(), Options{DataDir: t.TempDir(), NoFsync: true, CompactionInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cp.Close() })
+	return cp
 }
