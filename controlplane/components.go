@@ -24,7 +24,8 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		o := ControllerManagerOptions{Controllers: []string{}, Manager: manager.Options{Logger: cp.log.WithName("controller-manager"), TracerProvider: cp.tracerProvider()}}
+		o := ControllerManagerOptions{Controllers: []string{}, Manager: manager.Options{Logger: cp.log.WithName("controller-manager"), TracerProvider: cp.tracerProvider(),
+			MetricsBindAddress: cp.opts.ControllerManagerMetricsAddress}}
 		switch names := cp.opts.Controllers; {
 		case len(names) == 1 && names[0] == "*":
 			o.Controllers = nil
@@ -54,11 +55,13 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 		}
 		smgr, err := NewScheduler(ctx, cfg, SchedulerOptions{
 			Scheduler: scheduler.Options{ConfigFile: cp.opts.SchedulerConfig, Logger: cp.log.WithName("scheduler")},
-			Manager:   manager.Options{Logger: cp.log.WithName("scheduler"), TracerProvider: cp.tracerProvider()},
+			Manager: manager.Options{Logger: cp.log.WithName("scheduler"), TracerProvider: cp.tracerProvider(),
+				MetricsBindAddress: cp.opts.SchedulerMetricsAddress},
 		})
 		if err != nil {
 			return err
 		}
+		cp.scheduler = smgr
 		cp.run(ctx, "scheduler", smgr.Start)
 		cp.opts.Progress("scheduler", time.Since(t0))
 	}

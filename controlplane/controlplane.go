@@ -74,6 +74,12 @@ type Options struct {
 	Scheduler bool
 	// SchedulerConfig is a scheduler configuration file (profiles, plugins).
 	SchedulerConfig string
+	// ControllerManagerMetricsAddress and SchedulerMetricsAddress are where
+	// the controller manager's and the scheduler's /metrics are served
+	// (controller-runtime's names, workqueue_* and scheduler_*; as their split
+	// commands serve them); "" serves none, a port of 0 picks a free one
+	// (ControllerManagerMetricsAddr and SchedulerMetricsAddr tell which).
+	ControllerManagerMetricsAddress, SchedulerMetricsAddress string
 	// Secure serves HTTPS only, with client certificates and tokens, RBAC,
 	// admission webhooks and (when AuditLogPath is set) an audit log; the CA, the
 	// serving and admin certificates live in DataDir/pki.
@@ -181,6 +187,7 @@ type ControlPlane struct {
 	security    *security.Security
 	flowControl *flowcontrol.Controller
 	manager     *manager.Manager
+	scheduler   *manager.Manager // the scheduler's manager (nil without Scheduler)
 	controllers []string
 	operators   []loader.Report
 	dashboard   *dashboard.Dashboard
@@ -419,6 +426,24 @@ func (cp *ControlPlane) EtcdLocalClient() *clientv3.Client {
 
 // Manager is the controller manager, or nil when no controllers run.
 func (cp *ControlPlane) Manager() *manager.Manager { return cp.manager }
+
+// ControllerManagerMetricsAddr is the address of the controller manager's
+// /metrics once it listens ("" before, or when not served).
+func (cp *ControlPlane) ControllerManagerMetricsAddr() string {
+	if cp.manager == nil {
+		return ""
+	}
+	return cp.manager.MetricsAddr()
+}
+
+// SchedulerMetricsAddr is the address of the scheduler's /metrics once it
+// listens ("" before, or when not served).
+func (cp *ControlPlane) SchedulerMetricsAddr() string {
+	if cp.scheduler == nil {
+		return ""
+	}
+	return cp.scheduler.MetricsAddr()
+}
 
 // Controllers are the names of the controllers the controller manager runs.
 func (cp *ControlPlane) Controllers() []string { return cp.controllers }

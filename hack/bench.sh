@@ -26,6 +26,8 @@ run deployment . -run '^$' -bench 'BenchmarkDeployment' -benchtime 1x -timeout 3
 run nodes . -run '^$' -bench 'FleetReady|PodsRunning' -benchtime 1x ./builtin/node/fleet/ ./builtin/node/
 run podstartup . -run '^$' -bench 'PodStartup' -benchtime 50x ./builtin/node/
 run faults . -run 'TestPartition|TestControllerManagerLeaderKill|TestNodeAgentDeath|TestAPIServerFailover' -v -count=1 ./internal/faults/
+[ -x bench/.envtest-bin/kube-apiserver ] || make peer-bin >&2
+run peer bench -run '^$' -bench 'BenchmarkKubeAPIServer' -benchtime 1x -timeout 30m ./peer/
 run informer bench -run '^$' -bench 'BenchmarkInformerSync' -count 2 ./informer/
 (cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"
 (cd bench && go run ./cmd/benchreport < "$out/informer.txt") > "$out/informer.md"

@@ -16,6 +16,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 
+	"github.com/converge-dev/converge/bench/internal/load"
 	"github.com/converge-dev/converge/controlplane"
 )
 
@@ -111,7 +112,7 @@ func BenchmarkSecureCreateClientGo(b *testing.B) {
 	const slices, conc = 10, 64
 	n := max(b.N/slices, conc)
 	for i := range sides {
-		if err := run(conc, conc, sides[i].op); err != nil {
+		if err := load.Run(conc, conc, sides[i].op); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -119,7 +120,7 @@ func BenchmarkSecureCreateClientGo(b *testing.B) {
 	for range slices {
 		for i := range sides {
 			c0, t0 := cpuTime(), time.Now()
-			if err := run(conc, n, sides[i].op); err != nil {
+			if err := load.Run(conc, n, sides[i].op); err != nil {
 				b.Fatal(err)
 			}
 			sides[i].wall += time.Since(t0)
@@ -134,26 +135,6 @@ func BenchmarkSecureCreateClientGo(b *testing.B) {
 	b.ReportMetric(sides[1].wall.Seconds()/sides[0].wall.Seconds(), "secure/insecure")
 	b.ReportMetric(sides[2].wall.Seconds()/sides[0].wall.Seconds(), "secure/etcd")
 	b.ReportMetric(sides[2].wall.Seconds()/sides[1].wall.Seconds(), "insecure/etcd")
-}
-
-// run performs n operations with conc goroutines and returns the first error.
-func run(conc, n int, op func() error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, conc)
-	for range conc {
-		wg.Go(func() {
-			for next.Add(1) <= int64(n) {
-				if err := op(); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
 }
 
 // cpuTime is the process's user and system CPU time so far.

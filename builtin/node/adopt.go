@@ -192,11 +192,11 @@ func (a *Agent) removeOrphans(ctx context.Context, pods []*corev1.Pod) {
 		uids[c.Spec.PodUID] = true
 		if c.Status.State == cri.StateRunning {
 			a.log.Info("Stopping orphaned container", "pod", c.Spec.PodNamespace+"/"+c.Spec.PodName, "container", c.Spec.Name, "id", c.Status.ID)
-			if err := a.rt.Stop(ctx, c.Status.ID, 2*time.Second); err != nil {
+			if err := a.stopContainer(ctx, c.Status.ID, 2*time.Second); err != nil {
 				a.log.Error(err, "Stop orphaned container failed", "id", c.Status.ID)
 			}
 		}
-		if err := a.rt.Remove(ctx, c.Status.ID); err != nil {
+		if err := a.removeContainer(ctx, c.Status.ID); err != nil {
 			a.log.Error(err, "Remove orphaned container failed", "id", c.Status.ID)
 		}
 	}

@@ -13,10 +13,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/kubeletmetrics"
 	"github.com/converge-dev/converge/builtin/node/podnet"
 	"github.com/converge-dev/converge/builtin/node/stats"
 	"github.com/converge-dev/converge/framework/api/fields"
@@ -37,6 +39,9 @@ type Agent struct {
 	// PodNetworkLoopback. Set by Start before any pod worker exists.
 	podnet *podnet.Network
 	stats  *stats.Sampler
+	// metrics are the kubelet_* metrics, served at /metrics from registry.
+	metrics  *kubeletmetrics.Metrics
+	registry *prometheus.Registry
 
 	logPort  int
 	podCIDR  string // in use: the Node's spec.podCIDR or Options.PodCIDR (set by register)
@@ -89,6 +94,11 @@ func New(opts Options) (*Agent, error) {
 	}
 	a.ipam = ip
 	a.rec = record.New(a.c, "kubelet", a.log)
+	a.registry = opts.Metrics
+	if a.registry == nil {
+		a.registry = prometheus.NewRegistry()
+	}
+	a.metrics = kubeletmetrics.New(a.registry, a.runningCounts)
 	if a.stats, err = a.newSampler(); err != nil {
 		return nil, fmt.Errorf("node: %w", err)
 	}

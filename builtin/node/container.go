@@ -252,7 +252,7 @@ func (r *containerRunner) run(ctx context.Context) bool {
 			}
 		}
 		backoff = r.nextBackoff(backoff)
-		_ = a.rt.Remove(ctx, id)
+		_ = a.removeContainer(ctx, id)
 		restarts++
 	}
 }
@@ -299,7 +299,7 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 		_ = os.Remove(r.logPath(attempt - 2))
 		_ = os.Remove(r.logPath(attempt-2) + ".1")
 	}
-	id, err := a.rt.Start(ctx, spec)
+	id, err := a.startContainer(ctx, spec)
 	if err != nil {
 		if ctx.Err() != nil {
 			return "", spec, startGiveUp
@@ -346,7 +346,7 @@ func (r *containerRunner) restartNow(id, why string) {
 		grace = time.Duration(*g) * time.Second
 	}
 	go r.w.a.rec.Event(r.w.a.ctx, r.w.current(), "Normal", "Killing", why)
-	if err := r.w.a.rt.Stop(context.WithoutCancel(r.w.a.ctx), id, grace); err != nil {
+	if err := r.w.a.stopContainer(context.WithoutCancel(r.w.a.ctx), id, grace); err != nil {
 		r.w.log.Error(err, "Stop container failed", "container", r.c.Name)
 	}
 }
@@ -358,6 +358,6 @@ func (r *containerRunner) removeAll(ctx context.Context) {
 	r.ids = nil
 	r.mu.Unlock()
 	for _, id := range ids {
-		_ = r.w.a.rt.Remove(ctx, id)
+		_ = r.w.a.removeContainer(ctx, id)
 	}
 }

@@ -43,6 +43,10 @@
 //     GET /stats/summary (JSON, CPU rates over the last interval, read by
 //     metrics.k8s.io) and GET /metrics/resource (the kubelet's Prometheus
 //     names).
+//   - Metrics: GET /metrics on the same port serves the kubelet's names
+//     (package kubeletmetrics); over HTTPS every request is authenticated and
+//     authorized as the kubelet's (package nodeauth: nodes/metrics,
+//     nodes/stats, nodes/proxy).
 //   - Streams (streamserver.go, protocols in package stream): GET or POST
 //     /exec/{ns}/{pod}/{container} (cri.StreamExecer), /attach/... (the log
 //     from now on; stdin through cri.StdinAttacher) and /portforward/{ns}/{pod}

@@ -88,7 +88,7 @@ func (r *containerRunner) postStart(ctx context.Context, id string) bool {
 		grace = time.Duration(*g) * time.Second
 	}
 	go r.w.a.rec.Event(ctx, pod, "Normal", "Killing", "FailedPostStartHook")
-	if err := r.w.a.rt.Stop(context.WithoutCancel(ctx), id, grace); err != nil {
+	if err := r.w.a.stopContainer(context.WithoutCancel(ctx), id, grace); err != nil {
 		r.w.log.Error(err, "Stop container after its failed postStart hook failed", "container", r.c.Name)
 	}
 	return false

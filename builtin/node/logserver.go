@@ -1,23 +1,30 @@
 package node
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
 	"strings"
 
 	"github.com/converge-dev/converge/builtin/node/logs"
+	"github.com/converge-dev/converge/builtin/node/nodeauth"
+	"github.com/converge-dev/converge/framework/api"
 )
 
-// logHandler serves GET /containerLogs/{namespace}/{pod}/{container} and the
-// streaming endpoints (streamserver.go).
+// logHandler serves GET /containerLogs/{namespace}/{pod}/{container}, the
+// streaming endpoints (streamserver.go), the stats and /metrics; over HTTPS
+// every request is authenticated and authorized as the kubelet does it
+// (package nodeauth).
 func (a *Agent) logHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{namespace}/{pod}/{container}", a.serveLogs)
 	a.stats.Register(mux)
 	a.streamRoutes(mux)
+	mux.Handle("GET /metrics", a.Metrics())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	return mux
+	create := func(ctx context.Context, obj api.Object) error { return a.c.Create(ctx, obj) }
+	return nodeauth.New(create, a.opts.NodeName, a.log.WithName("auth")).Wrap(mux)
 }
 
 func (a *Agent) serveLogs(w http.ResponseWriter, r *http.Request) {

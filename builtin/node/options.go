@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
@@ -46,9 +47,14 @@ type Options struct {
 	// LogAddress is the log server's listen address (default InternalIP:0).
 	LogAddress string
 	// LogTLS, when set, makes the log server serve HTTPS with it (in secure
-	// mode: the API server's client certificate is required, see
-	// pki.NodeLogServerTLS); nil serves plain HTTP.
+	// mode: client certificates of the cluster CA or bearer tokens, every
+	// request authorized as the kubelet authorizes them, see package
+	// nodeauth and pki.NodeLogServerTLS); nil serves plain HTTP.
 	LogTLS *tls.Config
+	// Metrics is the registry served at /metrics on the log server's port
+	// (the kubelet_* metrics of package kubeletmetrics are registered on
+	// it); nil: a new registry of the agent's own.
+	Metrics *prometheus.Registry
 	// Labels are added to the Node's labels.
 	Labels map[string]string
 	// Zone sets topology.kubernetes.io/zone.

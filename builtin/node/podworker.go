@@ -11,6 +11,7 @@ import (
 	"github.com/go-logr/logr"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/kubeletmetrics"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 )
@@ -46,6 +47,8 @@ type podWorker struct {
 
 	statusMu   sync.Mutex // serialises status writes
 	lastStatus string     // the last status written; guarded by statusMu
+	seen       time.Time  // when the agent first saw the pod (kubelet_pod_start_duration_seconds)
+	started    bool       // the pod's start was recorded; guarded by statusMu
 
 	changed chan struct{} // the pod spec/metadata changed or it went away
 	dirty   chan struct{} // the status must be recomputed
@@ -58,7 +61,7 @@ func newPodWorker(a *Agent, pod *corev1.Pod) *podWorker {
 	w := &podWorker{a: a, uid: pod.UID, pod: pod, dir: filepath.Join(a.opts.RootDir, "pods", pod.UID),
 		log:     a.log.WithValues("pod", pod.Namespace+"/"+pod.Name),
 		changed: make(chan struct{}, 1), dirty: make(chan struct{}, 1), done: make(chan struct{}),
-		conds: map[corev1.PodConditionType]corev1.PodCondition{}, startTime: api.Now()}
+		conds: map[corev1.PodConditionType]corev1.PodCondition{}, startTime: api.Now(), seen: time.Now()}
 	if pod.Status.StartTime != nil {
 		w.startTime = *pod.Status.StartTime
 	}
@@ -132,7 +135,9 @@ func (w *podWorker) run() {
 			return // shutdown() stops the containers
 		}
 	}
+	t0 := time.Now()
 	w.terminate()
+	w.a.metrics.PodWorker(kubeletmetrics.WorkerKill, t0)
 	w.stop()
 	<-lifecycle
 	w.cleanup()
@@ -140,6 +145,7 @@ func (w *podWorker) run() {
 
 // lifecycle prepares the sandbox, runs init containers, then containers.
 func (w *podWorker) lifecycle(ctx context.Context) {
+	t0 := time.Now()
 	ip, netns, ok := w.setupNetwork(ctx, w.current())
 	if !ok {
 		return
@@ -168,6 +174,7 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 	w.mu.Lock()
 	w.sandboxOK, w.message = true, ""
 	w.mu.Unlock()
+	w.a.metrics.PodWorker(kubeletmetrics.WorkerCreate, t0)
 	w.markDirty()
 
 	for _, r := range w.inits {
@@ -266,6 +273,7 @@ func (w *podWorker) writeStatus(ctx context.Context) {
 	}
 	w.mu.Unlock()
 	st := w.computeStatus()
+	w.recordStart(st)
 	b, err := json.Marshal(map[string]any{"status": st})
 	if err != nil {
 		return
@@ -274,6 +282,7 @@ func (w *podWorker) writeStatus(ctx context.Context) {
 	if w.lastStatus == string(b) {
 		return
 	}
+	defer w.a.metrics.PodWorker(kubeletmetrics.WorkerSync, time.Now())
 	p := &corev1.Pod{}
 	p.Namespace, p.Name = pod.Namespace, pod.Name
 	if err := w.a.c.Status().Patch(ctx, p, client.RawPatch(client.MergePatchType, b)); err != nil {
@@ -284,4 +293,25 @@ func (w *podWorker) writeStatus(ctx context.Context) {
 		return
 	}
 	w.lastStatus = string(b)
+}
+
+// recordStart records kubelet_pod_start_duration_seconds the first time st
+// shows the pod running with all its containers running. Called with
+// statusMu held.
+func (w *podWorker) recordStart(st corev1.PodStatus) {
+	if w.started || st.Phase != corev1.PodRunning || len(st.ContainerStatuses) == 0 {
+		return
+	}
+	for _, cs := range st.ContainerStatuses {
+		if cs.State.Running == nil {
+			return
+		}
+	}
+	w.started = true
+	for _, r := range w.ctrs {
+		if r.wasAdopted { // started by an earlier agent: not a start seen here
+			return
+		}
+	}
+	w.a.metrics.PodStarted(time.Since(w.seen))
 }

@@ -68,7 +68,7 @@ func (w *podWorker) ip() string {
 func (w *podWorker) check(ctx context.Context, c corev1.Container, id string, exec *corev1.ExecAction, httpGet *corev1.HTTPGetAction, tcp *corev1.TCPSocketAction) error {
 	switch {
 	case exec != nil:
-		code, out, err := w.a.rt.Exec(ctx, id, exec.Command)
+		code, out, err := w.a.execSync(ctx, id, exec.Command)
 		if err != nil {
 			return err
 		}

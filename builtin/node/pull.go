@@ -11,6 +11,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/kubeletmetrics"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 )
@@ -133,7 +134,8 @@ func (r *containerRunner) nextPullBackoff(cur time.Duration) time.Duration {
 
 // pull pulls ref with the pod's credentials for its registry, trying each
 // matching credential in turn (as the kubelet does), or none when there is none.
-func (r *containerRunner) pull(ctx context.Context, is cri.ImageService, ref string) (cri.PullResult, error) {
+func (r *containerRunner) pull(ctx context.Context, is cri.ImageService, ref string) (res cri.PullResult, err error) {
+	defer func(t time.Time) { r.w.a.metrics.RuntimeOperation(kubeletmetrics.OpPullImage, t, err) }(time.Now())
 	host := cri.RegistryHost(ref)
 	var matching []cri.Credential
 	for _, c := range r.w.pullCredentials(ctx) {
@@ -144,8 +146,6 @@ func (r *containerRunner) pull(ctx context.Context, is cri.ImageService, ref str
 	if len(matching) == 0 {
 		return is.PullImage(ctx, ref, nil)
 	}
-	var res cri.PullResult
-	var err error
 	for _, c := range matching {
 		if res, err = is.PullImage(ctx, ref, []cri.Credential{c}); err == nil || ctx.Err() != nil {
 			return res, err

@@ -199,7 +199,7 @@ func (r *containerRunner) stopBy(ctx context.Context, id string) {
 	for {
 		d, moved := r.w.deadline()
 		stopped := make(chan error, 1)
-		go func() { stopped <- r.w.a.rt.Stop(ctx, id, max(time.Until(d), 0)) }()
+		go func() { stopped <- r.w.a.stopContainer(ctx, id, max(time.Until(d), 0)) }()
 		select {
 		case err := <-stopped:
 			if err != nil {

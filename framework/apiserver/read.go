@@ -1,6 +1,7 @@
 package apiserver
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -152,6 +153,10 @@ func (s *Server) serveList(q *request) error {
 	var listRV int64
 	var next string
 	var remaining *int64
+	var fresh *watchCache
+	if cont == "" && rvParam == "" && limit <= 0 {
+		fresh = s.consistentCache(q.ctx(), q.res)
+	}
 	switch {
 	case cont == "" && rvParam != "" && match != "Exact":
 		// "0" or NotOlderThan: serve from the watch cache when it is fresh enough.
@@ -177,6 +182,10 @@ func (s *Server) serveList(q *request) error {
 			break
 		}
 		objs, listRV = wc.list(f)
+	case fresh != nil:
+		// The latest state, whole: from the watch cache once it is known to be
+		// current (consistentlist.go).
+		objs, listRV = fresh.list(f)
 	default:
 		start := ""
 		at := int64(0)
@@ -233,11 +242,13 @@ func (s *Server) serveList(q *request) error {
 	return writeList(q, objs, listRV, next, remaining)
 }
 
-// writeList renders a list by concatenating each object's cached JSON.
+// writeList renders a list by concatenating each object's cached JSON,
+// streamed through a 64 KiB buffer (a list of thousands of objects is not
+// built in one allocation first).
 func writeList(q *request, objs []*cachedObject, rv int64, next string, remaining *int64) error {
 	v := viewOf(q.res)
 	items := make([][]byte, len(objs))
-	size := 128
+	size := 0
 	for i, o := range objs {
 		data, err := o.dataFor(v)
 		if err != nil {
@@ -246,31 +257,54 @@ func writeList(q *request, objs []*cachedObject, rv int64, next string, remainin
 		items[i] = data
 		size += len(data) + 1
 	}
-	b := make([]byte, 0, size)
-	b = append(b, `{"kind":`...)
-	b = strconv.AppendQuote(b, q.res.ListKind)
-	b = append(b, `,"apiVersion":`...)
-	b = strconv.AppendQuote(b, q.res.GroupVersion.String())
-	b = append(b, `,"metadata":{"resourceVersion":"`...)
-	b = strconv.AppendInt(b, rv, 10)
-	b = append(b, '"')
+	head := make([]byte, 0, 256)
+	head = append(head, `{"kind":`...)
+	head = strconv.AppendQuote(head, q.res.ListKind)
+	head = append(head, `,"apiVersion":`...)
+	head = strconv.AppendQuote(head, q.res.GroupVersion.String())
+	head = append(head, `,"metadata":{"resourceVersion":"`...)
+	head = strconv.AppendInt(head, rv, 10)
+	head = append(head, '"')
 	if next != "" {
-		b = append(b, `,"continue":`...)
-		b = strconv.AppendQuote(b, next)
+		head = append(head, `,"continue":`...)
+		head = strconv.AppendQuote(head, next)
 	}
 	if remaining != nil {
-		b = append(b, `,"remainingItemCount":`...)
-		b = strconv.AppendInt(b, *remaining, 10)
+		head = append(head, `,"remainingItemCount":`...)
+		head = strconv.AppendInt(head, *remaining, 10)
 	}
-	b = append(b, `},"items":[`...)
+	head = append(head, `},"items":[`...)
+	if len(items) > 0 {
+		size-- // no comma before the first item
+	}
+	if len(items) < 64 || size < 64<<10 {
+		b := make([]byte, 0, len(head)+size+2)
+		b = append(b, head...)
+		for i, data := range items {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, data...)
+		}
+		b = append(b, "]}"...)
+		writeRawJSON(q.w, http.StatusOK, b)
+		return nil
+	}
+	q.w.Header().Set("Content-Type", mediaJSON)
+	q.w.Header().Set("Content-Length", strconv.Itoa(len(head)+size+2))
+	q.w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(q.w, 64<<10)
+	_, _ = bw.Write(head)
 	for i, data := range items {
 		if i > 0 {
-			b = append(b, ',')
+			_ = bw.WriteByte(',')
 		}
-		b = append(b, data...)
+		if _, err := bw.Write(data); err != nil {
+			return nil // the client went away; the status is sent
+		}
 	}
-	b = append(b, "]}"...)
-	writeRawJSON(q.w, http.StatusOK, b)
+	_, _ = bw.WriteString("]}")
+	_ = bw.Flush()
 	return nil
 }
 

@@ -306,7 +306,7 @@ const maxBatch = 256
 func (c *watchCache) follow(ctx context.Context, fromRev int64) error {
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	events := c.store.Watch(wctx, c.prefix, fromRev)
+	events := c.store.Watch(storage.WithProgressEvents(wctx), c.prefix, fromRev)
 	for {
 		ev, ok := <-events
 		// Apply what is already queued, then wake the watchers once.
@@ -350,6 +350,17 @@ func (c *watchCache) publish(appended bool) {
 // apply turns one storage event into a cache event and appends it; it reports
 // whether it appended. Waiters are woken by publish.
 func (c *watchCache) apply(ev storage.Event) bool {
+	if ev.Type == storage.EventProgress {
+		// Every change up to the revision was applied: the cache is current
+		// at it (consistent lists wait for this, consistentlist.go).
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if ev.KV.ModRevision <= c.rv {
+			return false
+		}
+		c.rv = ev.KV.ModRevision
+		return true
+	}
 	var ce *cacheEvent
 	switch ev.Type {
 	case storage.EventPut:

@@ -59,7 +59,34 @@ type EventType int
 const (
 	EventPut EventType = iota + 1
 	EventDelete
+	// EventProgress carries no change: every change up to KV.ModRevision
+	// was delivered before it. Sent only on watches whose context was made
+	// with WithProgressEvents, after a ProgressRequester's RequestProgress.
+	EventProgress
 )
+
+type progressKey struct{}
+
+// WithProgressEvents marks ctx so that a watch made with it also receives
+// EventProgress events.
+func WithProgressEvents(ctx context.Context) context.Context {
+	return context.WithValue(ctx, progressKey{}, true)
+}
+
+// ProgressEventsWanted reports whether ctx was made by WithProgressEvents.
+func ProgressEventsWanted(ctx context.Context) bool {
+	v, _ := ctx.Value(progressKey{}).(bool)
+	return v
+}
+
+// ProgressRequester is implemented by stores that can tell their watches how
+// far they are (etcd's progress requests): after RequestProgress, every
+// watch made with WithProgressEvents receives an EventProgress with the
+// store revision current then, once all changes up to it were delivered.
+// Reads use it to learn that a watch-fed cache is up to date.
+type ProgressRequester interface {
+	RequestProgress(ctx context.Context) error
+}
 
 // Event is one change observed by a watch. For EventDelete, KV.Value is empty and
 // Prev holds the last value; for EventPut, Prev holds the previous value when the

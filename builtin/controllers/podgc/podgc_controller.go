@@ -73,7 +73,7 @@ func New(mgr *manager.Manager, opts Options) error {
 	r := &reconciler{
 		opts:         opts,
 		missingSince: map[string]time.Time{},
-		reader:       mgr.Reader(),
+		reader:       sharedReader{pods: pods, nodes: nodes},
 		client:       mgr.Client(),
 		log:          mgr.Logger().WithValues("controller", Name),
 	}
@@ -123,4 +123,33 @@ func (t *tick) WaitForSync(ctx context.Context) bool {
 		}
 	}
 	return true
+}
+
+// sharedReader lists the informers' pods and nodes without the deep copy of
+// a cache.Reader (a JSON round trip of every pod, each pass): the items are
+// shallow copies that share their maps and slices with the cache, which the
+// reconciler only reads.
+type sharedReader struct {
+	pods  *cache.Informer[*corev1.Pod]
+	nodes *cache.Informer[*corev1.Node]
+}
+
+func (s sharedReader) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
+	switch l := list.(type) {
+	case *corev1.PodList:
+		pods := s.pods.Store().List()
+		l.Items = make([]corev1.Pod, len(pods))
+		for i, p := range pods {
+			l.Items[i] = *p
+		}
+	case *corev1.NodeList:
+		nodes := s.nodes.Store().List()
+		l.Items = make([]corev1.Node, len(nodes))
+		for i, n := range nodes {
+			l.Items[i] = *n
+		}
+	default:
+		return fmt.Errorf("%s: list %T from the informers: not a pod or node list", Name, list)
+	}
+	return nil
 }

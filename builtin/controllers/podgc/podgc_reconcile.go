@@ -266,7 +266,9 @@ func (r *reconciler) markFailedAndDelete(ctx context.Context, p *corev1.Pod, con
 			return fmt.Errorf("mark pod %s failed: %w", key, err)
 		}
 	}
-	err := r.client.Delete(ctx, p, client.GracePeriodSeconds(0), client.Preconditions{UID: api.Ptr(p.UID)})
+	// A new target: p may share its fields with the informer's cache.
+	target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+	err := r.client.Delete(ctx, target, client.GracePeriodSeconds(0), client.Preconditions{UID: api.Ptr(p.UID)})
 	if err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete pod %s: %w", key, err)
 	}

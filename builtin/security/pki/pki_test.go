@@ -180,8 +180,10 @@ func TestSharedDirOwnServingCertificates(t *testing.T) {
 	}
 }
 
-// TestNodeLogServerTLS: a node log server accepts the API server's node
-// client certificate and refuses others and none.
+// TestNodeLogServerTLS: a node log server accepts client certificates of the
+// cluster CA and clients without one (bearer tokens; who may do what is
+// decided per request by package nodeauth), and refuses a certificate of
+// another CA.
 func TestNodeLogServerTLS(t *testing.T) {
 	t.Parallel()
 	p, err := Ensure(Options{Dir: t.TempDir()})
@@ -231,11 +233,26 @@ func TestNodeLogServerTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := dial(&tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{alice}}); err == nil { //nolint:gosec // test
-		t.Error("alice read container logs")
+	if err := dial(&tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{alice}}); err != nil { //nolint:gosec // test
+		t.Errorf("alice's certificate of the cluster CA: %v", err)
 	}
-	if err := dial(&tls.Config{InsecureSkipVerify: true}); err == nil { //nolint:gosec // test
-		t.Error("a client without a certificate got in")
+	if err := dial(&tls.Config{InsecureSkipVerify: true}); err != nil { //nolint:gosec // test
+		t.Errorf("a client without a certificate (bearer token): %v", err)
+	}
+	other, err := Ensure(Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err = other.IssueClientCert("mallory", []string{AdminGroup}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mallory, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dial(&tls.Config{InsecureSkipVerify: true, Certificates: []tls.Certificate{mallory}}); err == nil { //nolint:gosec // test
+		t.Error("a certificate of another CA got in")
 	}
 }
 

@@ -1,15 +1,10 @@
 package cli
 
 import (
-	"context"
-	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/spf13/pflag"
@@ -80,63 +75,5 @@ func TestControllerManagerWithoutCAKey(t *testing.T) {
 	}
 	if _, err := signingCA(filepath.Join(dir, "ca.crt"), filepath.Join(dir, "ca.key"), true); err == nil {
 		t.Error("missing named files: no error")
-	}
-}
-
-// TestSchedulerServesMetrics: `converge scheduler` serves the scheduler's and
-// controller-runtime's metrics on /metrics and its health on /healthz, as
-// kube-scheduler does on its secure port.
-func TestSchedulerServesMetrics(t *testing.T) {
-	t.Parallel()
-	dir := t.TempDir()
-	cp, err := controlplane.Start(t.Context(), controlplane.Options{DataDir: dir, NoFsync: true, Secure: true, CompactionInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cp.Close()
-	kc := filepath.Join(dir, "kubeconfig")
-	if err := cp.WriteKubeconfig(kc); err != nil {
-		t.Fatal(err)
-	}
-	metrics, health := freePort(t), freePort(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan int, 1)
-	var out, errOut syncBuffer
-	go func() {
-		done <- Execute(ctx, []string{"scheduler", "--kubeconfig", kc, "--leader-elect=false",
-			"--metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", metrics),
-			"--health-probe-bind-address", fmt.Sprintf("127.0.0.1:%d", health)}, &out, &errOut)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	get := func(port int, path string) (int, string) {
-		resp, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d%s", port, path))
-		if err != nil {
-			return 0, err.Error()
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		code, body := get(metrics, "/metrics")
-		if code == http.StatusOK && strings.Contains(body, "# TYPE scheduler_") {
-			break
-		}
-		select {
-		case c := <-done:
-			t.Fatalf("converge scheduler exited with %d:\n%s\n%s", c, &out, &errOut)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/metrics never served the scheduler's metrics: %d %.300s\n%s", code, body, &errOut)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	if code, body := get(health, "/healthz"); code != http.StatusOK {
-		t.Errorf("/healthz: %d %s", code, body)
 	}
 }

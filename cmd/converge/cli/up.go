@@ -3,13 +3,14 @@ package cli
 import (
 	"cmp"
 	"fmt"
-	"github.com/converge-dev/converge/framework/tracing"
+	"io"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/converge-dev/converge/controlplane"
+	"github.com/converge-dev/converge/framework/tracing"
 	"github.com/converge-dev/converge/operators/loader"
 )
 
@@ -46,6 +47,8 @@ type upOptions struct {
 	serviceCIDR    string
 	cniBinDirs     []string
 	simulatedNodes int
+	cmMetricsAddr  string
+	schedMetrics   string
 	// apiServerOnly runs storage and the API server without controllers,
 	// scheduler or operators (`converge apiserver`).
 	apiServerOnly bool
@@ -93,6 +96,8 @@ client is admin.`,
 	f.IntVar(&o.simulatedNodes, "simulated-nodes", 0, "also run this many simulated nodes (no containers), for scale tests")
 	f.BoolVar(&o.noScheduler, "no-scheduler", false, "do not run the scheduler (pods stay Pending unless bound by someone else)")
 	f.StringVar(&o.schedConfig, "scheduler-config", "", "scheduler configuration file (profiles, plugins, percentageOfNodesToScore)")
+	f.StringVar(&o.cmMetricsAddr, "controller-manager-metrics-bind-address", "127.0.0.1:0", "address of the controller manager's /metrics (controller_runtime_*, workqueue_*; port 0: a free one, printed at start; \"\" disables)")
+	f.StringVar(&o.schedMetrics, "scheduler-metrics-bind-address", "127.0.0.1:0", "address of the scheduler's /metrics (scheduler_*; port 0: a free one, printed at start; \"\" disables)")
 	f.StringArrayVar(&o.operators, "operator", nil, "operator plugin (.so) to load (repeatable); every *.so in <data-dir>/operators is loaded too")
 	return cmd
 }
@@ -153,7 +158,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		Tracing: o.tracing,
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
-		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, LocalNode: !o.noNode, NodeRuntime: o.runtime, ContainerdAddress: o.ctrdAddress, RegistriesFile: o.registries, PodCIDR: o.podCIDR, ServiceCIDR: o.serviceCIDR, CNIBinDirs: o.cniBinDirs, SimulatedNodes: o.simulatedNodes,
+		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, ControllerManagerMetricsAddress: o.cmMetricsAddr, SchedulerMetricsAddress: o.schedMetrics, LocalNode: !o.noNode, NodeRuntime: o.runtime, ContainerdAddress: o.ctrdAddress, RegistriesFile: o.registries, PodCIDR: o.podCIDR, ServiceCIDR: o.serviceCIDR, CNIBinDirs: o.cniBinDirs, SimulatedNodes: o.simulatedNodes,
 		Secure: !o.insecure, PKIDir: pkiDir, ExtraSANs: o.tlsSANs, TokenFile: o.tokenFile, AuditLogPath: o.auditLog, AuditPolicyFile: o.auditPolicy,
 		MaxReadOnlyInFlight: o.maxInflight, MaxMutatingInFlight: o.maxMutating,
 		PerUserInFlightPercent: o.perUserPercent, MaxWatchesPerUser: o.maxWatches,
@@ -187,6 +192,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		}
 		fmt.Fprintf(out, "  %s operator %s (%s) %s\n", mark, cmp.Or(r.Name, "?"), r.Path, r.Error)
 	}
+	printComponentMetrics(out, cp)
 	if login, err := cp.DashboardLoginURL(); err == nil {
 		fmt.Fprintf(out, "Dashboard: %s\n  one-time login link (valid 5 minutes; later: converge dashboard): %s\n", cp.DashboardURL(), login)
 	}
@@ -197,5 +203,24 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		return nil
 	case err := <-cp.Err():
 		return err
+	}
+}
+
+// printComponentMetrics prints where the controller manager's and the
+// scheduler's /metrics listen, waiting briefly for them to bind.
+func printComponentMetrics(out io.Writer, cp *controlplane.ControlPlane) {
+	for _, c := range []struct {
+		name string
+		addr func() string
+	}{{"controller manager", cp.ControllerManagerMetricsAddr}, {"scheduler", cp.SchedulerMetricsAddr}} {
+		deadline := time.Now().Add(2 * time.Second)
+		addr := c.addr()
+		for addr == "" && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+			addr = c.addr()
+		}
+		if addr != "" {
+			fmt.Fprintf(out, "  %s metrics: http://%s/metrics\n", c.name, addr)
+		}
 	}
 }

@@ -192,6 +192,15 @@ func (s *Store) Count(ctx context.Context, prefix string) (int64, error) {
 	return s.inner.Count(ctx, prefix)
 }
 
+// RequestProgress forwards to the inner store when it is a
+// storage.ProgressRequester.
+func (s *Store) RequestProgress(ctx context.Context) error {
+	if pr, ok := s.inner.(storage.ProgressRequester); ok {
+		return pr.RequestProgress(ctx)
+	}
+	return errors.ErrUnsupported
+}
+
 // Watch streams changes under prefix with values decrypted. A value that
 // does not decrypt ends the watch with an error event.
 func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) <-chan storage.Event {
@@ -203,7 +212,7 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) <-
 	go func() {
 		defer close(out)
 		for e := range in {
-			if e.Err == nil {
+			if e.Err == nil && e.Type != storage.EventProgress {
 				p := s.providersFor(e.KV.Key)
 				if err := s.decodeKV(p, &e.KV); err != nil {
 					e = storage.Event{Err: fmt.Errorf("watch %q: %w", prefix, err)}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -33,15 +34,29 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) <-
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	wch := s.client.Watch(wctx, prefix,
 		clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithRev(fromRevision+1))
+	progress := storage.ProgressEventsWanted(ctx)
 	go func() {
 		defer cancel()
-		run(ctx, wch, out, prefix, fromRevision)
+		run(ctx, wch, out, prefix, fromRevision, progress)
 	}()
 	return out
 }
 
+// RequestProgress asks etcd to send every watch of this store a progress
+// notification with the current revision (storage.ProgressRequester). The
+// watches share the gRPC stream of their metadata (WithRequireLeader), so
+// the request goes on that stream.
+func (s *Store) RequestProgress(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(context.WithoutCancel(ctx)), 5*time.Second)
+	defer cancel()
+	if err := s.client.RequestProgress(rctx); err != nil {
+		return fmt.Errorf("request watch progress: %w", mapError(err))
+	}
+	return nil
+}
+
 // run forwards wch to out until ctx ends or the watch fails, then closes out.
-func run(ctx context.Context, wch clientv3.WatchChan, out chan<- storage.Event, prefix string, from int64) {
+func run(ctx context.Context, wch clientv3.WatchChan, out chan<- storage.Event, prefix string, from int64, progress bool) {
 	defer close(out)
 	for {
 		var resp clientv3.WatchResponse
@@ -60,6 +75,12 @@ func run(ctx context.Context, wch clientv3.WatchChan, out chan<- storage.Event, 
 		if err := watchError(resp); err != nil {
 			send(ctx, out, storage.Event{Err: fmt.Errorf("watch %q from revision %d: %w", prefix, from, err)})
 			return
+		}
+		if progress && resp.IsProgressNotify() {
+			if !send(ctx, out, storage.Event{Type: storage.EventProgress, KV: storage.KeyValue{ModRevision: resp.Header.Revision}}) {
+				return
+			}
+			continue
 		}
 		for _, ev := range resp.Events {
 			e := storage.Event{KV: toKeyValue(ev.Kv)}

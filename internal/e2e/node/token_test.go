@@ -57,7 +57,7 @@ var _ = Describe("The service-account token volume", func() {
 		out, err := kubectlWith(ctx, kubeconfig, "logs", "token-reader").CombinedOutput()
 		Expect(err).NotTo(HaveOccurred(), string(out))
 
-		By("the node serves logs over TLS, to the API server only")
+		By("the node serves logs over TLS to the API server; others are refused (401 without credentials, 403 without nodes/proxy)")
 		n := &corev1.Node{}
 		Expect(c.Get(ctx, client.ObjectKey{Name: "secure-node"}, n)).To(Succeed())
 		logURL := fmt.Sprintf("https://127.0.0.1:%d/containerLogs/default/token-reader/main", n.Status.DaemonEndpoints.KubeletEndpoint.Port)
@@ -67,14 +67,16 @@ var _ = Describe("The service-account token volume", func() {
 		Expect(err).NotTo(HaveOccurred())
 		alice, err := tls.X509KeyPair(aliceCert, aliceKey)
 		Expect(err).NotTo(HaveOccurred())
-		for who, certs := range map[string][]tls.Certificate{"no certificate": nil, "alice": {alice}} {
+		for who, tc := range map[string]struct {
+			certs []tls.Certificate
+			code  int
+		}{"no certificate": {nil, http.StatusUnauthorized}, "alice": {[]tls.Certificate{alice}, http.StatusForbidden}} {
 			hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{ //nolint:gosec // the node's certificate is self-signed
-				InsecureSkipVerify: true, Certificates: certs}}}
+				InsecureSkipVerify: true, Certificates: tc.certs}}}
 			resp, err := hc.Get(logURL)
-			if err == nil {
-				resp.Body.Close()
-			}
-			Expect(err).To(HaveOccurred(), "%s read the node's logs", who)
+			Expect(err).NotTo(HaveOccurred(), who)
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(Equal(tc.code), "%s reading the node's logs", who)
 			hc.CloseIdleConnections()
 		}
 		files := map[string]string{}
