@@ -153,7 +153,7 @@ func TestOpenAPIV2JSONHasDefinitionsOfSchemas(t *testing.T) {
 			Schema: map[string]any{"type": "object"}},
 		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "configmaps", Kind: "ConfigMap", Namespaced: true},
 	}
-	defs, _ := openAPIV2JSON(list, "v1.33.0")["definitions"].(map[string]any)
+	defs, _ := openAPIV2JSON(list, "v1.33.0", nil)["definitions"].(map[string]any)
 	if _, ok := defs["com.example.stable.v1.CronTab"]; !ok {
 		t.Errorf("definitions %v lack com.example.stable.v1.CronTab", keysOf(defs))
 	}
