@@ -177,6 +177,13 @@ func (g *generator) define(t reflect.Type) string {
 
 var jsonMarshaler = reflect.TypeFor[json.Marshaler]()
 
+// metaDescription is the description of a field of these types that has
+// no doc comment of its own (every kind's metadata).
+var metaDescription = map[reflect.Type]string{
+	reflect.TypeFor[api.ObjectMeta](): "Standard object's metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#metadata",
+	reflect.TypeFor[api.ListMeta]():   "Standard list metadata. More info: https://git.k8s.io/community/contributors/devel/sig-architecture/api-conventions.md#types-kinds",
+}
+
 // definition is the schema of named struct type t.
 func (g *generator) definition(t reflect.Type) map[string]any {
 	if t.PkgPath() == frameworkAPI {
@@ -253,6 +260,8 @@ func (g *generator) fields(t reflect.Type, props map[string]any, required *[]str
 		}
 		p := g.schema(f.Type)
 		if d := description(raw); d != "" {
+			p["description"] = d
+		} else if d := metaDescription[f.Type]; d != "" {
 			p["description"] = d
 		}
 		for tagName, ext := range map[string]string{
