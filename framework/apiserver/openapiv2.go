@@ -22,10 +22,10 @@ import (
 // (the same facts as the v3 stubs). The JSON document also has the
 // definitions of the kinds: those with a schema (custom resources:
 // openapiv2defs.go), as kube-apiserver publishes them, and the built-in ones
-// (openapibuiltin.go); the protobuf one, which kubectl reads, has none, so
-// kubectl computes apply patches from its compiled-in types and leaves
-// validation to the server (fieldValidation). Both are built once per
-// registry version and carry an ETag.
+// (openapibuiltin.go); the protobuf one, which kubectl reads, has the same
+// (openapiv2proto.go). kubectl leaves validation to the server
+// (fieldValidation). Both are built once per registry version and carry an
+// ETag.
 
 // The protobuf document is sent as application/octet-stream: the media type
 // clients ask for ("application/com.github.proto-openapi.spec.v2@v1.0+protobuf")
@@ -73,7 +73,13 @@ func (s *Server) openAPIV2Docs() *openAPIV2Cache {
 	}
 	list := s.opts.Registry.All()
 	j, _ := json.Marshal(openAPIV2JSON(list, s.opts.KubernetesVersion, defs))
-	p := openAPIV2Proto(list, s.opts.KubernetesVersion)
+	// The protobuf document's definitions are the JSON one's, decoded
+	// (the built-in ones are raw JSON until then).
+	var decoded struct {
+		Definitions map[string]any `json:"definitions"`
+	}
+	_ = json.Unmarshal(j, &decoded)
+	p := openAPIV2Proto(openAPIV2Items(list, defs), s.opts.KubernetesVersion, decoded.Definitions)
 	etag := func(b []byte) string {
 		sum := sha256.Sum256(b)
 		return `"` + strings.ToUpper(hex.EncodeToString(sum[:16])) + `"`
@@ -130,15 +136,19 @@ func openAPIV2JSON(list []*registry.Resource, version string, builtin *builtinDe
 
 // openAPIV2Proto encodes the document as gnostic's openapi.v2.Document (field
 // numbers from gnostic's OpenAPIv2.proto).
-func openAPIV2Proto(list []*registry.Resource, version string) []byte {
+func openAPIV2Proto(items []openAPIV2Item, version string, defs map[string]any) []byte {
 	var paths []byte
-	for _, it := range openAPIV2Items(list, nil) {
+	for _, it := range items {
 		gvk := fmt.Sprintf("group: %q\nkind: %q\nversion: %q\n", it.group, it.kind, it.version)
 		ext := pbString(nil, 2, gvk)                                                     // Any{yaml=2}
 		namedExt := pbBytes(pbString(nil, 1, "x-kubernetes-group-version-kind"), 2, ext) // NamedAny{name=1,value=2}
 		query := pbString(pbString(pbString(nil, 2, "query"), 4, "fieldValidation"), 6, "string")
 		param := pbBytes(nil, 1, pbBytes(nil, 2, pbBytes(nil, 3, query))) // ParametersItem{parameter=1{non_body=2{query=3}}}
-		response := pbBytes(pbString(nil, 1, "200"), 2, pbBytes(nil, 1, pbString(nil, 1, "OK")))
+		resp := pbString(nil, 1, "OK")
+		if it.def != "" {
+			resp = pbBytes(resp, 2, pbBytes(nil, 1, pbString(nil, 1, "#/definitions/"+it.def))) // Response.schema{schema=1{_ref=1}}
+		}
+		response := pbBytes(pbString(nil, 1, "200"), 2, pbBytes(nil, 1, resp))
 		op := pbBytes(nil, 8, param)                                           // Operation.parameters
 		op = pbBytes(op, 9, pbBytes(nil, 1, response))                         // Operation.responses{response_code=1}
 		op = pbBytes(op, 13, namedExt)                                         // Operation.vendor_extension
@@ -148,6 +158,9 @@ func openAPIV2Proto(list []*registry.Resource, version string) []byte {
 	doc := pbString(nil, 1, "2.0")
 	doc = pbBytes(doc, 2, pbString(pbString(nil, 1, "Kubernetes"), 2, version))
 	doc = pbBytes(doc, 8, paths)
+	if len(defs) > 0 {
+		doc = pbBytes(doc, 9, pbDefinitions(defs))
+	}
 	return doc
 }
 

@@ -28,6 +28,12 @@ var _ = Describe("OpenAPI schemas of the built-in kinds", func() {
 			Expect(out).To(ContainSubstring("strategy <DeploymentStrategy>"))
 			Expect(out).To(ContainSubstring("rollingUpdate\t<RollingUpdateDeployment>"))
 		})
+		It("kubectl "+v+" explains deployment.spec.strategy from OpenAPI v2 (protobuf)", func(ctx SpecContext) {
+			out := k().ok(ctx, "explain", "deployment.spec.strategy", "--output=plaintext-openapiv2")
+			Expect(out).To(ContainSubstring("RESOURCE: strategy <Object>"))
+			Expect(out).To(MatchRegexp(`rollingUpdate\s+<Object>`))
+			Expect(out).To(MatchRegexp(`type\s+<string>`))
+		})
 		It("kubectl "+v+" explains pod.spec.containers.ports recursively", func(ctx SpecContext) {
 			out := k().ok(ctx, "explain", "pod.spec.containers.ports", "--recursive")
 			Expect(out).To(ContainSubstring("ports <[]ContainerPort>"))
