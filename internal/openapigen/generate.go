@@ -263,6 +263,8 @@ func (g *generator) fields(t reflect.Type, props map[string]any, required *[]str
 			p["description"] = d
 		} else if d := metaDescription[f.Type]; d != "" {
 			p["description"] = d
+		} else if d := kindFieldDescription(t, name); d != "" {
+			p["description"] = d
 		}
 		for tagName, ext := range map[string]string{
 			"listType": "x-kubernetes-list-type", "mapType": "x-kubernetes-map-type", "structType": "x-kubernetes-map-type",
@@ -291,6 +293,22 @@ func oneOf(types ...string) []any {
 		out = append(out, map[string]any{"type": t})
 	}
 	return out
+}
+
+// kindFieldDescription is the description of a kind's spec or status
+// field that has no doc comment of its own.
+func kindFieldDescription(t reflect.Type, name string) string {
+	f, ok := t.FieldByName("TypeMeta")
+	if !ok || !f.Anonymous || f.Type != reflect.TypeFor[api.TypeMeta]() {
+		return ""
+	}
+	switch name {
+	case "spec":
+		return "Spec is the desired state of the " + t.Name() + "."
+	case "status":
+		return "Status is the most recently observed state of the " + t.Name() + ", written by the system. Read-only."
+	}
+	return ""
 }
 
 // schema is the schema of a property or an item of type t.
