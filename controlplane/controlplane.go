@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	builtinopenapi "github.com/converge-dev/converge/builtin/openapi"
 	"github.com/converge-dev/converge/framework/tracing"
 	"github.com/converge-dev/converge/framework/tracing/otlp"
 	"go.opentelemetry.io/otel/trace"
@@ -297,6 +298,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
 		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
 		Security: secOpts, TracerProvider: cp.tracerProvider(), Collectors: cp.flowControlMetrics(),
+		OpenAPIDefinitions: builtinopenapi.Definitions,
 	})
 	if err != nil {
 		return err

@@ -14,8 +14,10 @@ import (
 // OpenAPI v3: an index of every served group version and one document per group
 // version. Each item path carries a PATCH operation with the kind's
 // x-kubernetes-group-version-kind and the fieldValidation parameter, which is what
-// kubectl checks before trusting the server to validate (WIRE.md §3). Schemas come
-// from Resource.Schema where a resource has one.
+// kubectl checks before trusting the server to validate (WIRE.md §3), and the
+// kind's schema as its response. Schemas come from Resource.Schema where a
+// resource has one (custom resources), else from Options.OpenAPIDefinitions
+// (openapibuiltin.go).
 
 func gvPath(gv api.GroupVersion) string {
 	if gv.Group == "" {
@@ -31,6 +33,7 @@ func (s *Server) openAPIDocs() (map[string][]byte, map[string]string) {
 	if s.discoveryCache != nil && s.discoveryVer == ver {
 		return s.discoveryCache, s.openAPIHashes
 	}
+	defs := s.builtinDefinitions()
 	byGV := map[string][]*registry.Resource{}
 	for _, res := range s.opts.Registry.All() {
 		p := gvPath(res.GroupVersion)
@@ -39,7 +42,7 @@ func (s *Server) openAPIDocs() (map[string][]byte, map[string]string) {
 	docs := map[string][]byte{}
 	hashes := map[string]string{}
 	for p, list := range byGV {
-		b, _ := json.Marshal(openAPIDoc(p, list, s.opts.KubernetesVersion))
+		b, _ := json.Marshal(openAPIDoc(p, list, s.opts.KubernetesVersion, defs))
 		sum := sha256.Sum256(b)
 		docs[p] = b
 		hashes[p] = strings.ToUpper(hex.EncodeToString(sum[:16]))
@@ -48,7 +51,7 @@ func (s *Server) openAPIDocs() (map[string][]byte, map[string]string) {
 	return docs, hashes
 }
 
-func openAPIDoc(prefix string, list []*registry.Resource, version string) map[string]any {
+func openAPIDoc(prefix string, list []*registry.Resource, version string, defs *builtinDefs) map[string]any {
 	paths := map[string]any{}
 	schemas := map[string]any{}
 	for _, res := range list {
@@ -63,12 +66,18 @@ func openAPIDoc(prefix string, list []*registry.Resource, version string) map[st
 			map[string]any{"name": "fieldManager", "in": "query", "schema": map[string]any{"type": "string"}},
 			map[string]any{"name": "fieldValidation", "in": "query", "schema": map[string]any{"type": "string"}},
 		}
+		ok := map[string]any{"description": "OK"}
+		if n := defs.kindDef(res); n != "" {
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + n}}}
+		} else if res.Schema != nil {
+			ok["content"] = map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/" + schemaName(res)}}}
+		}
 		op := func(verb string) map[string]any {
 			return map[string]any{
 				"x-kubernetes-group-version-kind": gvk,
 				"x-kubernetes-action":             verb,
 				"parameters":                      params,
-				"responses":                       map[string]any{"200": map[string]any{"description": "OK"}},
+				"responses":                       map[string]any{"200": ok},
 			}
 		}
 		paths[item] = map[string]any{"patch": op("patch"), "put": op("put")}
@@ -79,6 +88,7 @@ func openAPIDoc(prefix string, list []*registry.Resource, version string) map[st
 			schemas[objectMetaRef] = objectMetaDefinition()
 		}
 	}
+	defs.addDefinitions(schemas, list, true)
 	return map[string]any{
 		"openapi":    "3.0.0",
 		"info":       map[string]any{"title": "Kubernetes", "version": version},

@@ -49,7 +49,7 @@ func TestOpenAPIV2ProtoAnnouncesFieldValidation(t *testing.T) {
 		{GroupVersion: api.GroupVersion{Group: "apps", Version: "v1"}, Resource: "deployments", Kind: "Deployment", Namespaced: true},
 		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "namespaces", Kind: "Namespace"},
 	}
-	doc := openAPIV2Proto(list, "v1.32.0")
+	doc := openAPIV2Proto(openAPIV2Items(list, nil), "v1.32.0", nil)
 	if got := string(one(t, doc, 1)); got != "2.0" {
 		t.Errorf("swagger = %q", got)
 	}
@@ -153,7 +153,7 @@ func TestOpenAPIV2JSONHasDefinitionsOfSchemas(t *testing.T) {
 			Schema: map[string]any{"type": "object"}},
 		{GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "configmaps", Kind: "ConfigMap", Namespaced: true},
 	}
-	defs, _ := openAPIV2JSON(list, "v1.33.0")["definitions"].(map[string]any)
+	defs, _ := openAPIV2JSON(list, "v1.33.0", nil)["definitions"].(map[string]any)
 	if _, ok := defs["com.example.stable.v1.CronTab"]; !ok {
 		t.Errorf("definitions %v lack com.example.stable.v1.CronTab", keysOf(defs))
 	}
@@ -171,4 +171,41 @@ func keysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+func TestPBSchemaEncodesGnosticSchema(t *testing.T) {
+	t.Parallel()
+	s := map[string]any{
+		"description": "A port.", "type": "object", "required": []any{"port"},
+		"properties": map[string]any{
+			"port":  map[string]any{"type": "integer", "format": "int32"},
+			"ports": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/definitions/P"}, "x-kubernetes-list-type": "map"},
+		},
+		"additionalProperties": false,
+	}
+	b := pbSchema(s)
+	if got := string(one(t, b, 4)); got != "A port." {
+		t.Errorf("description = %q", got)
+	}
+	if got := string(one(t, b, 22, 1)); got != "object" {
+		t.Errorf("type = %q", got)
+	}
+	if got := string(one(t, b, 19)); got != "port" {
+		t.Errorf("required = %q", got)
+	}
+	props := pbFields(t, one(t, b, 25))[1]
+	if len(props) != 2 || string(one(t, props[0], 1)) != "port" || string(one(t, props[1], 1)) != "ports" {
+		t.Fatalf("properties = %q", props)
+	}
+	if got := string(one(t, props[0], 2, 2)); got != "int32" {
+		t.Errorf("port format = %q", got)
+	}
+	ports := one(t, props[1], 2)
+	if got := string(one(t, ports, 23, 1, 1)); got != "#/definitions/P" {
+		t.Errorf("items $ref = %q", got)
+	}
+	ext := one(t, ports, 31)
+	if name, yaml := string(one(t, ext, 1)), string(one(t, ext, 2, 2)); name != "x-kubernetes-list-type" || yaml != `"map"` {
+		t.Errorf("extension = %s: %s", name, yaml)
+	}
 }

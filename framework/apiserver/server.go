@@ -2,6 +2,7 @@ package apiserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"go.opentelemetry.io/otel/trace"
@@ -57,6 +58,11 @@ type Options struct {
 	// Collectors are served on /metrics with the server's own metrics (e.g.
 	// the priority and fairness filter's).
 	Collectors []prometheus.Collector
+	// OpenAPIDefinitions, if set, returns the OpenAPI definitions of the
+	// kinds without a Resource.Schema (the built-in ones), by name, with
+	// references as bare names (openapibuiltin.go). Called once, on the
+	// first OpenAPI request; they are published, never used to validate.
+	OpenAPIDefinitions func() (map[string]json.RawMessage, error)
 }
 
 func (o *Options) complete() error {
@@ -103,6 +109,10 @@ type Server struct {
 	discoveryCache map[string][]byte
 	openAPIHashes  map[string]string
 	discoveryVer   int64
+	openAPIV2      *openAPIV2Cache // the /openapi/v2 documents of discoveryVer
+
+	builtinOnce    sync.Once
+	builtinOpenAPI *builtinDefs // nil when there are none
 
 	handler http.Handler // serveHTTP behind the Security filters and the metrics
 	metrics *metrics
