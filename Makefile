@@ -4,7 +4,7 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 2000x
 PKG := github.com/converge-dev/converge
 
-.PHONY: all build test deps compat crdgen envtest-compare peer-bin kubebuilder-accept vet fmt-check unit race fuzz bench e2e conformance clean
+.PHONY: all build test deps compat crdgen envtest-compare peer-bin kubebuilder-accept vet fmt-check unit race fuzz bench e2e conformance conformance-smoke clean
 
 all: build
 
@@ -13,7 +13,7 @@ build:
 	$(GO) build -o bin/converge ./cmd/converge
 
 ## test: everything CI runs (vet, gofmt, unit + behaviour suites, race on the framework, short fuzzing)
-test: deps vet fmt-check race unit compat fuzz
+test: deps vet fmt-check race unit compat fuzz conformance-smoke
 
 ## deps: what the tests need that a fresh machine lacks (containerd and runc from Debian)
 deps:
@@ -110,6 +110,12 @@ bench:
 ##   make conformance FOCUS='\[sig-api-machinery\].*\[Conformance\]' SKIP='\[Slow\]|\[Serial\]'
 conformance:
 	FOCUS='$(FOCUS)' SKIP='$(SKIP)' PROCS='$(PROCS)' TIMEOUT='$(TIMEOUT)' NOTE='$(NOTE)' ./hack/conformance.sh
+
+## conformance-smoke: the CI-sized subset of conformance (part of test): about 40 API-level sig-api-machinery
+## [Conformance] specs that need no image, against a default converge up; fails on any failure. Builds e2e.test on
+## first use (conformance/build.sh, cached by the conformance module's go.sum).
+conformance-smoke:
+	./hack/conformance-smoke.sh
 
 clean:
 	rm -rf bin
