@@ -92,6 +92,8 @@ timeout "$((TIMEOUT + 3))m" "$bins/ginkgo" --procs "$PROCS" --focus "$FOCUS" ${S
 	--kubectl-path "$(command -v kubectl)" >"$run/ginkgo.log" 2>&1 || rc=$?
 secs=$(( $(date +%s) - start ))
 log "ginkgo exited $rc after ${secs}s"
+# Ginkgo's own summary counts every spec that did not pass as failed; the
+# report below tells failures from specs that cannot run here.
 tail -15 "$run/ginkgo.log" >&2
 
 stop
@@ -101,4 +103,5 @@ junit=$(ls "$run"/junit_*.xml 2>/dev/null | head -1 || true)
 [[ -n $junit ]] || { log "no JUnit report in $run (see $run/ginkgo.log)"; exit 1; }
 (cd conformance && $GO run ./cmd/report -junit "$junit" -out "$repo/$REPORT" \
 	-command "$cmd" -duration "$((secs / 60))m$((secs % 60))s" -note "$NOTE")
-log "wrote $REPORT"
+log "wrote $REPORT: passed | failed | cannot run here | not selected:"
+grep -F '| **total** |' "$repo/$REPORT" >&2 || true
