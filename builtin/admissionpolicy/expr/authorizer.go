@@ -86,6 +86,18 @@ func newAuthorizerValue(ctx context.Context, a Authorizer, request map[string]an
 	return v
 }
 
+// requestResourceValue is authorizer.requestResource: a check of the
+// request's own resource, subresource, namespace and name.
+func requestResourceValue(authz ref.Val, request map[string]any) ref.Val {
+	s := func(m map[string]any, k string) string { v, _ := m[k].(string); return v }
+	res, _ := request["resource"].(map[string]any)
+	return derive(authz, resCheckType, func(c *Check) {
+		c.ResourceRequest = true
+		c.Group, c.Resource = s(res, "group"), s(res, "resource")
+		c.Subresource, c.Namespace, c.Name = s(request, "subResource"), s(request, "namespace"), s(request, "name")
+	})
+}
+
 func derive(recv ref.Val, typ *types.Type, f func(c *Check)) ref.Val {
 	v, ok := recv.(*authzVal)
 	if !ok {
@@ -141,6 +153,7 @@ func authorizerLibrary() []cel.EnvOption {
 	}
 	return []cel.EnvOption{
 		cel.Variable("authorizer", authorizerType),
+		cel.Variable("authorizer.requestResource", resCheckType),
 		member("path", authorizerType, cel.StringType, pathCheckType, func(r, a ref.Val) ref.Val {
 			return derive(r, pathCheckType, func(c *Check) { c.Path = str(a) })
 		}),

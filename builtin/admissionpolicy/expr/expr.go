@@ -246,8 +246,10 @@ func (p *Policy) Activation(ctx context.Context, in Input) *Activation {
 	a := &Activation{ctx: ctx, vars: map[string]any{
 		"object": orNull(in.Object), "oldObject": orNull(in.OldObject), "params": orNull(in.Params),
 		"namespaceObject": orNull(in.NamespaceObject), "request": orNull(in.Request),
-		"authorizer": newAuthorizerValue(ctx, in.Authorizer, in.Request),
 	}}
+	authz := newAuthorizerValue(ctx, in.Authorizer, in.Request)
+	a.vars["authorizer"] = authz
+	a.vars["authorizer.requestResource"] = func() ref.Val { return requestResourceValue(authz, in.Request) }
 	for _, v := range p.Variables {
 		a.vars[VariablePrefix+v.Name] = func() ref.Val {
 			if v.Program == nil {

@@ -57,6 +57,7 @@ func TestEvaluate(t *testing.T) {
 			{Expression: "variables.odd"},
 			{Expression: "authorizer.group('apps').resource('deployments').namespace('ns').check('delete').allowed()"},
 			{Expression: "params == null && namespaceObject.metadata.name == 'ns' && request.operation == 'CREATE'"},
+			{Expression: "authorizer.requestResource.check('delete').allowed()"},
 		},
 	})
 	if len(errs) > 0 {
@@ -69,12 +70,13 @@ func TestEvaluate(t *testing.T) {
 	for _, tt := range []struct {
 		replicas int64
 		want     []bool
-	}{{3, []bool{true, true, true, true}}, {2, []bool{true, false, true, true}}, {1, []bool{false, true, true, true}}} {
+	}{{3, []bool{true, true, true, true, true}}, {2, []bool{true, false, true, true, true}}, {1, []bool{false, true, true, true, true}}} {
 		a := p.Activation(context.Background(), Input{
 			Object:          map[string]any{"spec": map[string]any{"replicas": tt.replicas}},
 			NamespaceObject: map[string]any{"metadata": map[string]any{"name": "ns"}},
-			Request:         map[string]any{"operation": "CREATE", "userInfo": map[string]any{"username": "alice", "groups": []any{}}},
-			Authorizer:      authz,
+			Request: map[string]any{"operation": "CREATE", "namespace": "ns", "userInfo": map[string]any{"username": "alice", "groups": []any{}},
+				"resource": map[string]any{"group": "apps", "version": "v1", "resource": "deployments"}},
+			Authorizer: authz,
 		})
 		for i, v := range p.Validations {
 			out, err := v.Eval(a)
@@ -86,8 +88,8 @@ func TestEvaluate(t *testing.T) {
 			}
 		}
 	}
-	if calls != 3 {
-		t.Errorf("authorizer called %d times, want 3", calls)
+	if calls != 6 {
+		t.Errorf("authorizer called %d times, want 6", calls)
 	}
 }
 
