@@ -187,3 +187,15 @@ spec: {failurePolicy: Sometimes}
 		Expect(errOut).To(ContainSubstring("spec.validations: Required value"))
 	})
 })
+
+var _ = Describe("ValidatingAdmissionPolicy API", func() {
+	It("is discoverable like other built-ins, with a status subresource", func(ctx SpecContext) {
+		out, errOut, err := run(ctx, "", "api-resources", "--api-group=admissionregistration.k8s.io", "-o", "name")
+		Expect(err).NotTo(HaveOccurred(), errOut)
+		Expect(out).To(ContainSubstring("validatingadmissionpolicies.admissionregistration.k8s.io"))
+		Expect(out).To(ContainSubstring("validatingadmissionpolicybindings.admissionregistration.k8s.io"))
+		out, errOut, err = run(ctx, "", "get", "--raw", "/apis/admissionregistration.k8s.io/v1")
+		Expect(err).NotTo(HaveOccurred(), errOut)
+		Expect(out).To(ContainSubstring(`"name":"validatingadmissionpolicies/status"`))
+	})
+})
