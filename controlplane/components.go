@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/converge-dev/converge/builtin/admissionpolicy"
 	"github.com/converge-dev/converge/builtin/scheduler"
 	"github.com/converge-dev/converge/builtin/security/rbac"
 	"github.com/converge-dev/converge/framework/manager"
@@ -40,6 +41,13 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 			return err
 		}
 		cp.manager, cp.controllers = mgr, started
+		if cp.registry != nil {
+			// Kubernetes' API server type-checks policies itself; here the
+			// controller manager does, with the API server's registry.
+			if err := admissionpolicy.SetupStatusController(mgr, cp.registry.All); err != nil {
+				return err
+			}
+		}
 		cp.dashboard.SetMetrics(mgr.Registry())
 		if len(started) > 0 {
 			cp.opts.Progress("controllers", time.Since(t0))

@@ -30,7 +30,8 @@ import (
 func (cp *ControlPlane) setupSecurity() (apiserver.Security, error) {
 	opts := cp.opts
 	webhookMutating, webhookValidating := cp.webhookAdmission()
-	mutating, validating := cp.quotaAdmission([]admission.Mutator{webhookMutating}, []admission.Validator{webhookValidating})
+	mutating, validating := cp.quotaAdmission([]admission.Mutator{webhookMutating},
+		[]admission.Validator{cp.admissionPolicy(), webhookValidating})
 	if !opts.Secure {
 		sec := security.ReviewsOnly()
 		sec.Admission = &admission.Chain{Mutators: mutating, Validators: validating}

@@ -16,7 +16,8 @@
 #   TIMEOUT  whole suite, in minutes   [45]
 #   POD_CIDR converge up --pod-cidr  [127.77.0.0/16: not the default, so pods of
 #            another converge on this machine never share an address]
-#   SERVICE_CIDR converge up --service-cidr [converge's default]
+#   SERVICE_CIDR converge up --service-cidr [the default; set it, like
+#            POD_CIDR, so two runs on one machine never share Service IPs]
 #   REPORT   Markdown output          [docs/CONFORMANCE.md]
 #   NOTE     extra paragraph for the report header
 # The run's logs and JUnit XML stay in conformance/.cache/runs/<time>/.
@@ -46,7 +47,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 kubeconfig=$data/kubeconfig
 
 log "converge up --data-dir $data --port $port (log: $run/converge.log)"
-./bin/converge up --data-dir "$data" --port "$port" --pod-cidr "$POD_CIDR" ${SERVICE_CIDR:+--service-cidr "$SERVICE_CIDR"} >"$run/converge.log" 2>&1 &
+./bin/converge up --data-dir "$data" --port "$port" --pod-cidr "$POD_CIDR" \
+	${SERVICE_CIDR:+--service-cidr "$SERVICE_CIDR"} >"$run/converge.log" 2>&1 &
 converge_pid=$!
 stop() {
 	if kill -0 "$converge_pid" 2>/dev/null; then
@@ -90,6 +92,8 @@ timeout "$((TIMEOUT + 3))m" "$bins/ginkgo" --procs "$PROCS" --focus "$FOCUS" ${S
 	--kubectl-path "$(command -v kubectl)" >"$run/ginkgo.log" 2>&1 || rc=$?
 secs=$(( $(date +%s) - start ))
 log "ginkgo exited $rc after ${secs}s"
+# Ginkgo's own summary counts every spec that did not pass as failed; the
+# report below tells failures from specs that cannot run here.
 tail -15 "$run/ginkgo.log" >&2
 
 stop
@@ -99,4 +103,5 @@ junit=$(ls "$run"/junit_*.xml 2>/dev/null | head -1 || true)
 [[ -n $junit ]] || { log "no JUnit report in $run (see $run/ginkgo.log)"; exit 1; }
 (cd conformance && $GO run ./cmd/report -junit "$junit" -out "$repo/$REPORT" \
 	-command "$cmd" -duration "$((secs / 60))m$((secs % 60))s" -note "$NOTE")
-log "wrote $REPORT"
+log "wrote $REPORT: passed | failed | cannot run here | not selected:"
+grep -F '| **total** |' "$repo/$REPORT" >&2 || true

@@ -17,6 +17,7 @@ import (
 	"github.com/converge-dev/converge/framework/api/field"
 	"github.com/converge-dev/converge/framework/api/fields"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/storage"
 )
 
@@ -72,19 +73,60 @@ func (s *Server) filterFor(q *request) (objectFilter, error) {
 	if q.res.SelectableFields != nil {
 		known = q.res.SelectableFields(map[string]any{})
 	}
+	selectable := false
 	if err := fields.CheckSupported(fs, func(name string) bool {
 		if name == "metadata.name" || (name == "metadata.namespace" && q.res.Namespaced) {
 			return true
 		}
 		_, ok := known[name]
+		selectable = selectable || ok
 		return ok
 	}); err != nil {
 		return f, apierrors.NewBadRequest(err.Error())
+	}
+	if selectable && q.res.Convert != nil {
+		f.fieldsOf = selectableFieldsIn(q.res)
 	}
 	if !ls.Empty() || !fs.Empty() {
 		f.match = func(l, fl map[string]string) bool { return ls.Matches(l) && fs.Matches(fl) }
 	}
 	return f, nil
+}
+
+// selectableFieldsIn returns the fields of objects as res's version sees
+// them: the watch cache computes selectable fields once, on the stored object
+// with the storage version's paths; in another version (or for an object
+// stored in an older version) the object is converted first, as Kubernetes
+// evaluates a field selector on the object in the requested version. An
+// object that does not convert matches no selectable field.
+func selectableFieldsIn(res *registry.Resource) func(o *cachedObject) map[string]string {
+	v := viewOf(res)
+	version := res.GroupVersion.String()
+	stored := res.StorageGroupVersion() == res.GroupVersion
+	known := res.SelectableFields(map[string]any{})
+	return func(o *cachedObject) map[string]string {
+		if stored && o.apiVersion == version && hasKeys(o.fields, known) {
+			return o.fields
+		}
+		m, err := api.DecodeMap(o.data)
+		if err == nil {
+			m, err = v.object(m)
+		}
+		if err != nil {
+			return map[string]string{"metadata.name": o.name, "metadata.namespace": o.namespace}
+		}
+		return objectFields(m, o.name, o.namespace, res.Namespaced, res.SelectableFields)
+	}
+}
+
+// hasKeys reports whether every key of want is in m.
+func hasKeys(m, want map[string]string) bool {
+	for k := range want {
+		if _, ok := m[k]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // continueToken is the opaque pagination state: the list revision and the next key.

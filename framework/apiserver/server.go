@@ -219,7 +219,23 @@ func (s *Server) ensureCacheLocked(res *registry.Resource) *cacheHandle {
 		return h
 	}
 	cctx, cancel := context.WithCancel(s.ctx)
+	// Shared by every version of the resource: the selectable fields are
+	// the storage version's, looked up when an object is cached (the
+	// versions of a CRD are registered one by one, and a watch of any may
+	// start the cache); filterFor converts for the other versions.
 	fieldsOf := res.SelectableFields
+	if sgvr := res.StorageGroupVersion().WithResource(res.Resource); sgvr != res.GroupVersionResource() {
+		fieldsOf = func(m map[string]any) map[string]string {
+			r := s.opts.Registry.Get(sgvr)
+			if r == nil {
+				r = res
+			}
+			if r.SelectableFields == nil {
+				return nil
+			}
+			return r.SelectableFields(m)
+		}
+	}
 	namespaced := res.Namespaced
 	wc := newWatchCache(s.opts.Storage, prefix, s.opts.WatchCacheCapacity, s.log.WithValues("resource", res.GroupVersionResource().GroupResource().String()),
 		func(key string, value []byte, rv int64) (*cachedObject, error) {

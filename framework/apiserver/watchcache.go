@@ -166,6 +166,10 @@ func renderFrame(typ string, data []byte) []byte {
 type objectFilter struct {
 	namespace string
 	match     func(labels, fields map[string]string) bool
+	// fieldsOf, when set, gives the fields match sees instead of the
+	// object's precomputed ones (selectable fields of a version other than
+	// the one they were computed in).
+	fieldsOf func(o *cachedObject) map[string]string
 }
 
 func (f objectFilter) matches(o *cachedObject) bool {
@@ -175,7 +179,13 @@ func (f objectFilter) matches(o *cachedObject) bool {
 	if f.namespace != "" && o.namespace != f.namespace {
 		return false
 	}
-	return f.match == nil || f.match(o.labels, o.fields)
+	if f.match == nil {
+		return true
+	}
+	if f.fieldsOf != nil {
+		return f.match(o.labels, f.fieldsOf(o))
+	}
+	return f.match(o.labels, o.fields)
 }
 
 // watchCache keeps the current objects of one resource and a ring of recent

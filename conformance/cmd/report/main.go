@@ -241,8 +241,11 @@ var nodeMarkers = []struct{ marker, reason string }{
 }
 
 // podWait matches a failure that is about a pod (or a workload of pods) not
-// reaching a running, ready or finished state, or about its image.
-var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|success or failure|available|pending|containercreating)\b|ImagePull|no local entrypoint`)
+// reaching a running, ready or finished state, or about its image. A
+// Deployment the suite waits for (a webhook, conversion webhook or sample API
+// server) fails with its status dumped: ReadyReplicas:0 or
+// UnavailableReplicas, whatever its conditions say.
+var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|success or failure|available|pending|containercreating)\b|ImagePull|no local entrypoint|ReadyReplicas:0\b|UnavailableReplicas:[1-9]`)
 
 // cannotRunReason reports why a failed spec cannot run here, quoting the line
 // of the first marker found. A node marker counts anywhere in the failure or

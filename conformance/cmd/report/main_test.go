@@ -27,6 +27,15 @@ func TestClassify(t *testing.T) {
 		{"image in events", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Timed out after 300s.\nExpected Pod to be in <v1.PodPhase>: \"Running\""},
 			SystemErr: "event: Failed: the process runtime runs `command`; image \"agnhost\" has no local entrypoint (set command)\n"},
 			true, cannotRun, "a container has no command"},
+		// The sample API server and the conversion webhook of
+		// CustomResourceFieldSelectors (run 20261205T024314Z): the failure is
+		// the Deployment's status, in It or in BeforeEach.
+		{"deployment of an upstream image", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] deploying extension apiserver in namespace aggregator-6869: error waiting for deployment \"sample-apiserver-deployment\" status to match expectation: deployment status: v1.DeploymentStatus{ObservedGeneration:1, Replicas:1, UpdatedReplicas:1, ReadyReplicas:0, AvailableReplicas:0, UnavailableReplicas:1, TerminatingReplicas:(*int32)(nil), Conditions:[]v1.DeploymentCondition{v1.DeploymentCondition{Type:\"Available\", Status:\"False\", Reason:\"MinimumReplicasUnavailable\"}}}\nIn [It] at: aggregator.go:356"},
+			SystemErr: "event for sample-apiserver-deployment-74b66bf49-fr9gq: {kubelet vm} Failed: Error: runtime: invalid container spec: the process runtime runs `command`; image \"registry.k8s.io/e2e-test-images/sample-apiserver:1.29.2\" has no local entrypoint (set command)\n"},
+			true, cannotRun, "a container has no command"},
+		{"deployment of an upstream image, status without conditions", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] waiting for sample-crd-conversion-webhook-deployment deployment status valid: error waiting for deployment \"sample-crd-conversion-webhook-deployment\" status to match expectation: deployment status: v1.DeploymentStatus{ObservedGeneration:1, Replicas:1, UpdatedReplicas:1, ReadyReplicas:0, UnavailableReplicas:1}\nIn [BeforeEach] at: crd_conversion_webhook.go:317"},
+			SystemErr: "event: Failed: Error: runtime: invalid container spec: the process runtime runs `command`; image \"registry.k8s.io/e2e-test-images/agnhost:2.56\" has no local entrypoint (set command)\n"},
+			true, cannotRun, "a container has no command"},
 		{"image in events, failure elsewhere", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] failed to wait for all pods to be deleted"},
 			SystemErr: "event: image \"nginx\" has no local entrypoint (set command)\n"},
 			true, failed, "failed to wait for all pods to be deleted"},

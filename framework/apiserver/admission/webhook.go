@@ -370,8 +370,22 @@ func (w *Webhooks) callAs(ctx context.Context, h *Hook, a *Attributes, eq *Equiv
 
 // matches applies h's object and namespace selectors (its rules matched).
 func (w *Webhooks) matches(ctx context.Context, h *Hook, a *Attributes) (bool, error) {
-	if h.ObjectSelector != nil {
-		sel, err := labels.FromLabelSelector(h.ObjectSelector)
+	return MatchSelectors(a, h.ObjectSelector, h.NamespaceSelector, func() (map[string]string, error) {
+		if w.NamespaceLabels == nil {
+			return nil, errors.New("no namespace lookup configured")
+		}
+		return w.NamespaceLabels(ctx, a.Namespace)
+	})
+}
+
+// MatchSelectors applies the objectSelector (to the new or the old object)
+// and namespaceSelector of a webhook or an admission policy to a, as
+// Kubernetes does: a nil or empty selector matches everything, a namespace
+// matches by its own labels, and cluster-scoped objects match every
+// namespaceSelector. nsLabels returns the labels of a's namespace.
+func MatchSelectors(a *Attributes, objectSelector, namespaceSelector *api.LabelSelector, nsLabels func() (map[string]string, error)) (bool, error) {
+	if objectSelector != nil {
+		sel, err := labels.FromLabelSelector(objectSelector)
 		if err != nil {
 			return false, fmt.Errorf("objectSelector: %w", err)
 		}
@@ -387,38 +401,32 @@ func (w *Webhooks) matches(ctx context.Context, h *Hook, a *Attributes) (bool, e
 			}
 		}
 	}
-	if h.NamespaceSelector != nil {
-		sel, err := labels.FromLabelSelector(h.NamespaceSelector)
-		if err != nil {
+	if namespaceSelector == nil {
+		return true, nil
+	}
+	sel, err := labels.FromLabelSelector(namespaceSelector)
+	if err != nil {
+		return false, fmt.Errorf("namespaceSelector: %w", err)
+	}
+	if sel.Empty() {
+		return true, nil
+	}
+	var l map[string]string
+	switch {
+	case a.Resource.Group == "" && a.Resource.Resource == "namespaces":
+		o := a.Object
+		if o == nil {
+			o = a.OldObject
+		}
+		l = api.NestedStringMap(o, "metadata", "labels")
+	case !a.Namespaced || a.Namespace == "":
+		return true, nil
+	default:
+		if l, err = nsLabels(); err != nil {
 			return false, fmt.Errorf("namespaceSelector: %w", err)
 		}
-		if !sel.Empty() {
-			var nsLabels map[string]string
-			switch {
-			case a.Resource.Group == "" && a.Resource.Resource == "namespaces":
-				o := a.Object
-				if o == nil {
-					o = a.OldObject
-				}
-				nsLabels = api.NestedStringMap(o, "metadata", "labels")
-			case !a.Namespaced || a.Namespace == "":
-				return true, nil
-			default:
-				if w.NamespaceLabels == nil {
-					return false, errors.New("namespaceSelector: no namespace lookup configured")
-				}
-				l, err := w.NamespaceLabels(ctx, a.Namespace)
-				if err != nil {
-					return false, fmt.Errorf("namespaceSelector: %w", err)
-				}
-				nsLabels = l
-			}
-			if !sel.Matches(nsLabels) {
-				return false, nil
-			}
-		}
 	}
-	return true, nil
+	return sel.Matches(l), nil
 }
 
 // call sends a to h; orig is the request as the client made it (requestKind,

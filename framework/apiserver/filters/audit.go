@@ -334,9 +334,25 @@ type auditContext struct {
 	impersonated *User
 	decision     string
 	reason       string
+	annotations  map[string]string
 }
 
 type auditKey struct{}
+
+// AddAuditAnnotation adds key=value to the annotations of the request's audit
+// event (admission plugins' annotations); the first value of a key stays.
+func AddAuditAnnotation(ctx context.Context, key, value string) {
+	if ac, ok := ctx.Value(auditKey{}).(*auditContext); ok {
+		ac.mu.Lock()
+		if ac.annotations == nil {
+			ac.annotations = map[string]string{}
+		}
+		if _, dup := ac.annotations[key]; !dup {
+			ac.annotations[key] = value
+		}
+		ac.mu.Unlock()
+	}
+}
 
 func recordUser(ctx context.Context, u *User) {
 	if ac, ok := ctx.Value(auditKey{}).(*auditContext); ok {
@@ -407,6 +423,7 @@ func WithAudit(next http.Handler, opts AuditOptions) http.Handler {
 		ac.mu.Lock()
 		u, imp := ac.user, ac.impersonated
 		decision, reason := ac.decision, ac.reason
+		annotations := ac.annotations
 		ac.mu.Unlock()
 		level := policy.LevelFor(u, ri)
 		if level == LevelNone {
@@ -429,6 +446,9 @@ func WithAudit(next http.Handler, opts AuditOptions) http.Handler {
 			ev.User = *u
 		}
 		ev.ImpersonatedUser = imp
+		for k, v := range annotations {
+			ev.Annotations[k] = v
+		}
 		if decision != "" {
 			ev.Annotations["authorization.k8s.io/decision"] = decision
 			if reason != "" {

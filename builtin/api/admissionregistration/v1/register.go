@@ -18,7 +18,7 @@ import (
 
 // Resources returns the admissionregistration.k8s.io/v1 resources.
 func Resources() []*registry.Resource {
-	return []*registry.Resource{
+	return append([]*registry.Resource{
 		{
 			GroupVersion: GroupVersion, Resource: "validatingwebhookconfigurations", Kind: "ValidatingWebhookConfiguration",
 			ListKind: "ValidatingWebhookConfigurationList", Singular: "validatingwebhookconfiguration", Categories: []string{"api-extensions"},
@@ -31,7 +31,7 @@ func Resources() []*registry.Resource {
 			Strategy: registry.Typed[MutatingWebhookConfiguration]{Default: DefaultMutating, Validate: ValidateMutating},
 			Type:     reflect.TypeFor[MutatingWebhookConfiguration](), Printer: printer(),
 		},
-	}
+	}, policyResources()...)
 }
 
 // AddToScheme registers the kinds in s under admissionregistration.k8s.io/v1.
@@ -39,6 +39,8 @@ func AddToScheme(s *scheme.Scheme) error {
 	return s.AddKnownTypes(GroupVersion,
 		&ValidatingWebhookConfiguration{}, &ValidatingWebhookConfigurationList{},
 		&MutatingWebhookConfiguration{}, &MutatingWebhookConfigurationList{},
+		&ValidatingAdmissionPolicy{}, &ValidatingAdmissionPolicyList{},
+		&ValidatingAdmissionPolicyBinding{}, &ValidatingAdmissionPolicyBindingList{},
 	)
 }
 
@@ -129,24 +131,7 @@ func validateWebhook(p *field.Path, name string, cc WebhookClientConfig, rules [
 		}
 	}
 	for i, r := range rules {
-		rp := p.Child("rules").Index(i)
-		for _, op := range r.Operations {
-			if !slices.Contains([]string{"*", "CREATE", "UPDATE", "DELETE", "CONNECT"}, op) {
-				errs = append(errs, field.NotSupported(rp.Child("operations"), op, []string{"*", "CONNECT", "CREATE", "DELETE", "UPDATE"}))
-			}
-		}
-		if len(r.APIGroups) == 0 {
-			errs = append(errs, field.Required(rp.Child("apiGroups"), ""))
-		}
-		if len(r.APIVersions) == 0 {
-			errs = append(errs, field.Required(rp.Child("apiVersions"), ""))
-		}
-		if len(r.Resources) == 0 {
-			errs = append(errs, field.Required(rp.Child("resources"), ""))
-		}
-		if r.Scope != nil && !slices.Contains([]string{"*", "Cluster", "Namespaced"}, *r.Scope) {
-			errs = append(errs, field.NotSupported(rp.Child("scope"), *r.Scope, []string{"*", "Cluster", "Namespaced"}))
-		}
+		errs = append(errs, validateRule(p.Child("rules").Index(i), r)...)
 	}
 	if fp != nil && *fp != "Fail" && *fp != "Ignore" {
 		errs = append(errs, field.NotSupported(p.Child("failurePolicy"), *fp, []string{"Fail", "Ignore"}))
@@ -176,7 +161,7 @@ func ValidateValidating(c *ValidatingWebhookConfiguration) field.ErrorList {
 		}
 		seen[w.Name] = true
 		errs = append(errs, validateWebhook(p, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)...)
-		errs = append(errs, validateMatchConditions(p.Child("matchConditions"), w.MatchConditions)...)
+		errs = append(errs, validateMatchConditions(p.Child("matchConditions"), w.MatchConditions, admission.CompileMatchCondition)...)
 	}
 	return errs
 }
@@ -192,7 +177,7 @@ func ValidateMutating(c *MutatingWebhookConfiguration) field.ErrorList {
 		}
 		seen[w.Name] = true
 		errs = append(errs, validateWebhook(p, w.Name, w.ClientConfig, w.Rules, w.FailurePolicy, w.SideEffects, w.TimeoutSeconds, w.AdmissionReviewVersions)...)
-		errs = append(errs, validateMatchConditions(p.Child("matchConditions"), w.MatchConditions)...)
+		errs = append(errs, validateMatchConditions(p.Child("matchConditions"), w.MatchConditions, admission.CompileMatchCondition)...)
 		if rp := w.ReinvocationPolicy; rp != nil && *rp != "Never" && *rp != "IfNeeded" {
 			errs = append(errs, field.NotSupported(p.Child("reinvocationPolicy"), *rp, []string{"Never", "IfNeeded"}))
 		}
@@ -243,8 +228,9 @@ func matchConditions(in []MatchCondition) []admission.MatchCondition {
 }
 
 // validateMatchConditions checks names (unique qualified names) and that each
-// expression compiles to a bool, like Kubernetes.
-func validateMatchConditions(p *field.Path, conds []MatchCondition) field.ErrorList {
+// expression compiles to a bool, like Kubernetes: with compile, or later
+// when compile is nil (a policy's, compiled with its other expressions).
+func validateMatchConditions(p *field.Path, conds []MatchCondition, compile func(string) error) field.ErrorList {
 	var errs field.ErrorList
 	if len(conds) > admission.MaxMatchConditions {
 		errs = append(errs, field.TooMany(p, len(conds), admission.MaxMatchConditions))
@@ -263,9 +249,11 @@ func validateMatchConditions(p *field.Path, conds []MatchCondition) field.ErrorL
 			}
 		}
 		seen[c.Name] = true
-		if c.Expression == "" {
+		if strings.TrimSpace(c.Expression) == "" {
 			errs = append(errs, field.Required(cp.Child("expression"), ""))
-		} else if err := admission.CompileMatchCondition(c.Expression); err != nil {
+		} else if compile == nil {
+			continue
+		} else if err := compile(c.Expression); err != nil {
 			errs = append(errs, field.Invalid(cp.Child("expression"), c.Expression, err.Error()))
 		}
 	}
