@@ -79,6 +79,7 @@ func Resources() []*registry.Resource {
 			Deletion:          PodDeletion(),
 			Subresources: map[string]registry.Subresource{
 				"binding": bindingSubresource{}, "eviction": evictionSubresource{},
+				"ephemeralcontainers": ephemeralContainersSubresource{},
 			},
 		},
 		{
