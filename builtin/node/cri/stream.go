@@ -39,3 +39,16 @@ type StreamExecer interface {
 type StdinAttacher interface {
 	AttachStdin(ctx context.Context, id string, r io.Reader) error
 }
+
+// TTYAttacher is implemented by runtimes that run containers started with
+// ContainerSpec.TTY on a terminal they hold (kubectl attach -it). HasTTY
+// reports whether container id has one. AttachTTY joins a session to it:
+// what the terminal shows from now on goes to s.Stdout, s.Stdin (when set;
+// the container must set Stdin) is typed into it and s.Resize resizes it.
+// It returns when the container exits, ctx ends or s.Stdin ends (the
+// client detached: the container keeps running, unless its spec says
+// StdinOnce, whose first session's end closes the input).
+type TTYAttacher interface {
+	HasTTY(id string) bool
+	AttachTTY(ctx context.Context, id string, s Streams) error
+}
