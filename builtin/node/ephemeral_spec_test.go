@@ -49,7 +49,7 @@ var _ = Describe("Ephemeral containers", func() {
 		Eventually(getPod(ctx, "eph-run")).WithTimeout(20 * time.Second).Should(HaveField("Status.Phase", corev1.PodRunning))
 		addEphemeral(ctx, "eph-run", corev1.EphemeralContainer{TargetContainerName: "main",
 			EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "dbg", Image: "busybox", Command: []string{"sh", "-c", "echo debugging; exit 5"}}})
-		Eventually(ephemeralStatus(ctx, "eph-run", "dbg")).WithTimeout(20*time.Second).Should(
+		Eventually(ephemeralStatus(ctx, "eph-run", "dbg")).WithTimeout(20 * time.Second).Should(
 			HaveField("State.Terminated", And(Not(BeNil()), HaveField("ExitCode", int32(5)))))
 		Consistently(ephemeralStatus(ctx, "eph-run", "dbg")).WithTimeout(time.Second).Should(HaveField("RestartCount", int32(0)))
 		p, err := getPod(ctx, "eph-run")()
@@ -76,7 +76,7 @@ var _ = Describe("Ephemeral containers", func() {
 		Eventually(getPod(ctx, "eph-sim")).WithTimeout(20 * time.Second).Should(HaveField("Status.Phase", corev1.PodRunning))
 		addEphemeral(ctx, "eph-sim", corev1.EphemeralContainer{
 			EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: "dbg", Image: "busybox", Command: []string{"sh"}}})
-		Eventually(ephemeralStatus(ctx, "eph-sim", "dbg")).WithTimeout(10*time.Second).Should(HaveField("State.Waiting", And(Not(BeNil()),
+		Eventually(ephemeralStatus(ctx, "eph-sim", "dbg")).WithTimeout(10 * time.Second).Should(HaveField("State.Waiting", And(Not(BeNil()),
 			HaveField("Reason", "CreateContainerError"),
 			HaveField("Message", ContainSubstring("its simulated runtime runs no real processes")))))
 		Eventually(func() []string {
