@@ -42,7 +42,7 @@ func (r *Runtime) AttachTTY(ctx context.Context, id string, s cri.Streams) error
 	if c.console == nil {
 		return fmt.Errorf("attach to container %s: it has no terminal (tty: true in its spec)", id)
 	}
-	if err := c.console.attach(ctx, s); err != nil {
+	if err := c.console.Attach(ctx, s); err != nil {
 		return fmt.Errorf("attach to container %s: %w", id, err)
 	}
 	return nil
