@@ -47,8 +47,11 @@ func (c *Console) Write(p []byte) (int, error) {
 }
 
 // Close ends the sessions: the container exited. Its Stdin is closed by the
-// runtime. Idempotent.
+// runtime. Idempotent; nil-safe.
 func (c *Console) Close() {
+	if c == nil {
+		return
+	}
 	c.closeOnce.Do(func() { close(c.exited) })
 }
 

@@ -6,41 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/builtin/node/cri/process"
+	"github.com/converge-dev/converge/builtin/node/cri/runtimetest"
 )
-
-// lockedBuffer is a strings.Builder safe for a writer and a reader.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
 
 // TestAttachTTY attaches sessions to a container on a terminal: its output
 // from then on, typed input, resizes; the container outlives a session whose
@@ -64,13 +36,13 @@ func TestAttachTTY(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 
-			var out lockedBuffer
+			var out runtimetest.Buffer
 			sizes := make(chan cri.TermSize, 1)
 			sizes <- cri.TermSize{Width: 83, Height: 27}
 			inR, inW := io.Pipe()
 			done := make(chan error, 1)
 			go func() { done <- rt.AttachTTY(ctx, id, cri.Streams{Stdin: inR, Stdout: &out, TTY: true, Resize: sizes}) }()
-			waitFor(t, "the resize", func() bool {
+			runtimetest.WaitFor(t, "the resize", func() bool {
 				_, _ = io.WriteString(inW, "hello\n")
 				return strings.Contains(out.String(), "27 83")
 			})
@@ -91,7 +63,7 @@ func TestAttachTTY(t *testing.T) {
 				t.Fatalf("after detaching: %+v %v, want it running", st, err)
 			}
 			if once {
-				waitFor(t, "end-of-file in the log", func() bool { b, _ := os.ReadFile(logPath); return strings.Contains(string(b), "stdout F eof") })
+				runtimetest.WaitFor(t, "end-of-file in the log", func() bool { b, _ := os.ReadFile(logPath); return strings.Contains(string(b), "stdout F eof") })
 				err := rt.AttachTTY(ctx, id, cri.Streams{Stdin: strings.NewReader("again\n"), Stdout: io.Discard, TTY: true})
 				if err == nil {
 					t.Error("a second session with input was accepted after StdinOnce closed it")
@@ -99,13 +71,13 @@ func TestAttachTTY(t *testing.T) {
 				return
 			}
 			// Another session still types into the same terminal.
-			var out2 lockedBuffer
+			var out2 runtimetest.Buffer
 			ctx2, cancel2 := context.WithCancel(ctx)
 			defer cancel2()
 			in2R, in2W := io.Pipe()
 			defer in2W.Close()
 			go func() { _ = rt.AttachTTY(ctx2, id, cri.Streams{Stdin: in2R, Stdout: &out2, TTY: true}) }()
-			waitFor(t, "the second session's answer", func() bool {
+			runtimetest.WaitFor(t, "the second session's answer", func() bool {
 				_, _ = io.WriteString(in2W, "again\n")
 				return strings.Contains(out2.String(), "got again")
 			})
