@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"strings"
@@ -117,6 +118,42 @@ spec:
 			Expect(k.ok(ctx, "exec", "-n", ns, copyName, "-c", "dbg", "--", "echo", "hi")).To(Equal("hi\n"))
 			Eventually(func() string { return k.run(ctx, "logs", "-n", ns, copyName, "-c", "dbg").stdout }).Should(Equal("copied\n"))
 			k.ok(ctx, "delete", "pod", "-n", ns, copyName, "--wait=false")
+		}
+	})
+
+	It("answers an unsupported protocol version and a container that does not run with a Status, never a hang", func(ctx SpecContext) {
+		k := suite.v133
+		k.ok(ctx, "run", "-n", ns, "broken", "--image=busybox", "--overrides", `{"spec":{"nodeName":"`+node+`"}}`, "--command", "--", "/no/such/binary")
+		Eventually(func() string {
+			return k.ok(ctx, "get", "pod", "-n", ns, "broken", "-o", "jsonpath={.status.containerStatuses[0].state.waiting.reason}")
+		}).Should(Equal("CreateContainerError"))
+		r := k.run(ctx, "exec", "-n", ns, "broken", "--", "true")
+		Expect(r.code).NotTo(BeZero())
+		Expect(r.stderr).To(ContainSubstring("container broken is not running in pod " + ns + "/broken"))
+
+		hc := &http.Client{Timeout: 10 * time.Second}
+		base := suite.env.URL + "/api/v1/namespaces/" + ns + "/pods/app/exec?command=true&stdout=1&container=main"
+		for _, h := range []map[string]string{
+			{"Upgrade": "SPDY/3.1", "X-Stream-Protocol-Version": "v9.channel.k8s.io"},
+			{"Upgrade": "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Protocol": "v9.channel.k8s.io"},
+		} {
+			method := http.MethodPost
+			if h["Upgrade"] == "websocket" {
+				method = http.MethodGet
+			}
+			req, err := http.NewRequestWithContext(ctx, method, base, nil)
+			Expect(err).NotTo(HaveOccurred())
+			req.Header.Set("Connection", "Upgrade")
+			for k, v := range h {
+				req.Header.Set(k, v)
+			}
+			resp, err := hc.Do(req)
+			Expect(err).NotTo(HaveOccurred(), "%v", h)
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			Expect(resp.StatusCode).To(BeNumerically(">=", 400), "%v: %s", h, b)
+			Expect(resp.StatusCode).To(BeNumerically("<", 500), "%v: %s", h, b)
+			Expect(string(b)).To(And(ContainSubstring(`"kind":"Status"`), ContainSubstring("v9.channel.k8s.io")), "%v", h)
 		}
 	})
 
