@@ -93,7 +93,7 @@ func (ephemeralContainersSubresource) Serve(w http.ResponseWriter, r *http.Reque
 	default:
 		return apierrors.NewMethodNotSupported(ephemeralGR, strings.ToLower(r.Method))
 	}
-	out, err := p.Update(ctx, func(cur map[string]any) error {
+	out, err := p.UpdateSpec(ctx, func(cur map[string]any) error {
 		proposed, err := next(api.DeepCopyJSON(cur))
 		if err != nil {
 			return err

@@ -21,19 +21,26 @@ var _ = Describe("pods/NAME/ephemeralcontainers", func() {
 	}
 
 	It("adds ephemeral containers and refuses what Kubernetes refuses", func(ctx SpecContext) {
-		newPod(ctx, "eph", agentless)
+		newPod(ctx, "eph", "")
+		code, out := post(ctx, "/api/v1/namespaces/default/pods/eph/binding", bindingBody("eph", agentless))
+		Expect(code).To(Equal(http.StatusCreated), "%v", out)
 
 		By("GET returns the pod")
-		code, out := send(ctx, http.MethodGet, path, "")
+		code, out = send(ctx, http.MethodGet, path, "")
 		Expect(code).To(Equal(http.StatusOK), "%v", out)
 		Expect(out).To(HaveKeyWithValue("kind", "Pod"))
+
+		p, err := getPod(ctx, "eph")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Generation).To(Equal(int64(1)), "a binding does not move the generation")
 
 		By("a strategic merge patch, as kubectl debug sends, adds one and changes nothing else")
 		code, out = strategic(ctx, `{"spec":{"containers":[{"name":"main","image":"other:2"}],
 			"ephemeralContainers":[{"name":"debugger","image":"busybox","command":["sh"],"stdin":true,"tty":true,"targetContainerName":"main"}]}}`)
 		Expect(code).To(Equal(http.StatusOK), "%v", out)
-		p, err := getPod(ctx, "eph")
+		p, err = getPod(ctx, "eph")
 		Expect(err).NotTo(HaveOccurred())
+		Expect(p.Generation).To(Equal(int64(2)), "the spec changed")
 		Expect(p.Spec.Containers[0].Image).To(Equal("example/app:1"))
 		Expect(p.Spec.EphemeralContainers).To(HaveLen(1))
 		ec := p.Spec.EphemeralContainers[0]

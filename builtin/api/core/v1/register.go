@@ -72,6 +72,9 @@ func Resources() []*registry.Resource {
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
 			Strategy:          registry.Typed[Pod]{Default: DefaultPod, Validate: ValidatePod, ValidateUpdateFunc: ValidatePodUpdate},
 			StatusSubresource: true,
+			// 1 on create, +1 when an update or pods/ephemeralcontainers changes
+			// the spec (not a binding), as Kubernetes 1.33+.
+			Generation: true,
 			NameValidation:    validation.NameIsDNSSubdomain,
 			Type:              reflect.TypeFor[Pod](),
 			SelectableFields:  podFields,
