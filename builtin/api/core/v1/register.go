@@ -74,12 +74,12 @@ func Resources() []*registry.Resource {
 			StatusSubresource: true,
 			// 1 on create, +1 when an update or pods/ephemeralcontainers changes
 			// the spec (not a binding), as Kubernetes 1.33+.
-			Generation: true,
-			NameValidation:    validation.NameIsDNSSubdomain,
-			Type:              reflect.TypeFor[Pod](),
-			SelectableFields:  podFields,
-			Printer:           PodPrinter(),
-			Deletion:          PodDeletion(),
+			Generation:       true,
+			NameValidation:   validation.NameIsDNSSubdomain,
+			Type:             reflect.TypeFor[Pod](),
+			SelectableFields: podFields,
+			Printer:          PodPrinter(),
+			Deletion:         PodDeletion(),
 			Subresources: map[string]registry.Subresource{
 				"binding": bindingSubresource{}, "eviction": evictionSubresource{},
 				"ephemeralcontainers": ephemeralContainersSubresource{},
