@@ -95,6 +95,60 @@ func TestClientGoStreams(t *testing.T) {
 		})
 	}
 
+	// An ephemeral container added with client-go (PUT
+	// pods/NAME/ephemeralcontainers, as kubectl debug's fallback does), on a
+	// terminal, attached to with each executor: a TTY session sized by the
+	// client's TerminalSizeQueue.
+	for i, name := range []string{"SPDY", "WebSocket"} {
+		t.Run("ephemeral container attach over "+name, func(t *testing.T) {
+			dbg := fmt.Sprintf("debugger-%d", i)
+			p, err := cs.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, corev1.EphemeralContainer{TargetContainerName: "main",
+				EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: dbg, Image: "busybox", Stdin: true, TTY: true,
+					Command: []string{"sh", "-c", "read l; echo got $l; stty size"}}})
+			if _, err := cs.CoreV1().Pods("default").UpdateEphemeralContainers(ctx, pod.Name, p, metav1.UpdateOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
+				p, err := cs.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+				for _, s := range p.Status.EphemeralContainerStatuses {
+					if s.Name == dbg && s.State.Running != nil {
+						return true, nil
+					}
+				}
+				return false, err
+			}); err != nil {
+				t.Fatalf("ephemeral container not running: %v", err)
+			}
+			req := cs.CoreV1().RESTClient().Post().Resource("pods").Namespace("default").Name(pod.Name).SubResource("attach").
+				VersionedParams(&corev1.PodAttachOptions{Container: dbg, Stdin: true, Stdout: true, TTY: true}, scheme.ParameterCodec)
+			ex, err := executors[name](req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			inR, inW := io.Pipe()
+			defer inW.Close()
+			go func() {
+				for range 50 { // typed until the session reads it
+					if _, err := io.WriteString(inW, "hello\r"); err != nil {
+						return
+					}
+					time.Sleep(200 * time.Millisecond)
+				}
+			}()
+			var out bytes.Buffer
+			sctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+			defer cancel()
+			err = ex.StreamWithContext(sctx, remotecommand.StreamOptions{Stdin: inR, Stdout: &out, Tty: true, TerminalSizeQueue: &oneSize{}})
+			if err != nil || !strings.Contains(out.String(), "got hello") || !strings.Contains(out.String(), "33 91") {
+				t.Errorf("attach: %v, output %q; want got hello and 33 91", err, out.String())
+			}
+		})
+	}
+
 	// The forwarded port: a server on the node's loopback (pods share its network).
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -165,4 +219,15 @@ func TestClientGoStreams(t *testing.T) {
 			}
 		})
 	}
+}
+
+// oneSize is a TerminalSizeQueue that reports 91x33, then stops (nil).
+type oneSize struct{ sent bool }
+
+func (q *oneSize) Next() *remotecommand.TerminalSize {
+	if q.sent {
+		return nil
+	}
+	q.sent = true
+	return &remotecommand.TerminalSize{Width: 91, Height: 33}
 }

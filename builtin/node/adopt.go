@@ -118,6 +118,14 @@ func (w *podWorker) assignAdopted() {
 		}
 		w.log.Info("Adopting container", "container", r.c.Name, "id", newest.Status.ID, "state", newest.Status.State, "attempt", newest.Spec.Attempt)
 	}
+	// Others are ephemeral containers: never run twice (ephemeral.go), so
+	// what an earlier agent started of them is stopped and removed.
+	for _, c := range cs {
+		if !slices.ContainsFunc(slices.Concat(w.inits, w.ctrs), func(r *containerRunner) bool { return r.c.Name == c.Spec.Name }) {
+			w.log.Info("Removing an ephemeral container of an earlier agent", "container", c.Spec.Name, "id", c.Status.ID)
+			go func() { _ = w.a.rt.Remove(context.WithoutCancel(w.a.ctx), c.Status.ID) }()
+		}
+	}
 	if w.adoptedMain() {
 		// The sandbox and the init containers were done before the restart.
 		w.sandboxOK, w.initDone = true, true

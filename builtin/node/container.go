@@ -18,9 +18,11 @@ import (
 
 // containerRunner runs one container of a pod through its restarts.
 type containerRunner struct {
-	w    *podWorker
-	c    corev1.Container
-	init bool
+	w         *podWorker
+	c         corev1.Container
+	init      bool
+	ephemeral bool   // an ephemeral container (ephemeral.go): runs once, no probes
+	target    string // ephemeral: the targetContainerName
 
 	mu       sync.Mutex
 	status   corev1.ContainerStatus // guarded by mu
@@ -73,6 +75,9 @@ func (r *containerRunner) snapshot() corev1.ContainerStatus {
 }
 
 func (r *containerRunner) restartPolicy() corev1.RestartPolicy {
+	if r.ephemeral {
+		return corev1.RestartPolicyNever
+	}
 	if r.c.RestartPolicy != nil {
 		return corev1.RestartPolicy(*r.c.RestartPolicy)
 	}
@@ -194,7 +199,7 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		}
 
 		probeCtx, cancelProbes := context.WithCancel(ctx)
-		if !r.init {
+		if !r.init && !r.ephemeral {
 			go r.probe(probeCtx, id)
 		}
 		rotateDone := make(chan struct{})
@@ -293,6 +298,9 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 	if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
 		r.w.setMessage(fmt.Sprintf("create log dir: %v", err))
 		return "", spec, startGiveUp
+	}
+	if r.ephemeral {
+		spec.TargetID = r.w.targetID(r.target)
 	}
 	_ = os.Remove(spec.LogPath)
 	if attempt >= 2 {

@@ -48,9 +48,16 @@
 //     authorized as the kubelet's (package nodeauth: nodes/metrics,
 //     nodes/stats, nodes/proxy).
 //   - Streams (streamserver.go, protocols in package stream): GET or POST
-//     /exec/{ns}/{pod}/{container} (cri.StreamExecer), /attach/... (the log
-//     from now on; stdin through cri.StdinAttacher) and /portforward/{ns}/{pod}
-//     (the pod IP, then 127.0.0.1); the same listener and TLS as the logs.
+//     /exec/{ns}/{pod}/{container} (cri.StreamExecer), /attach/... (the
+//     container's terminal through cri.TTYAttacher when it runs on one; else
+//     the log from now on, stdin through cri.StdinAttacher) and
+//     /portforward/{ns}/{pod} (the pod IP, then 127.0.0.1); the same listener
+//     and TLS as the logs.
+//   - Ephemeral containers (ephemeral.go, kubectl debug): started once each
+//     when the pod's spec gains them and it runs, never restarted, reported
+//     in status.ephemeralContainerStatuses; targetContainerName becomes
+//     ContainerSpec.TargetID. A runtime without cri.StreamExecer cannot run
+//     them: Waiting CreateContainerError with the reason, and an event.
 //   - Start(ctx) blocks until ctx ends; then it stops every container it runs
 //     (the process runtime's children would otherwise outlive it).
 //   - Restarts: with a runtime that implements cri.Lister (the process

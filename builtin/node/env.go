@@ -306,7 +306,7 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 	spec := cri.ContainerSpec{
 		PodUID: pod.UID, PodNamespace: pod.Namespace, PodName: pod.Name, Name: c.Name,
 		Image: c.Image, Args: args, ImageArgs: imageArgs, Env: env, WorkingDir: c.WorkingDir,
-		Mounts: mounts, PodIP: w.ip(), Attempt: attempt, Stdin: c.Stdin, StdinOnce: c.StdinOnce,
+		Mounts: mounts, PodIP: w.ip(), Attempt: attempt, Stdin: c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
 	}
 	w.sandboxMounts(&spec)
 	spec.LogPath = filepath.Join(w.a.opts.RootDir, "logs", pod.Namespace+"_"+pod.Name+"_"+pod.UID, c.Name, strconv.Itoa(attempt)+".log")

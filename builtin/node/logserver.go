@@ -40,7 +40,7 @@ func (a *Agent) serveLogs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var cr *containerRunner
-	for _, c := range append(append([]*containerRunner{}, pw.inits...), pw.ctrs...) {
+	for _, c := range pw.runners() {
 		if c.c.Name == name {
 			cr = c
 		}

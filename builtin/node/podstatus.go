@@ -107,6 +107,7 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 	for _, r := range w.ctrs {
 		ctrs = append(ctrs, r.snapshot())
 	}
+	ephs := w.ephemeralStatuses()
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	pod := w.pod
@@ -131,7 +132,7 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 	}
 	st := corev1.PodStatus{
 		Phase: phase, HostIP: w.a.opts.InternalIP, HostIPs: []corev1.HostIP{{IP: w.a.opts.InternalIP}},
-		StartTime: &w.startTime, InitContainerStatuses: inits, ContainerStatuses: ctrs, QOSClass: qosClass(pod),
+		StartTime: &w.startTime, InitContainerStatuses: inits, ContainerStatuses: ctrs, EphemeralContainerStatuses: ephs, QOSClass: qosClass(pod),
 		Message: w.message,
 	}
 	if w.podIP != "" {

@@ -38,6 +38,7 @@ type podWorker struct {
 	conds       map[corev1.PodConditionType]corev1.PodCondition // last reported; guarded by mu
 	inits       []*containerRunner
 	ctrs        []*containerRunner
+	ephs        []*containerRunner // ephemeral containers, added as the spec gains them (ephemeral.go); guarded by mu
 
 	// Termination (termination.go); guarded by mu.
 	killed       bool          // terminate stopped every container
@@ -88,6 +89,7 @@ func (w *podWorker) update(pod *corev1.Pod) {
 	w.pod = pod
 	w.mu.Unlock()
 	signal(w.changed)
+	w.startEphemerals(w.runCtx)
 }
 
 func (w *podWorker) markGone() {
@@ -192,6 +194,7 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 	w.initDone = true
 	w.mu.Unlock()
 	w.markDirty()
+	w.startEphemerals(ctx)
 	var wg sync.WaitGroup
 	for _, r := range w.ctrs {
 		wg.Add(1)
@@ -216,7 +219,7 @@ func (w *podWorker) shutdown(grace time.Duration) {
 	w.setDeadline(time.Now().Add(grace))
 	w.stopAll()
 	<-w.done
-	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
+	for _, r := range w.runners() {
 		r.removeAll(context.Background())
 	}
 	w.a.ipam.release(w.uid)
@@ -229,7 +232,7 @@ func (w *podWorker) cleanup() {
 	// worker may already be gone from the set shutdown stops.
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	for _, r := range append(append([]*containerRunner{}, w.ctrs...), w.inits...) {
+	for _, r := range w.runners() {
 		r.removeAll(rctx)
 	}
 	w.teardownVolumes()

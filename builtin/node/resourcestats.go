@@ -26,7 +26,7 @@ func (a *Agent) runningContainers() []stats.Pod {
 		pod, start := w.pod, w.startTime
 		w.mu.Unlock()
 		p := stats.Pod{Namespace: pod.Namespace, Name: pod.Name, UID: pod.UID, StartTime: start.Time}
-		for _, cr := range append(append([]*containerRunner{}, w.inits...), w.ctrs...) {
+		for _, cr := range w.runners() {
 			cr.mu.Lock()
 			if cr.running && cr.id != "" {
 				c := stats.Container{Name: cr.c.Name, ID: cr.id}

@@ -51,10 +51,12 @@ func (a *Agent) serveExec(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// serveAttach streams what the container writes from now on (read from its
-// log, so it works on every runtime) until it exits, and the client's input
-// to the container's stdin where the runtime keeps it open
-// (cri.StdinAttacher, containers with stdin: true).
+// serveAttach joins the client to the container's terminal when it runs on
+// one (tty: true on a cri.TTYAttacher runtime). Otherwise it streams what
+// the container writes from now on (read from its log, so it works on
+// every runtime) until it exits, and the client's input to the container's
+// stdin where the runtime keeps it open (cri.StdinAttacher, containers with
+// stdin: true).
 func (a *Agent) serveAttach(w http.ResponseWriter, r *http.Request) {
 	opts, err := stream.ParseOptions(r.URL.Query(), false)
 	if err != nil {
@@ -74,6 +76,13 @@ func (a *Agent) serveAttach(w http.ResponseWriter, r *http.Request) {
 			msg = fmt.Sprintf("attach with stdin is not supported by the %s runtime: it does not keep a container's stdin open; attach without -i", a.rt.Name())
 		}
 		stream.WriteError(w, apierrors.NewBadRequest(msg))
+		return
+	}
+	if tty, ok := a.rt.(cri.TTYAttacher); ok && tty.HasTTY(id) {
+		// A container on a terminal: the session gets the terminal itself.
+		stream.ServeRemoteCommand(w, r, opts, stream.Config{}, func(ctx context.Context, s cri.Streams) (int, error) {
+			return 0, tty.AttachTTY(ctx, id, s)
+		})
 		return
 	}
 	cr.mu.Lock()
@@ -150,7 +159,7 @@ func (a *Agent) runningContainer(ns, podName, name string) (*containerRunner, st
 	if pw == nil {
 		return nil, "", a.notRunning(ns, podName)
 	}
-	for _, c := range append(append([]*containerRunner{}, pw.inits...), pw.ctrs...) {
+	for _, c := range pw.runners() {
 		if c.c.Name != name {
 			continue
 		}

@@ -158,7 +158,7 @@ func (w *podWorker) terminate() {
 // stopAll kills every container by the deadline and waits until they stopped.
 func (w *podWorker) stopAll() {
 	done := make(chan struct{})
-	rs := append(append([]*containerRunner{}, w.ctrs...), w.inits...)
+	rs := w.runners()
 	for _, r := range rs {
 		go func() { defer func() { done <- struct{}{} }(); r.kill("Stopping container " + r.c.Name) }()
 	}

@@ -26,6 +26,10 @@ type request struct {
 	// strict holds the body's strict decoding problems other than unknown
 	// fields (duplicate fields), reported by the first canonicalize.
 	strict []string
+	// specWrite marks an updateStatusAndSpec write that a client made to the
+	// spec through a subresource (registry.Parent.UpdateSpec): it moves
+	// metadata.generation as a main-resource update does.
+	specWrite bool
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }

@@ -353,7 +353,17 @@ func (p *parent) Get(ctx context.Context) (map[string]any, error) {
 }
 
 func (p *parent) Update(ctx context.Context, mutate func(obj map[string]any) error) (map[string]any, error) {
-	return p.s.guaranteedUpdate(ctx, p.q, p.q.ri.name, updateStatusAndSpec, func(cur map[string]any, _ int64) (map[string]any, error) {
+	return p.update(ctx, p.q, mutate)
+}
+
+func (p *parent) UpdateSpec(ctx context.Context, mutate func(obj map[string]any) error) (map[string]any, error) {
+	q := *p.q
+	q.specWrite = true
+	return p.update(ctx, &q, mutate)
+}
+
+func (p *parent) update(ctx context.Context, q *request, mutate func(obj map[string]any) error) (map[string]any, error) {
+	return p.s.guaranteedUpdate(ctx, q, q.ri.name, updateStatusAndSpec, func(cur map[string]any, _ int64) (map[string]any, error) {
 		if err := mutate(cur); err != nil {
 			return nil, err
 		}

@@ -636,7 +636,9 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 	}
 	if q.res.Generation {
 		gen, _ := api.NestedInt64(old, "metadata", "generation")
-		if specChanged(out, old) {
+		// A status write keeps the stored spec; a server-internal write
+		// (binding) leaves the generation alone.
+		if (mode == updateMain || mode == updateStatusAndSpec && q.specWrite) && specChanged(out, old) {
 			gen++
 		}
 		if gen == 0 {

@@ -78,6 +78,14 @@ type ContainerSpec struct {
 	// Stdin keeps the container's stdin open for attach (StdinAttacher);
 	// with StdinOnce it closes when the first attach session's input ends.
 	Stdin, StdinOnce bool
+	// TTY runs the container on a pseudo-terminal (stdin, stdout and stderr
+	// are the terminal; its output is logged as stdout) where the runtime
+	// can; TTYAttacher attaches to it.
+	TTY bool
+	// TargetID, for an ephemeral container (kubectl debug --target), is the
+	// running container whose PID namespace it joins where the runtime gives
+	// containers their own; empty means the container's usual namespaces.
+	TargetID string
 }
 
 // State is a container's lifecycle state.

@@ -3,6 +3,7 @@ package cri
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // TermSize is a terminal size in character cells (kubectl's resize messages).
@@ -38,4 +39,41 @@ type StreamExecer interface {
 // when the container has no open stdin.
 type StdinAttacher interface {
 	AttachStdin(ctx context.Context, id string, r io.Reader) error
+}
+
+// TTYAttacher is implemented by runtimes that run containers started with
+// ContainerSpec.TTY on a terminal they hold (kubectl attach -it). HasTTY
+// reports whether container id has one. AttachTTY joins a session to it:
+// what the terminal shows from now on goes to s.Stdout, s.Stdin (when set;
+// the container must set Stdin) is typed into it and s.Resize resizes it.
+// It returns when the container exits, ctx ends or s.Stdin ends (the
+// client detached: the container keeps running, unless its spec says
+// StdinOnce, whose first session's end closes the input).
+type TTYAttacher interface {
+	HasTTY(id string) bool
+	AttachTTY(ctx context.Context, id string, s Streams) error
+}
+
+// InitialSizeWait bounds how long a TTY command waits for the client's first
+// terminal size before it starts (InitialSize).
+const InitialSizeWait = 500 * time.Millisecond
+
+// InitialSize waits up to wait for the first size on resize, which clients
+// send as soon as the session is up, so that a command on a terminal starts
+// with the client's size rather than racing it (a program that reads its
+// size once, such as `stty size`, would see 0 0). It reports false when
+// resize is nil, closed, ctx ended or no size came in time.
+func InitialSize(ctx context.Context, resize <-chan TermSize, wait time.Duration) (TermSize, bool) {
+	if resize == nil {
+		return TermSize{}, false
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case size, ok := <-resize:
+		return size, ok && size.Width > 0 && size.Height > 0
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return TermSize{}, false
 }

@@ -186,6 +186,11 @@ type Parent interface {
 	// Update reads the object, applies mutate and stores the result, retrying on
 	// conflicts; mutate's API errors are returned unchanged.
 	Update(ctx context.Context, mutate func(obj map[string]any) error) (map[string]any, error)
+	// UpdateSpec is Update for a subresource through which clients change
+	// the spec (pods/ephemeralcontainers): on a resource with Generation,
+	// metadata.generation goes up when the spec changed, as on the main
+	// resource. Update keeps it (a binding is the server's write).
+	UpdateSpec(ctx context.Context, mutate func(obj map[string]any) error) (map[string]any, error)
 	// Delete deletes the object with the given options, like a DELETE request.
 	Delete(ctx context.Context, opts *api.DeleteOptions) error
 	// DecodeBody decodes the request body (JSON, YAML or protobuf of type t).

@@ -33,15 +33,7 @@ var _ = Describe("kubectl exec, cp, attach and port-forward", Ordered, func() {
 	BeforeAll(func(ctx SpecContext) {
 		k := suite.v133
 		ns = newNamespace(ctx, k)
-		// The suite's local node: the one with an agent endpoint (specs add agentless Nodes).
-		var node string
-		items, _ := k.json(ctx, "get", "nodes")["items"].([]any)
-		for _, n := range items {
-			if port, _ := nested(n, "status", "daemonEndpoints", "kubeletEndpoint", "Port").(float64); port > 0 {
-				node, _ = nested(n, "metadata", "name").(string)
-			}
-		}
-		Expect(node).NotTo(BeEmpty(), "the suite runs a local node: %v", items)
+		node := localNode(ctx, k)
 		helper := runtimetest.BuildHelper(GinkgoT())
 		workDir = GinkgoT().TempDir()
 		webPort = freePort()

@@ -72,13 +72,17 @@ func Resources() []*registry.Resource {
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
 			Strategy:          registry.Typed[Pod]{Default: DefaultPod, Validate: ValidatePod, ValidateUpdateFunc: ValidatePodUpdate},
 			StatusSubresource: true,
-			NameValidation:    validation.NameIsDNSSubdomain,
-			Type:              reflect.TypeFor[Pod](),
-			SelectableFields:  podFields,
-			Printer:           PodPrinter(),
-			Deletion:          PodDeletion(),
+			// 1 on create, +1 when an update or pods/ephemeralcontainers changes
+			// the spec (not a binding), as Kubernetes 1.33+.
+			Generation:       true,
+			NameValidation:   validation.NameIsDNSSubdomain,
+			Type:             reflect.TypeFor[Pod](),
+			SelectableFields: podFields,
+			Printer:          PodPrinter(),
+			Deletion:         PodDeletion(),
 			Subresources: map[string]registry.Subresource{
 				"binding": bindingSubresource{}, "eviction": evictionSubresource{},
+				"ephemeralcontainers": ephemeralContainersSubresource{},
 			},
 		},
 		{

@@ -140,10 +140,7 @@ func ValidatePodSpec(s *PodSpec, p *field.Path) field.ErrorList {
 	}
 	errs = append(errs, validateContainers(s.InitContainers, p.Child("initContainers"), volumes, names)...)
 	errs = append(errs, validateContainers(s.Containers, p.Child("containers"), volumes, names)...)
-	for i := range s.EphemeralContainers {
-		c := Container(s.EphemeralContainers[i].EphemeralContainerCommon)
-		errs = append(errs, validateContainers([]Container{c}, p.Child("ephemeralContainers").Index(i), volumes, names)...)
-	}
+	errs = append(errs, validateEphemeralContainers(s, p.Child("ephemeralContainers"), volumes, names)...)
 	switch {
 	case s.RestartPolicy == "":
 		errs = append(errs, field.Required(p.Child("restartPolicy"), ""))
@@ -512,7 +509,8 @@ func validateTolerations(ts []Toleration, p *field.Path) field.ErrorList {
 // ValidatePodUpdate checks an update of a Pod: the new spec must be valid and may
 // differ from the old one only in container images, activeDeadlineSeconds,
 // tolerations (additions), removed scheduling gates and terminationGracePeriodSeconds
-// (set to 1 from a negative value).
+// (set to 1 from a negative value). Ephemeral containers change only through
+// pods/NAME/ephemeralcontainers (ValidatePodEphemeralContainersUpdate).
 func ValidatePodUpdate(p, old *Pod) field.ErrorList {
 	errs := ValidatePod(p)
 	specPath := field.NewPath("spec")
@@ -535,7 +533,6 @@ func ValidatePodUpdate(p, old *Pod) field.ErrorList {
 		}
 	}
 	m.ActiveDeadlineSeconds = old.Spec.ActiveDeadlineSeconds
-	m.EphemeralContainers = old.Spec.EphemeralContainers
 	if tolerationsAdded(old.Spec.Tolerations, p.Spec.Tolerations) {
 		m.Tolerations = old.Spec.Tolerations
 	}

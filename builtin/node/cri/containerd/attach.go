@@ -29,12 +29,17 @@ func (r *Runtime) AttachStdin(ctx context.Context, id string, in io.Reader) erro
 
 // newStdin keeps w, the pipe cio copies into the task's stdin, for attach
 // sessions; closing it also tells the shim to close the process's stdin.
-func newStdin(ctx context.Context, task client.Task, w *io.PipeWriter, once bool) *cri.Stdin {
+// task returns the container's task, created after the Stdin.
+func newStdin(ctx context.Context, task func() client.Task, w *io.PipeWriter, once bool) *cri.Stdin {
 	if w == nil {
 		return nil
 	}
 	dctx := context.WithoutCancel(ctx)
-	return cri.NewStdin(w, once, func() { _ = task.CloseIO(dctx, client.WithStdinCloser) })
+	return cri.NewStdin(w, once, func() {
+		if t := task(); t != nil {
+			_ = t.CloseIO(dctx, client.WithStdinCloser)
+		}
+	})
 }
 
 // readerOrNil keeps a nil *io.PipeReader a nil io.Reader (cio then opens no

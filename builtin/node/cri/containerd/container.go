@@ -28,7 +28,8 @@ type container struct {
 	pid        int
 	startedAt  time.Time
 	cgroupPath string
-	stdin      *cri.Stdin // kept open for attach when the spec asks (nil: none)
+	stdin      *cri.Stdin   // kept open for attach when the spec asks (nil: none)
+	console    *cri.Console // the terminal of a TTY container (nil: none; tty.go)
 
 	// done is closed once the exit is recorded and the log flushed; the fields
 	// below are written before that and only read after.
@@ -44,6 +45,7 @@ func (c *container) watch(ctx context.Context, exitCh <-chan client.ExitStatus, 
 	defer close(c.done)
 	es := <-exitCh
 	c.stdin.Close()
+	c.console.Close()
 	code, at, err := es.Result()
 	c.exitCode, c.finishedAt, c.waitErr = int(code), at, err
 	if at.IsZero() {

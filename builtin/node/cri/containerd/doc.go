@@ -45,6 +45,12 @@
 // mount at /etc/hosts (the agent's per-pod hosts file) replaces the host's
 // /etc/hosts, which is used otherwise; /etc/resolv.conf is the host's.
 //
+// With TTY the process runs on a terminal the shim allocates: its one output
+// is logged as stdout and passed to AttachTTY sessions (cri.Console, tty.go),
+// whose input goes to the task's stdin and sizes to task.Resize. TargetID
+// (kubectl debug --target) joins the PID namespace of that running
+// container (/proc/<pid>/ns/pid) instead of a new one.
+//
 // Output goes to spec.LogPath in the CRI log format, one line per record:
 // "<RFC3339Nano UTC> stdout|stderr F|P <line>" ("P" marks a piece of a line
 // longer than 16 KiB). containerd hands stdout and stderr over separate FIFOs;

@@ -49,12 +49,9 @@ func (r *Runtime) ExecStream(ctx context.Context, id string, cmd []string, s cri
 		pspec.Env = append(slices.Clone(pspec.Env), "TERM=xterm")
 	}
 
-	select { // a size known before the start sizes the terminal from the outset
-	case size, ok := <-s.Resize:
-		if ok && s.TTY && size.Width > 0 && size.Height > 0 {
-			pspec.ConsoleSize = &specs.Box{Width: uint(size.Width), Height: uint(size.Height)}
-		}
-	default:
+	// The client's first size (it sends one at once) sizes the terminal from the outset.
+	if size, ok := cri.InitialSize(ctx, s.Resize, cri.InitialSizeWait); ok && s.TTY {
+		pspec.ConsoleSize = &specs.Box{Width: uint(size.Width), Height: uint(size.Height)}
 	}
 	stdinEOF := make(chan struct{})
 	var stdin io.Reader

@@ -44,6 +44,15 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		return "", fmt.Errorf("start container %s: %w", what, err)
 	}
 
+	opts := specOpts(img, spec)
+	if spec.TargetID != "" {
+		// kubectl debug --target: the target container's PID namespace.
+		pidNS, err := r.targetPIDNamespace(spec.TargetID)
+		if err != nil {
+			return "", fmt.Errorf("start container %s: %w", what, err)
+		}
+		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: pidNS}))
+	}
 	id := newID()
 	cont, err := r.client.NewContainer(ctx, id,
 		client.WithImage(img),
@@ -57,7 +66,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 			LabelContainer:    spec.Name,
 			LabelAttempt:      strconv.Itoa(spec.Attempt),
 		}),
-		client.WithNewSpec(specOpts(img, spec)...),
+		client.WithNewSpec(opts...),
 	)
 	if err != nil {
 		return "", fmt.Errorf("start container %s: create: %w", what, err)
@@ -91,7 +100,17 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	if spec.Stdin { // cio copies the pipe into the task's stdin FIFO (attach.go)
 		stdinR, stdinW = io.Pipe()
 	}
-	task, err := cont.NewTask(ctx, cio.NewCreator(cio.WithStreams(readerOrNil(stdinR), stdout, stderr)))
+	var task client.Task // set below, before anything uses the console
+	stdin := newStdin(ctx, func() client.Task { return task }, stdinW, spec.StdinOnce)
+	streams := cio.WithStreams(readerOrNil(stdinR), stdout, stderr)
+	var console *cri.Console
+	if spec.TTY {
+		// The shim's terminal: one output, logged as stdout and passed
+		// to the attach sessions (tty.go).
+		console = newConsole(ctx, func() client.Task { return task }, stdin)
+		streams = cio.WithStreams(readerOrNil(stdinR), io.MultiWriter(stdout, console), nil)
+	}
+	task, err = cont.NewTask(ctx, cio.NewCreator(streams, withTerminal(spec.TTY)))
 	if err != nil {
 		logs.close()
 		closePipe(stdinW)
@@ -115,7 +134,8 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	}
 	c := &container{
 		id:         id,
-		stdin:      newStdin(ctx, task, stdinW, spec.StdinOnce),
+		stdin:      stdin,
+		console:    console,
 		task:       task,
 		pid:        int(task.Pid()),
 		startedAt:  started,
@@ -229,6 +249,9 @@ func specOpts(img client.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	}
 	if !slices.ContainsFunc(spec.Mounts, func(m cri.Mount) bool { return m.ContainerPath == "/etc/hosts" }) {
 		opts = append(opts, oci.WithHostHostsFile) // else the agent's per-pod hosts file
+	}
+	if spec.TTY {
+		opts = append(opts, oci.WithTTY)
 	}
 	if h := hostname(spec.PodName); h != "" {
 		opts = append(opts, oci.WithHostname(h))

@@ -31,6 +31,14 @@
 //     working dir and user, in its mount and PID namespaces when it has them.
 //   - A container with Stdin reads a pipe that AttachStdin (kubectl attach -i)
 //     writes to; StdinOnce closes it when the first attach's input ends.
+//   - A container with TTY runs on a pty (its own session, the pty its
+//     controlling terminal) whose master the runtime holds: read as stdout into
+//     the log and to AttachTTY sessions (cri.Console), written by their input,
+//     resized as they say; StdinOnce types ^D when the first session's input
+//     ends. It has no FIFOs, so it does not outlive the agent.
+//   - TargetID (kubectl debug --target) forks the container inside the
+//     target's PID namespace instead of a new one, when containers get
+//     namespaces; its execs join that namespace too.
 //   - With Options.StateDir, containers outlive the agent: each one's record
 //     (spec, PID, process start time from /proc against PID reuse, exit status)
 //     is kept there and its output goes through named pipes there that the

@@ -70,13 +70,9 @@ func (r *Runtime) execTTY(ctx context.Context, id string, target nsTarget, cmd *
 	cmd.SysProcAttr.Setsid = true
 	cmd.SysProcAttr.Setctty = true
 	cmd.SysProcAttr.Ctty = 0
-	// Apply a size that arrived before the start.
-	select {
-	case size, ok := <-s.Resize:
-		if ok {
-			setSize(ptmx, size)
-		}
-	default:
+	// Start on the client's size (it sends one at once).
+	if size, ok := cri.InitialSize(ctx, s.Resize, cri.InitialSizeWait); ok {
+		setSize(ptmx, size)
 	}
 	err = r.startIn(target, cmd)
 	tty.Close()

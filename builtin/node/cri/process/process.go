@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/creack/pty"
 	"github.com/go-logr/logr"
 
 	"github.com/converge-dev/converge/builtin/node/cri"
@@ -68,7 +69,8 @@ type container struct {
 	createdPaths []string // mount points or symlinks created on the host
 	cgroupDirs   []string
 
-	stdin *cri.Stdin // the write end of its stdin when the spec asks for one (attach.go)
+	stdin   *cri.Stdin // the write end of its stdin when the spec asks for one (attach.go)
+	console *console   // the terminal of a TTY container (console.go)
 }
 
 // New returns a process runtime. It probes once whether PID and mount
@@ -188,13 +190,31 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	}
 	lw := &logWriter{f: logf}
 	var outR, outW, errR, errW *os.File
-	if r.stateDir != "" {
+	switch {
+	case spec.TTY:
+		// The terminal replaces stdin, stdout and stderr; no FIFOs, so a TTY
+		// container does not outlive the agent holding its terminal.
+		var ptmx *os.File
+		if ptmx, outW, err = pty.Open(); err != nil {
+			err = fmt.Errorf("open terminal: %w", err)
+		} else {
+			c.console = newConsole(ptmx, spec.Stdin, spec.StdinOnce)
+			errW = outW
+		}
+	case r.stateDir != "":
 		outW, errW, outR, errR, err = r.openFIFOs(c.id)
-	} else {
+	default:
 		outR, outW, errR, errW, err = pipes()
 	}
 	if err != nil {
 		logf.Close()
+		return "", err
+	}
+	target, err := r.target(spec.TargetID)
+	if err != nil {
+		logf.Close()
+		closeAll(outR, outW, errR, errW)
+		c.closeConsole()
 		return "", err
 	}
 
@@ -203,34 +223,35 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		cmd.Env = []string{}
 	}
 	var stdinR *os.File
-	if spec.Stdin {
+	if spec.TTY {
+		cmd.Stdin = outW
+	} else if spec.Stdin {
 		var stdinW *os.File
 		if stdinR, stdinW, err = os.Pipe(); err != nil {
 			logf.Close()
-			outR.Close()
-			outW.Close()
-			errR.Close()
-			errW.Close()
+			closeAll(outR, outW, errR, errW)
 			return "", fmt.Errorf("create stdin pipe: %w", err)
 		}
 		cmd.Stdin = stdinR
 		c.stdin = cri.NewStdin(stdinW, spec.StdinOnce, nil)
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true}
-	if r.namespaces {
+	if spec.TTY {
+		// Its own session, the terminal its controlling terminal (fd 0).
+		attr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	}
+	if r.namespaces && target.pid == 0 {
 		attr.Cloneflags = syscall.CLONE_NEWPID
 	}
 	cred, err := credential(spec)
 	if err != nil {
 		logf.Close()
-		outR.Close()
-		outW.Close()
-		errR.Close()
-		errW.Close()
+		closeAll(outR, outW, errR, errW)
 		if stdinR != nil {
 			stdinR.Close()
 		}
 		c.stdin.Close()
+		c.closeConsole()
 		r.forget(c.id)
 		return "", err
 	}
@@ -252,6 +273,13 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 				startErr <- err
 				return
 			}
+			if target.pid != 0 {
+				// kubectl debug --target: the target's PID namespace.
+				if err := joinPIDNamespace(target.pid); err != nil {
+					startErr <- err
+					return
+				}
+			}
 			startErr <- cmd.Start()
 		}()
 	} else {
@@ -264,15 +292,14 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		}
 	}
 	err = <-startErr
-	outW.Close()
-	errW.Close()
+	closeAll(outW, errW)
 	if stdinR != nil {
 		stdinR.Close()
 	}
 	if err != nil {
 		c.stdin.Close()
-		outR.Close()
-		errR.Close()
+		c.closeConsole()
+		closeAll(outR, errR)
 		logf.Close()
 		r.cgroups.remove(c.cgroupDirs)
 		removeCreated(c.createdPaths)
@@ -282,7 +309,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	r.cgroups.attach(c.cgroupDirs, cmd.Process.Pid)
 	c.mu.Lock()
 	c.pid = cmd.Process.Pid
-	c.pidNS = r.namespaces
+	c.pidNS = r.namespaces && target.pid == 0
 	if _, st, err := procStat(c.pid); err == nil {
 		c.procStart = st
 	}
@@ -294,9 +321,14 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	r.save(c)
 
 	var copiers sync.WaitGroup
-	copiers.Add(2)
-	go func() { defer copiers.Done(); lw.copy(outR, "stdout") }()
-	go func() { defer copiers.Done(); lw.copy(errR, "stderr") }()
+	if c.console != nil {
+		copiers.Add(1)
+		go func() { defer copiers.Done(); c.console.copyOut(lw) }()
+	} else {
+		copiers.Add(2)
+		go func() { defer copiers.Done(); lw.copy(outR, "stdout") }()
+		go func() { defer copiers.Done(); lw.copy(errR, "stderr") }()
+	}
 	go func() {
 		werr := cmd.Wait()
 		finished := time.Now()
@@ -307,10 +339,13 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		select {
 		case <-flushed:
 		case <-time.After(2 * time.Second):
-			outR.Close()
-			errR.Close()
+			closeAll(outR, errR)
+			if c.console != nil {
+				c.console.closeRead()
+			}
 			<-flushed
 		}
+		c.closeConsole()
 		logf.Close()
 		code := exitCode(cmd.ProcessState, werr)
 		reason := "Completed"
@@ -441,6 +476,41 @@ func (c *container) Kill() {
 	_ = syscall.Kill(pid, syscall.SIGKILL)
 }
 
+// closeAll closes the files that are not nil (one may appear twice).
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		if f != nil {
+			_ = f.Close()
+		}
+	}
+}
+
+// closeConsole closes the terminal of a TTY container (nil-safe).
+func (c *container) closeConsole() {
+	if c.console != nil {
+		c.console.close()
+	}
+}
+
+// target is the running container TargetID names, whose PID namespace a
+// new container joins (nsTarget{} when id is empty or containers get no
+// namespaces of their own).
+func (r *Runtime) target(id string) (nsTarget, error) {
+	if id == "" || !r.namespaces {
+		return nsTarget{}, nil
+	}
+	t, err := r.containers.Get(id)
+	if err != nil {
+		return nsTarget{}, fmt.Errorf("%w: target container %s: %w", cri.ErrInvalidSpec, id, err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.status.State != cri.StateRunning || t.pid == 0 {
+		return nsTarget{}, fmt.Errorf("%w: target container %s is not running", cri.ErrInvalidSpec, id)
+	}
+	return nsTarget{pid: t.pid, pidNS: t.pidNS}, nil
+}
+
 // pipes returns two anonymous pipes (stdout and stderr), read ends first.
 func pipes() (outR, outW, errR, errW *os.File, err error) {
 	outR, outW, err = os.Pipe()
@@ -510,7 +580,9 @@ func (r *Runtime) execCommand(ctx context.Context, id string, argv []string) (*e
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		return cmd.Process.Kill()
 	}
-	return cmd, nsTarget{pid: pid, pidNS: pidNS}, nil
+	// A container that joined a target's PID namespace (kubectl debug
+	// --target) runs its execs there too.
+	return cmd, nsTarget{pid: pid, pidNS: pidNS || (c.spec.TargetID != "" && r.namespaces)}, nil
 }
 
 // nsTarget is the container process whose namespaces an exec joins.

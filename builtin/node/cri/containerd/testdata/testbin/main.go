@@ -14,10 +14,13 @@
 //	alloc MIB         allocate and touch MIB mebibytes, then print "survived"
 //	stdin             copy stdin to stdout until end of file
 //	tty               print "tty ROWS COLS" when stdin is a terminal, else exit 1
+//	ttylines          for each line read from stdin print "got LINE ROWS COLS" (the terminal's size)
+//	pidns             print the PID namespace (the link /proc/self/ns/pid)
 //	hostname          print the host name
 package main
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -95,6 +98,22 @@ func main() {
 			os.Exit(1)
 		}
 		fmt.Printf("tty %d %d\n", ws.Row, ws.Col)
+	case "ttylines":
+		r := bufio.NewScanner(os.Stdin)
+		for r.Scan() {
+			var ws struct{ Row, Col, X, Y uint16 }
+			_, _, _ = syscall.Syscall(syscall.SYS_IOCTL, os.Stdin.Fd(), syscall.TIOCGWINSZ, uintptr(unsafe.Pointer(&ws)))
+			fmt.Printf("got %s %d %d\n", r.Text(), ws.Row, ws.Col)
+		}
+		fmt.Println("eof")
+		select {}
+	case "pidns":
+		ns, err := os.Readlink("/proc/self/ns/pid")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(ns)
 	case "hostname":
 		h, _ := os.Hostname()
 		fmt.Println(h)
