@@ -124,6 +124,10 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return AgentError(resp)
 	}
+	if isWebSocket(r) {
+		streamWebSocket(ctx, w, r, resp.Body)
+		return nil
+	}
 	stream(w, resp.Body, opts.Get("follow") == "true")
 	return nil
 }
