@@ -65,6 +65,12 @@ func (p *Admission) ranges(ctx context.Context, a *admission.Attributes) ([]*cor
 	return lrs, nil
 }
 
+// MayMutate implements admission.MutationScoper: only pods are defaulted
+// (on create).
+func (p *Admission) MayMutate(_ context.Context, a *admission.Attributes) bool {
+	return a.Resource.GroupResource() == podsGR
+}
+
 // Admit sets the Container defaults of every LimitRange on a new pod's
 // containers and init containers.
 func (p *Admission) Admit(ctx context.Context, a *admission.Attributes) error {

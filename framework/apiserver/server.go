@@ -110,7 +110,8 @@ type Server struct {
 	// prefix (instrumentedStorage.writes).
 	ownWrites sync.Map
 
-	fields fieldManagers // managedFields bookkeeping per resource version
+	fields  fieldManagers // managedFields bookkeeping per resource version
+	applies applyMemo     // applies known to change nothing (applymemo.go)
 }
 
 type cacheHandle struct {
@@ -147,6 +148,7 @@ func (s *Server) Start(ctx context.Context) {
 // starts those of new ones.
 func (s *Server) registryChanged() {
 	s.fields.reset()
+	s.applies.reset()
 	served := map[string]bool{}
 	for _, r := range s.opts.Registry.All() {
 		served[storagePrefix(r)] = true
