@@ -65,10 +65,9 @@ func (p *Admission) ranges(ctx context.Context, a *admission.Attributes) ([]*cor
 	return lrs, nil
 }
 
-// MayMutate implements admission.MutationScoper: only pods are defaulted
-// (on create).
+// MayMutate implements admission.MutationScoper: only new pods are defaulted.
 func (p *Admission) MayMutate(_ context.Context, a *admission.Attributes) bool {
-	return a.Resource.GroupResource() == podsGR
+	return a.Resource.GroupResource() == podsGR && a.Operation == admission.Create
 }
 
 // Admit sets the Container defaults of every LimitRange on a new pod's
