@@ -35,6 +35,8 @@ var admissionConfigPrefixes = []string{"/registry/admissionregistration.k8s.io/"
 type applyMemo struct {
 	// epoch is bumped by Server.AdmissionChanged.
 	epoch atomic.Int64
+	// caches are the started watch caches under admissionConfigPrefixes.
+	caches atomic.Pointer[[]*watchCache]
 
 	mu      sync.Mutex
 	entries map[string]*list.Element // storage key → element holding *memoEntry
@@ -109,17 +111,33 @@ func (s *Server) admissionGeneration() int64 {
 // admissionCaches returns the started watch caches under
 // admissionConfigPrefixes.
 func (s *Server) admissionCaches() []*watchCache {
+	if p := s.applies.caches.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
+// refreshAdmissionCachesLocked recomputes admissionCaches after the set of
+// started caches changed. Called with mu held.
+func (s *Server) refreshAdmissionCachesLocked() {
 	var out []*watchCache
-	s.started.Range(func(k, v any) bool {
-		prefix := k.(string)
-		for _, p := range admissionConfigPrefixes {
-			if strings.HasPrefix(prefix, p) {
-				out = append(out, v.(*cacheHandle).cache)
-			}
+	for prefix, h := range s.caches {
+		if isAdmissionConfig(prefix) {
+			out = append(out, h.cache)
 		}
-		return true
-	})
-	return out
+	}
+	s.applies.caches.Store(&out)
+}
+
+// isAdmissionConfig reports whether a storage prefix is under
+// admissionConfigPrefixes.
+func isAdmissionConfig(prefix string) bool {
+	for _, p := range admissionConfigPrefixes {
+		if strings.HasPrefix(prefix, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // applyDigest hashes what an apply's result depends on besides the object:

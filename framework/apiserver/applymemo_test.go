@@ -222,7 +222,7 @@ func TestApplyMemoBounded(t *testing.T) {
 // admissionregistration.k8s.io resource or of namespaces sees changes the
 // admission generation (so remembered applies miss); other resources' do not.
 func TestAdmissionGenerationFollowsCaches(t *testing.T) {
-	s := &Server{}
+	s := &Server{caches: map[string]*cacheHandle{}}
 	caches := map[string]*watchCache{}
 	for _, prefix := range []string{
 		"/registry/admissionregistration.k8s.io/validatingadmissionpolicies/",
@@ -233,8 +233,9 @@ func TestAdmissionGenerationFollowsCaches(t *testing.T) {
 			return buildCachedObject(key, value, rv, false, nil)
 		})
 		caches[prefix] = wc
-		s.started.Store(prefix, &cacheHandle{cache: wc})
+		s.caches[prefix] = &cacheHandle{cache: wc}
 	}
+	s.refreshAdmissionCachesLocked()
 	put := func(prefix string, rv int64) {
 		t.Helper()
 		value := []byte(`{"apiVersion":"v1","kind":"X","metadata":{"name":"a"}}`)

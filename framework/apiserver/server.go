@@ -162,6 +162,7 @@ func (s *Server) registryChanged() {
 			s.started.Delete(p)
 		}
 	}
+	s.refreshAdmissionCachesLocked()
 	if s.ctx != nil {
 		s.startCachesLocked()
 	}
@@ -220,6 +221,9 @@ func (s *Server) ensureCacheLocked(res *registry.Resource) *cacheHandle {
 	h := &cacheHandle{cache: wc, cancel: cancel}
 	s.caches[prefix] = h
 	s.started.Store(prefix, h)
+	if isAdmissionConfig(prefix) {
+		s.refreshAdmissionCachesLocked()
+	}
 	go wc.run(cctx)
 	return h
 }
