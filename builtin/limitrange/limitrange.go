@@ -65,6 +65,11 @@ func (p *Admission) ranges(ctx context.Context, a *admission.Attributes) ([]*cor
 	return lrs, nil
 }
 
+// MayMutate implements admission.MutationScoper: only new pods are defaulted.
+func (p *Admission) MayMutate(_ context.Context, a *admission.Attributes) bool {
+	return a.Resource.GroupResource() == podsGR && a.Operation == admission.Create
+}
+
 // Admit sets the Container defaults of every LimitRange on a new pod's
 // containers and init containers.
 func (p *Admission) Admit(ctx context.Context, a *admission.Attributes) error {

@@ -151,7 +151,7 @@ func New(opts Options) (*Security, error) {
 		mutators = append(mutators, &serviceaccount.Admission{Get: opts.ServiceAccounts})
 	}
 	s.chain = &admission.Chain{
-		Mutators:   append(append(mutators, admission.MutatorFunc(csrRequester)), opts.Mutating...),
+		Mutators:   append(append(mutators, csrRequester{}), opts.Mutating...),
 		Validators: append([]admission.Validator{node.Restriction{}, rbac.EscalationCheck(s.rbac, s.authorizer)}, opts.Validating...),
 	}
 	return s, errors.Join(errs...)
@@ -254,7 +254,15 @@ func (s *Security) secrets(ctx context.Context, namespace string) ([][]byte, err
 
 // csrRequester records who asks in a new CertificateSigningRequest
 // (spec.username, uid, groups, extra), whatever the client sent.
-func csrRequester(_ context.Context, a *admission.Attributes) error {
+type csrRequester struct{}
+
+// MayMutate implements admission.MutationScoper: only creates change.
+func (csrRequester) MayMutate(_ context.Context, a *admission.Attributes) bool {
+	return a.Operation == admission.Create
+}
+
+// Admit implements admission.Mutator.
+func (csrRequester) Admit(_ context.Context, a *admission.Attributes) error {
 	if a.Operation != admission.Create || a.Subresource != "" || a.Object == nil ||
 		a.Resource.GroupResource() != (api.GroupResource{Group: certificatesv1.GroupVersion.Group, Resource: "certificatesigningrequests"}) {
 		return nil

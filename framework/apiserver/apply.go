@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"sigs.k8s.io/yaml"
 	"slices"
+	"strconv"
 
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
@@ -27,6 +28,18 @@ func (s *Server) serveApply(q *request, mode updateMode) error {
 	if err != nil {
 		return err
 	}
+	// An apply of what was last applied to the object, which it left
+	// unchanged, changes nothing again (applymemo.go).
+	memo := s.memoizable(ctx, q)
+	var digest [32]byte
+	var gen int64
+	key := storageKey(q.res, q.ri.namespace, q.ri.name)
+	if memo {
+		gen, digest = s.admissionGeneration(), applyDigest(ctx, q, mode, body)
+		if s.appliedBefore(q, key, digest, gen) {
+			return nil
+		}
+	}
 	config, err := decodeApplyConfig(q, body)
 	if err != nil {
 		return err
@@ -42,7 +55,9 @@ func (s *Server) serveApply(q *request, mode updateMode) error {
 	manager, force := q.query.Get("fieldManager"), isTrue(q.query.Get("force"))
 	name := q.ri.name
 	for range maxApplyCreateRetries {
+		var readRV int64
 		out, err := s.guaranteedUpdate(ctx, q, name, mode, func(cur map[string]any, curRV int64) (map[string]any, error) {
+			readRV = curRV
 			if err := checkApplyPrecondition(q, config, curRV); err != nil {
 				return nil, err
 			}
@@ -52,6 +67,10 @@ func (s *Server) serveApply(q *request, mode updateMode) error {
 		if !apierrors.IsNotFound(err) || mode != updateMain || q.ri.subresource != "" || !slices.Contains(q.res.ServedVerbs(), "create") {
 			if err != nil {
 				return err
+			}
+			if rv := api.NestedString(out, "metadata", "resourceVersion"); memo && rv == strconv.FormatInt(readRV, 10) && len(q.w.Header().Values("Warning")) == 0 {
+				// Left unchanged, without warnings to repeat.
+				s.rememberUnchanged(key, digest, readRV, gen)
 			}
 			writeJSON(q.w, http.StatusOK, out)
 			return nil

@@ -42,6 +42,11 @@ func (s *Server) serveGet(q *request) error {
 		writeJSON(q.w, http.StatusOK, t)
 		return nil
 	}
+	return s.writeStored(q, kv)
+}
+
+// writeStored answers the stored object kv in the request's version.
+func (s *Server) writeStored(q *request, kv storage.KeyValue) error {
 	data := withResourceVersion(kv.Value, kv.ModRevision)
 	if v := viewOf(q.res); v.convert != nil || v.defaults != nil {
 		m, err := decodeStored(kv.Value, kv.ModRevision)

@@ -120,7 +120,8 @@ type Server struct {
 	// prefix (instrumentedStorage.writes).
 	ownWrites sync.Map
 
-	fields fieldManagers // managedFields bookkeeping per resource version
+	fields  fieldManagers // managedFields bookkeeping per resource version
+	applies applyMemo     // applies known to change nothing (applymemo.go)
 }
 
 type cacheHandle struct {
@@ -157,6 +158,7 @@ func (s *Server) Start(ctx context.Context) {
 // starts those of new ones.
 func (s *Server) registryChanged() {
 	s.fields.reset()
+	s.applies.reset()
 	served := map[string]bool{}
 	for _, r := range s.opts.Registry.All() {
 		served[storagePrefix(r)] = true
@@ -170,6 +172,7 @@ func (s *Server) registryChanged() {
 			s.started.Delete(p)
 		}
 	}
+	s.refreshAdmissionCachesLocked()
 	if s.ctx != nil {
 		s.startCachesLocked()
 	}
@@ -244,6 +247,9 @@ func (s *Server) ensureCacheLocked(res *registry.Resource) *cacheHandle {
 	h := &cacheHandle{cache: wc, cancel: cancel}
 	s.caches[prefix] = h
 	s.started.Store(prefix, h)
+	if isAdmissionConfig(prefix) {
+		s.refreshAdmissionCachesLocked()
+	}
 	go wc.run(cctx)
 	return h
 }

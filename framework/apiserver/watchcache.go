@@ -221,6 +221,7 @@ type watchCache struct {
 	ready       bool
 	readyCh     chan struct{}
 	stopped     bool
+	relists     atomic.Int64 // bumped by each relist, for generation
 }
 
 func newWatchCache(store storage.Interface, prefix string, capacity int, log logr.Logger,
@@ -302,6 +303,7 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 		delete(c.watchers, w)
 	}
 	c.ready = true
+	c.relists.Add(1)
 	c.broadcast()
 	c.mu.Unlock()
 	if !wasReady {
@@ -512,6 +514,10 @@ func (c *watchCache) get(key string) *cachedObject {
 }
 
 // currentRV returns the cache's revision.
+// generation changes whenever the cached objects change (an event applied,
+// a relist); it never goes back.
+func (c *watchCache) generation() int64 { return c.head.Load() + c.relists.Load() }
+
 func (c *watchCache) currentRV() int64 {
 	c.mu.RLock()
 	defer c.mu.RUnlock()

@@ -75,6 +75,11 @@ func (p *Admission) Admit(ctx context.Context, a *admission.Attributes) error {
 	return err
 }
 
+// MayMutate implements admission.MutationScoper: only new pods change.
+func (p *Admission) MayMutate(_ context.Context, a *admission.Attributes) bool {
+	return a.Operation == admission.Create && a.Resource.GroupResource() == (api.GroupResource{Resource: "pods"})
+}
+
 // AdmitReport implements admission.ChangeReporter.
 func (p *Admission) AdmitReport(ctx context.Context, a *admission.Attributes) (bool, error) {
 	if a.Operation != admission.Create || a.Subresource != "" || a.Object == nil ||

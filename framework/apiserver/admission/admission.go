@@ -160,6 +160,27 @@ func (c *Chain) Validate(ctx context.Context, a *Attributes) error {
 	return nil
 }
 
+// MutationScoper is an optional Mutator extension: MayMutate reports whether
+// the plugin could change the object of a request like a (false: it leaves
+// every such object as it is). A Mutator without it may change anything.
+type MutationScoper interface {
+	MayMutate(ctx context.Context, a *Attributes) bool
+}
+
+// MayMutate reports whether a mutating plugin of the chain could change the
+// object of a request like a (see MutationScoper).
+func (c *Chain) MayMutate(ctx context.Context, a *Attributes) bool {
+	if c == nil {
+		return false
+	}
+	for _, m := range c.Mutators {
+		if s, ok := m.(MutationScoper); !ok || s.MayMutate(ctx, a) {
+			return true
+		}
+	}
+	return false
+}
+
 // Empty reports whether the chain has no plugins.
 func (c *Chain) Empty() bool { return c == nil || (len(c.Mutators) == 0 && len(c.Validators) == 0) }
 

@@ -104,6 +104,11 @@ func (r Rule) Matches(a *Attributes) bool {
 			return false
 		}
 	}
+	return r.namesResource(a)
+}
+
+// namesResource reports whether the rule's resources name a's.
+func (r Rule) namesResource(a *Attributes) bool {
 	for _, res := range r.Resources {
 		name, sub, _ := strings.Cut(res, "/")
 		if (name == "*" || name == a.Resource.Resource) && (sub == a.Subresource || sub == "*") {
@@ -111,6 +116,12 @@ func (r Rule) Matches(a *Attributes) bool {
 		}
 	}
 	return false
+}
+
+// mayMatch is Matches without the version and scope: true for every request
+// the rule could select directly or through an equivalent resource.
+func (r Rule) mayMatch(a *Attributes) bool {
+	return matchesAny(r.Operations, string(a.Operation)) && matchesAny(r.APIGroups, a.Resource.Group) && r.namesResource(a)
 }
 
 func matchesAny(list []string, v string) bool {
@@ -147,6 +158,7 @@ var (
 	_ Mutator        = (*Webhooks)(nil)
 	_ Validator      = (*Webhooks)(nil)
 	_ ChangeReporter = (*Webhooks)(nil)
+	_ MutationScoper = (*Webhooks)(nil)
 )
 
 // Admit implements Mutator (a no-op unless Mutating).
@@ -163,6 +175,27 @@ func (w *Webhooks) AdmitReport(ctx context.Context, a *Attributes) (bool, error)
 	before := reflect.ValueOf(a.Object).UnsafePointer()
 	err := w.Admit(ctx, a)
 	return reflect.ValueOf(a.Object).UnsafePointer() != before, err
+}
+
+// MayMutate implements MutationScoper: mutating webhooks may change requests
+// some current hook's rules could select (selectors and match conditions are
+// not evaluated: they only narrow); if the hooks cannot be listed, anything.
+func (w *Webhooks) MayMutate(ctx context.Context, a *Attributes) bool {
+	if !w.Mutating || exempt(a) {
+		return false
+	}
+	hooks, err := w.Hooks(ctx)
+	if err != nil {
+		return true
+	}
+	for i := range hooks {
+		for _, r := range hooks[i].Rules {
+			if r.mayMatch(a) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Validate implements Validator (a no-op when Mutating).
