@@ -55,8 +55,10 @@ type TTYAttacher interface {
 }
 
 // InitialSizeWait bounds how long a TTY command waits for the client's first
-// terminal size before it starts (InitialSize).
-const InitialSizeWait = 500 * time.Millisecond
+// terminal size before it starts (InitialSize). Clients send it as soon as
+// the stream is up, but it crosses the API server's proxy first: on a loaded
+// machine 500 ms was seen to be too short (`stty size` answered 0 0).
+const InitialSizeWait = 2 * time.Second
 
 // InitialSize waits up to wait for the first size on resize, which clients
 // send as soon as the session is up, so that a command on a terminal starts
