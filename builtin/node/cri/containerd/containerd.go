@@ -43,6 +43,10 @@ type Runtime struct {
 	pullMu sync.Mutex
 	pulls  map[string]*pullCall
 
+	// unpacked holds the manifest digests of images found unpacked into
+	// the snapshotter (see unpack).
+	unpacked sync.Map
+
 	// mu guards running. Never held across a containerd call.
 	mu sync.Mutex
 	// running holds the containers started by this Runtime whose task has not
