@@ -8,7 +8,7 @@ import (
 )
 
 // Plugins are the CNI plugin types the network needs.
-var Plugins = []string{"loopback", "bridge", "host-local", "portmap", "firewall"}
+var Plugins = []string{"bridge", "host-local", "portmap", "firewall"}
 
 // BridgeName is the Linux bridge of nodeName's pods: "cnv-" and 8 hex digits
 // of the FNV-1a hash of the name (interface names are limited to 15 bytes).

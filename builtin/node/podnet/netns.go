@@ -45,6 +45,10 @@ func createNetNS(path string) error {
 				errCh <- fmt.Errorf("unshare network namespace: %w", err)
 				return
 			}
+			if err := loopbackUp(); err != nil {
+				errCh <- err
+				return
+			}
 			src := fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), unix.Gettid())
 			if err := unix.Mount(src, path, "", unix.MS_BIND, ""); err != nil {
 				errCh <- fmt.Errorf("bind-mount network namespace on %s: %w", path, err)
@@ -60,6 +64,29 @@ func createNetNS(path string) error {
 	if err := <-errCh; err != nil {
 		_ = os.Remove(path)
 		return err
+	}
+	return nil
+}
+
+// loopbackUp brings lo up in the calling thread's network namespace (the
+// kernel gives it 127.0.0.1/8 and ::1): what the loopback CNI plugin does,
+// without running a plugin per pod.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("bring lo up: socket: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("bring lo up: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring lo up: read flags: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring lo up: %w", err)
 	}
 	return nil
 }

@@ -125,12 +125,13 @@ func New(opts Options) (*Network, error) {
 		if err := os.WriteFile(file, conf, 0o644); err != nil {
 			return nil, fmt.Errorf("podnet: write CNI configuration: %w", err)
 		}
-		c, err := gocni.New(gocni.WithPluginDir(opts.BinDirs), gocni.WithPluginConfDir(opts.ConfDir), gocni.WithMinNetworkCount(2))
+		c, err := gocni.New(gocni.WithPluginDir(opts.BinDirs), gocni.WithPluginConfDir(opts.ConfDir), gocni.WithMinNetworkCount(1))
 		if err != nil {
 			return nil, fmt.Errorf("podnet: %w", err)
 		}
-		// The first network gets eth0.
-		if err := c.Load(gocni.WithConfListFile(file), gocni.WithLoNetwork); err != nil {
+		// The network gets eth0; lo is brought up with the namespace
+		// (createNetNS), not by the loopback plugin.
+		if err := c.Load(gocni.WithConfListFile(file)); err != nil {
 			return nil, fmt.Errorf("podnet: load CNI configuration %s: %w", file, err)
 		}
 		return c, nil

@@ -102,7 +102,7 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, "no-cni")()
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(got.Status.Message).To(And(ContainSubstring(`"loopback"`), ContainSubstring("containernetworking-plugins")))
+			g.Expect(got.Status.Message).To(And(ContainSubstring(`"bridge"`), ContainSubstring("containernetworking-plugins")))
 		}).Should(Succeed())
 		Eventually(func(g Gomega) {
 			evs := &corev1.EventList{}
