@@ -193,6 +193,17 @@ func (n *Node) Start(ctx context.Context) error {
 			}
 		})
 	}
+	if n.daemon != nil {
+		wg.Go(func() {
+			select {
+			case <-n.daemon.Done():
+				if ctx.Err() == nil {
+					n.log.Error(n.daemon.Wait(), "The node's containerd exited: containers cannot start or stop until converge restarts", "address", n.daemon.Address())
+				}
+			case <-ctx.Done():
+			}
+		})
+	}
 	err := n.agent.Start(ctx)
 	wg.Wait()
 	return err

@@ -19,6 +19,7 @@ import (
 	"github.com/converge-dev/converge/builtin/node/cri/process"
 	"github.com/converge-dev/converge/builtin/node/cri/runtimetest"
 	"github.com/converge-dev/converge/builtin/node/image"
+	"github.com/converge-dev/converge/builtin/node/podnet"
 	"github.com/converge-dev/converge/framework/api/fields"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
@@ -63,6 +64,7 @@ func BenchmarkPodStartup(b *testing.B) {
 		if _, err := image.Import(ctx, rt.Client(), &archive); err != nil {
 			b.Fatal(err)
 		}
+		defer func() { _ = podnet.RemoveMasquerade("bench") }()
 		podStartup(b, node.Options{Runtime: rt, PodCIDR: "10.87.0.0/22", PodNetwork: os.Getenv("BENCH_PODNET")},
 			corev1.Container{Name: "c", Image: "bench/busybox:v1", ImagePullPolicy: corev1.PullNever,
 				Command: []string{"/bin/busybox", "sleep", "3600"}})

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync"
 	"syscall"
@@ -120,15 +121,29 @@ func start(bin, dir string, opts Options) (*Registry, error) {
 	cmd := exec.Command(bin, "serve", cfg)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	// The parent-death signal fires when the forking thread ends (Go ends a
+	// thread whose locked goroutine exits): fork on a thread locked until the
+	// registry has exited.
+	startErr := make(chan error, 1)
+	r := &Registry{Host: host, Dir: dir, cmd: cmd, token: tok, exited: make(chan struct{})}
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		if err := cmd.Start(); err != nil {
+			startErr <- err
+			return
+		}
+		startErr <- nil
+		_ = cmd.Wait()
+		logf.Close()
+		close(r.exited)
+	}()
+	if err := <-startErr; err != nil {
 		logf.Close()
 		if tok != nil {
 			tok.close()
 		}
 		return nil, fmt.Errorf("start %s: %w", bin, err)
 	}
-	r := &Registry{Host: host, Dir: dir, cmd: cmd, token: tok, exited: make(chan struct{})}
-	go func() { _ = cmd.Wait(); logf.Close(); close(r.exited) }()
 	if err := r.waitReady(10 * time.Second); err != nil {
 		r.Stop()
 		b, _ := os.ReadFile(logPath)

@@ -8,7 +8,7 @@ import (
 )
 
 // Plugins are the CNI plugin types the network needs.
-var Plugins = []string{"loopback", "bridge", "host-local", "portmap", "firewall"}
+var Plugins = []string{"bridge", "host-local", "portmap", "firewall"}
 
 // BridgeName is the Linux bridge of nodeName's pods: "cnv-" and 8 hex digits
 // of the FNV-1a hash of the name (interface names are limited to 15 bytes).
@@ -54,6 +54,9 @@ type chain struct {
 	firewall bool
 }
 
+// iptables reports whether the chain's plugins change iptables rules.
+func (c chain) iptables() bool { return c.portmap || c.firewall }
+
 // confList renders the network configuration list of a node. Every list of a
 // node has the same name, bridge and IPAM directory: they differ only in the
 // plugins chained after the bridge, so pods set up with either share one
@@ -69,7 +72,7 @@ func confList(nodeName, podCIDR, ipamDir string, c chain) ([]byte, error) {
 		"bridge":           BridgeName(nodeName),
 		"isGateway":        true,
 		"isDefaultGateway": true,
-		"ipMasq":           true,
+		"ipMasq":           false, // one rule for the pod CIDR instead (ensureMasquerade)
 		"hairpinMode":      true,
 		"ipam": obj{
 			"type":    "host-local",

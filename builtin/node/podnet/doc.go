@@ -1,10 +1,12 @@
 // Package podnet gives each pod of a node its own network namespace, set up
 // through CNI with the standard plugins (Debian's containernetworking-plugins,
-// in /usr/lib/cni or /opt/cni/bin): loopback for lo, bridge for eth0 (a veth
-// pair into a per-node Linux bridge that is the pods' default gateway and
-// masquerades traffic leaving the pod CIDR), host-local IPAM over the node's
+// in /usr/lib/cni or /opt/cni/bin): bridge for eth0 (a veth pair into a
+// per-node Linux bridge that is the pods' default gateway), host-local IPAM over the node's
 // pod CIDR, portmap for hostPort, and firewall, which accepts the pods'
-// traffic in iptables' FORWARD chain (its policy may be DROP).
+// traffic in iptables' FORWARD chain (its policy may be DROP). lo is brought
+// up when the namespace is created (no loopback plugin run per pod), and one
+// nat rule set per node masquerades what pods send outside the pod CIDR (no
+// per-pod ipMasq rules): chains that touch no iptables run in parallel.
 //
 // New writes the network configuration list (conflist) under the node's root
 // dir and enables IPv4 forwarding (net.ipv4.ip_forward), so pods reach

@@ -10,6 +10,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// errMainThread says a namespace change was about to run on the main thread.
+var errMainThread = errors.New("on the main thread")
+
 // createNetNS creates a new network namespace and bind-mounts it on path.
 func createNetNS(path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -20,25 +23,70 @@ func createNetNS(path string) error {
 		return fmt.Errorf("create network namespace file: %w", err)
 	}
 	_ = f.Close()
+	// Locked while it waits, the caller's thread (the main thread, maybe)
+	// cannot run the goroutine that changes namespace.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	errCh := make(chan error, 1)
-	go func() {
-		// The thread is never unlocked: it exits with this goroutine, so no
-		// other goroutine ever runs in the new namespace.
-		runtime.LockOSThread()
-		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-			errCh <- fmt.Errorf("unshare network namespace: %w", err)
-			return
+	for {
+		go func() {
+			// The thread is never unlocked: it exits with this goroutine, so
+			// no other goroutine ever runs in the new namespace.
+			runtime.LockOSThread()
+			if unix.Gettid() == os.Getpid() {
+				// Go parks the main thread for good instead of ending it: it
+				// would keep the pod's namespace alive. Another goroutine
+				// (and thread) tries again.
+				runtime.UnlockOSThread()
+				errCh <- errMainThread
+				return
+			}
+			if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+				errCh <- fmt.Errorf("unshare network namespace: %w", err)
+				return
+			}
+			if err := loopbackUp(); err != nil {
+				errCh <- err
+				return
+			}
+			src := fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), unix.Gettid())
+			if err := unix.Mount(src, path, "", unix.MS_BIND, ""); err != nil {
+				errCh <- fmt.Errorf("bind-mount network namespace on %s: %w", path, err)
+				return
+			}
+			errCh <- nil
+		}()
+		if err := <-errCh; !errors.Is(err, errMainThread) {
+			errCh <- err
+			break
 		}
-		src := fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), unix.Gettid())
-		if err := unix.Mount(src, path, "", unix.MS_BIND, ""); err != nil {
-			errCh <- fmt.Errorf("bind-mount network namespace on %s: %w", path, err)
-			return
-		}
-		errCh <- nil
-	}()
+	}
 	if err := <-errCh; err != nil {
 		_ = os.Remove(path)
 		return err
+	}
+	return nil
+}
+
+// loopbackUp brings lo up in the calling thread's network namespace (the
+// kernel gives it 127.0.0.1/8 and ::1): what the loopback CNI plugin does,
+// without running a plugin per pod.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("bring lo up: socket: %w", err)
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return fmt.Errorf("bring lo up: %w", err)
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring lo up: read flags: %w", err)
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	if err := unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr); err != nil {
+		return fmt.Errorf("bring lo up: %w", err)
 	}
 	return nil
 }

@@ -102,7 +102,7 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		Eventually(func(g Gomega) {
 			got, err := getPod(ctx, "no-cni")()
 			g.Expect(err).NotTo(HaveOccurred())
-			g.Expect(got.Status.Message).To(And(ContainSubstring(`"loopback"`), ContainSubstring("containernetworking-plugins")))
+			g.Expect(got.Status.Message).To(And(ContainSubstring(`"bridge"`), ContainSubstring("containernetworking-plugins")))
 		}).Should(Succeed())
 		Eventually(func(g Gomega) {
 			evs := &corev1.EventList{}
@@ -174,11 +174,19 @@ var _ = Describe("Network", func() {
 		name := fmt.Sprintf("cnet-idem-%d", GinkgoRandomSeed()%1000)
 		n, err := podnet.New(podnet.Options{NodeName: name, RootDir: root, PodCIDR: "10.91." + strconv.Itoa(int(GinkgoRandomSeed()%250)) + ".0/24"})
 		Expect(err).NotTo(HaveOccurred())
-		DeferCleanup(func() { _, _ = runIP("link", "del", podnet.BridgeName(name)) })
+		DeferCleanup(func() {
+			_, _ = runIP("link", "del", podnet.BridgeName(name))
+			Expect(podnet.RemoveMasquerade(name)).To(Succeed())
+			Expect(natRules()).NotTo(ContainSubstring("converge pods of " + name))
+		})
 		pod := podnet.Pod{UID: "0b6f4c1e-idem", Namespace: "default", Name: "idem"}
 		first, err := n.Setup(ctx, pod)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(first.IP).To(Satisfy(inCIDR(n.PodCIDR())))
+		// One masquerade jump for the pod CIDR, none per pod.
+		rules := natRules()
+		Expect(rules).To(ContainSubstring("-A POSTROUTING -s " + n.PodCIDR() + ` -m comment --comment "converge pods of ` + name + `"`))
+		Expect(rules).NotTo(ContainSubstring("-s " + first.IP + "/32"))
 		again, err := n.Setup(ctx, pod)
 		Expect(err).NotTo(HaveOccurred())
 		Expect(again).To(Equal(first))
@@ -201,6 +209,7 @@ var _ = Describe("Network", func() {
 		root := GinkgoT().TempDir()
 		n, err := podnet.New(podnet.Options{NodeName: "cnet-empty", RootDir: root, PodCIDR: "10.92.0.0/24", BinDirs: []string{GinkgoT().TempDir()}})
 		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { Expect(podnet.RemoveMasquerade("cnet-empty")).To(Succeed()) })
 		_, err = n.Setup(ctx, podnet.Pod{UID: "u1", Namespace: "default", Name: "p"})
 		Expect(errors.Is(err, podnet.ErrPluginMissing)).To(BeTrue(), "%v", err)
 		Expect(err.Error()).To(ContainSubstring("containernetworking-plugins"))
@@ -266,4 +275,12 @@ func hostAddr() string {
 		}
 	}
 	return "127.0.0.1"
+}
+
+// natRules is the host's nat table as iptables -S prints it.
+func natRules() string {
+	GinkgoHelper()
+	out, err := exec.Command("iptables", "-w", "-t", "nat", "-S").CombinedOutput()
+	Expect(err).NotTo(HaveOccurred(), "%s", out)
+	return string(out)
 }

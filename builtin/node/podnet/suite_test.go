@@ -134,6 +134,7 @@ var _ = AfterSuite(func() {
 			if out, err := runIP("link", "del", podnet.BridgeName(a.name)); err != nil && !strings.Contains(out, "Cannot find") {
 				GinkgoWriter.Printf("remove bridge of %s: %v %s\n", a.name, err, out)
 			}
+			Expect(podnet.RemoveMasquerade(a.name)).To(Succeed())
 		}
 	}
 	if suite.stopProxy != nil {

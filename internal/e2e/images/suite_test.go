@@ -19,6 +19,7 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
+	"github.com/converge-dev/converge/builtin/node/podnet"
 	"github.com/converge-dev/converge/internal/e2etool"
 	"github.com/converge-dev/converge/internal/registrytest"
 )
@@ -139,6 +140,13 @@ func startUp(dir string) {
 		}
 		logFile.Close()
 		reapLeftovers(dir)
+		// The node keeps its masquerade rule when it stops (as it keeps its
+		// bridge); this suite's node goes for good. Its name is the host's.
+		if host, err := os.Hostname(); err == nil {
+			if err := podnet.RemoveMasquerade(host); err != nil {
+				GinkgoWriter.Printf("removing the node's masquerade rule: %v\n", err)
+			}
+		}
 		if suite.failed {
 			for _, f := range []string{logFile.Name(), filepath.Join(dir, "node", "containerd", "containerd.log")} {
 				if b, err := os.ReadFile(f); err == nil {

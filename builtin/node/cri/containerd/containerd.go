@@ -14,6 +14,7 @@ import (
 	"github.com/containerd/containerd/v2/client"
 	"github.com/containerd/containerd/v2/pkg/namespaces"
 	"github.com/containerd/errdefs"
+	"google.golang.org/grpc"
 
 	"github.com/converge-dev/converge/builtin/node/cri"
 )
@@ -31,6 +32,7 @@ const (
 // Runtime runs containers through containerd. Create it with New.
 type Runtime struct {
 	client      *client.Client
+	dialer      *socketDialer
 	address     string
 	namespace   string
 	snapshotter string
@@ -40,6 +42,10 @@ type Runtime struct {
 	// pullMu guards pulls, the pulls in flight by normalized reference.
 	pullMu sync.Mutex
 	pulls  map[string]*pullCall
+
+	// unpacked holds the manifest digests of images found unpacked into
+	// the snapshotter (see unpack).
+	unpacked sync.Map
 
 	// mu guards running. Never held across a containerd call.
 	mu sync.Mutex
@@ -57,24 +63,32 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 	if err := opts.validate(); err != nil {
 		return nil, err
 	}
-	c, err := client.New(opts.Address,
+	dialer, err := newSocketDialer(opts.Address)
+	if err != nil {
+		return nil, fmt.Errorf("connect to containerd: %w", err)
+	}
+	c, err := client.New(dialer.path,
 		client.WithDefaultNamespace(opts.Namespace),
 		client.WithDefaultRuntime(opts.Runtime),
-		client.WithTimeout(5*time.Second))
+		client.WithTimeout(5*time.Second),
+		client.WithExtraDialOpts([]grpc.DialOption{grpc.WithContextDialer(dialer.dial)}))
 	if err != nil {
+		dialer.Close()
 		return nil, fmt.Errorf("connect to containerd at %s: %w", opts.Address, err)
 	}
-	r := &Runtime{client: c, address: opts.Address, namespace: opts.Namespace, runtime: opts.Runtime,
+	r := &Runtime{client: c, dialer: dialer, address: dialer.path, namespace: opts.Namespace, runtime: opts.Runtime,
 		registries: opts.Registries, running: map[string]*container{}, pulls: map[string]*pullCall{}}
 	ctx = r.nsCtx(ctx)
 	if _, err := c.Version(ctx); err != nil {
 		c.Close()
+		dialer.Close()
 		return nil, fmt.Errorf("connect to containerd at %s: %w", opts.Address, err)
 	}
 	r.snapshotter = opts.Snapshotter
 	if r.snapshotter == "" {
 		if r.snapshotter, err = pickSnapshotter(ctx, c); err != nil {
 			c.Close()
+			dialer.Close()
 			return nil, err
 		}
 	}
@@ -123,7 +137,9 @@ func (r *Runtime) Client() *client.Client { return r.client }
 // Close closes the connection to containerd. Containers keep running; their
 // output is no longer captured.
 func (r *Runtime) Close() error {
-	if err := r.client.Close(); err != nil {
+	err := r.client.Close()
+	r.dialer.Close()
+	if err != nil {
 		return fmt.Errorf("close containerd client: %w", err)
 	}
 	return nil

@@ -316,3 +316,40 @@ func TestSnapshotterAndBadArgs(t *testing.T) {
 		t.Errorf("containers left after failed starts: %d, %v", len(conts), err)
 	}
 }
+
+// TestImageRemovedByAnotherClient: a Runtime remembers images it found
+// unpacked; an image removed by another client (converge image rm) and
+// imported again starts anyway.
+func TestImageRemovedByAnotherClient(t *testing.T) {
+	rt := startRuntime(t)
+	bin := goBuildStatic(t, testPkg, t.TempDir())
+	importBinary(t, rt, bin, "converge-e2e", "")
+	logs := t.TempDir()
+	start := func() {
+		t.Helper()
+		id, err := rt.Start(t.Context(), cri.ContainerSpec{
+			PodNamespace: "default", PodName: "p", Name: "c", Image: "converge-e2e",
+			Args: []string{"/bin/testbin", "exit", "0"}, LogPath: filepath.Join(logs, "c.log"),
+		})
+		if err != nil {
+			t.Fatalf("Start: %v", err)
+		}
+		if _, err := rt.Wait(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		if err := rt.Remove(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start()
+	other, err := containerd.New(t.Context(), containerd.Options{Address: rt.Address()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := other.RemoveImage(t.Context(), "converge-e2e"); err != nil {
+		t.Fatal(err)
+	}
+	importBinary(t, other, bin, "converge-e2e", "")
+	start()
+}

@@ -186,6 +186,7 @@ func (r *Runtime) RemoveImage(ctx context.Context, ref string) error {
 			return fmt.Errorf("remove image %s: %w", n, err)
 		}
 	}
+	r.unpacked.Clear() // the collection may have taken snapshots
 	return nil
 }
 

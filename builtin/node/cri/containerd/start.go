@@ -54,20 +54,15 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: pidNS}))
 	}
 	id := newID()
-	cont, err := r.client.NewContainer(ctx, id,
-		client.WithImage(img),
-		client.WithSnapshotter(r.snapshotter),
-		client.WithNewSnapshot(id, img),
-		client.WithRuntime(r.runtime, nil),
-		client.WithContainerLabels(map[string]string{
-			LabelPodUID:       spec.PodUID,
-			LabelPodNamespace: spec.PodNamespace,
-			LabelPodName:      spec.PodName,
-			LabelContainer:    spec.Name,
-			LabelAttempt:      strconv.Itoa(spec.Attempt),
-		}),
-		client.WithNewSpec(opts...),
-	)
+	cont, err := r.newContainer(ctx, id, img, spec, opts)
+	if errdefs.IsNotFound(err) {
+		// The image's snapshots went (an image removed by another client and
+		// imported again): unpack and create once more.
+		r.unpacked.Delete(img.Target().Digest.String())
+		if err = r.unpack(ctx, img); err == nil {
+			cont, err = r.newContainer(ctx, id, img, spec, opts)
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("start container %s: create: %w", what, err)
 	}
@@ -191,6 +186,24 @@ func classifyStartErr(err error) error {
 }
 
 // image finds a local image by reference, normalized name, or digest.
+// newContainer creates container id of img with a new snapshot.
+func (r *Runtime) newContainer(ctx context.Context, id string, img client.Image, spec cri.ContainerSpec, opts []oci.SpecOpts) (client.Container, error) {
+	return r.client.NewContainer(ctx, id,
+		client.WithImage(img),
+		client.WithSnapshotter(r.snapshotter),
+		client.WithNewSnapshot(id, img),
+		client.WithRuntime(r.runtime, nil),
+		client.WithContainerLabels(map[string]string{
+			LabelPodUID:       spec.PodUID,
+			LabelPodNamespace: spec.PodNamespace,
+			LabelPodName:      spec.PodName,
+			LabelContainer:    spec.Name,
+			LabelAttempt:      strconv.Itoa(spec.Attempt),
+		}),
+		client.WithNewSpec(opts...),
+	)
+}
+
 func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {
 	candidates := []string{ref}
 	if n := image.Normalize(ref); n != ref {
@@ -217,17 +230,25 @@ func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {
 	return nil, fmt.Errorf("image %q (pull it, or import it with `converge image import`): %w", ref, cri.ErrImageNotPresent)
 }
 
+// unpack makes sure img is unpacked into the runtime's snapshotter. An image
+// (by its manifest digest) found unpacked is remembered: checking costs
+// several containerd calls per container start, and the image's snapshots
+// stay as long as it does (Start forgets it when they are found gone).
 func (r *Runtime) unpack(ctx context.Context, img client.Image) error {
+	key := img.Target().Digest.String()
+	if _, ok := r.unpacked.Load(key); ok {
+		return nil
+	}
 	ok, err := img.IsUnpacked(ctx, r.snapshotter)
 	if err != nil {
 		return fmt.Errorf("check image %s is unpacked: %w", img.Name(), err)
 	}
-	if ok {
-		return nil
+	if !ok {
+		if err := img.Unpack(ctx, r.snapshotter); err != nil && !errdefs.IsAlreadyExists(err) {
+			return fmt.Errorf("unpack image %s into %s: %w", img.Name(), r.snapshotter, err)
+		}
 	}
-	if err := img.Unpack(ctx, r.snapshotter); err != nil && !errdefs.IsAlreadyExists(err) {
-		return fmt.Errorf("unpack image %s into %s: %w", img.Name(), r.snapshotter, err)
-	}
+	r.unpacked.Store(key, struct{}{})
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -148,13 +149,26 @@ func Start(ctx context.Context, opts Options) (*Daemon, error) {
 		Setpgid:   true,            // terminal signals meant for the parent do not reach it
 		Pdeathsig: syscall.SIGTERM, // nor does it outlive a parent that dies without cleaning up
 	}
-	if err := cmd.Start(); err != nil {
+	// The parent-death signal fires when the thread that forked the child
+	// ends, not the process: Go ends a thread whose locked goroutine exits
+	// (pod network setup does, per pod). So the fork runs on a thread locked
+	// until containerd has exited.
+	startErr := make(chan error, 1)
+	exited := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine, after containerd
+		if err := cmd.Start(); err != nil {
+			startErr <- err
+			return
+		}
+		startErr <- nil
+		exited <- cmd.Wait()
+	}()
+	if err := <-startErr; err != nil {
 		return nil, fmt.Errorf("start containerd: %w", err)
 	}
 	d := &Daemon{address: sock, logPath: logPath, pid: cmd.Process.Pid, done: make(chan struct{})}
 
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
 	stopping := make(chan struct{})
 	go d.supervise(ctx, cmd.Process, exited, stopping, opts.StopTimeout)
 

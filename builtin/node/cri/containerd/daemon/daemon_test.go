@@ -6,7 +6,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -103,4 +105,57 @@ func TestStartFailureShowsLog(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "boom: cannot start") || !strings.Contains(err.Error(), "exited during start-up") {
 		t.Fatalf("Start of a daemon that exits = %v, want the exit and the log's tail", err)
 	}
+}
+
+// The daemon outlives the thread that started it. Go ends a thread whose
+// locked goroutine exits (pod network setup does so for every pod), and a
+// parent-death signal set at the fork fires on the forking thread's exit, not
+// the process's: containerd was stopped (its socket removed) in the middle of
+// a burst of pod starts, and every later call failed to dial.
+func TestSurvivesTheExitOfTheStartingThread(t *testing.T) {
+	dir, err := os.MkdirTemp("", "cvg-ctd-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	type started struct {
+		d   *daemon.Daemon
+		err error
+	}
+	res := make(chan started, 1)
+	runtime.LockOSThread() // the goroutine below cannot run on this thread
+	defer runtime.UnlockOSThread()
+	var r started
+	for {
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with this goroutine
+			if syscall.Gettid() == os.Getpid() {
+				// Go parks the main thread instead of ending it: try another.
+				runtime.UnlockOSThread()
+				res <- started{}
+				return
+			}
+			d, err := daemon.Start(ctx, daemon.Options{Dir: dir})
+			res <- started{d, err}
+		}()
+		if r = <-res; r.d != nil || r.err != nil {
+			break
+		}
+	}
+	if r.err != nil {
+		t.Fatalf("Start: %v", r.err)
+	}
+	defer func() { cancel(); <-r.d.Done() }()
+	select {
+	case <-r.d.Done():
+		t.Fatalf("containerd stopped when the thread that started it ended: %v", r.d.Wait())
+	case <-time.After(2 * time.Second):
+	}
+	conn, err := net.Dial("unix", r.d.Address())
+	if err != nil {
+		t.Fatalf("dial containerd after the starting thread ended: %v", err)
+	}
+	conn.Close()
 }
