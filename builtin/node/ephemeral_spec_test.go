@@ -12,16 +12,30 @@ import (
 	"github.com/converge-dev/converge/builtin/node"
 	"github.com/converge-dev/converge/builtin/node/cri/simulated"
 	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 )
 
 // addEphemeral adds ec to pod name through pods/NAME/ephemeralcontainers.
 func addEphemeral(ctx context.Context, name string, ec corev1.EphemeralContainer) {
 	GinkgoHelper()
-	p, err := getPod(ctx, name)()
-	Expect(err).NotTo(HaveOccurred())
-	p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, ec)
-	Expect(suite.c.SubResource("ephemeralcontainers").Update(ctx, p, p)).To(Succeed())
+	// An update carries the pod's resourceVersion, which the agent's status
+	// writes move: read and write again on a conflict, as clients do.
+	Eventually(func() error {
+		p, err := getPod(ctx, name)()
+		if err != nil {
+			return err
+		}
+		p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, ec)
+		err = suite.c.SubResource("ephemeralcontainers").Update(ctx, p, p)
+		if apierrors.IsConflict(err) {
+			return err
+		}
+		if err != nil {
+			return StopTrying("update pods/ephemeralcontainers").Wrap(err)
+		}
+		return nil
+	}).WithTimeout(10 * time.Second).Should(Succeed())
 }
 
 func ephemeralStatus(ctx context.Context, pod, name string) func() (corev1.ContainerStatus, error) {
