@@ -280,11 +280,16 @@ spec: {replicas: 20, color: green}
 		var se *apierrors.StatusError
 		Expect(errors.As(err, &se)).To(BeTrue(), "%v", err)
 		Expect(se.ErrStatus.Code).To(BeNumerically("==", http.StatusInternalServerError))
-		Expect(se.Error()).To(Equal("Internal error occurred: conversion webhook for example.com/v2, Kind=Widget failed: " +
-			"object 5 (batch-huge): convert v2 to v1: replicas 5000 does not fit in v1 (at most 1000)"))
+		// A consistent list is served from the watch cache once it is current
+		// (consistentlist.go), where the five are converted already: the one
+		// review holds only the new object (object 0); when the cache is not
+		// current in time the list comes from storage and the review holds all
+		// six (object 5).
 		reviews = conversionReviews.since(from, "example.com/v1", "batch-")
 		Expect(reviews).To(HaveLen(1))
-		Expect(reviews[0].Objects).To(HaveLen(n + 1))
+		Expect(reviews[0].Objects).To(Or(HaveLen(1), HaveLen(n+1)))
+		Expect(se.Error()).To(Equal(fmt.Sprintf("Internal error occurred: conversion webhook for example.com/v2, Kind=Widget failed: "+
+			"object %d (batch-huge): convert v2 to v1: replicas 5000 does not fit in v1 (at most 1000)", len(reviews[0].Objects)-1)))
 	})
 
 	It("validates and defaults writes made through v1 in v2 (Converted)", func(ctx SpecContext) {
