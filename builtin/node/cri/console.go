@@ -78,6 +78,12 @@ func (c *Console) Attach(ctx context.Context, s Streams) error {
 	}()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	// The client sends its terminal's size at once, on its own stream: apply
+	// it before the session's first keystrokes reach the program, which may
+	// read the size as soon as it has read a line.
+	if size, ok := InitialSize(ctx, s.Resize, InitialSizeWait); ok {
+		c.resize(size)
+	}
 	go func() {
 		for {
 			select {
