@@ -16,6 +16,8 @@
 #   TIMEOUT  whole suite, in minutes   [45]
 #   POD_CIDR converge up --pod-cidr  [127.77.0.0/16: not the default, so pods of
 #            another converge on this machine never share an address]
+#   SERVICE_CIDR converge up --service-cidr [its default; give each run on a
+#            machine its own, e.g. 127.89.0.0/16]
 #   REPORT   Markdown output          [docs/CONFORMANCE.md]
 #   NOTE     extra paragraph for the report header
 # The run's logs and JUnit XML stay in conformance/.cache/runs/<time>/.
@@ -29,6 +31,7 @@ SKIP=${SKIP:-}
 PROCS=${PROCS:-2}
 TIMEOUT=${TIMEOUT:-45}
 POD_CIDR=${POD_CIDR:-127.77.0.0/16}
+SERVICE_CIDR=${SERVICE_CIDR:-}
 REPORT=${REPORT:-docs/CONFORMANCE.md}
 NOTE=${NOTE:-}
 
@@ -44,7 +47,8 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 kubeconfig=$data/kubeconfig
 
 log "converge up --data-dir $data --port $port (log: $run/converge.log)"
-./bin/converge up --data-dir "$data" --port "$port" --pod-cidr "$POD_CIDR" >"$run/converge.log" 2>&1 &
+./bin/converge up --data-dir "$data" --port "$port" --pod-cidr "$POD_CIDR" \
+	${SERVICE_CIDR:+--service-cidr "$SERVICE_CIDR"} >"$run/converge.log" 2>&1 &
 converge_pid=$!
 stop() {
 	if kill -0 "$converge_pid" 2>/dev/null; then
