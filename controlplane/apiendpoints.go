@@ -8,6 +8,7 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/apiendpoints"
+	"github.com/converge-dev/converge/builtin/defaultservicecidr"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -17,17 +18,9 @@ import (
 // for the components started after it; a failed pass is logged and retried,
 // never fatal (a Service IP held by another Service must not stop the server).
 func (cp *ControlPlane) startAPIEndpoints(ctx, runCtx context.Context, serviceIP netip.Addr) error {
-	cfg, err := cp.ClientConfig("system:apiserver")
+	c, err := cp.apiserverClient()
 	if err != nil {
 		return err
-	}
-	sch, err := all.NewScheme()
-	if err != nil {
-		return fmt.Errorf("build scheme: %w", err)
-	}
-	c, err := client.New(cfg, client.Options{Scheme: sch})
-	if err != nil {
-		return fmt.Errorf("create kubernetes service client: %w", err)
 	}
 	r, err := apiendpoints.New(apiendpoints.Options{
 		Client: c, Store: cp.store, ServiceIP: serviceIP,
@@ -47,4 +40,47 @@ func (cp *ControlPlane) startAPIEndpoints(ctx, runCtx context.Context, serviceIP
 		_ = r.Start(runCtx)
 	}()
 	return nil
+}
+
+// startDefaultServiceCIDR keeps the default ServiceCIDR "kubernetes" (the
+// service range, builtin/defaultservicecidr) in the background (nothing at
+// start-up waits for it); a failed pass is logged and retried, never fatal.
+func (cp *ControlPlane) startDefaultServiceCIDR(runCtx context.Context, cidr netip.Prefix) error {
+	c, err := cp.apiserverClient()
+	if err != nil {
+		return err
+	}
+	r, err := defaultservicecidr.New(defaultservicecidr.Options{
+		Client: c, CIDRs: []netip.Prefix{cidr}, Logger: cp.log.WithName("defaultservicecidr"),
+	})
+	if err != nil {
+		return err
+	}
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		if err := r.Sync(runCtx); err != nil && runCtx.Err() == nil {
+			cp.log.Error(err, "Sync of the default ServiceCIDR failed")
+		}
+		_ = r.Start(runCtx)
+	}()
+	return nil
+}
+
+// apiserverClient is a client acting as the API server itself
+// (system:apiserver), for the objects it keeps.
+func (cp *ControlPlane) apiserverClient() (*client.Client, error) {
+	cfg, err := cp.ClientConfig("system:apiserver")
+	if err != nil {
+		return nil, err
+	}
+	sch, err := all.NewScheme()
+	if err != nil {
+		return nil, fmt.Errorf("build scheme: %w", err)
+	}
+	c, err := client.New(cfg, client.Options{Scheme: sch})
+	if err != nil {
+		return nil, fmt.Errorf("create the API server's own client: %w", err)
+	}
+	return c, nil
 }
