@@ -56,32 +56,7 @@ func podPhase(policy corev1.RestartPolicy, initDone, initFailed bool, statuses [
 	return corev1.PodPending
 }
 
-func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
-	requests, limits := false, false
-	guaranteed := true
-	for _, c := range pod.Spec.Containers {
-		if len(c.Resources.Requests) > 0 {
-			requests = true
-		}
-		if len(c.Resources.Limits) > 0 {
-			limits = true
-		}
-		for _, r := range []string{"cpu", "memory"} {
-			l, lok := c.Resources.Limits[r]
-			q, qok := c.Resources.Requests[r]
-			if !lok || (qok && q.S != l.S) {
-				guaranteed = false
-			}
-		}
-	}
-	switch {
-	case !requests && !limits:
-		return corev1.PodQOSBestEffort
-	case guaranteed:
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
-}
+func qosClass(pod *corev1.Pod) corev1.PodQOSClass { return corev1.PodQOS(&pod.Spec) }
 
 // setCondition records a condition, keeping its transition time when the
 // status did not change. Called with w.mu held.
