@@ -9,7 +9,9 @@ import (
 func TestPodQOS(t *testing.T) {
 	t.Parallel()
 	q := func(s string) api.Quantity { return api.Quantity{S: s} }
-	res := func(req, lim ResourceList) Container { return Container{Name: "c", Resources: ResourceRequirements{Requests: req, Limits: lim}} }
+	res := func(req, lim ResourceList) Container {
+		return Container{Name: "c", Resources: ResourceRequirements{Requests: req, Limits: lim}}
+	}
 	both := ResourceList{"cpu": q("100m"), "memory": q("64Mi")}
 	for _, tc := range []struct {
 		name  string
