@@ -7,6 +7,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/cronjob"
 	"github.com/converge-dev/converge/builtin/controllers/daemonset"
 	"github.com/converge-dev/converge/builtin/controllers/deployment"
+	"github.com/converge-dev/converge/builtin/controllers/disruption"
 	"github.com/converge-dev/converge/builtin/controllers/endpoints"
 	"github.com/converge-dev/converge/builtin/controllers/endpointslice"
 	"github.com/converge-dev/converge/builtin/controllers/ephemeral"
@@ -53,6 +54,7 @@ func All() []Controller {
 		{Name: "deployment", Setup: deployment.Setup},
 		{Name: podautoscaler.Name, Setup: podautoscaler.Setup},
 		{Name: resourcequota.Name, Setup: resourcequota.Setup},
+		{Name: disruption.Name, Setup: disruption.Setup},
 	}
 }
 
