@@ -576,7 +576,11 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 			delete(next, "status")
 		}
 		if q.res.StatusUpdatesMetadata {
-			for _, k := range []string{"labels", "annotations"} {
+			keys := []string{"labels", "annotations"}
+			if q.res.StatusResetsLabels {
+				keys = keys[1:]
+			}
+			for _, k := range keys {
 				if v, ok := metaOf(obj)[k]; ok {
 					metaOf(next)[k] = v
 				} else {

@@ -19,7 +19,7 @@ func Resources() []*registry.Resource {
 		GroupVersion: GroupVersion, Resource: "ingresses", Kind: "Ingress", ListKind: "IngressList", Singular: "ingress",
 		ShortNames: []string{"ing"}, Namespaced: true,
 		Strategy:          registry.Typed[Ingress]{Validate: ValidateIngress, ValidateUpdateFunc: func(in, _ *Ingress) field.ErrorList { return ValidateIngress(in) }},
-		StatusSubresource: true, Generation: true, NameValidation: validation.NameIsDNSSubdomain,
+		StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, NameValidation: validation.NameIsDNSSubdomain,
 		Type: reflect.TypeFor[Ingress](), Printer: ingressPrinter(),
 	}, {
 		GroupVersion: GroupVersion, Resource: "ingressclasses", Kind: "IngressClass", ListKind: "IngressClassList", Singular: "ingressclass",
