@@ -203,10 +203,16 @@ func podFields(obj map[string]any) map[string]string {
 
 // eventFields are the event field selectors of Kubernetes' event ToSelectableFields.
 func eventFields(obj map[string]any) map[string]string {
+	source := api.NestedString(obj, "source", "component")
+	if source == "" {
+		// Events written through events.k8s.io name their reporter only in
+		// reportingController (reportingComponent here), as Kubernetes' field set.
+		source = api.NestedString(obj, "reportingComponent")
+	}
 	out := map[string]string{
 		"reason":             api.NestedString(obj, "reason"),
 		"reportingComponent": api.NestedString(obj, "reportingComponent"),
-		"source":             api.NestedString(obj, "source", "component"),
+		"source":             source,
 		"type":               api.NestedString(obj, "type"),
 	}
 	for _, f := range []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"} {
