@@ -104,10 +104,14 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 			phase = p
 		}
 	}
+	message, reason := w.message, ""
+	if w.deadlineExceeded && phase != corev1.PodSucceeded {
+		phase, reason, message = corev1.PodFailed, reasonDeadlineExceeded, messageDeadlineExceeded
+	}
 	st := corev1.PodStatus{
 		Phase: phase, HostIP: w.a.opts.InternalIP, HostIPs: []corev1.HostIP{{IP: w.a.opts.InternalIP}},
 		StartTime: &w.startTime, InitContainerStatuses: inits, ContainerStatuses: ctrs, QOSClass: qosClass(pod),
-		Message: w.message,
+		Message: message, Reason: reason,
 	}
 	if w.podIP != "" {
 		st.PodIP, st.PodIPs = w.podIP, []corev1.PodIP{{IP: w.podIP}}

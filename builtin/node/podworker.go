@@ -40,6 +40,8 @@ type podWorker struct {
 
 	// Termination (termination.go); guarded by mu.
 	killed       bool          // terminate stopped every container
+	// deadlineExceeded: spec.activeDeadlineSeconds passed (activedeadline.go).
+	deadlineExceeded bool
 	deletionSeen time.Time     // when terminate began
 	killBy       time.Time     // termination deadline, only moved earlier
 	shortened    chan struct{} // closed when killBy moves
@@ -124,13 +126,17 @@ func (w *podWorker) run() {
 	go func() { defer close(lifecycle); w.lifecycle(w.runCtx) }()
 
 	for !w.shouldTerminate() {
+		due, stopTimer := w.activeDeadlineTimer()
 		select {
 		case <-w.changed:
-			continue
+		case <-due:
+			w.exceedDeadline()
 		case <-w.a.ctx.Done():
+			stopTimer()
 			<-lifecycle
 			return // shutdown() stops the containers
 		}
+		stopTimer()
 	}
 	w.terminate()
 	w.stop()
