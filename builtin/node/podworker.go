@@ -39,12 +39,12 @@ type podWorker struct {
 	ctrs        []*containerRunner
 
 	// Termination (termination.go); guarded by mu.
-	killed bool // terminate stopped every container
-	// deadlineExceeded: spec.activeDeadlineSeconds passed (activedeadline.go).
+	killed       bool          // terminate stopped every container
+	deletionSeen time.Time     // when terminate began
+	killBy       time.Time     // termination deadline, only moved earlier
+	shortened    chan struct{} // closed when killBy moves
+	// spec.activeDeadlineSeconds passed (activedeadline.go); guarded by mu.
 	deadlineExceeded bool
-	deletionSeen     time.Time     // when terminate began
-	killBy           time.Time     // termination deadline, only moved earlier
-	shortened        chan struct{} // closed when killBy moves
 
 	statusMu   sync.Mutex // serialises status writes
 	lastStatus string     // the last status written; guarded by statusMu
