@@ -58,3 +58,21 @@ func TestSigOf(t *testing.T) {
 		}
 	}
 }
+
+func TestMerge(t *testing.T) {
+	type skipped = struct {
+		Message string `xml:"message,attr"`
+	}
+	filtered := &skipped{"skipped"}
+	fail := &failure{Type: "failed", Description: "[FAILED] boom"}
+	first := []testCase{{Name: "a", Status: "failed", Failure: fail}, {Name: "b", Status: "passed"}, {Name: "c", Status: "skipped", Skipped: filtered}}
+	second := []testCase{{Name: "a", Status: "passed"}, {Name: "b", Status: "skipped", Skipped: filtered}, {Name: "d", Status: "passed"}}
+	got := merge([][]testCase{first, second})
+	var names, statuses []string
+	for _, c := range got {
+		names, statuses = append(names, c.Name), append(statuses, c.Status)
+	}
+	if strings.Join(names, ",") != "a,b,c,d" || strings.Join(statuses, ",") != "passed,passed,skipped,passed" {
+		t.Fatalf("merge = %v %v, want a,b,c,d passed,passed,skipped,passed (a rerun wins; a run that filtered b out keeps b's result)", names, statuses)
+	}
+}
