@@ -72,6 +72,9 @@ func Resources() []*registry.Resource {
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
 			Strategy:          registry.Typed[Pod]{Default: DefaultPod, Validate: ValidatePod, ValidateUpdateFunc: ValidatePodUpdate},
 			StatusSubresource: true, StatusUpdatesMetadata: true,
+			// Kubernetes 1.34 (PodObservedGenerationTracking): generation 1 on
+			// create, +1 on spec changes; binding does not count.
+			Generation: true, GenerationIgnores: [][]string{{"spec", "nodeName"}},
 			NameValidation:   validation.NameIsDNSSubdomain,
 			Type:             reflect.TypeFor[Pod](),
 			SelectableFields: podFields,
