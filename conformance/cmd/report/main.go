@@ -273,7 +273,7 @@ var nodeMarkers = []struct{ marker, reason string }{
 
 // podWait matches a failure that is about a pod (or a workload of pods) not
 // reaching a running, ready or finished state, or about its image.
-var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|success or failure|available|pending|containercreating)\b|ImagePull|no local entrypoint`)
+var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|success or failure|available|pending|containercreating)\b|ReadyReplicas:0,|ImagePull|no local entrypoint`)
 
 // cannotRunReason reports why a failed spec cannot run here, quoting the line
 // of the first marker found. A node marker counts anywhere in the failure or
