@@ -259,6 +259,7 @@ func failureText(f *failure) string {
 var imageMarkers = []struct{ marker, reason string }{
 	{"has no local entrypoint", "a container has no command and its image cannot be unpacked by the process runtime"},
 	{"executable file not found", "a container's program exists only inside its image"},
+	{"is not an executable file on this host", "a container's program exists only inside its image"},
 	{"ErrImagePull", "a container image cannot be pulled"},
 	{"ImagePullBackOff", "a container image cannot be pulled"},
 	{"InvalidImageName", "a container image cannot be pulled"},
