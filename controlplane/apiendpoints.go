@@ -8,6 +8,7 @@ import (
 
 	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/builtin/apiendpoints"
+	"github.com/converge-dev/converge/builtin/defaultservicecidr"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -41,6 +42,31 @@ func (cp *ControlPlane) startAPIEndpoints(ctx, runCtx context.Context, serviceIP
 	return nil
 }
 
+// startDefaultServiceCIDR keeps the default ServiceCIDR "kubernetes" (the
+// service range, builtin/defaultservicecidr) in the background (nothing at
+// start-up waits for it); a failed pass is logged and retried, never fatal.
+func (cp *ControlPlane) startDefaultServiceCIDR(runCtx context.Context, cidr netip.Prefix) error {
+	c, err := cp.apiServerClient()
+	if err != nil {
+		return err
+	}
+	r, err := defaultservicecidr.New(defaultservicecidr.Options{
+		Client: c, CIDRs: []netip.Prefix{cidr}, Logger: cp.log.WithName("defaultservicecidr"),
+	})
+	if err != nil {
+		return err
+	}
+	cp.wg.Add(1)
+	go func() {
+		defer cp.wg.Done()
+		if err := r.Sync(runCtx); err != nil && runCtx.Err() == nil {
+			cp.log.Error(err, "Sync of the default ServiceCIDR failed")
+		}
+		_ = r.Start(runCtx)
+	}()
+	return nil
+}
+
 // apiServerClient is a typed client of the API server's own identity
 // (system:apiserver, system:masters), for the loops the API server runs.
 func (cp *ControlPlane) apiServerClient() (*client.Client, error) {
@@ -52,5 +78,9 @@ func (cp *ControlPlane) apiServerClient() (*client.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build scheme: %w", err)
 	}
-	return client.New(cfg, client.Options{Scheme: sch})
+	c, err := client.New(cfg, client.Options{Scheme: sch})
+	if err != nil {
+		return nil, fmt.Errorf("create the API server's own client: %w", err)
+	}
+	return c, nil
 }

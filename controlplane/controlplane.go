@@ -347,6 +347,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err := cp.startFlowControl(runCtx); err != nil {
 		return err
 	}
+	if err := cp.startDefaultServiceCIDR(runCtx, alloc.ServiceCIDR()); err != nil {
+		return err
+	}
 	if opts.CompactionInterval > 0 {
 		cp.wg.Add(1)
 		go func() {

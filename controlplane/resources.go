@@ -8,6 +8,7 @@ import (
 	"github.com/converge-dev/converge/builtin/api/all"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
+	"github.com/converge-dev/converge/builtin/eviction"
 	"github.com/converge-dev/converge/builtin/podlog"
 	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
@@ -15,7 +16,8 @@ import (
 
 // servedResources returns every built-in resource (builtin/api/all) with what
 // the control plane adds to them, each wired here once: Service cluster IP and
-// node port allocation, the pods/log and serviceaccounts/token subresources,
+// node port allocation, the pods/log, pods/eviction (disruption budgets) and
+// serviceaccounts/token subresources,
 // and the Priority and RuntimeClass admission steps of pods and PriorityClasses.
 func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registry.Resource, error) {
 	logs, err := cp.podLogs()
@@ -34,6 +36,7 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 			servicenet.WrapServiceResource(r, alloc)
 		case corev1.GroupVersion().WithResource("pods"):
 			addSubresource(r, "log", logs)
+			addSubresource(r, "eviction", eviction.Subresource{Store: cp.store})
 			for name, sub := range streams {
 				addSubresource(r, name, sub)
 			}

@@ -7,8 +7,10 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/cronjob"
 	"github.com/converge-dev/converge/builtin/controllers/daemonset"
 	"github.com/converge-dev/converge/builtin/controllers/deployment"
+	"github.com/converge-dev/converge/builtin/controllers/disruption"
 	"github.com/converge-dev/converge/builtin/controllers/endpoints"
 	"github.com/converge-dev/converge/builtin/controllers/endpointslice"
+	"github.com/converge-dev/converge/builtin/controllers/endpointslicemirroring"
 	"github.com/converge-dev/converge/builtin/controllers/ephemeral"
 	"github.com/converge-dev/converge/builtin/controllers/garbagecollector"
 	"github.com/converge-dev/converge/builtin/controllers/job"
@@ -37,6 +39,7 @@ func All() []Controller {
 		// Each controller package adds exactly one line here.
 		{Name: "endpointslice", Setup: endpointslice.Setup},
 		{Name: "endpoints", Setup: endpoints.Setup},
+		{Name: endpointslicemirroring.Name, Setup: endpointslicemirroring.Setup},
 		{Name: "nodelifecycle", Setup: nodelifecycle.Setup},
 		{Name: podgc.Name, Setup: podgc.Setup},
 		{Name: "garbagecollector", Setup: garbagecollector.Setup},
@@ -53,6 +56,7 @@ func All() []Controller {
 		{Name: "deployment", Setup: deployment.Setup},
 		{Name: podautoscaler.Name, Setup: podautoscaler.Setup},
 		{Name: resourcequota.Name, Setup: resourcequota.Setup},
+		{Name: disruption.Name, Setup: disruption.Setup},
 	}
 }
 

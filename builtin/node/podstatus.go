@@ -56,32 +56,7 @@ func podPhase(policy corev1.RestartPolicy, initDone, initFailed bool, statuses [
 	return corev1.PodPending
 }
 
-func qosClass(pod *corev1.Pod) corev1.PodQOSClass {
-	requests, limits := false, false
-	guaranteed := true
-	for _, c := range pod.Spec.Containers {
-		if len(c.Resources.Requests) > 0 {
-			requests = true
-		}
-		if len(c.Resources.Limits) > 0 {
-			limits = true
-		}
-		for _, r := range []string{"cpu", "memory"} {
-			l, lok := c.Resources.Limits[r]
-			q, qok := c.Resources.Requests[r]
-			if !lok || (qok && q.S != l.S) {
-				guaranteed = false
-			}
-		}
-	}
-	switch {
-	case !requests && !limits:
-		return corev1.PodQOSBestEffort
-	case guaranteed:
-		return corev1.PodQOSGuaranteed
-	}
-	return corev1.PodQOSBurstable
-}
+func qosClass(pod *corev1.Pod) corev1.PodQOSClass { return corev1.PodQOS(&pod.Spec) }
 
 // setCondition records a condition, keeping its transition time when the
 // status did not change. Called with w.mu held.
@@ -130,10 +105,14 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 			phase = p
 		}
 	}
+	message, reason := w.message, ""
+	if w.deadlineExceeded && phase != corev1.PodSucceeded {
+		phase, reason, message = corev1.PodFailed, reasonDeadlineExceeded, messageDeadlineExceeded
+	}
 	st := corev1.PodStatus{
 		Phase: phase, HostIP: w.a.opts.InternalIP, HostIPs: []corev1.HostIP{{IP: w.a.opts.InternalIP}},
 		StartTime: &w.startTime, InitContainerStatuses: inits, ContainerStatuses: ctrs, EphemeralContainerStatuses: ephs, QOSClass: qosClass(pod),
-		Message: w.message,
+		Message: message, Reason: reason,
 	}
 	if w.podIP != "" {
 		st.PodIP, st.PodIPs = w.podIP, []corev1.PodIP{{IP: w.podIP}}

@@ -45,6 +45,8 @@ type podWorker struct {
 	deletionSeen time.Time     // when terminate began
 	killBy       time.Time     // termination deadline, only moved earlier
 	shortened    chan struct{} // closed when killBy moves
+	// spec.activeDeadlineSeconds passed (activedeadline.go); guarded by mu.
+	deadlineExceeded bool
 
 	statusMu   sync.Mutex // serialises status writes
 	lastStatus string     // the last status written; guarded by statusMu
@@ -129,13 +131,17 @@ func (w *podWorker) run() {
 	go func() { defer close(lifecycle); w.lifecycle(w.runCtx) }()
 
 	for !w.shouldTerminate() {
+		due, stopTimer := w.activeDeadlineTimer()
 		select {
 		case <-w.changed:
-			continue
+		case <-due:
+			w.exceedDeadline()
 		case <-w.a.ctx.Done():
+			stopTimer()
 			<-lifecycle
 			return // shutdown() stops the containers
 		}
+		stopTimer()
 	}
 	t0 := time.Now()
 	w.terminate()

@@ -60,9 +60,15 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		if !apierrors.IsNotFound(err) {
 			return reconcile.Result{}, fmt.Errorf("get service %s: %w", req.ObjectKey, err)
 		}
-		// Like Kubernetes: the Service is gone, so are its Endpoints.
+		// Like Kubernetes: the Service is gone, so are the Endpoints this
+		// controller wrote for it. Endpoints written by others without a
+		// Service (custom Endpoints, also before their Service exists) are
+		// theirs: Kubernetes' controller does not react to their creation.
 		cur := &corev1.Endpoints{}
 		if err := r.reader.Get(ctx, req.ObjectKey, cur); apierrors.IsNotFound(err) {
+			return reconcile.Result{}, nil
+		}
+		if cur.Labels[LabelManagedBy] != ControllerName {
 			return reconcile.Result{}, nil
 		}
 		if err := client.IgnoreNotFound(r.client.Delete(ctx, cur)); err != nil {

@@ -104,4 +104,14 @@ var _ = Describe("Endpoints controller", func() {
 			return apierrors.IsNotFound(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "manual"}, &corev1.Endpoints{}))
 		}, "300ms").Should(BeTrue())
 	})
+
+	It("leaves custom Endpoints that have no Service alone", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		ep := &corev1.Endpoints{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: "custom", Labels: map[string]string{"test-endpoint-static": "true"}},
+			Subsets: []corev1.EndpointSubset{{Addresses: []corev1.EndpointAddress{{IP: "10.0.0.9"}}, Ports: []corev1.EndpointPort{{Port: 80}}}}}
+		Expect(c.Create(ctx, ep)).To(Succeed())
+		Consistently(func() error {
+			return c.Get(ctx, client.ObjectKey{Namespace: ns, Name: "custom"}, &corev1.Endpoints{})
+		}, "500ms").Should(Succeed())
+	})
 })

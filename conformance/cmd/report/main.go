@@ -24,7 +24,7 @@ import (
 
 func main() {
 	var o options
-	flag.StringVar(&o.junit, "junit", "", "JUnit XML written by e2e.test --report-dir (a file, or a directory of junit_*.xml)")
+	flag.StringVar(&o.junit, "junit", "", "JUnit XML written by e2e.test --report-dir (a file, or a directory of junit_*.xml); several runs comma-separated, a spec's result from the last run that selected it")
 	flag.StringVar(&o.out, "out", "", "Markdown file to write (default: stdout)")
 	flag.StringVar(&o.command, "command", "", "the command the run used, recorded in the header")
 	flag.StringVar(&o.duration, "duration", "", "wall time of the run, recorded in the header")
@@ -45,19 +45,23 @@ func run(o options) error {
 	if o.junit == "" {
 		return fmt.Errorf("-junit is required")
 	}
-	files, err := junitFiles(o.junit)
-	if err != nil {
-		return err
-	}
-	var cases []testCase
-	for _, f := range files {
-		cs, err := readJUnit(f)
+	var runs [][]testCase
+	for _, p := range strings.Split(o.junit, ",") {
+		files, err := junitFiles(p)
 		if err != nil {
 			return err
 		}
-		cases = append(cases, cs...)
+		var cases []testCase
+		for _, f := range files {
+			cs, err := readJUnit(f)
+			if err != nil {
+				return err
+			}
+			cases = append(cases, cs...)
+		}
+		runs = append(runs, cases)
 	}
-	r := summarize(cases)
+	r := summarize(merge(runs))
 	w := io.Writer(os.Stdout)
 	if o.out != "" {
 		f, err := os.Create(o.out)
@@ -68,6 +72,33 @@ func run(o options) error {
 		w = f
 	}
 	return r.write(w, o)
+}
+
+// merge combines the specs of several runs, in the order given: a spec's
+// result is the one of the last run that selected it (a run that filtered it
+// out leaves an earlier result alone).
+func merge(runs [][]testCase) []testCase {
+	var out []testCase
+	at := map[string]int{}
+	for _, cases := range runs {
+		for _, c := range cases {
+			i, seen := at[c.Name]
+			switch {
+			case !seen:
+				at[c.Name] = len(out)
+				out = append(out, c)
+			case selectedBy(c):
+				out[i] = c
+			}
+		}
+	}
+	return out
+}
+
+// selectedBy reports whether the run of c selected it.
+func selectedBy(c testCase) bool {
+	_, selected := classify(c)
+	return selected
 }
 
 func junitFiles(p string) ([]string, error) {
@@ -228,6 +259,7 @@ func failureText(f *failure) string {
 var imageMarkers = []struct{ marker, reason string }{
 	{"has no local entrypoint", "a container has no command and its image cannot be unpacked by the process runtime"},
 	{"executable file not found", "a container's program exists only inside its image"},
+	{"is not an executable file on this host", "a container's program exists only inside its image"},
 	{"ErrImagePull", "a container image cannot be pulled"},
 	{"ImagePullBackOff", "a container image cannot be pulled"},
 	{"InvalidImageName", "a container image cannot be pulled"},

@@ -36,6 +36,12 @@ func TestClassify(t *testing.T) {
 		{"deployment of an upstream image, status without conditions", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] waiting for sample-crd-conversion-webhook-deployment deployment status valid: error waiting for deployment \"sample-crd-conversion-webhook-deployment\" status to match expectation: deployment status: v1.DeploymentStatus{ObservedGeneration:1, Replicas:1, UpdatedReplicas:1, ReadyReplicas:0, UnavailableReplicas:1}\nIn [BeforeEach] at: crd_conversion_webhook.go:317"},
 			SystemErr: "event: Failed: Error: runtime: invalid container spec: the process runtime runs `command`; image \"registry.k8s.io/e2e-test-images/agnhost:2.56\" has no local entrypoint (set command)\n"},
 			true, cannotRun, "a container has no command"},
+		{"deployment never ready, image in events", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] error waiting for deployment \"x\" status to match expectation: deployment status: v1.DeploymentStatus{ObservedGeneration:1, Replicas:2, UpdatedReplicas:2, ReadyReplicas:0, AvailableReplicas:0}"},
+			SystemErr: "event: image \"agnhost\" has no local entrypoint (set command)\n"},
+			true, cannotRun, "a container has no command"},
+		{"program only in the image", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] error waiting for deployment \"x\" status to match expectation: deployment status: v1.DeploymentStatus{Replicas:2, ReadyReplicas:0, AvailableReplicas:0}"},
+			SystemErr: "event: Failed: Error: runtime: invalid container spec: command \"/agnhost\" is not an executable file on this host\n"},
+			true, cannotRun, "a container's program exists only inside its image"},
 		{"image in events, failure elsewhere", testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] failed to wait for all pods to be deleted"},
 			SystemErr: "event: image \"nginx\" has no local entrypoint (set command)\n"},
 			true, failed, "failed to wait for all pods to be deleted"},
@@ -65,5 +71,23 @@ func TestSigOf(t *testing.T) {
 		if got := sigOf(in); got != want {
 			t.Errorf("sigOf(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestMerge(t *testing.T) {
+	type skipped = struct {
+		Message string `xml:"message,attr"`
+	}
+	filtered := &skipped{"skipped"}
+	fail := &failure{Type: "failed", Description: "[FAILED] boom"}
+	first := []testCase{{Name: "a", Status: "failed", Failure: fail}, {Name: "b", Status: "passed"}, {Name: "c", Status: "skipped", Skipped: filtered}}
+	second := []testCase{{Name: "a", Status: "passed"}, {Name: "b", Status: "skipped", Skipped: filtered}, {Name: "d", Status: "passed"}}
+	got := merge([][]testCase{first, second})
+	var names, statuses []string
+	for _, c := range got {
+		names, statuses = append(names, c.Name), append(statuses, c.Status)
+	}
+	if strings.Join(names, ",") != "a,b,c,d" || strings.Join(statuses, ",") != "passed,passed,skipped,passed" {
+		t.Fatalf("merge = %v %v, want a,b,c,d passed,passed,skipped,passed (a rerun wins; a run that filtered b out keeps b's result)", names, statuses)
 	}
 }

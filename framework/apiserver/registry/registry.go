@@ -34,13 +34,22 @@ type Resource struct {
 	// StatusSubresource serves /status and makes the main endpoint ignore status.
 	StatusSubresource bool
 	// StatusUpdatesMetadata makes writes to /status also take the object's
-	// labels and annotations, as Kubernetes' status strategy of some kinds
-	// (CertificateSigningRequest) does; otherwise /status changes status only.
+	// labels and annotations, as Kubernetes' status strategies of the older
+	// kinds do (pods, services, nodes, namespaces, workloads, PDBs, CSRs, ...);
+	// otherwise /status changes status only (custom resources and the newer
+	// kinds, which reset metadata on status writes).
 	StatusUpdatesMetadata bool
+	// StatusResetsLabels keeps the stored labels on /status writes of a kind
+	// with StatusUpdatesMetadata (Kubernetes' Deployment: annotations only).
+	StatusResetsLabels bool
 	// Scale serves /scale when set.
 	Scale *Scale
 	// Generation maintains metadata.generation (1 on create, +1 on spec change).
 	Generation bool
+	// GenerationIgnores are fields (paths) whose changes do not count as spec
+	// changes for Generation: a pod's spec.nodeName, set by binding, which
+	// Kubernetes writes without the pod strategy's generation bump.
+	GenerationIgnores [][]string
 	// NameValidation checks metadata.name; nil means DNS-1123 subdomain.
 	NameValidation func(name string, prefix bool) []string
 

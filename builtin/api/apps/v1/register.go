@@ -23,7 +23,7 @@ func Resources() []*registry.Resource {
 			Strategy: registry.Typed[Deployment]{
 				Default: DefaultDeployment, Validate: ValidateDeployment, ValidateUpdateFunc: ValidateDeploymentUpdate,
 			},
-			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[Deployment](),
+			StatusSubresource: true, StatusUpdatesMetadata: true, StatusResetsLabels: true, Generation: true, Type: reflect.TypeFor[Deployment](),
 			Scale:   scale(),
 			Printer: deploymentPrinter(),
 		},
@@ -33,7 +33,7 @@ func Resources() []*registry.Resource {
 			Strategy: registry.Typed[ReplicaSet]{
 				Default: DefaultReplicaSet, Validate: ValidateReplicaSet, ValidateUpdateFunc: ValidateReplicaSetUpdate,
 			},
-			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[ReplicaSet](),
+			StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, Type: reflect.TypeFor[ReplicaSet](),
 			Scale: scale(),
 			SelectableFields: func(obj map[string]any) map[string]string {
 				n, _ := api.NestedInt64(obj, "status", "replicas")
@@ -47,7 +47,7 @@ func Resources() []*registry.Resource {
 			Strategy: registry.Typed[StatefulSet]{
 				Default: DefaultStatefulSet, Validate: ValidateStatefulSet, ValidateUpdateFunc: ValidateStatefulSetUpdate,
 			},
-			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[StatefulSet](),
+			StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, Type: reflect.TypeFor[StatefulSet](),
 			Scale:   scale(),
 			Printer: statefulSetPrinter(),
 		},
@@ -57,7 +57,7 @@ func Resources() []*registry.Resource {
 			Strategy: registry.Typed[DaemonSet]{
 				Default: DefaultDaemonSet, Validate: ValidateDaemonSet, ValidateUpdateFunc: ValidateDaemonSetUpdate,
 			},
-			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[DaemonSet](),
+			StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, Type: reflect.TypeFor[DaemonSet](),
 			Printer: daemonSetPrinter(),
 		},
 		{

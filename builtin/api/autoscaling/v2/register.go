@@ -27,7 +27,7 @@ func Resource() *registry.Resource {
 			Default: DefaultHorizontalPodAutoscaler, Validate: ValidateHorizontalPodAutoscaler,
 			ValidateStatusUpdateFunc: ValidateHorizontalPodAutoscalerStatus,
 		},
-		StatusSubresource: true, Type: reflect.TypeFor[HorizontalPodAutoscaler](),
+		StatusSubresource: true, StatusUpdatesMetadata: true, Type: reflect.TypeFor[HorizontalPodAutoscaler](),
 		Printer: Printer(),
 	}
 }

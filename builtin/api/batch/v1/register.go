@@ -20,7 +20,7 @@ func Resources() []*registry.Resource {
 			GroupVersion: GroupVersion, Resource: "jobs", Kind: "Job", ListKind: "JobList", Singular: "job",
 			Categories: []string{"all"}, Namespaced: true,
 			Strategy:          JobStrategy(),
-			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[Job](),
+			StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, Type: reflect.TypeFor[Job](),
 			SelectableFields: func(obj map[string]any) map[string]string {
 				n, _ := api.NestedInt64(obj, "status", "succeeded")
 				return map[string]string{"status.successful": fmt.Sprint(n)}
@@ -31,7 +31,7 @@ func Resources() []*registry.Resource {
 			GroupVersion: GroupVersion, Resource: "cronjobs", Kind: "CronJob", ListKind: "CronJobList", Singular: "cronjob",
 			ShortNames: []string{"cj"}, Categories: []string{"all"}, Namespaced: true,
 			Strategy:          registry.Typed[CronJob]{Default: DefaultCronJob, Validate: ValidateCronJob},
-			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[CronJob](),
+			StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, Type: reflect.TypeFor[CronJob](),
 			Printer: cronJobPrinter(),
 		},
 	}

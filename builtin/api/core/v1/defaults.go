@@ -28,8 +28,10 @@ const (
 // DefaultPod applies the defaults the API server gives a new or updated Pod: the
 // PodSpec defaults, requests copied from limits, enableServiceLinks, host ports for
 // host-network pods and the not-ready/unreachable tolerations
-// (DefaultTolerationSeconds admission), and phase Pending for a pod that has
-// none yet (what Kubernetes' PrepareForCreate gives every new pod). Priority and
+// (DefaultTolerationSeconds admission), phase Pending for a pod that has
+// none yet and status.qosClass (what Kubernetes' PrepareForCreate gives every
+// new pod; defaulting runs again after mutating admission, so LimitRange
+// defaults count). Priority and
 // preemptionPolicy come from the Priority admission step (PriorityClasses), not
 // from defaulting.
 func DefaultPod(p *Pod) {
@@ -68,6 +70,9 @@ func DefaultPod(p *Pod) {
 		}
 	}
 	addDefaultTolerations(&p.Spec)
+	// The class follows from the (defaulted) spec; Kubernetes sets it at
+	// creation and its resources cannot change the class afterwards.
+	p.Status.QOSClass = PodQOS(&p.Spec)
 }
 
 // addDefaultTolerations adds NoExecute tolerations of the not-ready and unreachable

@@ -21,11 +21,11 @@ func Resources() []*registry.Resource {
 			GroupVersion: GroupVersion(), Resource: "namespaces", Kind: "Namespace", ListKind: "NamespaceList", Singular: "namespace",
 			ShortNames:        []string{"ns"},
 			Strategy:          namespaceStrategy{registry.Typed[Namespace]{Default: DefaultNamespace, Validate: ValidateNamespace}},
-			StatusSubresource: true,
-			Deletion:          namespaceDeletion(),
-			Subresources:      map[string]registry.Subresource{"finalize": finalizeSubresource{}},
-			NameValidation:    validation.NameIsDNSLabel,
-			Type:              reflect.TypeFor[Namespace](),
+			StatusSubresource: true, StatusUpdatesMetadata: true,
+			Deletion:       namespaceDeletion(),
+			Subresources:   map[string]registry.Subresource{"finalize": finalizeSubresource{}},
+			NameValidation: validation.NameIsDNSLabel,
+			Type:           reflect.TypeFor[Namespace](),
 			SelectableFields: func(obj map[string]any) map[string]string {
 				return map[string]string{"status.phase": api.NestedString(obj, "status", "phase")}
 			},
@@ -71,10 +71,11 @@ func Resources() []*registry.Resource {
 			GroupVersion: GroupVersion(), Resource: "pods", Kind: "Pod", ListKind: "PodList", Singular: "pod",
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
 			Strategy:          registry.Typed[Pod]{Default: DefaultPod, Validate: ValidatePod, ValidateUpdateFunc: ValidatePodUpdate},
-			StatusSubresource: true,
+			StatusSubresource: true, StatusUpdatesMetadata: true,
 			// 1 on create, +1 when an update or pods/ephemeralcontainers changes
-			// the spec (not a binding), as Kubernetes 1.33+.
-			Generation:       true,
+			// the spec; a binding does not count (Kubernetes 1.33+,
+			// PodObservedGenerationTracking).
+			Generation: true, GenerationIgnores: [][]string{{"spec", "nodeName"}},
 			NameValidation:   validation.NameIsDNSSubdomain,
 			Type:             reflect.TypeFor[Pod](),
 			SelectableFields: podFields,
@@ -99,7 +100,7 @@ func Resources() []*registry.Resource {
 			NameValidation: validation.NameIsDNSSubdomain,
 			Strategy: registry.Typed[ReplicationController]{Default: DefaultReplicationController, Validate: ValidateReplicationController,
 				ValidateUpdateFunc: ValidateReplicationControllerUpdate},
-			StatusSubresource: true, Generation: true, Type: reflect.TypeFor[ReplicationController](),
+			StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, Type: reflect.TypeFor[ReplicationController](),
 			OrphanDependentsByDefault: true, // core/v1's, for backward compatibility
 			Scale: &registry.Scale{SpecReplicasPath: []string{"spec", "replicas"}, StatusReplicasPath: []string{"status", "replicas"},
 				SelectorFromObject: func(obj map[string]any) string {
@@ -120,18 +121,18 @@ func Resources() []*registry.Resource {
 			ShortNames: []string{"pvc"}, Namespaced: true,
 			Strategy: registry.Typed[PersistentVolumeClaim]{Default: DefaultPersistentVolumeClaim, Validate: ValidatePersistentVolumeClaim,
 				ValidateUpdateFunc: ValidatePersistentVolumeClaimUpdate},
-			StatusSubresource: true,
-			NameValidation:    validation.NameIsDNSSubdomain,
-			Type:              reflect.TypeFor[PersistentVolumeClaim](),
-			Printer:           PersistentVolumeClaimPrinter(),
+			StatusSubresource: true, StatusUpdatesMetadata: true,
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[PersistentVolumeClaim](),
+			Printer:        PersistentVolumeClaimPrinter(),
 		},
 		{
 			GroupVersion: GroupVersion(), Resource: "nodes", Kind: "Node", ListKind: "NodeList", Singular: "node",
 			ShortNames:        []string{"no"},
 			Strategy:          registry.Typed[Node]{Default: DefaultNode, Validate: ValidateNode, ValidateUpdateFunc: ValidateNodeUpdate},
-			StatusSubresource: true,
-			NameValidation:    validation.NameIsDNSSubdomain,
-			Type:              reflect.TypeFor[Node](),
+			StatusSubresource: true, StatusUpdatesMetadata: true,
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[Node](),
 			SelectableFields: func(obj map[string]any) map[string]string {
 				return map[string]string{"spec.unschedulable": boolField(obj, "spec", "unschedulable")}
 			},
@@ -141,10 +142,10 @@ func Resources() []*registry.Resource {
 			GroupVersion: GroupVersion(), Resource: "services", Kind: "Service", ListKind: "ServiceList", Singular: "service",
 			ShortNames: []string{"svc"}, Categories: []string{"all"}, Namespaced: true,
 			Strategy:          registry.Typed[Service]{Default: DefaultService, Validate: ValidateService, ValidateUpdateFunc: ValidateServiceUpdate},
-			StatusSubresource: true,
-			NameValidation:    validation.NameIsDNS1035Label,
-			Type:              reflect.TypeFor[Service](),
-			Printer:           ServicePrinter(),
+			StatusSubresource: true, StatusUpdatesMetadata: true,
+			NameValidation: validation.NameIsDNS1035Label,
+			Type:           reflect.TypeFor[Service](),
+			Printer:        ServicePrinter(),
 		},
 		{
 			GroupVersion: GroupVersion(), Resource: "endpoints", Kind: "Endpoints", ListKind: "EndpointsList", Singular: "endpoints",
@@ -159,10 +160,10 @@ func Resources() []*registry.Resource {
 			ShortNames: []string{"quota"}, Namespaced: true,
 			Strategy: registry.Typed[ResourceQuota]{Validate: ValidateResourceQuota, ValidateUpdateFunc: ValidateResourceQuotaUpdate,
 				ValidateStatusUpdateFunc: ValidateResourceQuotaStatusUpdate},
-			StatusSubresource: true,
-			NameValidation:    validation.NameIsDNSSubdomain,
-			Type:              reflect.TypeFor[ResourceQuota](),
-			Printer:           ResourceQuotaPrinter(),
+			StatusSubresource: true, StatusUpdatesMetadata: true,
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[ResourceQuota](),
+			Printer:        ResourceQuotaPrinter(),
 		},
 		{
 			GroupVersion: GroupVersion(), Resource: "limitranges", Kind: "LimitRange", ListKind: "LimitRangeList", Singular: "limitrange",
@@ -207,10 +208,16 @@ func podFields(obj map[string]any) map[string]string {
 
 // eventFields are the event field selectors of Kubernetes' event ToSelectableFields.
 func eventFields(obj map[string]any) map[string]string {
+	source := api.NestedString(obj, "source", "component")
+	if source == "" {
+		// Events written through events.k8s.io name their reporter only in
+		// reportingController (reportingComponent here), as Kubernetes' field set.
+		source = api.NestedString(obj, "reportingComponent")
+	}
 	out := map[string]string{
 		"reason":             api.NestedString(obj, "reason"),
 		"reportingComponent": api.NestedString(obj, "reportingComponent"),
-		"source":             api.NestedString(obj, "source", "component"),
+		"source":             source,
 		"type":               api.NestedString(obj, "type"),
 	}
 	for _, f := range []string{"kind", "namespace", "name", "uid", "apiVersion", "resourceVersion", "fieldPath"} {

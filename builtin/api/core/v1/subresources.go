@@ -76,8 +76,9 @@ func setPodScheduled(obj map[string]any) {
 }
 
 // evictionSubresource serves POST pods/NAME/eviction (policy/v1 Eviction): a
-// delete with the eviction's DeleteOptions. Disruption budgets are not consulted
-// yet (no disruption controller computes status.disruptionsAllowed).
+// delete with the eviction's DeleteOptions. It does not consult disruption
+// budgets (core/v1 knows no policy/v1): the control plane replaces it with
+// builtin/eviction, which does.
 type evictionSubresource struct{}
 
 var _ registry.Subresource = evictionSubresource{}

@@ -129,7 +129,7 @@ func ValidatePodTemplateSpec(t *PodTemplateSpec, p *field.Path) field.ErrorList 
 }
 
 // ValidatePodSpec checks a PodSpec at path p: containers, volumes, mounts, ports,
-// env, resources, restart and DNS policies, tolerations.
+// env, resources, restart and DNS policies, tolerations, sysctls.
 func ValidatePodSpec(s *PodSpec, p *field.Path) field.ErrorList {
 	var errs field.ErrorList
 	volumes, verrs := validateVolumes(s.Volumes, p.Child("volumes"))
@@ -162,6 +162,7 @@ func ValidatePodSpec(s *PodSpec, p *field.Path) field.ErrorList {
 		}
 	}
 	errs = append(errs, validateTolerations(s.Tolerations, p.Child("tolerations"))...)
+	errs = append(errs, validateSysctls(s, p.Child("securityContext", "sysctls"))...)
 	if s.ServiceAccountName != "" {
 		for _, msg := range validation.IsDNS1123Subdomain(s.ServiceAccountName) {
 			errs = append(errs, field.Invalid(p.Child("serviceAccountName"), s.ServiceAccountName, msg))

@@ -112,3 +112,99 @@ type ServiceBackendPort struct {
 	Name   string `json:"name,omitempty" protobuf:"bytes,1,opt,name=name"`
 	Number int32  `json:"number,omitempty" protobuf:"varint,2,opt,name=number"`
 }
+
+// IngressClass names an ingress controller (cluster-scoped); Ingresses pick it
+// with spec.ingressClassName.
+type IngressClass struct {
+	api.TypeMeta   `json:",inline"`
+	api.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec           IngressClassSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+}
+
+// IngressClassList is a list of IngressClasses.
+type IngressClassList struct {
+	api.TypeMeta `json:",inline"`
+	api.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items        []IngressClass `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// IngressClassSpec names the controller and its configuration.
+type IngressClassSpec struct {
+	Controller string                           `json:"controller,omitempty" protobuf:"bytes,1,opt,name=controller"`
+	Parameters *IngressClassParametersReference `json:"parameters,omitempty" protobuf:"bytes,2,opt,name=parameters"`
+}
+
+// Scopes of IngressClass parameters.
+const (
+	IngressClassParametersReferenceScopeNamespace = "Namespace"
+	IngressClassParametersReferenceScopeCluster   = "Cluster"
+)
+
+// IngressClassParametersReference points at the controller's configuration
+// object.
+type IngressClassParametersReference struct {
+	APIGroup  *string `json:"apiGroup,omitempty" protobuf:"bytes,1,opt,name=aPIGroup"`
+	Kind      string  `json:"kind" protobuf:"bytes,2,opt,name=kind"`
+	Name      string  `json:"name" protobuf:"bytes,3,opt,name=name"`
+	Scope     *string `json:"scope" protobuf:"bytes,4,opt,name=scope"`
+	Namespace *string `json:"namespace,omitempty" protobuf:"bytes,5,opt,name=namespace"`
+}
+
+// IPAddress records that one IP address (its name, in canonical form) is
+// allocated to an object (cluster-scoped).
+type IPAddress struct {
+	api.TypeMeta   `json:",inline"`
+	api.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec           IPAddressSpec `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+}
+
+// IPAddressList is a list of IPAddresses.
+type IPAddressList struct {
+	api.TypeMeta `json:",inline"`
+	api.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items        []IPAddress `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// IPAddressSpec names the address's owner.
+type IPAddressSpec struct {
+	ParentRef *ParentReference `json:"parentRef,omitempty" protobuf:"bytes,1,opt,name=parentRef"`
+}
+
+// ParentReference identifies the object an IPAddress belongs to.
+type ParentReference struct {
+	Group     string `json:"group,omitempty" protobuf:"bytes,1,opt,name=group"`
+	Resource  string `json:"resource,omitempty" protobuf:"bytes,2,opt,name=resource"`
+	Namespace string `json:"namespace,omitempty" protobuf:"bytes,3,opt,name=namespace"`
+	Name      string `json:"name,omitempty" protobuf:"bytes,4,opt,name=name"`
+}
+
+// ServiceCIDR is a range (one per IP family) Service cluster IPs come from
+// (cluster-scoped). The API server keeps the one named "kubernetes", from its
+// --service-cidr.
+type ServiceCIDR struct {
+	api.TypeMeta   `json:",inline"`
+	api.ObjectMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Spec           ServiceCIDRSpec   `json:"spec,omitempty" protobuf:"bytes,2,opt,name=spec"`
+	Status         ServiceCIDRStatus `json:"status,omitempty" protobuf:"bytes,3,opt,name=status"`
+}
+
+// ServiceCIDRList is a list of ServiceCIDRs.
+type ServiceCIDRList struct {
+	api.TypeMeta `json:",inline"`
+	api.ListMeta `json:"metadata,omitempty" protobuf:"bytes,1,opt,name=metadata"`
+	Items        []ServiceCIDR `json:"items" protobuf:"bytes,2,rep,name=items"`
+}
+
+// ServiceCIDRSpec holds at most two CIDRs, one per IP family.
+type ServiceCIDRSpec struct {
+	CIDRs []string `json:"cidrs,omitempty" protobuf:"bytes,1,rep,name=cidrs"`
+}
+
+// ServiceCIDRConditionReady is the condition saying a ServiceCIDR can be
+// allocated from.
+const ServiceCIDRConditionReady = "Ready"
+
+// ServiceCIDRStatus reports whether the range is in use.
+type ServiceCIDRStatus struct {
+	Conditions []api.Condition `json:"conditions,omitempty" patchStrategy:"merge" patchMergeKey:"type" protobuf:"bytes,1,rep,name=conditions"`
+}

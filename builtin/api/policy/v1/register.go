@@ -19,11 +19,11 @@ func Resources() []*registry.Resource {
 		Singular:          "poddisruptionbudget",
 		ShortNames:        []string{"pdb"},
 		Namespaced:        true,
-		StatusSubresource: true,
-		Generation:        true,
-		Strategy:          registry.Typed[PodDisruptionBudget]{Validate: ValidatePodDisruptionBudget},
-		Type:              reflect.TypeFor[PodDisruptionBudget](),
-		Printer:           pdbPrinter(),
+		StatusSubresource: true, StatusUpdatesMetadata: true,
+		Generation: true,
+		Strategy:   registry.Typed[PodDisruptionBudget]{Validate: ValidatePodDisruptionBudget},
+		Type:       reflect.TypeFor[PodDisruptionBudget](),
+		Printer:    pdbPrinter(),
 	}}
 }
 

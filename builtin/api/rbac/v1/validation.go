@@ -1,10 +1,9 @@
 package v1
 
 import (
-	"strings"
-
 	"github.com/converge-dev/converge/builtin/api/internal/apivalidation"
 	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/api/validation"
 )
 
 // ValidatePolicyRule checks one rule like Kubernetes: verbs are required, and a
@@ -122,16 +121,10 @@ func roleRefImmutable(ref, old RoleRef) field.ErrorList {
 // path.ValidatePathSegmentName): any name usable as one URL path segment, so
 // "system:aggregate-to-admin" is valid.
 func ValidatePathSegmentName(name string, prefix bool) []string {
-	if !prefix && (name == "." || name == "..") {
-		return []string{"may not be '" + name + "'"}
+	if prefix && (name == "." || name == "..") {
+		return nil // a prefix of a longer name
 	}
-	var errs []string
-	for _, bad := range []string{"/", "%"} {
-		if strings.Contains(name, bad) {
-			errs = append(errs, "may not contain '"+bad+"'")
-		}
-	}
-	return errs
+	return validation.IsValidPathSegmentName(name)
 }
 
 // DefaultRoleBinding fills what Kubernetes' rbac/v1 defaulting fills: an
