@@ -25,6 +25,7 @@ import (
 	"k8s.io/client-go/tools/remotecommand"
 	"k8s.io/client-go/transport/spdy"
 	utilexec "k8s.io/client-go/util/exec"
+	"k8s.io/client-go/util/retry"
 	"k8s.io/utils/ptr"
 )
 
@@ -102,14 +103,19 @@ func TestClientGoStreams(t *testing.T) {
 	for i, name := range []string{"SPDY", "WebSocket"} {
 		t.Run("ephemeral container attach over "+name, func(t *testing.T) {
 			dbg := fmt.Sprintf("debugger-%d", i)
-			p, err := cs.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, corev1.EphemeralContainer{TargetContainerName: "main",
-				EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: dbg, Image: "busybox", Stdin: true, TTY: true,
-					Command: []string{"sh", "-c", "read l; echo got $l; stty size"}}})
-			if _, err := cs.CoreV1().Pods("default").UpdateEphemeralContainers(ctx, pod.Name, p, metav1.UpdateOptions{}); err != nil {
+			// The update carries the pod's resourceVersion, which the agent's
+			// status writes move: retry on a conflict, as kubectl debug does.
+			if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+				p, err := cs.CoreV1().Pods("default").Get(ctx, pod.Name, metav1.GetOptions{})
+				if err != nil {
+					return err
+				}
+				p.Spec.EphemeralContainers = append(p.Spec.EphemeralContainers, corev1.EphemeralContainer{TargetContainerName: "main",
+					EphemeralContainerCommon: corev1.EphemeralContainerCommon{Name: dbg, Image: "busybox", Stdin: true, TTY: true,
+						Command: []string{"sh", "-c", "read l; echo got $l; stty size"}}})
+				_, err = cs.CoreV1().Pods("default").UpdateEphemeralContainers(ctx, pod.Name, p, metav1.UpdateOptions{})
+				return err
+			}); err != nil {
 				t.Fatal(err)
 			}
 			if err := wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, 20*time.Second, true, func(ctx context.Context) (bool, error) {
