@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,20 +68,40 @@ func newImageImportCommand(g *globalOptions) *cobra.Command {
 func newImageBuildCommand(g *globalOptions) *cobra.Command {
 	o := &imageOptions{}
 	var binary, name, inPath, out string
+	var entrypoint, args, links []string
 	var doImport bool
 	cmd := &cobra.Command{
 		Use:   "build --binary PATH --name NAME",
 		Short: "Pack a static binary into an OCI image archive (and optionally import it)",
 		Example: `  CGO_ENABLED=0 go build -o hello ./cmd/hello
   converge image build --binary hello --name hello -o hello.tar
-  converge image build --binary hello --name example.com/demo/hello:v1 --import`,
+  converge image build --binary hello --name example.com/demo/hello:v1 --import
+  converge image build --binary /bin/busybox --name busybox --entrypoint "" --cmd sh --link /bin/sh=busybox`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if binary == "" || name == "" {
 				return fmt.Errorf("--binary and --name are required (e.g. --binary ./hello --name hello)")
 			}
 			var buf bytes.Buffer
-			res, err := image.Build(cmd.Context(), image.BuildOptions{Binary: binary, Name: name, Path: inPath, Out: &buf})
+			opts := image.BuildOptions{Binary: binary, Name: name, Path: inPath, Cmd: args, Out: &buf}
+			if cmd.Flags().Changed("entrypoint") {
+				// --entrypoint "" alone: no entrypoint, only --cmd.
+				opts.Entrypoint = slices.DeleteFunc(slices.Clone(entrypoint), func(s string) bool { return s == "" })
+				if opts.Entrypoint == nil {
+					opts.Entrypoint = []string{}
+				}
+			}
+			for _, l := range links {
+				link, target, ok := strings.Cut(l, "=")
+				if !ok {
+					return fmt.Errorf("--link %q: want LINK=TARGET, e.g. /bin/sh=busybox", l)
+				}
+				if opts.Links == nil {
+					opts.Links = map[string]string{}
+				}
+				opts.Links[link] = target
+			}
+			res, err := image.Build(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
@@ -128,6 +149,9 @@ func newImageBuildCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&inPath, "path", "", "where the binary lands in the image (default /bin/<binary name>)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "archive file to write (default <name>.tar unless --import)")
 	cmd.Flags().BoolVar(&doImport, "import", false, "import the image into containerd")
+	cmd.Flags().StringArrayVar(&entrypoint, "entrypoint", nil, "the image's entrypoint, one flag per word (default the binary's path; \"\" for none)")
+	cmd.Flags().StringArrayVar(&args, "cmd", nil, "the image's default arguments, one flag per word")
+	cmd.Flags().StringArrayVar(&links, "link", nil, "a symbolic link in the image, LINK=TARGET (repeatable), e.g. /bin/sh=busybox")
 	o.flags(cmd)
 	return cmd
 }
