@@ -183,9 +183,10 @@ if [[ -n $registry_pid ]]; then
 		./bin/converge image rm "$registry/$name:$tag" --address "$sock" >/dev/null 2>&1 || true
 	}
 	# Upstream agnhost: ENTRYPOINT ["/agnhost"], CMD ["pause"], /agnhost-2 a
-	# link to it (entrypoint specs).
+	# link to it (entrypoint specs), on Alpine: specs exec cat, sh, ... in
+	# it, so busybox and its applets stand in for Alpine's userland.
 	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
-		--link /agnhost-2=agnhost
+		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}"
 	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
 	build_push e2e-test-images/busybox 1.37.0-1 --binary /bin/busybox --path /bin/busybox --entrypoint "" --cmd sh \
 		"${busybox_links[@]}"

@@ -54,6 +54,9 @@ type BuildOptions struct {
 	// relative target resolves from the link's directory), e.g. busybox's
 	// applets: "/bin/sh" -> "busybox".
 	Links map[string]string
+	// Files are more host files in the image, absolute image path to host
+	// path (e.g. /bin/busybox beside agnhost); each keeps its mode bits.
+	Files map[string]string
 	// Env is added to the image's environment after PATH.
 	Env []string
 	// Out receives the archive. Required.
@@ -142,6 +145,13 @@ func (o *BuildOptions) validate() error {
 	if o.Path != "" && (!path.IsAbs(o.Path) || path.Clean(o.Path) != o.Path || o.Path == "/") {
 		errs = append(errs, fmt.Errorf("path %q must be a clean absolute file path", o.Path))
 	}
+	for p, src := range o.Files {
+		if !path.IsAbs(p) || path.Clean(p) != p || p == "/" || p == o.Path || src == "" {
+			errs = append(errs, fmt.Errorf("file %q from %q: want a clean absolute image path other than the binary's, and a host file", p, src))
+		} else if _, ok := o.Links[p]; ok {
+			errs = append(errs, fmt.Errorf("file %q is also a link", p))
+		}
+	}
 	for link, target := range o.Links {
 		if !path.IsAbs(link) || path.Clean(link) != link || link == "/" || link == o.Path || target == "" {
 			errs = append(errs, fmt.Errorf("link %q -> %q: want a clean absolute link path other than the binary's, and a target", link, target))
@@ -171,7 +181,22 @@ func Build(ctx context.Context, opts BuildOptions) (BuildResult, error) {
 	}
 	name := Normalize(opts.Name)
 
-	layer, err := layerTar(opts.Path, bin, opts.Links)
+	extra := map[string]extraFile{}
+	for p, src := range opts.Files {
+		st, err := os.Stat(src)
+		if err != nil {
+			return BuildResult{}, fmt.Errorf("build image: file %s: %w", p, err)
+		}
+		if !st.Mode().IsRegular() {
+			return BuildResult{}, fmt.Errorf("build image: file %s: %s is not a regular file", p, src)
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return BuildResult{}, fmt.Errorf("build image: file %s: %w", p, err)
+		}
+		extra[p] = extraFile{mode: int64(st.Mode().Perm()), data: data}
+	}
+	layer, err := layerTar(opts.Path, bin, extra, opts.Links)
 	if err != nil {
 		return BuildResult{}, fmt.Errorf("build image: write layer: %w", err)
 	}
@@ -244,9 +269,16 @@ func Build(ctx context.Context, opts BuildOptions) (BuildResult, error) {
 
 var epoch = time.Unix(0, 0).UTC()
 
-// layerTar returns an uncompressed layer with the binary at p, the links
-// (sorted, so a build is reproducible), their parent directories and /tmp.
-func layerTar(p string, bin []byte, links map[string]string) ([]byte, error) {
+// extraFile is a file of BuildOptions.Files, read.
+type extraFile struct {
+	mode int64
+	data []byte
+}
+
+// layerTar returns an uncompressed layer with the binary at p, the extra files
+// and the links (each sorted, so a build is reproducible), their parent
+// directories and /tmp.
+func layerTar(p string, bin []byte, files map[string]extraFile, links map[string]string) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{"tmp": true}
@@ -273,6 +305,15 @@ func layerTar(p string, bin []byte, links map[string]string) ([]byte, error) {
 	}
 	if err := writeFile(tw, rel, 0o755, bin); err != nil {
 		return nil, err
+	}
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		frel := strings.TrimPrefix(f, "/")
+		if err := parents(frel); err != nil {
+			return nil, err
+		}
+		if err := writeFile(tw, frel, files[f].mode, files[f].data); err != nil {
+			return nil, err
+		}
 	}
 	for _, link := range slices.Sorted(maps.Keys(links)) {
 		lrel := strings.TrimPrefix(link, "/")

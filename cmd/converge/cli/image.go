@@ -68,7 +68,7 @@ func newImageImportCommand(g *globalOptions) *cobra.Command {
 func newImageBuildCommand(g *globalOptions) *cobra.Command {
 	o := &imageOptions{}
 	var binary, name, inPath, out string
-	var entrypoint, args, links []string
+	var entrypoint, args, links, files []string
 	var doImport bool
 	cmd := &cobra.Command{
 		Use:   "build --binary PATH --name NAME",
@@ -91,15 +91,12 @@ func newImageBuildCommand(g *globalOptions) *cobra.Command {
 					opts.Entrypoint = []string{}
 				}
 			}
-			for _, l := range links {
-				link, target, ok := strings.Cut(l, "=")
-				if !ok {
-					return fmt.Errorf("--link %q: want LINK=TARGET, e.g. /bin/sh=busybox", l)
-				}
-				if opts.Links == nil {
-					opts.Links = map[string]string{}
-				}
-				opts.Links[link] = target
+			var err error
+			if opts.Links, err = keyValues("--link", "LINK=TARGET, e.g. /bin/sh=busybox", links, false); err != nil {
+				return err
+			}
+			if opts.Files, err = keyValues("--file", "HOST_PATH=IMAGE_PATH, e.g. /bin/busybox=/bin/busybox", files, true); err != nil {
+				return err
 			}
 			res, err := image.Build(cmd.Context(), opts)
 			if err != nil {
@@ -151,7 +148,28 @@ func newImageBuildCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().BoolVar(&doImport, "import", false, "import the image into containerd")
 	cmd.Flags().StringArrayVar(&entrypoint, "entrypoint", nil, "the image's entrypoint, one flag per word (default the binary's path; \"\" for none)")
 	cmd.Flags().StringArrayVar(&args, "cmd", nil, "the image's default arguments, one flag per word")
+	cmd.Flags().StringArrayVar(&files, "file", nil, "another host file in the image, HOST_PATH=IMAGE_PATH (repeatable), e.g. /bin/busybox=/bin/busybox")
 	cmd.Flags().StringArrayVar(&links, "link", nil, "a symbolic link in the image, LINK=TARGET (repeatable), e.g. /bin/sh=busybox")
 	o.flags(cmd)
 	return cmd
+}
+
+// keyValues parses a repeatable KEY=VALUE flag into a map (nil when empty);
+// swap keys the map by the value (--file HOST=IMAGE is keyed by IMAGE).
+func keyValues(flag, want string, vals []string, swap bool) (map[string]string, error) {
+	var m map[string]string
+	for _, v := range vals {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s %q: want %s", flag, v, want)
+		}
+		if swap {
+			k, val = val, k
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[k] = val
+	}
+	return m, nil
 }
