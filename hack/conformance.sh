@@ -20,6 +20,14 @@
 #            POD_CIDR, so two runs on one machine never share Service IPs]
 #   REPORT   Markdown output          [docs/CONFORMANCE.md]
 #   NOTE     extra paragraph for the report header
+#   RUNTIME  the node's runtime: process, or containerd [process]. With
+#            containerd the run starts a local registry (docker-registry) and
+#            serves the upstream images the specs ask for under their upstream
+#            names through a registries.yaml mirror of registry.k8s.io: agnhost
+#            (built from the conformance module), busybox (/bin/busybox with
+#            its applet links) and pause (conformance/cmd/pause), each packed by
+#            `converge image build`. POD_CIDR defaults to 10.44.0.0/16 and
+#            SERVICE_CIDR to 10.45.0.0/16 there.
 # The run's logs and JUnit XML stay in conformance/.cache/runs/<time>/.
 set -euo pipefail
 
@@ -30,8 +38,18 @@ FOCUS=${FOCUS:-'\[Conformance\]'}
 SKIP=${SKIP:-}
 PROCS=${PROCS:-2}
 TIMEOUT=${TIMEOUT:-45}
-POD_CIDR=${POD_CIDR:-127.77.0.0/16}
-SERVICE_CIDR=${SERVICE_CIDR:-}
+RUNTIME=${RUNTIME:-process}
+case $RUNTIME in
+process)
+	POD_CIDR=${POD_CIDR:-127.77.0.0/16}
+	SERVICE_CIDR=${SERVICE_CIDR:-}
+	;;
+containerd)
+	POD_CIDR=${POD_CIDR:-10.44.0.0/16}
+	SERVICE_CIDR=${SERVICE_CIDR:-10.45.0.0/16}
+	;;
+*) echo "conformance: RUNTIME=$RUNTIME: want process or containerd" >&2; exit 2 ;;
+esac
 REPORT=${REPORT:-docs/CONFORMANCE.md}
 NOTE=${NOTE:-}
 
@@ -42,22 +60,94 @@ $GO build -o bin/converge ./cmd/converge
 
 run=$repo/conformance/.cache/runs/$(date -u +%Y%m%dT%H%M%SZ)
 mkdir -p "$run"
-data=$(mktemp -d /tmp/converge-conformance.XXXXXX)
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+# Short: containerd's socket lands under it and must fit in a sockaddr.
+data=$(mktemp -d /tmp/cvconf.XXXXXX)
+freeport() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+port=$(freeport)
 kubeconfig=$data/kubeconfig
 
-log "converge up --data-dir $data --port $port (log: $run/converge.log)"
-./bin/converge up --data-dir "$data" --port "$port" --pod-cidr "$POD_CIDR" \
+runtime_args=()
+registry_pid=
+if [[ $RUNTIME == containerd ]]; then
+	# The images' registry: Debian's docker-registry on loopback (plain HTTP).
+	command -v docker-registry >/dev/null || { log "docker-registry is missing: run hack/ci-deps.sh"; exit 1; }
+	registry=127.0.0.1:$(freeport)
+	mkdir -p "$data/registry"
+	cat >"$data/registry/config.yml" <<EOF
+version: 0.1
+log: {level: warn}
+storage: {filesystem: {rootdirectory: $data/registry/data}, delete: {enabled: true}}
+http: {addr: $registry}
+EOF
+	docker-registry serve "$data/registry/config.yml" >"$run/registry.log" 2>&1 &
+	registry_pid=$!
+	cat >"$data/registries.yaml" <<EOF
+mirrors:
+  registry.k8s.io:
+    endpoint: ["http://$registry"]
+EOF
+	(cd conformance && CGO_ENABLED=0 $GO build -o "$data/pause" ./cmd/pause)
+	runtime_args=(--runtime containerd --registries "$data/registries.yaml")
+fi
+
+log "converge up --runtime $RUNTIME --data-dir $data --port $port (log: $run/converge.log)"
+./bin/converge up --data-dir "$data" --port "$port" --pod-cidr "$POD_CIDR" "${runtime_args[@]}" \
 	${SERVICE_CIDR:+--service-cidr "$SERVICE_CIDR"} >"$run/converge.log" 2>&1 &
 converge_pid=$!
 stop() {
 	if kill -0 "$converge_pid" 2>/dev/null; then
+		if [[ -n $registry_pid ]]; then
+			# Pods first, so the node tears their networks down (a stopped
+			# node keeps them for its restart, and this data dir goes away).
+			kubectl --kubeconfig "$kubeconfig" delete pods --all -A --wait --timeout=90s >/dev/null 2>&1 || true
+		fi
 		kill -TERM "$converge_pid" 2>/dev/null || true
-		for _ in $(seq 60); do kill -0 "$converge_pid" 2>/dev/null || break; sleep 0.5; done
+		for _ in $(seq 90); do kill -0 "$converge_pid" 2>/dev/null || break; sleep 0.5; done
 		kill -KILL "$converge_pid" 2>/dev/null || true
 	fi
 	wait "$converge_pid" 2>/dev/null || true
+	if [[ -n $registry_pid ]]; then
+		kill -TERM "$registry_pid" 2>/dev/null || true
+		wait "$registry_pid" 2>/dev/null || true
+		reap_containerd "$data"
+	fi
 	rm -rf "$data"
+}
+# reap_containerd removes what a containerd node can leave behind under dir
+# once converge up has exited: shims of containers it kept for a restart, with
+# their processes, and pod network namespaces still mounted there. The node's
+# bridge and masquerade rule stay, as after any `converge up` on containerd
+# (the next one on this host reuses them).
+reap_containerd() {
+	local dir=$1 p shim m
+	for p in /proc/[0-9]*; do
+		grep -qa containerd-shim "$p/cmdline" 2>/dev/null && grep -qaF "$dir" "$p/cmdline" 2>/dev/null || continue
+		shim=${p#/proc/}
+		pkill -KILL -P "$shim" 2>/dev/null || true
+		kill -KILL "$shim" 2>/dev/null || true
+		log "reaped leftover containerd shim $shim"
+	done
+	awk -v d="$dir/" 'index($5, d) == 1 {print $5}' /proc/self/mountinfo | sort -r | while read -r m; do
+		umount -l "$m" 2>/dev/null || true
+	done
+	# This run's masquerade jump (its pod CIDR), then the node's chain once
+	# nothing jumps to it.
+	local rule chain
+	iptables -t nat -S POSTROUTING | grep -F -- "-s $POD_CIDR " | grep -- '-j CNV-MASQ-' | while read -r rule; do
+		eval "iptables -t nat ${rule/-A /-D }" || true
+	done
+	for chain in $(iptables -t nat -S | awk '$1 == "-N" && $2 ~ /^CNV-MASQ-/ {print $2}'); do
+		iptables -t nat -S POSTROUTING | grep -q -- "-j $chain\$" && continue
+		iptables -t nat -F "$chain" && iptables -t nat -X "$chain" || true
+	done
+	# The node's bridge carries this run's gateway: another pod CIDR on a
+	# later node of this host's name could not use it (the bridge plugin
+	# refuses a second address). Only an empty one goes.
+	local gw br
+	gw=$(python3 -c 'import ipaddress, sys; print(ipaddress.ip_network(sys.argv[1], strict=False)[1])' "$POD_CIDR")
+	for br in $(ip -br -4 addr | awk -v g="$gw/" '$1 ~ /^cnv-/ && index($0, g) {print $1}'); do
+		[[ -z $(ip -br link show master "$br") ]] && ip link del "$br" && log "removed the run's bridge $br"
+	done
 }
 trap stop EXIT
 
@@ -78,8 +168,34 @@ kubectl wait --for=condition=Ready node --all --timeout=120s >&2
 for _ in $(seq 60); do kubectl get service kubernetes -n default >/dev/null 2>&1 && break; sleep 0.5; done
 kubectl get service kubernetes -n default >&2 || { log "default/kubernetes Service missing: the API server did not create it"; exit 1; }
 
+if [[ -n $registry_pid ]]; then
+	# The images the specs ask for, under their upstream names in the local
+	# registry; the node pulls them through its registry.k8s.io mirror.
+	sock=$data/node/containerd/containerd.sock
+	busybox_links=()
+	for a in $(/bin/busybox --list); do [[ $a == busybox ]] || busybox_links+=(--link "/bin/$a=busybox"); done
+	build_push() { # NAME TAG FLAGS...: build, push to the registry, drop the node's copies
+		local name=$1 tag=$2
+		shift 2
+		./bin/converge image build --name "registry.k8s.io/$name:$tag" --import --address "$sock" "$@" >&2
+		./bin/converge image push "registry.k8s.io/$name:$tag" "$registry/$name:$tag" --address "$sock" >&2
+		./bin/converge image rm "registry.k8s.io/$name:$tag" --address "$sock" >&2
+		./bin/converge image rm "$registry/$name:$tag" --address "$sock" >/dev/null 2>&1 || true
+	}
+	# Upstream agnhost: ENTRYPOINT ["/agnhost"], CMD ["pause"], /agnhost-2 a
+	# link to it (entrypoint specs), on Alpine: specs exec cat, sh, ... in
+	# it, so busybox and its applets stand in for Alpine's userland.
+	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
+		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}"
+	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
+	build_push e2e-test-images/busybox 1.37.0-1 --binary /bin/busybox --path /bin/busybox --entrypoint "" --cmd sh \
+		"${busybox_links[@]}"
+	build_push pause 3.10.1 --binary "$data/pause" --path /pause
+	log "images in $registry: $(curl -s "http://$registry/v2/_catalog")"
+fi
+
 ginkgo_cmd="ginkgo --procs $PROCS --focus '$FOCUS'${SKIP:+ --skip '$SKIP'} --timeout ${TIMEOUT}m e2e.test -- --provider local"
-cmd="make conformance FOCUS='$FOCUS' SKIP='$SKIP' PROCS=$PROCS TIMEOUT=$TIMEOUT\`, i.e. \`$ginkgo_cmd"
+cmd="make conformance ${registry_pid:+RUNTIME=$RUNTIME }FOCUS='$FOCUS' SKIP='$SKIP' PROCS=$PROCS TIMEOUT=$TIMEOUT\`, i.e. \`$ginkgo_cmd"
 log "running: $ginkgo_cmd (output: $run/ginkgo.log)"
 start=$(date +%s)
 rc=0
@@ -102,6 +218,7 @@ trap - EXIT
 junit=$(ls "$run"/junit_*.xml 2>/dev/null | head -1 || true)
 [[ -n $junit ]] || { log "no JUnit report in $run (see $run/ginkgo.log)"; exit 1; }
 (cd conformance && $GO run ./cmd/report -junit "$junit" -out "$repo/$REPORT" \
-	-command "$cmd" -duration "$((secs / 60))m$((secs % 60))s" -note "$NOTE")
+	-command "$cmd" -duration "$((secs / 60))m$((secs % 60))s" -note "$NOTE" \
+	${registry_pid:+-runs-images})
 log "wrote $REPORT: passed | failed | cannot run here | not selected:"
 grep -F '| **total** |' "$repo/$REPORT" >&2 || true

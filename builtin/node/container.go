@@ -231,7 +231,9 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		r.mu.Lock()
 		r.running = false
 		close(exited)
-		r.status.Ready = false
+		// A regular init container that succeeded stays Ready, as the
+		// kubelet reports it (upstream's InitContainer conformance specs).
+		r.status.Ready = !restart && r.init && r.c.RestartPolicy == nil && st.ExitCode == 0
 		if restart {
 			r.status.LastTerminationState = corev1.ContainerState{Terminated: term}
 		} else {

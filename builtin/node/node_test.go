@@ -246,6 +246,10 @@ var _ = Describe("Pods on the process runtime", func() {
 				g.Expect(status(p, n).State.Terminated).NotTo(BeNil(), n)
 				g.Expect(status(p, n).State.Terminated.Reason).To(Equal("Completed"), n)
 			}
+			// Init containers that succeeded are Ready; a finished app container is not.
+			g.Expect(status(p, "first").Ready).To(BeTrue())
+			g.Expect(status(p, "second").Ready).To(BeTrue())
+			g.Expect(status(p, "main").Ready).To(BeFalse())
 			g.Expect(cond(p, corev1.PodInitialized)).To(Equal(corev1.ConditionTrue))
 		}).WithContext(ctx).WithTimeout(20 * time.Second).Should(Succeed())
 		Expect(podLogs(ctx, "inits", "main", "")).To(Equal("2\n"))

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,12 +167,16 @@ func (w *podWorker) writeHosts(pod *corev1.Pod, ip string) error {
 }
 
 // sandboxMounts adds the pod's hosts file to a container in the pod's own
-// network namespace.
+// network namespace, unless the container mounts something at /etc/hosts
+// itself (the kubelet then leaves it unmanaged too).
 func (w *podWorker) sandboxMounts(spec *cri.ContainerSpec) {
 	w.mu.Lock()
 	spec.NetNSPath = w.netns
 	w.mu.Unlock()
 	if spec.NetNSPath == "" {
+		return
+	}
+	if slices.ContainsFunc(spec.Mounts, func(m cri.Mount) bool { return filepath.Clean(m.ContainerPath) == "/etc/hosts" }) {
 		return
 	}
 	if _, err := os.Stat(w.hostsPath()); err == nil {

@@ -1,12 +1,14 @@
 package node
 
 import (
+	"os"
 	"testing"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/node/cri"
 	"github.com/converge-dev/converge/builtin/node/podnet"
 )
 
@@ -40,5 +42,25 @@ func TestHostPorts(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, hostPorts(pod)); diff != "" {
 		t.Errorf("hostPorts (-want +got):\n%s", diff)
+	}
+}
+
+// TestSandboxMountsHosts: a container of a pod with its own network namespace
+// gets the pod's hosts file at /etc/hosts, unless it mounts something there
+// itself (upstream's KubeletManagedEtcHosts spec).
+func TestSandboxMountsHosts(t *testing.T) {
+	w := &podWorker{dir: t.TempDir(), netns: "/run/netns/x"}
+	if err := os.WriteFile(w.hostsPath(), []byte("127.0.0.1\tlocalhost\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	managed := cri.ContainerSpec{}
+	w.sandboxMounts(&managed)
+	if want := []cri.Mount{{HostPath: w.hostsPath(), ContainerPath: "/etc/hosts", ReadOnly: true}}; !cmp.Equal(managed.Mounts, want) || managed.NetNSPath != w.netns {
+		t.Errorf("managed: mounts %+v netns %q", managed.Mounts, managed.NetNSPath)
+	}
+	own := cri.ContainerSpec{Mounts: []cri.Mount{{HostPath: "/etc/hosts", ContainerPath: "/etc/hosts/"}}}
+	w.sandboxMounts(&own)
+	if len(own.Mounts) != 1 || own.Mounts[0].HostPath != "/etc/hosts" {
+		t.Errorf("own /etc/hosts mount: mounts %+v, want only the container's", own.Mounts)
 	}
 }

@@ -11,9 +11,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -43,8 +45,18 @@ type BuildOptions struct {
 	Name string
 	// Path is where the binary lands in the image (default /bin/<base name of Binary>).
 	Path string
+	// Entrypoint replaces the image's entrypoint (default [Path]); set it to
+	// an empty, non-nil slice for an image with only Cmd (as busybox's).
+	Entrypoint []string
 	// Cmd is the image's default arguments after the entrypoint (default none).
 	Cmd []string
+	// Links are symbolic links in the image, absolute link path to target (a
+	// relative target resolves from the link's directory), e.g. busybox's
+	// applets: "/bin/sh" -> "busybox".
+	Links map[string]string
+	// Files are more host files in the image, absolute image path to host
+	// path (e.g. /bin/busybox beside agnhost); each keeps its mode bits.
+	Files map[string]string
 	// Env is added to the image's environment after PATH.
 	Env []string
 	// Out receives the archive. Required.
@@ -133,6 +145,18 @@ func (o *BuildOptions) validate() error {
 	if o.Path != "" && (!path.IsAbs(o.Path) || path.Clean(o.Path) != o.Path || o.Path == "/") {
 		errs = append(errs, fmt.Errorf("path %q must be a clean absolute file path", o.Path))
 	}
+	for p, src := range o.Files {
+		if !path.IsAbs(p) || path.Clean(p) != p || p == "/" || p == o.Path || src == "" {
+			errs = append(errs, fmt.Errorf("file %q from %q: want a clean absolute image path other than the binary's, and a host file", p, src))
+		} else if _, ok := o.Links[p]; ok {
+			errs = append(errs, fmt.Errorf("file %q is also a link", p))
+		}
+	}
+	for link, target := range o.Links {
+		if !path.IsAbs(link) || path.Clean(link) != link || link == "/" || link == o.Path || target == "" {
+			errs = append(errs, fmt.Errorf("link %q -> %q: want a clean absolute link path other than the binary's, and a target", link, target))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -157,17 +181,36 @@ func Build(ctx context.Context, opts BuildOptions) (BuildResult, error) {
 	}
 	name := Normalize(opts.Name)
 
-	layer, err := layerTar(opts.Path, bin)
+	extra := map[string]extraFile{}
+	for p, src := range opts.Files {
+		st, err := os.Stat(src)
+		if err != nil {
+			return BuildResult{}, fmt.Errorf("build image: file %s: %w", p, err)
+		}
+		if !st.Mode().IsRegular() {
+			return BuildResult{}, fmt.Errorf("build image: file %s: %s is not a regular file", p, src)
+		}
+		data, err := os.ReadFile(src)
+		if err != nil {
+			return BuildResult{}, fmt.Errorf("build image: file %s: %w", p, err)
+		}
+		extra[p] = extraFile{mode: int64(st.Mode().Perm()), data: data}
+	}
+	layer, err := layerTar(opts.Path, bin, extra, opts.Links)
 	if err != nil {
 		return BuildResult{}, fmt.Errorf("build image: write layer: %w", err)
 	}
 	layerDesc := describe(MediaTypeLayer, layer)
 
+	entrypoint := []string{opts.Path}
+	if opts.Entrypoint != nil {
+		entrypoint = opts.Entrypoint
+	}
 	config, err := json.Marshal(Config{
 		Architecture: arch,
 		OS:           "linux",
 		Config: ProcessConfig{
-			Entrypoint: []string{opts.Path},
+			Entrypoint: entrypoint,
 			Cmd:        opts.Cmd,
 			Env:        append([]string{defaultPath}, opts.Env...),
 			WorkingDir: "/",
@@ -226,29 +269,60 @@ func Build(ctx context.Context, opts BuildOptions) (BuildResult, error) {
 
 var epoch = time.Unix(0, 0).UTC()
 
-// layerTar returns an uncompressed layer with the binary at p, its parent
+// extraFile is a file of BuildOptions.Files, read.
+type extraFile struct {
+	mode int64
+	data []byte
+}
+
+// layerTar returns an uncompressed layer with the binary at p, the extra files
+// and the links (each sorted, so a build is reproducible), their parent
 // directories and /tmp.
-func layerTar(p string, bin []byte) ([]byte, error) {
+func layerTar(p string, bin []byte, files map[string]extraFile, links map[string]string) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{"tmp": true}
 	if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: "tmp/", Mode: 0o1777, ModTime: epoch}); err != nil {
 		return nil, err
 	}
+	parents := func(rel string) error {
+		parts := strings.Split(rel, "/")
+		for i := 1; i < len(parts); i++ {
+			d := strings.Join(parts[:i], "/")
+			if dirs[d] {
+				continue
+			}
+			dirs[d] = true
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: epoch}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	rel := strings.TrimPrefix(p, "/")
-	parts := strings.Split(rel, "/")
-	for i := 1; i < len(parts); i++ {
-		d := strings.Join(parts[:i], "/")
-		if dirs[d] {
-			continue
-		}
-		dirs[d] = true
-		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeDir, Name: d + "/", Mode: 0o755, ModTime: epoch}); err != nil {
-			return nil, err
-		}
+	if err := parents(rel); err != nil {
+		return nil, err
 	}
 	if err := writeFile(tw, rel, 0o755, bin); err != nil {
 		return nil, err
+	}
+	for _, f := range slices.Sorted(maps.Keys(files)) {
+		frel := strings.TrimPrefix(f, "/")
+		if err := parents(frel); err != nil {
+			return nil, err
+		}
+		if err := writeFile(tw, frel, files[f].mode, files[f].data); err != nil {
+			return nil, err
+		}
+	}
+	for _, link := range slices.Sorted(maps.Keys(links)) {
+		lrel := strings.TrimPrefix(link, "/")
+		if err := parents(lrel); err != nil {
+			return nil, err
+		}
+		if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeSymlink, Name: lrel, Linkname: links[link], Mode: 0o777, ModTime: epoch}); err != nil {
+			return nil, err
+		}
 	}
 	if err := tw.Close(); err != nil {
 		return nil, err

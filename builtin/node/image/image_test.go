@@ -215,6 +215,70 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+// TestBuildLinksAndEntrypoint: extra files and symbolic links land in the
+// layer (sorted, with their directories) and an empty Entrypoint leaves only
+// Cmd, as upstream's busybox image has.
+func TestBuildLinksAndEntrypoint(t *testing.T) {
+	t.Parallel()
+	bin := staticBinary(t)
+	var buf bytes.Buffer
+	_, err := image.Build(t.Context(), image.BuildOptions{Binary: bin, Name: "busybox", Path: "/bin/busybox",
+		Entrypoint: []string{}, Cmd: []string{"sh"},
+		Links: map[string]string{"/bin/sh": "busybox", "/usr/bin/env": "/bin/busybox", "/agnhost-2": "agnhost"},
+		Files: map[string]string{"/etc/tool": bin}, Out: &buf})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	files, _ := untar(t, &buf)
+	var (
+		index    image.Index
+		manifest image.Manifest
+		config   image.Config
+	)
+	json.Unmarshal(files["index.json"], &index)
+	json.Unmarshal(blob(t, files, index.Manifests[0]), &manifest)
+	json.Unmarshal(blob(t, files, manifest.Config), &config)
+	if config.Config.Entrypoint != nil || !slices.Equal(config.Config.Cmd, []string{"sh"}) {
+		t.Errorf("entrypoint %q cmd %q, want none and [sh]", config.Config.Entrypoint, config.Config.Cmd)
+	}
+	tr := tar.NewReader(bytes.NewReader(blob(t, files, manifest.Layers[0])))
+	var names []string
+	links := map[string]string{}
+	modes := map[string]int64{}
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, h.Name)
+		modes[h.Name] = h.Mode
+		if h.Typeflag == tar.TypeSymlink {
+			links[h.Name] = h.Linkname
+		}
+	}
+	want := map[string]string{"agnhost-2": "agnhost", "bin/sh": "busybox", "usr/bin/env": "/bin/busybox"}
+	if !maps.Equal(links, want) {
+		t.Errorf("links %v, want %v", links, want)
+	}
+	if st, err := os.Stat(bin); err != nil || modes["etc/tool"] != int64(st.Mode().Perm()) || slices.Index(names, "etc/") > slices.Index(names, "etc/tool") {
+		t.Errorf("extra file etc/tool: mode %o, layer order %v", modes["etc/tool"], names)
+	}
+	// Directories before what they hold: bin/ before bin/sh, usr/bin/ before usr/bin/env.
+	if i, j := slices.Index(names, "usr/bin/"), slices.Index(names, "usr/bin/env"); i < 0 || i > j || slices.Index(names, "usr/") > i {
+		t.Errorf("layer order %v", names)
+	}
+
+	if _, err := image.Build(t.Context(), image.BuildOptions{Binary: bin, Name: "x", Links: map[string]string{"bin/sh": "busybox"}, Out: io.Discard}); err == nil || !strings.Contains(err.Error(), "clean absolute link path") {
+		t.Errorf("relative link: Build = %v", err)
+	}
+	if _, err := image.Build(t.Context(), image.BuildOptions{Binary: bin, Name: "x", Files: map[string]string{"/etc/x": t.TempDir()}, Out: io.Discard}); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("directory as a file: Build = %v", err)
+	}
+}
+
 func TestBuildRejects(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

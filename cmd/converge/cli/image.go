@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -67,20 +68,37 @@ func newImageImportCommand(g *globalOptions) *cobra.Command {
 func newImageBuildCommand(g *globalOptions) *cobra.Command {
 	o := &imageOptions{}
 	var binary, name, inPath, out string
+	var entrypoint, args, links, files []string
 	var doImport bool
 	cmd := &cobra.Command{
 		Use:   "build --binary PATH --name NAME",
 		Short: "Pack a static binary into an OCI image archive (and optionally import it)",
 		Example: `  CGO_ENABLED=0 go build -o hello ./cmd/hello
   converge image build --binary hello --name hello -o hello.tar
-  converge image build --binary hello --name example.com/demo/hello:v1 --import`,
+  converge image build --binary hello --name example.com/demo/hello:v1 --import
+  converge image build --binary /bin/busybox --name busybox --entrypoint "" --cmd sh --link /bin/sh=busybox`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if binary == "" || name == "" {
 				return fmt.Errorf("--binary and --name are required (e.g. --binary ./hello --name hello)")
 			}
 			var buf bytes.Buffer
-			res, err := image.Build(cmd.Context(), image.BuildOptions{Binary: binary, Name: name, Path: inPath, Out: &buf})
+			opts := image.BuildOptions{Binary: binary, Name: name, Path: inPath, Cmd: args, Out: &buf}
+			if cmd.Flags().Changed("entrypoint") {
+				// --entrypoint "" alone: no entrypoint, only --cmd.
+				opts.Entrypoint = slices.DeleteFunc(slices.Clone(entrypoint), func(s string) bool { return s == "" })
+				if opts.Entrypoint == nil {
+					opts.Entrypoint = []string{}
+				}
+			}
+			var err error
+			if opts.Links, err = keyValues("--link", "LINK=TARGET, e.g. /bin/sh=busybox", links, false); err != nil {
+				return err
+			}
+			if opts.Files, err = keyValues("--file", "HOST_PATH=IMAGE_PATH, e.g. /bin/busybox=/bin/busybox", files, true); err != nil {
+				return err
+			}
+			res, err := image.Build(cmd.Context(), opts)
 			if err != nil {
 				return err
 			}
@@ -128,6 +146,30 @@ func newImageBuildCommand(g *globalOptions) *cobra.Command {
 	cmd.Flags().StringVar(&inPath, "path", "", "where the binary lands in the image (default /bin/<binary name>)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "archive file to write (default <name>.tar unless --import)")
 	cmd.Flags().BoolVar(&doImport, "import", false, "import the image into containerd")
+	cmd.Flags().StringArrayVar(&entrypoint, "entrypoint", nil, "the image's entrypoint, one flag per word (default the binary's path; \"\" for none)")
+	cmd.Flags().StringArrayVar(&args, "cmd", nil, "the image's default arguments, one flag per word")
+	cmd.Flags().StringArrayVar(&files, "file", nil, "another host file in the image, HOST_PATH=IMAGE_PATH (repeatable), e.g. /bin/busybox=/bin/busybox")
+	cmd.Flags().StringArrayVar(&links, "link", nil, "a symbolic link in the image, LINK=TARGET (repeatable), e.g. /bin/sh=busybox")
 	o.flags(cmd)
 	return cmd
+}
+
+// keyValues parses a repeatable KEY=VALUE flag into a map (nil when empty);
+// swap keys the map by the value (--file HOST=IMAGE is keyed by IMAGE).
+func keyValues(flag, want string, vals []string, swap bool) (map[string]string, error) {
+	var m map[string]string
+	for _, v := range vals {
+		k, val, ok := strings.Cut(v, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s %q: want %s", flag, v, want)
+		}
+		if swap {
+			k, val = val, k
+		}
+		if m == nil {
+			m = map[string]string{}
+		}
+		m[k] = val
+	}
+	return m, nil
 }

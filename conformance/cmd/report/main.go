@@ -30,6 +30,7 @@ func main() {
 	flag.StringVar(&o.duration, "duration", "", "wall time of the run, recorded in the header")
 	flag.StringVar(&o.note, "note", "", "extra paragraph for the header (e.g. why only a subset ran)")
 	flag.StringVar(&o.version, "version", "v1.34.4", "the k8s.io/kubernetes version the e2e binary was built from")
+	flag.BoolVar(&o.runsImages, "runs-images", false, "the node runs container images (converge up --runtime containerd): a pod that did not run is a failure, never \"cannot run here\"")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
@@ -39,6 +40,7 @@ func main() {
 
 type options struct {
 	junit, out, command, duration, note, version string
+	runsImages                                   bool
 }
 
 func run(o options) error {
@@ -61,7 +63,7 @@ func run(o options) error {
 		}
 		runs = append(runs, cases)
 	}
-	r := summarize(merge(runs))
+	r := summarize(merge(runs), o.runsImages)
 	w := io.Writer(os.Stdout)
 	if o.out != "" {
 		f, err := os.Create(o.out)
@@ -97,7 +99,7 @@ func merge(runs [][]testCase) []testCase {
 
 // selectedBy reports whether the run of c selected it.
 func selectedBy(c testCase) bool {
-	_, selected := classify(c)
+	_, selected := classify(c, false)
 	return selected
 }
 
@@ -181,14 +183,14 @@ type report struct {
 	total       time.Duration
 }
 
-func summarize(cases []testCase) report {
+func summarize(cases []testCase, runsImages bool) report {
 	r := report{results: map[string][]result{}, notSelected: map[string]int{}}
 	for _, c := range cases {
 		if !strings.Contains(c.Name, "[Conformance]") {
 			continue
 		}
 		sig := sigOf(c.Name)
-		res, selected := classify(c)
+		res, selected := classify(c, runsImages)
 		if !selected {
 			r.notSelected[sig]++
 			continue
@@ -211,7 +213,9 @@ func sigOf(name string) string {
 
 // classify decides a spec's outcome. selected is false for a spec the run's
 // focus/skip filtered out (Ginkgo reports it skipped without a reason).
-func classify(c testCase) (res result, selected bool) {
+// runsImages is true when the node runs container images: then image
+// markers do not make a failure "cannot run here".
+func classify(c testCase, runsImages bool) (res result, selected bool) {
 	res.name = strings.TrimPrefix(c.Name, "[It] ")
 	switch {
 	case c.Skipped != nil:
@@ -235,7 +239,7 @@ func classify(c testCase) (res result, selected bool) {
 	if f.Type != "" && f.Type != "failed" {
 		first = "(" + f.Type + ") " + first
 	}
-	if reason, ok := cannotRunReason(text, c.SystemErr); ok {
+	if reason, ok := cannotRunReason(text, c.SystemErr, runsImages); ok {
 		res.outcome, res.detail = cannotRun, reason+"; failure: "+first
 		return res, true
 	}
@@ -283,15 +287,17 @@ var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|succes
 // of the first marker found. A node marker counts anywhere in the failure or
 // timeline; an image marker counts only when the failure itself is about a pod
 // not running (a spec failing earlier, or on something else, whose pods also
-// could not run, has a failure of its own and stays failed).
-func cannotRunReason(failure, timeline string) (string, bool) {
+// could not run, has a failure of its own and stays failed). With runsImages
+// (a node that runs images, e.g. on containerd) image markers never count: a
+// pod that did not run there failed on its merits.
+func cannotRunReason(failure, timeline string, runsImages bool) (string, bool) {
 	text := failure + "\n" + timeline
 	for _, m := range nodeMarkers {
 		if i := strings.Index(text, m.marker); i >= 0 {
 			return m.reason + " (`" + lineAround(text, i) + "`)", true
 		}
 	}
-	if !podWait.MatchString(failure) {
+	if runsImages || !podWait.MatchString(failure) {
 		return "", false
 	}
 	for _, m := range imageMarkers {
@@ -427,6 +433,10 @@ func (r report) write(w io.Writer, o options) error {
 	fmt.Fprintf(&b, "  pod whose program lives only in an upstream image (agnhost, httpd, nginx, pause, …) never runs.\n")
 	fmt.Fprintf(&b, "  A spec that fails on something else first (e.g. a refused request) is **failed**, even if its pods\n")
 	fmt.Fprintf(&b, "  could not have run either.\n")
+	if o.runsImages {
+		fmt.Fprintf(&b, "  **This run's node runs container images** (`-runs-images`): image markers are not used, so a spec\n")
+		fmt.Fprintf(&b, "  whose pods did not run is **failed**.\n")
+	}
 	fmt.Fprintf(&b, "- **failed**: every other failure, timeout, panic or interruption; the first line of its failure is listed.\n")
 	fmt.Fprintf(&b, "- **not selected**: `[Conformance]` specs the run's `--focus`/`--skip` left out (Ginkgo reports them\n")
 	fmt.Fprintf(&b, "  skipped without a reason); counted so none is dropped silently.\n")

@@ -48,7 +48,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, sel := classify(tt.c)
+			res, sel := classify(tt.c, false)
 			if sel != tt.wantSelected {
 				t.Fatalf("selected = %v, want %v", sel, tt.wantSelected)
 			}
@@ -59,6 +59,23 @@ func TestClassify(t *testing.T) {
 				t.Fatalf("got (%v, %q), want (%v, %q…)", res.outcome, res.detail, tt.want, tt.wantDetail)
 			}
 		})
+	}
+}
+
+// TestClassifyRunsImages: on a node that runs images (containerd) a pod that
+// did not run is the spec's failure; needing more nodes still cannot run here.
+func TestClassifyRunsImages(t *testing.T) {
+	pull := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Timed out after 300s.\nExpected Pod to be in <v1.PodPhase>: \"Running\""},
+		SystemErr: "event: Failed: Back-off pulling image \"registry.k8s.io/e2e-test-images/agnhost:2.56\": ImagePullBackOff\n"}
+	if res, _ := classify(pull, false); res.outcome != cannotRun {
+		t.Errorf("process runtime: %v %q, want cannot run here", res.outcome, res.detail)
+	}
+	if res, _ := classify(pull, true); res.outcome != failed || res.detail != "Timed out after 300s." {
+		t.Errorf("runs images: %v %q, want failed \"Timed out after 300s.\"", res.outcome, res.detail)
+	}
+	nodes := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Requires at least 2 nodes (not 1)"}}
+	if res, _ := classify(nodes, true); res.outcome != cannotRun {
+		t.Errorf("runs images, two nodes: %v %q, want cannot run here", res.outcome, res.detail)
 	}
 }
 
