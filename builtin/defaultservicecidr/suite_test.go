@@ -2,13 +2,12 @@ package defaultservicecidr_test
 
 import (
 	"testing"
-	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/converge-dev/converge/builtin/api/all"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/internal/controllertest"
 	"github.com/converge-dev/converge/testenv"
 )
 
@@ -18,24 +17,13 @@ func TestDefaultServiceCIDR(t *testing.T) {
 }
 
 var (
-	env *testenv.Environment
+	env *controllertest.Env
 	c   *client.Client
 )
 
 var _ = BeforeSuite(func(ctx SpecContext) {
-	var err error
-	env, err = testenv.Start(ctx, testenv.Options{})
-	Expect(err).NotTo(HaveOccurred())
-	sch, err := all.NewScheme()
-	Expect(err).NotTo(HaveOccurred())
-	c, err = client.New(&client.Config{Host: env.URL}, client.Options{Scheme: sch})
-	Expect(err).NotTo(HaveOccurred())
-	SetDefaultEventuallyTimeout(10 * time.Second)
-	SetDefaultEventuallyPollingInterval(50 * time.Millisecond)
+	env = controllertest.Start(ctx, "defaultservicecidr", testenv.Options{})
+	c = env.Client
 })
 
-var _ = AfterSuite(func() {
-	if env != nil {
-		Expect(env.Stop()).To(Succeed())
-	}
-})
+var _ = AfterSuite(func() { env.Stop() })

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	nodestream "github.com/converge-dev/converge/builtin/node/stream"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
@@ -124,7 +125,7 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return AgentError(resp)
 	}
-	if isWebSocket(r) {
+	if nodestream.IsWebSocket(r) {
 		streamWebSocket(ctx, w, r, resp.Body)
 		return nil
 	}

@@ -21,23 +21,6 @@ const (
 	protocolBase64 = "base64.binary.k8s.io"
 )
 
-// isWebSocket reports whether r asks to upgrade to a WebSocket.
-func isWebSocket(r *http.Request) bool {
-	return strings.EqualFold(r.Header.Get("Upgrade"), "websocket") &&
-		headerHasToken(r.Header, "Connection", "upgrade")
-}
-
-func headerHasToken(h http.Header, name, token string) bool {
-	for _, v := range h.Values(name) {
-		for _, t := range strings.Split(v, ",") {
-			if strings.EqualFold(strings.TrimSpace(t), token) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // wsProtocol picks the first protocol the client offers that the log stream
 // speaks; "" when it offers none of them (binary, as Kubernetes' default).
 func wsProtocol(r *http.Request) string {

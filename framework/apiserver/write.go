@@ -642,7 +642,7 @@ func (s *Server) prepareUpdate(ctx context.Context, q *request, obj, old map[str
 		gen, _ := api.NestedInt64(old, "metadata", "generation")
 		// A status write keeps the stored spec; a server-internal write
 		// (binding) leaves the generation alone.
-		if (mode == updateMain || mode == updateStatusAndSpec && q.specWrite) && specChanged(out, old, q.res.GenerationIgnores) {
+		if (mode == updateMain || mode == updateStatusAndSpec && q.specWrite) && specChanged(out, old) {
 			gen++
 		}
 		if gen == 0 {
@@ -686,20 +686,13 @@ func validateUpdateOf(ctx context.Context, st registry.Strategy, mode updateMode
 	return st.ValidateUpdate(ctx, obj, old)
 }
 
-// specChanged reports whether anything but metadata, status and the ignored
-// paths differs.
-func specChanged(a, b map[string]any, ignores [][]string) bool {
+// specChanged reports whether anything but metadata and status differs.
+func specChanged(a, b map[string]any) bool {
 	strip := func(m map[string]any) map[string]any {
 		c := make(map[string]any, len(m))
 		for k, v := range m {
 			if k != "metadata" && k != "status" && k != "apiVersion" && k != "kind" {
 				c[k] = v
-			}
-		}
-		if len(ignores) > 0 {
-			c = api.DeepCopyJSON(c)
-			for _, p := range ignores {
-				api.RemoveNestedField(c, p...)
 			}
 		}
 		return c

@@ -61,6 +61,9 @@ const (
 	transportWebSocket
 )
 
+// IsWebSocket reports whether r asks to be upgraded to a WebSocket.
+func IsWebSocket(r *http.Request) bool { return upgradeOf(r) == transportWebSocket }
+
 func upgradeOf(r *http.Request) transport {
 	if !headerHasToken(r.Header, "Connection", "upgrade") {
 		return transportNone

@@ -46,10 +46,6 @@ type Resource struct {
 	Scale *Scale
 	// Generation maintains metadata.generation (1 on create, +1 on spec change).
 	Generation bool
-	// GenerationIgnores are fields (paths) whose changes do not count as spec
-	// changes for Generation: a pod's spec.nodeName, set by binding, which
-	// Kubernetes writes without the pod strategy's generation bump.
-	GenerationIgnores [][]string
 	// NameValidation checks metadata.name; nil means DNS-1123 subdomain.
 	NameValidation func(name string, prefix bool) []string
 

@@ -75,7 +75,7 @@ func Resources() []*registry.Resource {
 			// 1 on create, +1 when an update or pods/ephemeralcontainers changes
 			// the spec; a binding does not count (Kubernetes 1.33+,
 			// PodObservedGenerationTracking).
-			Generation: true, GenerationIgnores: [][]string{{"spec", "nodeName"}},
+			Generation:       true,
 			NameValidation:   validation.NameIsDNSSubdomain,
 			Type:             reflect.TypeFor[Pod](),
 			SelectableFields: podFields,
