@@ -18,6 +18,8 @@
 #            another converge on this machine never share an address]
 #   SERVICE_CIDR converge up --service-cidr [the default; set it, like
 #            POD_CIDR, so two runs on one machine never share Service IPs]
+#   NODE_NAME converge up --node-name [the hostname; with RUNTIME=containerd
+#            give each concurrent run its own: the pod bridge is named after it]
 #   REPORT   Markdown output          [docs/CONFORMANCE.md]
 #   NOTE     extra paragraph for the report header
 #   RUNTIME  the node's runtime: process, or containerd [process]. With
@@ -92,7 +94,7 @@ fi
 
 log "converge up --runtime $RUNTIME --data-dir $data --port $port (log: $run/converge.log)"
 ./bin/converge up --data-dir "$data" --port "$port" --pod-cidr "$POD_CIDR" "${runtime_args[@]}" \
-	${SERVICE_CIDR:+--service-cidr "$SERVICE_CIDR"} >"$run/converge.log" 2>&1 &
+	${SERVICE_CIDR:+--service-cidr "$SERVICE_CIDR"} ${NODE_NAME:+--node-name "$NODE_NAME"} >"$run/converge.log" 2>&1 &
 converge_pid=$!
 stop() {
 	if kill -0 "$converge_pid" 2>/dev/null; then
