@@ -145,17 +145,19 @@ func ApplyCRDs(ctx context.Context, c *client.Client, docs [][]byte, timeout tim
 }
 
 // ApplyCRDObjects is ApplyCRDs of CRDs already parsed (ParseCRDs).
+// A write the server answers with a transient error (429, 5xx, a timeout, a
+// conflict with a concurrent writer) is retried until timeout.
 func ApplyCRDObjects(ctx context.Context, c *client.Client, crds []*api.Unstructured, timeout time.Duration) error {
-	for _, crd := range crds {
-		if err := applyCRD(ctx, c, crd); err != nil {
-			return err
-		}
-	}
 	if timeout <= 0 {
 		timeout = DefaultEstablishTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	for _, crd := range crds {
+		if err := retryTransient(ctx, func() error { return applyCRD(ctx, c, crd) }); err != nil {
+			return err
+		}
+	}
 	for _, crd := range crds {
 		if err := waitEstablished(ctx, c, crd.GetName()); err != nil {
 			return err
@@ -201,6 +203,31 @@ func waitMapped(ctx context.Context, c *client.Client, crd *api.Unstructured) er
 		}
 	}
 	return nil
+}
+
+// retryTransient calls f until it succeeds, fails with an error that is not
+// transient, or ctx ends (then the last error is returned).
+func retryTransient(ctx context.Context, f func() error) error {
+	delay := 100 * time.Millisecond
+	for {
+		err := f()
+		if err == nil || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(delay):
+		}
+		delay = min(2*delay, 2*time.Second)
+	}
+}
+
+// transient reports whether a write failed for a reason that may pass:
+// overload, a server-side timeout or error, or a concurrent writer.
+func transient(err error) bool {
+	return apierrors.IsTooManyRequests(err) || apierrors.ReasonForError(err) == apierrors.ReasonServerTimeout || apierrors.IsTimeout(err) ||
+		apierrors.IsInternalError(err) || apierrors.IsServiceUnavailable(err) || apierrors.IsConflict(err)
 }
 
 func applyCRD(ctx context.Context, c *client.Client, crd *api.Unstructured) error {

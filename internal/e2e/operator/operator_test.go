@@ -38,6 +38,7 @@ func status() (out string, reports []loader.Report) {
 		Operators []loader.Report `json:"operators"`
 	}
 	Expect(json.Unmarshal(b, &r)).To(Succeed(), "%s", b)
+	suite.reports = r.Operators
 	return string(b), r.Operators
 }
 

@@ -24,12 +24,30 @@ import (
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/scheme"
 	"github.com/converge-dev/converge/operators/examples/greeting"
+	"github.com/converge-dev/converge/operators/loader"
 	"github.com/converge-dev/converge/operators/postgres"
 )
 
 func TestOperator(t *testing.T) {
 	RegisterFailHandler(Fail)
-	RunSpecs(t, "Operator plugins in converge up")
+	if !RunSpecs(t, "Operator plugins in converge up") {
+		// After Ginkgo's summary, where a CI log's tail shows it: what the
+		// plugins reported and converge up's last lines about operators.
+		for _, r := range suite.reports {
+			fmt.Printf("operator report: %s %s %s: %s\n", r.State, r.Name, filepath.Base(r.Path), r.Error)
+		}
+		if suite.output != nil {
+			var lines []string
+			for _, l := range strings.Split(suite.output.String(), "\n") {
+				if strings.Contains(strings.ToLower(l), "operator") || strings.Contains(l, "postgres") {
+					lines = append(lines, l)
+				}
+			}
+			for _, l := range lines[max(0, len(lines)-15):] {
+				fmt.Println("converge up:", l)
+			}
+		}
+	}
 }
 
 const pgBin = "/usr/lib/postgresql/15/bin"
@@ -46,6 +64,7 @@ var suite struct {
 	url        string
 	kubeconfig string
 	c          *client.Client
+	reports    []loader.Report // the operator reports `converge status` printed last
 }
 
 type lockedBuffer struct {
