@@ -99,7 +99,7 @@ fuzz:
 	  (cd bench && $(GO) test -run='^$$' -fuzz="^$$target\$$" -fuzztime=$$budget -fuzzminimizetime=$(FUZZMINIMIZE) ./compat/patch); \
 	done
 
-## bench: run the side-by-side benchmarks and regenerate docs/PERFORMANCE.md
+## bench: run the side-by-side benchmarks and regenerate the generated section of docs/PERFORMANCE.md (curated text kept)
 bench:
 	./hack/bench.sh
 

@@ -32,5 +32,5 @@ run peer bench -run '^$' -bench 'BenchmarkKubeAPIServer' -benchtime 1x -timeout 
 run informer bench -run '^$' -bench 'BenchmarkInformerSync' -count 2 ./informer/
 (cd bench && go run ./cmd/benchreport < "$out/workqueue.txt") > "$out/workqueue.md"
 (cd bench && go run ./cmd/benchreport < "$out/informer.txt") > "$out/informer.md"
-go run ./hack/benchreport -dir "$out" > docs/PERFORMANCE.md
-echo "wrote docs/PERFORMANCE.md" >&2
+go run ./hack/benchreport -dir "$out" -doc docs/PERFORMANCE.md
+echo "rewrote the generated section of docs/PERFORMANCE.md" >&2
