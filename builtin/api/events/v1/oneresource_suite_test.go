@@ -160,6 +160,17 @@ var _ = Describe("Events written through one API", func() {
 		Expect(core["metadata"].(map[string]any)["labels"]).To(HaveKeyWithValue("seen", "yes"))
 		Expect(core).To(HaveKeyWithValue("count", BeNumerically("==", 3)))
 
+		// Server-side apply through either API over an event of the other.
+		code, applied := call(http.MethodPatch, eventsPath+"/old-1?fieldManager=tester", "application/apply-patch+yaml",
+			map[string]any{"apiVersion": "events.k8s.io/v1", "kind": "Event", "metadata": map[string]any{"name": "old-1",
+				"annotations": map[string]any{"applied": "events"}}})
+		Expect(code).To(Equal(http.StatusOK), "%v", applied)
+		code, applied = call(http.MethodPatch, corePath+"/new-1?fieldManager=tester", "application/apply-patch+yaml",
+			map[string]any{"apiVersion": "v1", "kind": "Event", "metadata": map[string]any{"name": "new-1",
+				"annotations": map[string]any{"applied": "core"}}})
+		Expect(code).To(Equal(http.StatusOK), "%v", applied)
+		Expect(applied).To(HaveKeyWithValue("message", "looked at web-0"))
+
 		code, _ = call(http.MethodDelete, eventsPath+"/new-1", "", nil)
 		Expect(code).To(Equal(http.StatusOK))
 		code, _ = call(http.MethodGet, corePath+"/new-1", "", nil)
