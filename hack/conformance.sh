@@ -219,8 +219,10 @@ trap - EXIT
 
 junit=$(ls "$run"/junit_*.xml 2>/dev/null | head -1 || true)
 [[ -n $junit ]] || { log "no JUnit report in $run (see $run/ginkgo.log)"; exit 1; }
-(cd conformance && $GO run ./cmd/report -junit "$junit" -out "$repo/$REPORT" \
+# REPORT may be absolute (/tmp/NAME-conf.md) or relative to the repository.
+[[ $REPORT == /* ]] || REPORT=$repo/$REPORT
+(cd conformance && $GO run ./cmd/report -junit "$junit" -out "$REPORT" \
 	-command "$cmd" -duration "$((secs / 60))m$((secs % 60))s" -note "$NOTE" \
 	${registry_pid:+-runs-images})
 log "wrote $REPORT: passed | failed | cannot run here | not selected:"
-grep -F '| **total** |' "$repo/$REPORT" >&2 || true
+grep -F '| **total** |' "$REPORT" >&2 || true

@@ -30,7 +30,7 @@ func (s *Server) serveGet(q *request) error {
 		return internalError("get %s: %v", q.ri.name, err)
 	}
 	if acceptsTable(q.r) {
-		o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, q.res.SelectableFields)
+		o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, s.storedFields(q.res))
 		if err != nil {
 			return internalError("%v", err)
 		}
@@ -90,7 +90,11 @@ func (s *Server) filterFor(q *request) (objectFilter, error) {
 		return f, apierrors.NewBadRequest(err.Error())
 	}
 	if selectable && q.res.Convert != nil {
-		f.fieldsOf = selectableFieldsIn(q.res)
+		if q.res.StorageFieldLabels != nil {
+			fs = storageFieldSelector(fs, q.res.StorageFieldLabels)
+		} else {
+			f.fieldsOf = selectableFieldsIn(q.res)
+		}
 	}
 	if !ls.Empty() || !fs.Empty() {
 		f.match = func(l, fl map[string]string) bool { return ls.Matches(l) && fs.Matches(fl) }
@@ -122,6 +126,18 @@ func selectableFieldsIn(res *registry.Resource) func(o *cachedObject) map[string
 		}
 		return objectFields(m, o.name, o.namespace, res.Namespaced, res.SelectableFields)
 	}
+}
+
+// storageFieldSelector rewrites fs's labels to the storage version's
+// (registry.Resource.StorageFieldLabels).
+func storageFieldSelector(fs fields.Selector, labels map[string]string) fields.Selector {
+	reqs := fs.Requirements()
+	for i, r := range reqs {
+		if l, ok := labels[r.Field]; ok {
+			reqs[i].Field = l
+		}
+	}
+	return fields.NewSelector(reqs...)
 }
 
 // hasKeys reports whether every key of want is in m.
@@ -359,6 +375,7 @@ func writeList(q *request, objs []*cachedObject, rv int64, next string, remainin
 // filling up to limit matching objects.
 func (s *Server) listStorage(q *request, f objectFilter, at int64, start string, limit int64) ([]*cachedObject, int64, string, *int64, error) {
 	prefix := listPrefix(q)
+	fieldsOf := s.storedFields(q.res)
 	if start == "" {
 		start = prefix
 	}
@@ -381,7 +398,7 @@ func (s *Server) listStorage(q *request, f objectFilter, at int64, start string,
 		}
 		listRV = res.Revision
 		for i, kv := range res.Items {
-			o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, q.res.SelectableFields)
+			o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, fieldsOf)
 			if err != nil {
 				s.log.Error(err, "Skipping undecodable object", "key", kv.Key)
 				continue

@@ -222,23 +222,7 @@ func (s *Server) ensureCacheLocked(res *registry.Resource) *cacheHandle {
 		return h
 	}
 	cctx, cancel := context.WithCancel(s.ctx)
-	// Shared by every version of the resource: the selectable fields are
-	// the storage version's, looked up when an object is cached (the
-	// versions of a CRD are registered one by one, and a watch of any may
-	// start the cache); filterFor converts for the other versions.
-	fieldsOf := res.SelectableFields
-	if sgvr := res.StorageGroupVersion().WithResource(res.Resource); sgvr != res.GroupVersionResource() {
-		fieldsOf = func(m map[string]any) map[string]string {
-			r := s.opts.Registry.Get(sgvr)
-			if r == nil {
-				r = res
-			}
-			if r.SelectableFields == nil {
-				return nil
-			}
-			return r.SelectableFields(m)
-		}
-	}
+	fieldsOf := s.storedFields(res)
 	namespaced := res.Namespaced
 	wc := newWatchCache(s.opts.Storage, prefix, s.opts.WatchCacheCapacity, s.log.WithValues("resource", res.GroupVersionResource().GroupResource().String()),
 		func(key string, value []byte, rv int64) (*cachedObject, error) {
@@ -252,6 +236,27 @@ func (s *Server) ensureCacheLocked(res *registry.Resource) *cacheHandle {
 	}
 	go wc.run(cctx)
 	return h
+}
+
+// storedFields returns the selectable fields of stored objects of res: the
+// storage version's, looked up when an object is read (the versions of a CRD
+// are registered one by one, and a watch of any may start the shared cache);
+// filterFor converts or renames for the other versions.
+func (s *Server) storedFields(res *registry.Resource) func(map[string]any) map[string]string {
+	sgvr := res.StorageGroupVersionResource()
+	if sgvr == res.GroupVersionResource() {
+		return res.SelectableFields
+	}
+	return func(m map[string]any) map[string]string {
+		r := s.opts.Registry.Get(sgvr)
+		if r == nil {
+			r = res
+		}
+		if r.SelectableFields == nil {
+			return nil
+		}
+		return r.SelectableFields(m)
+	}
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
@@ -283,13 +288,15 @@ func objectFields(m map[string]any, name, namespace string, namespaced bool, fie
 	return f
 }
 
-// storagePrefix is the key prefix of a resource: /registry/<group|core>/<resource>/.
+// storagePrefix is the key prefix of a resource: /registry/<group|core>/<resource>/,
+// of the resource whose storage it shares if any (Resource.StorageResource).
 func storagePrefix(r *registry.Resource) string {
-	g := r.GroupVersion.Group
+	gvr := r.StorageGroupVersionResource()
+	g := gvr.Group
 	if g == "" {
 		g = "core"
 	}
-	return "/registry/" + g + "/" + r.Resource + "/"
+	return "/registry/" + g + "/" + gvr.Resource + "/"
 }
 
 // storageKey is the key of one object.

@@ -1004,8 +1004,9 @@ func (s *Server) serveDeleteCollection(q *request) error {
 		return internalError("list: %v", err)
 	}
 	var deleted []map[string]any
+	fieldsOf := s.storedFields(q.res)
 	for _, kv := range res.Items {
-		o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, q.res.SelectableFields)
+		o, err := buildCachedObject(kv.Key, kv.Value, kv.ModRevision, q.res.Namespaced, fieldsOf)
 		if err != nil || !f.matches(o) {
 			continue
 		}

@@ -65,6 +65,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule([]string{"create"}, []string{"authorization.k8s.io"}, "localsubjectaccessreviews"),
 		}},
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:aggregate-to-edit", map[string]string{AggregateToEdit: "true"}), Rules: []rbacv1.PolicyRule{
+			// Not pods/ephemeralcontainers, deliberately, as Kubernetes: a
+			// container added to a running pod passes by admission policies
+			// written for pod creates, so administrators grant it on purpose.
 			rule(writeVerbs, core, "pods", "pods/attach", "pods/exec", "pods/portforward", "pods/proxy", "pods/eviction"),
 			// read on the escalating subresources, as Kubernetes: WebSocket clients GET them
 			rule(readVerbs, core, "pods/attach", "pods/exec", "pods/portforward", "pods/proxy"),

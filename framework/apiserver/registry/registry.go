@@ -107,14 +107,47 @@ type Resource struct {
 	// version; the objects are copies the server owns. Nil means Convert is
 	// called once per object.
 	ConvertList func(objs []map[string]any, to api.GroupVersion) ([]map[string]any, error)
+
+	// StorageResource, when set, makes this resource a second name for the
+	// objects of another resource, served in another group: both share one
+	// storage prefix and one watch cache, and objects are stored in
+	// StorageResource's group and version. Kubernetes serves events.k8s.io/v1
+	// events this way from the storage of core/v1 events (and served the
+	// extensions/v1beta1 aliases of apps and networking kinds so). Convert is
+	// required with it and converts between this resource's version and
+	// StorageResource's; StorageVersion is ignored. StorageResource itself
+	// should be registered too: its SelectableFields are the fields the watch
+	// cache computes.
+	StorageResource *api.GroupVersionResource
+	// StorageFieldLabels, with StorageResource, maps this resource's
+	// field-selector labels to StorageResource's where they differ
+	// (events.k8s.io regarding.name → involvedObject.name); a label not in it
+	// is the same there. A selector is then rewritten and matched against the
+	// fields the watch cache computed once per object, as Kubernetes converts
+	// field labels to the internal version, instead of converting every object
+	// to this version to compute its fields. Nil means the latter.
+	StorageFieldLabels map[string]string
 }
 
 // StorageGroupVersion is the group and version objects are stored in.
 func (r *Resource) StorageGroupVersion() api.GroupVersion {
+	if r.StorageResource != nil {
+		return r.StorageResource.GroupVersion()
+	}
 	if r.Convert == nil || r.StorageVersion == "" {
 		return r.GroupVersion
 	}
 	return api.GroupVersion{Group: r.GroupVersion.Group, Version: r.StorageVersion}
+}
+
+// StorageGroupVersionResource is the resource, in the version, whose storage
+// holds this resource's objects: r's own in its storage version, or
+// StorageResource.
+func (r *Resource) StorageGroupVersionResource() api.GroupVersionResource {
+	if r.StorageResource != nil {
+		return *r.StorageResource
+	}
+	return r.StorageGroupVersion().WithResource(r.Resource)
 }
 
 // GroupVersionResource of the resource.

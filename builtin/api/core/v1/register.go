@@ -61,7 +61,7 @@ func Resources() []*registry.Resource {
 		{
 			GroupVersion: GroupVersion(), Resource: "events", Kind: "Event", ListKind: "EventList", Singular: "event",
 			ShortNames: []string{"ev"}, Namespaced: true,
-			Strategy:         registry.Typed[Event]{},
+			Strategy:         registry.Typed[Event]{Validate: ValidateEvent},
 			NameValidation:   validation.NameIsDNSSubdomain,
 			Type:             reflect.TypeFor[Event](),
 			SelectableFields: eventFields,

@@ -1,11 +1,13 @@
 package v1
 
 import (
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
@@ -57,11 +59,66 @@ func TestEventRoundTrip(t *testing.T) {
 
 func TestValidateEvent(t *testing.T) {
 	t.Parallel()
-	e := &Event{EventTime: api.NowMicro(), ReportingController: "c",
-		ReportingInstance: "i", Action: "a", Reason: "r", Type: "Info", Series: &EventSeries{Count: 1}}
-	want := "[type: Invalid value: \"\": has invalid value: Info, series.count: Invalid value: \"\": should be at least 2, series.lastObservedTime: Required value]"
-	if got := ValidateEvent(e).ToError(); got == nil || got.Error() != want {
-		t.Errorf("got %v\nwant %s", got, want)
+	valid := func() *Event {
+		return &Event{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "e"}, EventTime: api.NowMicro(),
+			ReportingController: "example.com/c", ReportingInstance: "i", Action: "a", Reason: "r", Type: "Normal",
+			Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p"}}
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(e *Event)
+		want   string // the errors, "" for none
+	}{
+		{"valid", func(*Event) {}, ""},
+		{"no eventTime", func(e *Event) { e.EventTime = api.MicroTime{} },
+			`eventTime: Required value`},
+		{"no reporter", func(e *Event) { e.ReportingController, e.ReportingInstance = "", "" },
+			`reportingController: Required value, reportingController: Invalid value: "": name part must be non-empty, ` +
+				`reportingController: Invalid value: "": name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]'), ` +
+				`reportingInstance: Required value`},
+		{"bad type and series", func(e *Event) {
+			e.Type = "Info"
+			e.Series = &EventSeries{Count: 1}
+		}, `series.count: Invalid value: "": should be at least 2, series.lastObservedTime: Required value, type: Invalid value: "": has invalid value: Info`},
+		{"deprecated fields", func(e *Event) {
+			e.DeprecatedCount = 2
+			e.DeprecatedSource.Component = "kubelet"
+			e.DeprecatedFirstTimestamp = api.Now()
+		}, `firstTimestamp: Invalid value: "": needs to be unset, count: Invalid value: "": needs to be unset, source: Invalid value: "": needs to be unset`},
+		{"cluster-scoped object outside default", func(e *Event) { e.Regarding.Namespace = "" },
+			`involvedObject.namespace: Invalid value: "": does not match event.namespace`},
+		{"long note", func(e *Event) { e.Note = strings.Repeat("x", corev1.EventNoteLengthLimit+1) },
+			`message: Invalid value: "": can have at most 1024 characters`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := valid()
+			tc.change(e)
+			got := ""
+			if err := ValidateEvent(e).ToError(); err != nil {
+				got = strings.Trim(err.Error(), "[]")
+			}
+			if got != tc.want {
+				t.Errorf("got  %s\nwant %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestValidateEventUpdate(t *testing.T) {
+	t.Parallel()
+	old := &Event{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "e"}, EventTime: api.NowMicro(),
+		ReportingController: "c", ReportingInstance: "i", Action: "a", Reason: "r", Type: "Normal", Note: "n",
+		Regarding: corev1.ObjectReference{Kind: "Pod", Namespace: "ns", Name: "p"}}
+	series := *old
+	series.Series = &EventSeries{Count: 2, LastObservedTime: api.NowMicro()}
+	if errs := ValidateEventUpdate(&series, old); len(errs) > 0 {
+		t.Errorf("series update: %v", errs.ToError())
+	}
+	changed := series
+	changed.Note, changed.Reason = "other", "other"
+	want := `[reason: Invalid value: "other": field is immutable, message: Invalid value: "other": field is immutable]`
+	if err := ValidateEventUpdate(&changed, old).ToError(); err == nil || err.Error() != want {
+		t.Errorf("got %v\nwant %s", err, want)
 	}
 }
 
@@ -84,5 +141,58 @@ func TestEventPrinter(t *testing.T) {
 	}
 	if len(row) != len(p.Columns) {
 		t.Errorf("%d cells for %d columns", len(row), len(p.Columns))
+	}
+}
+
+// TestConvert checks the field mapping both ways and that an event survives
+// the round trip through its core/v1 (storage) form unchanged.
+func TestConvert(t *testing.T) {
+	t.Parallel()
+	in, err := api.DecodeMap([]byte(scheduled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := eventResource(t)
+	canonical, _, errs := r.Strategy.Canonicalize(in)
+	if len(errs) > 0 {
+		t.Fatal(errs.ToError())
+	}
+	canonical["deprecatedCount"] = int64(4)
+	canonical["deprecatedSource"] = map[string]any{"component": "kubelet", "host": "n1"}
+	canonical["related"] = map[string]any{"kind": "Node", "name": "n1"}
+	core, err := Convert(api.DeepCopyJSON(canonical), corev1.GroupVersion())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]any{
+		"apiVersion": "v1", "kind": "Event", "message": "Successfully assigned default/web-0 to n1",
+		"reportingComponent": "default-scheduler", "reportingInstance": "default-scheduler-cp1",
+		"count": int64(4), "action": "Binding", "reason": "Scheduled", "type": "Normal",
+		"eventTime": "2024-01-01T00:00:00.250000Z",
+	} {
+		if got := core[path]; got != want {
+			t.Errorf("core %s = %#v, want %#v", path, got, want)
+		}
+	}
+	if got := api.NestedString(core, "involvedObject", "name"); got != "web-0" {
+		t.Errorf("involvedObject.name = %q", got)
+	}
+	if got := api.NestedString(core, "source", "component"); got != "kubelet" {
+		t.Errorf("source.component = %q", got)
+	}
+	for _, gone := range []string{"note", "regarding", "reportingController", "deprecatedSource", "deprecatedCount"} {
+		if _, ok := core[gone]; ok {
+			t.Errorf("core form has %s", gone)
+		}
+	}
+	back, err := Convert(core, GroupVersion)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(canonical, back); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+	if _, err := Convert(map[string]any{"apiVersion": "apps/v1"}, GroupVersion); err == nil {
+		t.Error("converting another group's object succeeded")
 	}
 }

@@ -6,12 +6,17 @@ import (
 	"strings"
 	"time"
 
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/validation"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
-// Resources returns the events.k8s.io/v1 resources.
+// Resources returns the events.k8s.io/v1 resources: events, another name
+// for the core/v1 events (one storage, converted on every read and write), as
+// in Kubernetes.
 func Resources() []*registry.Resource {
+	core := corev1.GroupVersion().WithResource("events")
 	return []*registry.Resource{{
 		GroupVersion:     GroupVersion,
 		Resource:         "events",
@@ -20,10 +25,20 @@ func Resources() []*registry.Resource {
 		Singular:         "event",
 		ShortNames:       []string{"ev"},
 		Namespaced:       true,
-		Strategy:         registry.Typed[Event]{Validate: ValidateEvent},
+		Strategy:         registry.Typed[Event]{Validate: ValidateEvent, ValidateUpdateFunc: ValidateEventUpdate},
+		NameValidation:   validation.NameIsDNSSubdomain,
 		Type:             reflect.TypeFor[Event](),
 		SelectableFields: selectableFields,
 		Printer:          eventPrinter(),
+		StorageResource:  &core,
+		Convert:          Convert,
+		StorageFieldLabels: map[string]string{
+			"reportingController": "reportingComponent",
+			"regarding.kind":      "involvedObject.kind", "regarding.namespace": "involvedObject.namespace",
+			"regarding.name": "involvedObject.name", "regarding.uid": "involvedObject.uid",
+			"regarding.apiVersion": "involvedObject.apiVersion", "regarding.resourceVersion": "involvedObject.resourceVersion",
+			"regarding.fieldPath": "involvedObject.fieldPath",
+		},
 	}}
 }
 

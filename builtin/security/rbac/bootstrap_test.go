@@ -1,0 +1,81 @@
+package rbac_test
+
+import (
+	"fmt"
+	"testing"
+
+	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
+	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
+)
+
+// TestDefaultRolesOnEphemeralContainers: as in Kubernetes' bootstrap policy,
+// none of the aggregated user-facing roles (admin, edit, view) grants
+// pods/ephemeralcontainers: adding a container to a running pod bypasses
+// admission policies written before that subresource existed, so
+// administrators grant it on purpose (a ClusterRole labelled
+// aggregate-to-edit), while the same roles keep pods/exec and pods/attach.
+func TestDefaultRolesOnEphemeralContainers(t *testing.T) {
+	t.Parallel()
+	p := &policy{objects: map[string][]any{}}
+	var roles []any
+	for _, cr := range rbac.ClusterRoles() {
+		roles = append(roles, cr)
+	}
+	p.set("clusterroles", roles...)
+	var bindings []any
+	for _, role := range []string{"admin", "edit", "view"} {
+		bindings = append(bindings, rbacv1.RoleBinding{ObjectMeta: api.ObjectMeta{Namespace: "dev", Name: role + "-user"},
+			RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: role},
+			Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: role + "-user"}}})
+	}
+	p.set("rolebindings", bindings...)
+	p.set("clusterrolebindings", rbacv1.ClusterRoleBinding{ObjectMeta: api.ObjectMeta{Name: "root"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "cluster-admin"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.UserKind, APIGroup: rbacv1.GroupName, Name: "root"}}})
+	az := rbac.NewAuthorizer(p.list)
+
+	for _, tc := range []struct {
+		user, verb, group, resource, subresource string
+		want                                     bool
+	}{
+		{"cluster-admin-user", "patch", "", "pods", "ephemeralcontainers", false}, // bound to nothing
+		{"root", "patch", "", "pods", "ephemeralcontainers", true},
+		{"admin-user", "patch", "", "pods", "ephemeralcontainers", false},
+		{"admin-user", "update", "", "pods", "ephemeralcontainers", false},
+		{"admin-user", "get", "", "pods", "ephemeralcontainers", false},
+		{"edit-user", "patch", "", "pods", "ephemeralcontainers", false},
+		{"edit-user", "update", "", "pods", "ephemeralcontainers", false},
+		{"edit-user", "get", "", "pods", "ephemeralcontainers", false},
+		{"view-user", "get", "", "pods", "ephemeralcontainers", false},
+		{"view-user", "patch", "", "pods", "ephemeralcontainers", false},
+		// What the same roles do grant around it.
+		{"edit-user", "patch", "", "pods", "", true},
+		{"edit-user", "create", "", "pods", "exec", true},
+		{"edit-user", "create", "", "pods", "attach", true},
+		{"edit-user", "create", "", "pods", "eviction", true},
+		{"admin-user", "create", "", "pods", "exec", true},
+		{"admin-user", "create", "rbac.authorization.k8s.io", "rolebindings", "", true},
+		{"edit-user", "create", "rbac.authorization.k8s.io", "rolebindings", "", false},
+		{"view-user", "get", "", "pods", "", true},
+		{"view-user", "get", "", "pods", "log", true},
+		{"view-user", "create", "", "pods", "exec", false},
+		{"view-user", "list", "events.k8s.io", "events", "", true},
+	} {
+		name := fmt.Sprintf("%s %s %s/%s", tc.user, tc.verb, tc.resource, tc.subresource)
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			d, _, err := az.Authorize(t.Context(), filters.Attributes{
+				User: &filters.User{Name: tc.user, Groups: []string{filters.GroupAuthenticated}}, Verb: tc.verb,
+				ResourceRequest: true, APIGroup: tc.group, APIVersion: "v1", Namespace: "dev",
+				Resource: tc.resource, Subresource: tc.subresource, Name: "web-0"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d == filters.DecisionAllow; got != tc.want {
+				t.Errorf("allowed = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
