@@ -2,6 +2,7 @@ package fieldmanager
 
 import (
 	"fmt"
+	"maps"
 	"testing"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -24,5 +25,25 @@ func BenchmarkUpdate(b *testing.B) {
 		if err := m.Update(live, next, "ctrl"); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCreate measures the bookkeeping of a create (a Deployment-like
+// object): the walk of the object, and the library's comparison it replaces.
+func BenchmarkCreate(b *testing.B) {
+	for _, lib := range []bool{false, true} {
+		b.Run(map[bool]string{false: "walk", true: "library"}[lib], func(b *testing.B) {
+			t := &testing.T{}
+			m := newManager(t, Options{Ignore: []string{"status"}, LibraryCreates: lib})
+			obj := canon(t, dep)
+			b.ReportAllocs()
+			for b.Loop() {
+				o, _, _ := WithoutManagedFields(obj)
+				o["metadata"] = maps.Clone(o["metadata"].(map[string]any))
+				if err := m.Update(nil, o, "creator"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
