@@ -1,6 +1,7 @@
 package fieldmanager
 
 import (
+	"maps"
 	"strconv"
 	"sync"
 
@@ -41,6 +42,10 @@ type cnode struct {
 	fields    map[string]cfield // a struct's fields
 	elem      *cnode            // the type of other keys; nil when there are none
 
+	// stripped are the fields of this map no one owns (stripSet), when it
+	// is the root or its metadata.
+	stripped map[string]bool
+
 	listAssoc bool
 	item      *cnode
 	keys      []string
@@ -72,7 +77,24 @@ type namedKey struct {
 func (t *Type) compiledRoot() *cnode {
 	t.compiled.once.Do(func() {
 		c := &compiler{s: t.schema, named: map[namedKey]*cnode{}}
-		t.compiled.root = c.ref(t.ref)
+		root := c.ref(t.ref)
+		// The root and its metadata are told the fields stripSet names; a
+		// copy, since their types may be shared.
+		if root.hasMap {
+			r := *root
+			r.fields = maps.Clone(root.fields)
+			r.stripped = map[string]bool{"apiVersion": true, "kind": true}
+			if f, ok := r.fields["metadata"]; ok && f.n.hasMap {
+				meta := *f.n
+				meta.stripped = map[string]bool{}
+				for _, k := range strippedMeta {
+					meta.stripped[k[len("f:"):]] = true
+				}
+				r.fields["metadata"] = cfield{n: &meta, key: f.key}
+			}
+			root = &r
+		}
+		t.compiled.root = root
 	})
 	return t.compiled.root
 }
@@ -409,11 +431,23 @@ func changed(n *cnode, lhs, rhs any) (map[string]any, bool) {
 	if lk == kOther || rk == kOther {
 		return nil, false
 	}
-	a := n.deduce(rk)
-	if n.deduce(lk) != a {
-		return nil, false // handled twice by the comparison: not worth following
+	// Values the type deduces apart (a null and a string of an untyped
+	// field) are compared as each: what either finds is owned.
+	al, ar := handled(n.deduce(lk)), handled(n.deduce(rk))
+	c, ok := changedAs(ar, n, lhs, rhs)
+	if !ok || al == ar {
+		return c, ok
 	}
-	switch handled(a) {
+	d, ok := changedAs(al, n, lhs, rhs)
+	if !ok {
+		return nil, false
+	}
+	return union(c, d), true
+}
+
+// changedAs is changed with the values handled as atom kind a.
+func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
+	switch a {
 	case aMap:
 		lm, _ := lhs.(map[string]any)
 		rm, _ := rhs.(map[string]any)
@@ -446,8 +480,13 @@ func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[s
 	var out map[string]any
 	for key, rv := range rm {
 		cn, fk := n.field(key)
-		if cn == nil {
+		if cn == nil || cn.invalid {
 			return nil, false
+		}
+		if n.stripped[key] && isScalar(rv) && (lm[key] == nil || isScalar(lm[key])) {
+			// A scalar is owned as a whole (or not at all), and no one
+			// owns this field: nothing to compute.
+			continue
 		}
 		var (
 			c  map[string]any
@@ -478,6 +517,40 @@ func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[s
 	}
 	return out, true
 }
+
+// union is the union of two FieldsV1 nodes (nil is empty; an empty map is a
+// path owned with nothing below it).
+func union(a, b map[string]any) map[string]any {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	owned := func(m map[string]any) bool { _, dot := m["."]; return len(m) == 0 || dot }
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		if k != "." {
+			out[k] = v
+		}
+	}
+	for k, v := range b {
+		if k == "." {
+			continue
+		}
+		if prev, ok := out[k].(map[string]any); ok {
+			out[k] = union(prev, v.(map[string]any))
+		} else {
+			out[k] = v
+		}
+	}
+	if (owned(a) || owned(b)) && len(out) > 0 {
+		out["."] = leaf()
+	}
+	return out
+}
+
+func isScalar(v any) bool { return kindOf(v) == kScalar }
 
 // leafChange is the node of a leaf in both objects: owned when it differs.
 func leafChange(lhs, rhs any) map[string]any {

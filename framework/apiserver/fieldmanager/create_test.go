@@ -241,6 +241,10 @@ func createObject(typ *Type, g *objGen) map[string]any {
 		obj["metadata"] = meta
 	}
 	meta["name"], meta["namespace"], meta["uid"] = "x", "default", "u"
+	if g.r.IntN(2) == 0 {
+		// As the server sets it: a string where the empty object has null.
+		meta["creationTimestamp"] = "2026-12-05T06:00:00Z"
+	}
 	return obj
 }
 
@@ -284,6 +288,8 @@ func TestCreateFieldsCases(t *testing.T) {
 		`{"metadata":{"name":"a"},"spec":{"unknown":1}}`,
 		`{"metadata":{"name":"a"},"spec":"x"}`,
 		`{"metadata":{"name":"a"},"status":{"replicas":1}}`,
+		`{"metadata":{"name":"a","creationTimestamp":"2026-12-05T06:00:00Z"},"spec":{"selector":{"matchLabels":{"a":"b"}}}}`,
+		`{"metadata":{"name":"a","creationTimestamp":{"x":1}},"spec":{"template":{"metadata":{"creationTimestamp":[1]}}}}`,
 	} {
 		for _, ignore := range [][]string{nil, {"status"}} {
 			sameCreates(t, typ, "apps/v1", ignore, obj(t, s))

@@ -3,6 +3,7 @@ package fieldmanager
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -69,6 +70,7 @@ type Manager struct {
 	only           []string
 	ignored        map[string]bool
 	libraryCreates bool
+	lastStamp      atomic.Pointer[stampCache]
 }
 
 // New returns a Manager.
@@ -145,7 +147,23 @@ func (m *Manager) id(manager, operation string) string {
 	return identity{Manager: manager, Operation: operation, APIVersion: m.apiVersion, Subresource: m.subresource}.key()
 }
 
-func (m *Manager) stamp() string { return m.now().UTC().Format(time.RFC3339) }
+// stamp is the time of an entry written now: whole seconds, formatted once
+// a second.
+func (m *Manager) stamp() string {
+	t := m.now()
+	sec := t.Unix()
+	if c := m.lastStamp.Load(); c != nil && c.sec == sec {
+		return c.s
+	}
+	s := t.UTC().Format(time.RFC3339)
+	m.lastStamp.Store(&stampCache{sec: sec, s: s})
+	return s
+}
+
+type stampCache struct {
+	sec int64
+	s   string
+}
 
 // WithoutManagedFields returns obj, or when its metadata has managedFields a
 // shallow copy of obj whose metadata (also a shallow copy) lacks them, and
