@@ -315,3 +315,19 @@ func FuzzCreateFields(f *testing.F) {
 		sameCreates(t, types[name], "example.com/v1", ignore, createObject(types[name], g))
 	})
 }
+
+// TestCreateFieldsWalksServerObjects: an object as the API server creates it
+// (uid, namespace and a creationTimestamp string where the empty object has
+// null) is walked, not left to the library.
+func TestCreateFieldsWalksServerObjects(t *testing.T) {
+	m := newManager(t, Options{Ignore: []string{"status"}})
+	o := canon(t, dep)
+	meta := o["metadata"].(map[string]any)
+	meta["uid"], meta["creationTimestamp"] = "6c1f1a1e-0000-4000-8000-000000000000", "2026-12-05T06:00:00Z"
+	if _, ok := m.createFields(o); !ok {
+		t.Fatal("the walk gave up on a server's create")
+	}
+	if !sameCreates(t, m.typ, "apps/v1", []string{"status"}, o) {
+		t.Fatal("not walked")
+	}
+}
