@@ -3,6 +3,7 @@ package apiserver
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"sync"
@@ -162,6 +163,61 @@ func (s *Server) trackWrite(q *request, mode updateMode, live, obj map[string]an
 	if err := fm.Update(live, obj, fieldManagerName(q)); err != nil {
 		s.log.V(1).Info("managed fields not updated", "resource", q.res.GroupVersionResource().String(), "error", err.Error())
 	}
+}
+
+// unsentAdmissionDefaults are the AdmissionDefaults of res that the client's
+// obj does not hold: absent, null or empty (omitted by Kubernetes' decoding).
+func unsentAdmissionDefaults(res *registry.Resource, obj map[string]any) [][]string {
+	var out [][]string
+	for _, p := range res.AdmissionDefaults {
+		if len(p) == 0 || p[0] == "metadata" {
+			continue
+		}
+		v, _ := api.NestedField(obj, p...)
+		switch t := v.(type) {
+		case nil:
+		case []any:
+			if len(t) > 0 {
+				continue
+			}
+		case map[string]any:
+			if len(t) > 0 {
+				continue
+			}
+		default:
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// withoutFields is obj without the fields at paths, for the field manager:
+// the maps on the way to each are copied (obj is not changed), any other
+// value is shared, metadata included, so that the managedFields the field
+// manager sets are obj's.
+func withoutFields(obj map[string]any, paths [][]string) map[string]any {
+	if len(paths) == 0 {
+		return obj
+	}
+	out := maps.Clone(obj)
+	for _, p := range paths {
+		m := out
+		for i, k := range p {
+			if i == len(p)-1 {
+				delete(m, k)
+				break
+			}
+			next, ok := m[k].(map[string]any)
+			if !ok {
+				break
+			}
+			next = maps.Clone(next)
+			m[k] = next
+			m = next
+		}
+	}
+	return out
 }
 
 // validateFieldManagerOptions checks fieldManager and force as Kubernetes'

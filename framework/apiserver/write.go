@@ -264,12 +264,16 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 		meta["generation"] = int64(1)
 	}
 	p, prepares := q.res.Strategy.(registry.Preparer)
-	sent := s.takeManagedFields(q, updateStatusAndSpec, obj)
+	// As in Kubernetes, the creator owns what it sent and what defaulting
+	// added, not status where a status subresource owns it (the status
+	// strategies' reset fields), nor what admission adds.
+	sent := s.takeManagedFields(q, updateMain, obj)
+	unsent := unsentAdmissionDefaults(q.res, obj)
 	obj, dec, err := s.canonicalizeTyped(q, obj, name, !prepares)
 	if err != nil {
 		return jsonBody{}, err
 	}
-	s.trackWrite(q, updateStatusAndSpec, nil, obj, sent)
+	s.trackWrite(q, updateMain, nil, withoutFields(obj, unsent), sent)
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return jsonBody{}, err
 	}

@@ -2,6 +2,8 @@ package fieldmanager
 
 import (
 	"fmt"
+	"maps"
+	"reflect"
 	"testing"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -22,6 +24,56 @@ func BenchmarkUpdate(b *testing.B) {
 		next := api.DeepCopyJSON(live)
 		api.SetNestedField(next, fmt.Sprint(i), "metadata", "labels", "n")
 		if err := m.Update(live, next, "ctrl"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCreate measures the bookkeeping of a create (a Deployment-like
+// object): the walk of the object, and the library's comparison it replaces.
+func BenchmarkCreate(b *testing.B) {
+	for _, lib := range []bool{false, true} {
+		b.Run(map[bool]string{false: "walk", true: "library"}[lib], func(b *testing.B) {
+			t := &testing.T{}
+			m := newManager(t, Options{Ignore: []string{"status"}, LibraryCreates: lib})
+			obj := canon(t, dep)
+			benchCreates(b, m, obj)
+		})
+	}
+}
+
+// BenchmarkCreateConfigMap is BenchmarkCreate for a small ConfigMap-like
+// object, as the API server's create benchmarks send.
+func BenchmarkCreateConfigMap(b *testing.B) {
+	type configMap struct {
+		api.TypeMeta   `json:",inline"`
+		api.ObjectMeta `json:"metadata,omitempty"`
+		Data           map[string]string `json:"data,omitempty"`
+	}
+	typ, err := TypeOf(reflect.TypeFor[configMap]())
+	if err != nil {
+		b.Fatal(err)
+	}
+	m, err := New(Options{Type: typ, APIVersion: "v1"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	obj, err := api.DecodeMap([]byte(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm-1","namespace":"default",` +
+		`"uid":"6c1f1a1e-0000-4000-8000-000000000000","creationTimestamp":"2026-12-05T06:00:00Z","labels":{"app":"x"}},"data":{"k":"v","n":"1"}}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchCreates(b, m, obj)
+}
+
+// benchCreates runs creates of obj (a copy whose metadata takes the
+// managedFields) through m.
+func benchCreates(b *testing.B, m *Manager, obj map[string]any) {
+	b.ReportAllocs()
+	for b.Loop() {
+		o, _, _ := WithoutManagedFields(obj)
+		o["metadata"] = maps.Clone(o["metadata"].(map[string]any))
+		if err := m.Update(nil, o, "creator"); err != nil {
 			b.Fatal(err)
 		}
 	}

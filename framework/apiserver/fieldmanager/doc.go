@@ -18,6 +18,12 @@
 // (conflicts that the last-applied-configuration annotation explains are not
 // conflicts for the "kubectl" manager).
 //
+// A create is the exception: the manager owns exactly what the new object
+// holds beyond the type's empty object, so its set is computed in one walk of
+// the object over the schema (create.go), giving up to the library wherever
+// the library would report an error or treat items specially; tests and a
+// fuzz target hold the two to the same bytes.
+//
 // Why the library rather than our own merge: Kubernetes computes managed
 // fields, apply merges and conflicts with it, and clients compare those
 // bytes and messages; it imports no k8s.io module. Its cost is kept down

@@ -3,6 +3,7 @@ package fieldmanager
 import (
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -48,6 +49,10 @@ type Options struct {
 	Ignore []string
 	// Now gives entry times; nil means time.Now.
 	Now func() time.Time
+	// LibraryCreates computes the fields of creates through the library's
+	// comparison as any other Update, not in one walk of the object (tests
+	// compare the two).
+	LibraryCreates bool
 }
 
 // Manager records managed fields for writes to one resource version (and
@@ -60,6 +65,12 @@ type Manager struct {
 	updater     merge.Updater
 	now         func() time.Time
 	sets        setCache
+	// only and ignored are the top-level fields of Options.Only and
+	// Options.Ignore, for the walk of creates.
+	only           []string
+	ignored        map[string]bool
+	libraryCreates bool
+	lastStamp      atomic.Pointer[stampCache]
 }
 
 // New returns a Manager.
@@ -70,7 +81,14 @@ func New(opts Options) (*Manager, error) {
 	if opts.APIVersion == "" {
 		return nil, errors.New("fieldmanager: APIVersion is required")
 	}
-	m := &Manager{typ: opts.Type, apiVersion: opts.APIVersion, subresource: opts.Subresource, now: opts.Now}
+	m := &Manager{typ: opts.Type, apiVersion: opts.APIVersion, subresource: opts.Subresource, now: opts.Now,
+		only: opts.Only, libraryCreates: opts.LibraryCreates}
+	for _, f := range opts.Ignore {
+		if m.ignored == nil {
+			m.ignored = map[string]bool{}
+		}
+		m.ignored[f] = true
+	}
 	if m.now == nil {
 		m.now = time.Now
 	}
@@ -129,7 +147,23 @@ func (m *Manager) id(manager, operation string) string {
 	return identity{Manager: manager, Operation: operation, APIVersion: m.apiVersion, Subresource: m.subresource}.key()
 }
 
-func (m *Manager) stamp() string { return m.now().UTC().Format(time.RFC3339) }
+// stamp is the time of an entry written now: whole seconds, formatted once
+// a second.
+func (m *Manager) stamp() string {
+	t := m.now()
+	sec := t.Unix()
+	if c := m.lastStamp.Load(); c != nil && c.sec == sec {
+		return c.s
+	}
+	s := t.UTC().Format(time.RFC3339)
+	m.lastStamp.Store(&stampCache{sec: sec, s: s})
+	return s
+}
+
+type stampCache struct {
+	sec int64
+	s   string
+}
 
 // WithoutManagedFields returns obj, or when its metadata has managedFields a
 // shallow copy of obj whose metadata (also a shallow copy) lacks them, and
@@ -181,8 +215,26 @@ func setManagedFields(obj map[string]any, entries []any) {
 // none and already exists stays without (Kubernetes starts tracking on create
 // or apply). On an error obj keeps live's managedFields, as Kubernetes does.
 func (m *Manager) Update(live, obj map[string]any, manager string) error {
-	liveObj, liveMF, _ := WithoutManagedFields(m.orZero(live))
 	newObj, newMF, newHas := WithoutManagedFields(obj)
+	if live == nil && !m.libraryCreates && (!newHas || newMF == nil || isReset(newMF)) {
+		if fields, ok := m.createFields(newObj); ok {
+			if fields == nil {
+				setManagedFields(obj, nil)
+				return nil
+			}
+			e := map[string]any{"manager": manager, "operation": OperationUpdate, "apiVersion": m.apiVersion,
+				"fieldsType": fieldsTypeV1, "fieldsV1": fields, "time": m.stamp()}
+			if manager == "" {
+				e["manager"] = "unknown"
+			}
+			if m.subresource != "" {
+				e["subresource"] = m.subresource
+			}
+			setManagedFields(obj, []any{e})
+			return nil
+		}
+	}
+	liveObj, liveMF, _ := WithoutManagedFields(m.orZero(live))
 	var mg *managed
 	switch {
 	case m.subresource == "" && newHas && isReset(newMF):

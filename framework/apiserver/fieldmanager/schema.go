@@ -22,6 +22,8 @@ type Type struct {
 	// value as JSON (structs that are not omitted are there, as in
 	// Kubernetes' typed objects), or an empty map. Read only.
 	zero map[string]any
+	// compiled is the schema resolved for the walk of creates.
+	compiled compiled
 }
 
 // Names of the untyped definitions every schema carries (the first two as

@@ -42,6 +42,12 @@ type Resource struct {
 	// StatusResetsLabels keeps the stored labels on /status writes of a kind
 	// with StatusUpdatesMetadata (Kubernetes' Deployment: annotations only).
 	StatusResetsLabels bool
+	// AdmissionDefaults are fields (paths outside metadata) that the
+	// strategy's defaulting fills where Kubernetes fills them in admission
+	// plugins, after its field manager has seen a new object (a pod's
+	// spec.tolerations: DefaultTolerationSeconds). A create that did not
+	// send one does not own it in managedFields, as in Kubernetes.
+	AdmissionDefaults [][]string
 	// Scale serves /scale when set.
 	Scale *Scale
 	// Generation maintains metadata.generation (1 on create, +1 on spec change).

@@ -115,6 +115,22 @@ spec:
 `
 )
 
+// kubectlRunPod is what `kubectl run kubia --image=luksa/kubia --port=8080`
+// sends.
+const kubectlRunPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"labels":{"run":"kubia"},"name":"kubia"},
+"spec":{"containers":[{"image":"luksa/kubia","name":"kubia","ports":[{"containerPort":8080}],"resources":{}}],
+"dnsPolicy":"ClusterFirst","restartPolicy":"Always"},"status":{}}`
+
+// kubectlRunFields is the fieldsV1 Kubernetes records for kubectlRunPod's
+// creator, with more fields of spec (sorted after terminationGracePeriodSeconds).
+func kubectlRunFields(moreSpec string) string {
+	return `{"f:metadata":{"f:labels":{".":{},"f:run":{}}},"f:spec":{"f:containers":{"k:{\"name\":\"kubia\"}":{".":{},` +
+		`"f:image":{},"f:imagePullPolicy":{},"f:name":{},"f:ports":{".":{},"k:{\"containerPort\":8080,\"protocol\":\"TCP\"}":` +
+		`{".":{},"f:containerPort":{},"f:protocol":{}}},"f:resources":{},"f:terminationMessagePath":{},"f:terminationMessagePolicy":{}}},` +
+		`"f:dnsPolicy":{},"f:enableServiceLinks":{},"f:restartPolicy":{},"f:schedulerName":{},"f:securityContext":{},` +
+		`"f:terminationGracePeriodSeconds":{}` + moreSpec + `}}`
+}
+
 var _ = DescribeTable("managedFields byte for byte as Kubernetes records them",
 	func(ctx SpecContext, object string, steps []step, want []wantEntry) {
 		ns := newNamespace(ctx)
@@ -192,6 +208,28 @@ var _ = DescribeTable("managedFields byte for byte as Kubernetes records them",
 		}, []wantEntry{
 			{"apply", "Apply", "", `{"f:metadata":{"f:labels":{"f:app":{}}},"f:spec":{"f:selector":{},"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"nginx\"}":{".":{},"f:env":{"k:{\"name\":\"HOME\"}":{".":{},"f:name":{},"f:value":{}}},"f:image":{},"f:name":{},"f:ports":{"k:{\"containerPort\":443,\"protocol\":\"TCP\"}":{".":{},"f:containerPort":{},"f:name":{}}}}}}}}}`},
 			{"create", "Update", "", ""},
+		}),
+	// A create's Update entry as kube-apiserver records it (create.go in
+	// k8s.io/apiserver's endpoints/handlers: the field manager sees the
+	// object as decoded and defaulted, before mutating admission and the
+	// strategy's PrepareForCreate): the defaults are the creator's; status
+	// (reset on create) and the tolerations DefaultTolerationSeconds
+	// admission adds are no one's. Expected: `kubectl run kubia
+	// --image=luksa/kubia --port=8080` on Kubernetes 1.22, as published in
+	// "Kubernetes in Action" notes (a `kubectl get pod -o yaml`).
+	Entry("Pod: kubectl run's create owns what it sent and the defaults, not status nor admission's tolerations",
+		"pods/kubia", []step{
+			{method: http.MethodPost, path: "pods", query: "fieldManager=kubectl-run", contentType: jsonType, body: kubectlRunPod},
+		}, []wantEntry{
+			{"kubectl-run", "Update", "", kubectlRunFields(``)},
+		}),
+	Entry("Pod: a create that sends tolerations and status owns the tolerations (atomic), not status",
+		"pods/kubia", []step{
+			{method: http.MethodPost, path: "pods", query: "fieldManager=kubectl-create", contentType: jsonType,
+				body: strings.Replace(kubectlRunPod, `"restartPolicy":"Always"`,
+					`"restartPolicy":"Always","tolerations":[{"key":"k","operator":"Exists"}]},"status":{"phase":"Running"`, 1)},
+		}, []wantEntry{
+			{"kubectl-create", "Update", "", kubectlRunFields(`,"f:tolerations":{}`)},
 		}),
 	Entry("Pod: applied managers renamed to one by a PUT keep the last entry (TestRenamingAppliedFieldManagers, apply_test.go)",
 		"pods/just-a-pod", []step{

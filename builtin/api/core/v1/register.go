@@ -72,6 +72,9 @@ func Resources() []*registry.Resource {
 			ShortNames: []string{"po"}, Categories: []string{"all"}, Namespaced: true,
 			Strategy:          registry.Typed[Pod]{Default: DefaultPod, Validate: ValidatePod, ValidateUpdateFunc: ValidatePodUpdate},
 			StatusSubresource: true, StatusUpdatesMetadata: true,
+			// DefaultPod adds the not-ready and unreachable tolerations
+			// where Kubernetes' DefaultTolerationSeconds admission does.
+			AdmissionDefaults: [][]string{{"spec", "tolerations"}},
 			// 1 on create, +1 when an update or pods/ephemeralcontainers changes
 			// the spec; a binding does not count (Kubernetes 1.33+,
 			// PodObservedGenerationTracking).

@@ -1,0 +1,611 @@
+package fieldmanager
+
+import (
+	"maps"
+	"strconv"
+	"sync"
+
+	"sigs.k8s.io/structured-merge-diff/v6/fieldpath"
+	"sigs.k8s.io/structured-merge-diff/v6/schema"
+	"sigs.k8s.io/structured-merge-diff/v6/value"
+)
+
+// A create's Update compares the new object with the type's empty one, so
+// its manager owns exactly what the object holds beyond that. createFields
+// computes that set in one walk of the object over a compiled form of the
+// schema, building the FieldsV1 value directly, instead of the library's
+// comparison, field set and encoding (most of a create's bookkeeping). It
+// follows the comparison's rules (typed/compare.go in structured-merge-diff):
+//
+//   - a value absent from the empty object is added: its path is owned, and,
+//     when it is a non-empty map of a granular map type or a non-empty list of
+//     an associative list type, so is everything in it; any other value
+//     (scalars, atomic or empty maps and lists, nulls) is owned as a whole;
+//   - a value in both is owned only when it differs, as a whole when either
+//     is a leaf as above, else through its changed fields (the path itself is
+//     then not owned).
+//
+// Whatever the comparison would report as an error (an unknown field, a list
+// item without its keys, a value that does not fit its type) or handles
+// specially (duplicate list items) makes the walk give up (ok false): the
+// caller then runs the comparison, so the result is always the library's.
+// TestCreateFieldsMatchLibrary and FuzzCreateFields hold the two to the same
+// bytes.
+
+// cnode is one type of the schema, resolved.
+type cnode struct {
+	hasMap, hasScalar, hasList bool
+	// invalid: the type does not resolve (the comparison reports an error).
+	invalid bool
+
+	mapAtomic bool
+	fields    map[string]cfield // a struct's fields
+	elem      *cnode            // the type of other keys; nil when there are none
+
+	// stripped are the fields of this map no one owns (stripSet), when it
+	// is the root or its metadata.
+	stripped map[string]bool
+
+	listAssoc bool
+	item      *cnode
+	keys      []string
+	keyDefs   []any // the default of each key (nil: none)
+}
+
+// cfield is a struct field: its type and its FieldsV1 key ("f:name").
+type cfield struct {
+	n   *cnode
+	key string
+}
+
+// compiled is a Type's schema resolved into cnodes, built on first use.
+type compiled struct {
+	once sync.Once
+	root *cnode
+}
+
+type compiler struct {
+	s     *schema.Schema
+	named map[namedKey]*cnode
+}
+
+type namedKey struct {
+	name string
+	rel  schema.ElementRelationship // "" when the reference does not override it
+}
+
+func (t *Type) compiledRoot() *cnode {
+	t.compiled.once.Do(func() {
+		c := &compiler{s: t.schema, named: map[namedKey]*cnode{}}
+		root := c.ref(t.ref)
+		// The root and its metadata are told the fields stripSet names; a
+		// copy, since their types may be shared.
+		if root.hasMap {
+			r := *root
+			r.fields = maps.Clone(root.fields)
+			r.stripped = map[string]bool{"apiVersion": true, "kind": true}
+			if f, ok := r.fields["metadata"]; ok && f.n.hasMap {
+				meta := *f.n
+				meta.stripped = map[string]bool{}
+				for _, k := range strippedMeta {
+					meta.stripped[k[len("f:"):]] = true
+				}
+				r.fields["metadata"] = cfield{n: &meta, key: f.key}
+			}
+			root = &r
+		}
+		t.compiled.root = root
+	})
+	return t.compiled.root
+}
+
+func (c *compiler) ref(tr schema.TypeRef) *cnode {
+	n := &cnode{}
+	if tr.NamedType != nil {
+		k := namedKey{name: *tr.NamedType}
+		if tr.ElementRelationship != nil {
+			k.rel = *tr.ElementRelationship
+		}
+		if known, ok := c.named[k]; ok {
+			return known
+		}
+		c.named[k] = n // before compiling it: types may refer to themselves
+	}
+	if a, ok := c.s.Resolve(tr); ok {
+		c.atom(n, a)
+	} else {
+		n.invalid = true
+	}
+	return n
+}
+
+func (c *compiler) atom(n *cnode, a schema.Atom) {
+	if a.Map == nil && a.Scalar == nil && a.List == nil {
+		n.invalid = true
+		return
+	}
+	n.hasScalar = a.Scalar != nil
+	if m := a.Map; m != nil {
+		n.hasMap = true
+		n.mapAtomic = m.ElementRelationship == schema.Atomic
+		if len(m.Fields) > 0 {
+			n.fields = make(map[string]cfield, len(m.Fields))
+			for _, f := range m.Fields {
+				if _, dup := n.fields[f.Name]; !dup { // FindField finds the first
+					n.fields[f.Name] = cfield{n: c.ref(f.Type), key: "f:" + f.Name}
+				}
+			}
+		}
+		if m.ElementType != (schema.TypeRef{}) {
+			n.elem = c.ref(m.ElementType)
+		}
+	}
+	if l := a.List; l != nil {
+		n.hasList = true
+		n.listAssoc = l.ElementRelationship == schema.Associative
+		n.item = c.ref(l.ElementType)
+		n.keys = l.Keys
+		if len(l.Keys) > 0 {
+			n.keyDefs = make([]any, len(l.Keys))
+			if ia, ok := c.s.Resolve(l.ElementType); ok && ia.Map != nil {
+				for i, k := range l.Keys {
+					if f, ok := ia.Map.FindField(k); ok {
+						n.keyDefs[i] = f.Default
+					}
+				}
+			}
+		}
+	}
+}
+
+// kind of a JSON value as the comparison deduces atoms.
+type vkind uint8
+
+const (
+	kNull vkind = iota
+	kScalar
+	kList
+	kMap
+	kOther // not a JSON value of the decoder: give up
+)
+
+func kindOf(v any) vkind {
+	switch v.(type) {
+	case nil:
+		return kNull
+	case string, bool, int64, float64:
+		return kScalar
+	case []any:
+		return kList
+	case map[string]any:
+		return kMap
+	}
+	return kOther
+}
+
+// deduced is the atom the comparison handles a value of kind k with: the
+// part of n's atom for k when n has one, else all of n (deduceAtom). It is
+// given as the kinds it holds.
+type atomKinds uint8
+
+const (
+	aMap atomKinds = 1 << iota
+	aScalar
+	aList
+)
+
+func (n *cnode) all() atomKinds {
+	var a atomKinds
+	if n.hasMap {
+		a |= aMap
+	}
+	if n.hasScalar {
+		a |= aScalar
+	}
+	if n.hasList {
+		a |= aList
+	}
+	return a
+}
+
+func (n *cnode) deduce(k vkind) atomKinds {
+	switch {
+	case k == kScalar && n.hasScalar:
+		return aScalar
+	case k == kList && n.hasList:
+		return aList
+	case k == kMap && n.hasMap:
+		return aMap
+	}
+	return n.all()
+}
+
+// handled is the part of atom a handleAtom runs: map first, then scalar,
+// then list.
+func handled(a atomKinds) atomKinds {
+	switch {
+	case a&aMap != 0:
+		return aMap
+	case a&aScalar != 0:
+		return aScalar
+	}
+	return aList
+}
+
+// leaf is the FieldsV1 node of a path owned with nothing below it.
+func leaf() map[string]any { return map[string]any{} }
+
+// added returns the FieldsV1 node of v added where the empty object has
+// nothing: the path is owned, and what v holds when n merges it granularly.
+func added(n *cnode, v any) (map[string]any, bool) {
+	if n.invalid {
+		return nil, false
+	}
+	k := kindOf(v)
+	if k == kOther {
+		return nil, false
+	}
+	switch handled(n.deduce(k)) {
+	case aMap:
+		m, _ := v.(map[string]any) // anything else is no map: a leaf
+		if n.mapAtomic || len(m) == 0 {
+			return leaf(), true
+		}
+		out := make(map[string]any, len(m)+1)
+		out["."] = leaf()
+		for key, cv := range m {
+			cn, fk := n.field(key)
+			if cn == nil {
+				return nil, false
+			}
+			c, ok := added(cn, cv)
+			if !ok {
+				return nil, false
+			}
+			out[fk] = c
+		}
+		return out, true
+	case aList:
+		l, _ := v.([]any)
+		if !n.listAssoc || len(l) == 0 {
+			return leaf(), true
+		}
+		out := make(map[string]any, len(l)+1)
+		out["."] = leaf()
+		if !addedItems(n, l, out) {
+			return nil, false
+		}
+		return out, true
+	}
+	return leaf(), true
+}
+
+// addedItems adds to out the nodes of the items of l, added to a list of the
+// associative type n; false when the walk gives up.
+func addedItems(n *cnode, l []any, out map[string]any) bool {
+	for _, item := range l {
+		key, ok := n.itemKey(item)
+		if !ok {
+			return false
+		}
+		if _, dup := out[key]; dup {
+			return false
+		}
+		c, ok := added(n.item, item)
+		if !ok {
+			return false
+		}
+		out[key] = c
+	}
+	return true
+}
+
+// field is the type of key in a map of type n (nil when it has none) and
+// its FieldsV1 key.
+func (n *cnode) field(key string) (*cnode, string) {
+	if f, ok := n.fields[key]; ok {
+		return f.n, f.key
+	}
+	if n.elem == nil {
+		return nil, ""
+	}
+	return n.elem, "f:" + key
+}
+
+// itemKey is the serialized path element of a list item ("k:{...}" or
+// "v:..."), as the comparison derives it; ok is false where it reports an
+// error, and for values whose equality it might judge apart from their
+// serialization (floats).
+func (n *cnode) itemKey(item any) (string, bool) {
+	if len(n.keys) == 0 {
+		if kindOf(item) != kScalar {
+			return "", false
+		}
+		if _, f := item.(float64); f {
+			return "", false
+		}
+		if b, ok := appendPlain(append(make([]byte, 0, 32), "v:"...), item); ok {
+			return string(b), true
+		}
+		v := value.NewValueInterface(item)
+		return serialize(fieldpath.PathElement{Value: &v})
+	}
+	m, ok := item.(map[string]any)
+	if !ok {
+		return "", false
+	}
+	type kv struct {
+		name string
+		v    any
+	}
+	var buf [4]kv
+	kvs := buf[:0]
+	for i, k := range n.keys {
+		v, ok := m[k]
+		if !ok {
+			v = n.keyDefs[i]
+			if v == nil {
+				continue
+			}
+		}
+		if k := kindOf(v); k != kScalar && k != kNull {
+			return "", false
+		}
+		if _, f := v.(float64); f {
+			return "", false
+		}
+		kvs = append(kvs, kv{k, v})
+	}
+	if len(kvs) == 0 {
+		return "", false
+	}
+	// Sorted by name, stably (FieldList.Sort).
+	for i := 1; i < len(kvs); i++ {
+		for j := i; j > 0 && kvs[j].name < kvs[j-1].name; j-- {
+			kvs[j], kvs[j-1] = kvs[j-1], kvs[j]
+		}
+	}
+	// The common keys (names, numbers) written directly; anything a JSON
+	// encoder might escape goes through the library's serializer.
+	b := append(make([]byte, 0, 48), `k:{`...)
+	plain := true
+	for i, f := range kvs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if b, plain = appendPlain(b, f.name); !plain {
+			break
+		}
+		b = append(b, ':')
+		if b, plain = appendPlain(b, f.v); !plain {
+			break
+		}
+	}
+	if plain {
+		return string(append(b, '}')), true
+	}
+	fl := make(value.FieldList, len(kvs))
+	for i, f := range kvs {
+		fl[i] = value.Field{Name: f.name, Value: value.NewValueInterface(f.v)}
+	}
+	return serialize(fieldpath.PathElement{Key: &fl})
+}
+
+func serialize(pe fieldpath.PathElement) (string, bool) {
+	s, err := fieldpath.SerializePathElement(pe)
+	return s, err == nil
+}
+
+// appendPlain appends the JSON of v when it is null, a bool, an int64 or a
+// string of printable ASCII that no JSON encoder escapes; ok is false (and b
+// unusable) otherwise.
+func appendPlain(b []byte, v any) ([]byte, bool) {
+	switch t := v.(type) {
+	case nil:
+		return append(b, "null"...), true
+	case bool:
+		return strconv.AppendBool(b, t), true
+	case int64:
+		return strconv.AppendInt(b, t, 10), true
+	case string:
+		for i := range len(t) {
+			switch c := t[i]; {
+			case c < 0x20 || c > 0x7e, c == '"', c == '\\', c == '<', c == '>', c == '&':
+				return b, false
+			}
+		}
+		b = append(b, '"')
+		b = append(b, t...)
+		return append(b, '"'), true
+	}
+	return b, false
+}
+
+// changed returns the FieldsV1 node of what differs from lhs (the empty
+// object's value, present) to rhs; nil when nothing does.
+func changed(n *cnode, lhs, rhs any) (map[string]any, bool) {
+	if n.invalid {
+		return nil, false
+	}
+	lk, rk := kindOf(lhs), kindOf(rhs)
+	if lk == kOther || rk == kOther {
+		return nil, false
+	}
+	// Values the type deduces apart (a null and a string of an untyped
+	// field) are compared as each: what either finds is owned.
+	al, ar := handled(n.deduce(lk)), handled(n.deduce(rk))
+	c, ok := changedAs(ar, n, lhs, rhs)
+	if !ok || al == ar {
+		return c, ok
+	}
+	d, ok := changedAs(al, n, lhs, rhs)
+	if !ok {
+		return nil, false
+	}
+	return union(c, d), true
+}
+
+// changedAs is changed with the values handled as atom kind a.
+func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
+	switch a {
+	case aMap:
+		lm, _ := lhs.(map[string]any)
+		rm, _ := rhs.(map[string]any)
+		if n.mapAtomic || (len(lm) == 0 && len(rm) == 0) {
+			return leafChange(lhs, rhs), true
+		}
+		return changedMap(n, lm, rm, nil)
+	case aList:
+		ll, _ := lhs.([]any)
+		rl, _ := rhs.([]any)
+		if !n.listAssoc || (len(ll) == 0 && len(rl) == 0) {
+			return leafChange(lhs, rhs), true
+		}
+		if len(ll) > 0 {
+			return nil, false // the empty object's lists are empty
+		}
+		out := make(map[string]any, len(rl))
+		if !addedItems(n, rl, out) {
+			return nil, false
+		}
+		return out, true
+	}
+	return leafChange(lhs, rhs), true
+}
+
+// changedMap is changed for two maps of the granular map type n, at least
+// one not empty. Keys in ignored are compared all the same (what does not
+// fit fails the comparison), then not owned.
+func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[string]any, bool) {
+	var out map[string]any
+	for key, rv := range rm {
+		cn, fk := n.field(key)
+		if cn == nil || cn.invalid {
+			return nil, false
+		}
+		if n.stripped[key] && isScalar(rv) && (lm[key] == nil || isScalar(lm[key])) {
+			// A scalar is owned as a whole (or not at all), and no one
+			// owns this field: nothing to compute.
+			continue
+		}
+		var (
+			c  map[string]any
+			ok bool
+		)
+		if lv, in := lm[key]; in {
+			c, ok = changed(cn, lv, rv)
+		} else {
+			c, ok = added(cn, rv)
+		}
+		if !ok {
+			return nil, false
+		}
+		if c != nil && !ignored[key] {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[fk] = c
+		}
+	}
+	for key := range lm {
+		if _, in := rm[key]; in {
+			continue
+		}
+		if cn, _ := n.field(key); cn == nil {
+			return nil, false
+		}
+	}
+	return out, true
+}
+
+// union is the union of two FieldsV1 nodes (nil is empty; an empty map is a
+// path owned with nothing below it).
+func union(a, b map[string]any) map[string]any {
+	switch {
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	owned := func(m map[string]any) bool { _, dot := m["."]; return len(m) == 0 || dot }
+	out := make(map[string]any, len(a)+len(b))
+	for k, v := range a {
+		if k != "." {
+			out[k] = v
+		}
+	}
+	for k, v := range b {
+		if k == "." {
+			continue
+		}
+		if prev, ok := out[k].(map[string]any); ok {
+			out[k] = union(prev, v.(map[string]any))
+		} else {
+			out[k] = v
+		}
+	}
+	if (owned(a) || owned(b)) && len(out) > 0 {
+		out["."] = leaf()
+	}
+	return out
+}
+
+func isScalar(v any) bool { return kindOf(v) == kScalar }
+
+// leafChange is the node of a leaf in both objects: owned when it differs.
+func leafChange(lhs, rhs any) map[string]any {
+	if value.Equals(value.NewValueInterface(rhs), value.NewValueInterface(lhs)) {
+		return nil
+	}
+	return leaf()
+}
+
+// stripped are the FieldsV1 keys of stripSet: the top-level members, and
+// metadata's.
+var (
+	strippedTop  = []string{"f:apiVersion", "f:kind", "f:metadata"}
+	strippedMeta = []string{"f:name", "f:namespace", "f:creationTimestamp", "f:selfLink", "f:uid", "f:clusterName",
+		"f:generation", "f:managedFields", "f:resourceVersion"}
+)
+
+// unown removes the membership of key in node (the path itself, not what is
+// below it), and key when nothing is left.
+func unown(node map[string]any, key string) {
+	c, ok := node[key].(map[string]any)
+	if !ok {
+		return
+	}
+	delete(c, ".")
+	if len(c) == 0 {
+		delete(node, key)
+	}
+}
+
+// createFields is the FieldsV1 set an Update owns when it creates obj (no
+// managedFields in it): nil when it owns nothing; ok false when the walk
+// gives up (see above).
+func (m *Manager) createFields(obj map[string]any) (map[string]any, bool) {
+	if m.only != nil {
+		return nil, false
+	}
+	root := m.typ.compiledRoot()
+	if root.invalid || !root.hasMap || root.mapAtomic {
+		return nil, false
+	}
+	out, ok := changedMap(root, m.typ.zero, obj, m.ignored)
+	if !ok {
+		return nil, false
+	}
+	if meta, ok := out["f:metadata"].(map[string]any); ok {
+		for _, k := range strippedMeta {
+			unown(meta, k)
+		}
+	}
+	for _, k := range strippedTop {
+		unown(out, k)
+	}
+	if len(out) == 0 {
+		return nil, true
+	}
+	return out, true
+}
