@@ -52,10 +52,10 @@ func (s *Server) serveWatch(q *request) error {
 	}
 	if acceptsTable(q.r) {
 		first := true
-		st.frame = func(ev *cacheEvent, typ string) ([]byte, error) {
+		st.frame = func(dst []byte, ev *cacheEvent, typ string) ([]byte, error) {
 			b := s.tableFrame(q, ev.obj, typ, first)
 			first = false
-			return b, nil
+			return append(dst, b...), nil
 		}
 	}
 	if isTrue(q.query.Get("allowWatchBookmarks")) {
@@ -140,10 +140,14 @@ func (r responseSink) Flush() {
 	}
 }
 
+// maxKeptFrame bounds the frame buffer a watch stream keeps between events,
+// so that one large object does not stay allocated for the watch's lifetime.
+const maxKeptFrame = 64 << 10
+
 // watchStream renders one client watch.
 type watchStream struct {
-	// frame renders one event as the client sees it.
-	frame func(ev *cacheEvent, typ string) ([]byte, error)
+	// frame appends one event as the client sees it to dst.
+	frame func(dst []byte, ev *cacheEvent, typ string) ([]byte, error)
 	// bookmark renders a BOOKMARK at rv; nil when bookmarks were not asked for.
 	bookmark      func(rv int64) []byte
 	bookmarkEvery time.Duration
@@ -156,10 +160,11 @@ type watchStream struct {
 	sent prometheus.Counter
 }
 
-// jsonFrames renders events as JSON watch frames in v's version, each serialized
-// once and shared by every watcher of that version.
-func jsonFrames(v view) func(ev *cacheEvent, typ string) ([]byte, error) {
-	return func(ev *cacheEvent, typ string) ([]byte, error) { return ev.obj.frame(typ, v) }
+// jsonFrames renders events as JSON watch frames in v's version: the object's
+// JSON, serialized once per version and shared by every watcher, between the
+// frame's head and tail.
+func jsonFrames(v view) func(dst []byte, ev *cacheEvent, typ string) ([]byte, error) {
+	return func(dst []byte, ev *cacheEvent, typ string) ([]byte, error) { return ev.obj.appendFrame(dst, typ, v) }
 }
 
 // run writes the stream until ctx ends, the timeout passes, the watcher ends
@@ -167,10 +172,14 @@ func jsonFrames(v view) func(ev *cacheEvent, typ string) ([]byte, error) {
 // then each batch of new events followed by one flush, and bookmarks at the
 // revision up to which the watcher has seen every event.
 func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cacheEvent, sink watchSink) {
+	var buf []byte // the frame being written, reused: the sink copies it
 	emit := func(ev *cacheEvent, typ string) error {
-		b, err := st.frame(ev, typ)
-		if err != nil {
+		b, err := st.frame(buf[:0], ev, typ)
+		switch {
+		case err != nil:
 			b = errorFrame(err)
+		case cap(b) <= maxKeptFrame:
+			buf = b
 		}
 		if _, werr := sink.Write(b); werr != nil {
 			return werr

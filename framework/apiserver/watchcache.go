@@ -34,21 +34,8 @@ type cachedObject struct {
 	fields     map[string]string
 	deleting   bool // metadata.deletionTimestamp is set
 
-	frameOnce [3]sync.Once // frames of data, by eventIndex
-	frames    [3][]byte
-
 	convMu sync.Mutex
-	conv   map[convKey]convResult // other versions: data (typ "") and frames
-}
-
-type convKey struct {
-	version string // group/version
-	typ     string // "" for the object, else the watch event type
-}
-
-type convResult struct {
-	data []byte
-	err  error
+	conv   map[string][]byte // renderings in other versions, by group/version
 }
 
 // cacheEvent is one change of the watch cache. seq numbers the events of a cache
@@ -61,27 +48,16 @@ type cacheEvent struct {
 	rv   int64
 }
 
-var eventTypes = [3]string{api.EventAdded, api.EventModified, api.EventDeleted}
-
-func eventIndex(typ string) int {
-	switch typ {
-	case api.EventAdded:
-		return 0
-	case api.EventModified:
-		return 1
+// appendFrame appends `{"type":T,"object":...}\n` for the object as v sees it
+// to dst. Frames are not kept: the object's JSON is (once per version), and
+// a frame is the same bytes between a fixed head and tail, so keeping frames
+// would hold every cached object twice.
+func (o *cachedObject) appendFrame(dst []byte, typ string, v view) ([]byte, error) {
+	data, err := o.dataFor(v)
+	if err != nil {
+		return dst, err
 	}
-	return 2
-}
-
-// frame returns `{"type":T,"object":...}\n` for the object as v sees it, rendered
-// once per event type and version.
-func (o *cachedObject) frame(typ string, v view) ([]byte, error) {
-	if v.identity(o) {
-		i := eventIndex(typ)
-		o.frameOnce[i].Do(func() { o.frames[i] = renderFrame(eventTypes[i], o.data) })
-		return o.frames[i], nil
-	}
-	return o.converted(v, typ)
+	return appendFrame(dst, typ, data), nil
 }
 
 // dataFor returns the object's JSON as v sees it.
@@ -89,71 +65,53 @@ func (o *cachedObject) dataFor(v view) ([]byte, error) {
 	if v.identity(o) {
 		return o.data, nil
 	}
-	return o.converted(v, "")
+	return o.converted(v)
 }
 
-// converted renders the object in v's version (as a frame of type typ when typ is
-// set), once per version and type.
-func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
-	k := convKey{version: v.key, typ: typ}
+// converted renders the object in v's version, once per version.
+func (o *cachedObject) converted(v view) ([]byte, error) {
 	o.convMu.Lock()
 	defer o.convMu.Unlock()
-	if r, ok := o.conv[k]; ok {
-		return r.data, r.err
+	if data, ok := o.conv[v.key]; ok {
+		return data, nil
 	}
-	var r convResult
-	if typ != "" {
-		if d, ok := o.conv[convKey{version: v.key}]; ok && d.err == nil {
-			r.data = renderFrame(eventTypes[eventIndex(typ)], d.data)
-		} else {
-			r.data, r.err = v.render(o.data)
-			if r.err == nil {
-				if o.conv == nil {
-					o.conv = map[convKey]convResult{}
-				}
-				o.conv[convKey{version: v.key}] = convResult{data: r.data}
-				r.data = renderFrame(eventTypes[eventIndex(typ)], r.data)
-			}
-		}
-	} else {
-		r.data, r.err = v.render(o.data)
-	}
-	if r.err != nil {
+	data, err := v.render(o.data)
+	if err != nil {
 		// Not remembered: a conversion webhook that failed may answer next time.
-		return nil, r.err
+		return nil, err
 	}
 	if o.conv == nil {
-		o.conv = map[convKey]convResult{}
+		o.conv = map[string][]byte{}
 	}
-	o.conv[k] = r
-	return r.data, r.err
+	o.conv[v.key] = data
+	return data, nil
 }
 
 // hasConverted reports whether the object is already rendered in version.
 func (o *cachedObject) hasConverted(version string) bool {
 	o.convMu.Lock()
 	defer o.convMu.Unlock()
-	_, ok := o.conv[convKey{version: version}]
+	_, ok := o.conv[version]
 	return ok
 }
 
 // storeConverted remembers data as the object rendered in version (see
 // view.renderAll), unless a rendering is already there.
 func (o *cachedObject) storeConverted(version string, data []byte) {
-	k := convKey{version: version}
 	o.convMu.Lock()
 	defer o.convMu.Unlock()
-	if _, ok := o.conv[k]; ok {
+	if _, ok := o.conv[version]; ok {
 		return
 	}
 	if o.conv == nil {
-		o.conv = map[convKey]convResult{}
+		o.conv = map[string][]byte{}
 	}
-	o.conv[k] = convResult{data: data}
+	o.conv[version] = data
 }
 
-func renderFrame(typ string, data []byte) []byte {
-	b := make([]byte, 0, len(data)+32)
+// appendFrame appends the watch frame of an event of type typ on the object
+// JSON data to b.
+func appendFrame(b []byte, typ string, data []byte) []byte {
 	b = append(b, `{"type":"`...)
 	b = append(b, typ...)
 	b = append(b, `","object":`...)

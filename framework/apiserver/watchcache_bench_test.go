@@ -81,10 +81,10 @@ func BenchmarkWatchFanout(b *testing.B) {
 	obj := map[string]any{"apiVersion": "v1", "kind": "ConfigMap",
 		"metadata": map[string]any{"name": "x", "namespace": "default", "labels": map[string]any{"app": "bench"}},
 		"data":     map[string]any{"k": string(make([]byte, 256))}}
-	perWatcher := func(ev *cacheEvent, typ string) ([]byte, error) {
+	perWatcher := func(dst []byte, ev *cacheEvent, typ string) ([]byte, error) {
 		m, _ := api.DecodeMap(ev.obj.data)
 		bb, err := json.Marshal(map[string]any{"type": typ, "object": m})
-		return append(bb, '\n'), err
+		return append(append(dst, bb...), '\n'), err
 	}
 	for _, watchers := range []int{1, 10, 100, 1000} {
 		for _, mode := range []string{"once", "perwatcher"} {

@@ -379,7 +379,7 @@ func TestCachedObjectRendersEachVersionOnce(t *testing.T) {
 	v1beta1.version, v1beta1.gv.Version = "g/v1beta1", "v1beta1"
 	for range 3 {
 		for _, typ := range []string{api.EventAdded, api.EventModified} {
-			b, err := o.frame(typ, v1)
+			b, err := o.appendFrame(nil, typ, v1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -397,7 +397,7 @@ func TestCachedObjectRendersEachVersionOnce(t *testing.T) {
 			t.Errorf("dataFor(v1) = %s, %v", data, err)
 		}
 		// The stored version is served as stored, without conversion.
-		if b, _ := o.frame(api.EventAdded, v1beta1); !bytes.Contains(b, []byte(`"apiVersion":"g/v1beta1"`)) {
+		if b, _ := o.appendFrame(nil, api.EventAdded, v1beta1); !bytes.Contains(b, []byte(`"apiVersion":"g/v1beta1"`)) {
 			t.Errorf("frame(v1beta1) = %s", b)
 		}
 	}
