@@ -18,7 +18,8 @@ import (
 // without the peer, to iterate on quickly: `converge up --no-node` with the
 // same 10,000 pods stored (c=64), then its RSS, the live heap after a forced
 // GC (go_memstats_heap_alloc_bytes right after /debug/pprof/heap?gc=1) and the
-// CPU per stored pod. MEMPROFILE=path saves that heap profile.
+// CPU per stored pod. MEMPROFILE=path saves that heap profile;
+// MEMORY_LIMIT=256Mi runs converge with --memory-limit 256Mi.
 func BenchmarkConvergeMemory(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "converge")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/converge")
@@ -26,7 +27,11 @@ func BenchmarkConvergeMemory(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build ./cmd/converge: %v\n%s", err, out)
 	}
-	s := &side{server: startConverge(b, bin)}
+	var extra []string
+	if l := os.Getenv("MEMORY_LIMIT"); l != "" {
+		extra = []string{"--memory-limit", l}
+	}
+	s := &side{server: startConverge(b, bin, extra...)}
 	prepare(b, s)
 	b.ResetTimer()
 	for range b.N {
@@ -56,7 +61,28 @@ func BenchmarkConvergeMemory(b *testing.B) {
 		b.ReportMetric(float64(list.Milliseconds()), "list-ms")
 		b.Logf("RSS %.0f MB, live heap %.0f MB, %.0f µs CPU per pod stored (%.0f pods/s), LIST %v",
 			float64(rss)/(1<<20), live/(1<<20), float64(cpu.Microseconds())/storedPods, storedPods/wall.Seconds(), list)
+		mb := func(name string) float64 { return metric(b, s, name) / (1 << 20) }
+		b.Logf("status: %s; after the GC: heap sys %.0f MB, idle %.0f MB, released %.0f MB, next GC at %.0f MB",
+			procStatus(b, s.pids[0], "RssAnon", "RssFile"), mb("go_memstats_heap_sys_bytes"), mb("go_memstats_heap_idle_bytes"),
+			mb("go_memstats_heap_released_bytes"), mb("go_memstats_next_gc_bytes"))
 	}
+}
+
+// procStatus returns the named lines of /proc/PID/status.
+func procStatus(tb testing.TB, pid int, names ...string) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		for _, n := range names {
+			if strings.HasPrefix(line, n+":") {
+				out = append(out, strings.Join(strings.Fields(line), " "))
+			}
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // metric reads one unlabelled gauge from the server's /metrics.

@@ -139,9 +139,10 @@ func freePort(tb testing.TB) int {
 // plane: API server with TLS, client certificates, RBAC and admission,
 // controllers and scheduler, on its embedded etcd) and connects with the
 // kubeconfig it writes.
-func startConverge(tb testing.TB, bin string) *server {
+func startConverge(tb testing.TB, bin string, extraArgs ...string) *server {
 	dir := tb.TempDir()
-	cmd := spawn(tb, dir, bin, "up", "--no-node", "--data-dir", filepath.Join(dir, "data"), "--port", strconv.Itoa(freePort(tb)))
+	args := append([]string{"up", "--no-node", "--data-dir", filepath.Join(dir, "data"), "--port", strconv.Itoa(freePort(tb))}, extraArgs...)
+	cmd := spawn(tb, dir, bin, args...)
 	kubeconfig := filepath.Join(dir, "data", "kubeconfig")
 	s := &server{name: "converge", pids: []int{cmd.Process.Pid}}
 	waitReady(tb, s, dir, func() (*rest.Config, error) {
