@@ -19,7 +19,7 @@ import (
 // same 10,000 pods stored (c=64), then its RSS, the live heap after a forced
 // GC (go_memstats_heap_alloc_bytes right after /debug/pprof/heap?gc=1) and the
 // CPU per stored pod. MEMPROFILE=path saves that heap profile;
-// MEMORY_LIMIT=256Mi runs converge with --memory-limit 256Mi.
+// MEMORY_LIMIT as in startConverge.
 func BenchmarkConvergeMemory(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "converge")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/converge")
@@ -27,11 +27,7 @@ func BenchmarkConvergeMemory(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("go build ./cmd/converge: %v\n%s", err, out)
 	}
-	var extra []string
-	if l := os.Getenv("MEMORY_LIMIT"); l != "" {
-		extra = []string{"--memory-limit", l}
-	}
-	s := &side{server: startConverge(b, bin, extra...)}
+	s := &side{server: startConverge(b, bin)}
 	prepare(b, s)
 	b.ResetTimer()
 	for range b.N {
