@@ -52,10 +52,10 @@ func (s *Server) serveWatch(q *request) error {
 	}
 	if acceptsTable(q.r) {
 		first := true
-		st.frame = func(dst []byte, ev *cacheEvent, typ string) ([]byte, error) {
+		st.frame = func(ev *cacheEvent, typ string, _ *[]byte) ([]byte, error) {
 			b := s.tableFrame(q, ev.obj, typ, first)
 			first = false
-			return append(dst, b...), nil
+			return b, nil
 		}
 	}
 	if isTrue(q.query.Get("allowWatchBookmarks")) {
@@ -140,14 +140,11 @@ func (r responseSink) Flush() {
 	}
 }
 
-// maxKeptFrame bounds the frame buffer a watch stream keeps between events,
-// so that one large object does not stay allocated for the watch's lifetime.
-const maxKeptFrame = 64 << 10
-
 // watchStream renders one client watch.
 type watchStream struct {
-	// frame appends one event as the client sees it to dst.
-	frame func(dst []byte, ev *cacheEvent, typ string) ([]byte, error)
+	// frame renders one event as the client sees it; it may render into
+	// *scratch (see cacheEvent.frame).
+	frame func(ev *cacheEvent, typ string, scratch *[]byte) ([]byte, error)
 	// bookmark renders a BOOKMARK at rv; nil when bookmarks were not asked for.
 	bookmark      func(rv int64) []byte
 	bookmarkEvery time.Duration
@@ -160,11 +157,11 @@ type watchStream struct {
 	sent prometheus.Counter
 }
 
-// jsonFrames renders events as JSON watch frames in v's version: the object's
-// JSON, serialized once per version and shared by every watcher, between the
-// frame's head and tail.
-func jsonFrames(v view) func(dst []byte, ev *cacheEvent, typ string) ([]byte, error) {
-	return func(dst []byte, ev *cacheEvent, typ string) ([]byte, error) { return ev.obj.appendFrame(dst, typ, v) }
+// jsonFrames renders events as JSON watch frames in v's version (see
+// cacheEvent.frame): the object's JSON is serialized once per version and
+// shared by every watcher.
+func jsonFrames(v view) func(ev *cacheEvent, typ string, scratch *[]byte) ([]byte, error) {
+	return func(ev *cacheEvent, typ string, scratch *[]byte) ([]byte, error) { return ev.frame(typ, v, scratch) }
 }
 
 // run writes the stream until ctx ends, the timeout passes, the watcher ends
@@ -172,14 +169,11 @@ func jsonFrames(v view) func(dst []byte, ev *cacheEvent, typ string) ([]byte, er
 // then each batch of new events followed by one flush, and bookmarks at the
 // revision up to which the watcher has seen every event.
 func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cacheEvent, sink watchSink) {
-	var buf []byte // the frame being written, reused: the sink copies it
+	var scratch []byte // frames rendered for this stream alone; the sink copies them
 	emit := func(ev *cacheEvent, typ string) error {
-		b, err := st.frame(buf[:0], ev, typ)
-		switch {
-		case err != nil:
+		b, err := st.frame(ev, typ, &scratch)
+		if err != nil {
 			b = errorFrame(err)
-		case cap(b) <= maxKeptFrame:
-			buf = b
 		}
 		if _, werr := sink.Write(b); werr != nil {
 			return werr

@@ -46,18 +46,54 @@ type cacheEvent struct {
 	obj  *cachedObject // the new state; for DELETED the last state at the deletion revision
 	prev *cachedObject // the previous state for MODIFIED and DELETED
 	rv   int64
+
+	// Events in the ring keep their frames in the stored version, rendered
+	// once per event type and written by every watcher (fan-out); they go
+	// with the event when the ring moves on. Objects keep none: the frames
+	// of every cached object held the cache twice.
+	inRing    bool
+	frameOnce [3]sync.Once
+	frames    [3][]byte
 }
 
-// appendFrame appends `{"type":T,"object":...}\n` for the object as v sees it
-// to dst. Frames are not kept: the object's JSON is (once per version), and
-// a frame is the same bytes between a fixed head and tail, so keeping frames
-// would hold every cached object twice.
-func (o *cachedObject) appendFrame(dst []byte, typ string, v view) ([]byte, error) {
-	data, err := o.dataFor(v)
-	if err != nil {
-		return dst, err
+// frame returns the watch frame of ev as type typ in v's version: for a ring
+// event in the stored version, the frame rendered once and shared by every
+// watcher; otherwise the frame rendered into *scratch, a buffer of the
+// calling stream that it may reuse once the frame is written.
+func (ev *cacheEvent) frame(typ string, v view, scratch *[]byte) ([]byte, error) {
+	if !ev.inRing || !v.identity(ev.obj) {
+		data, err := ev.obj.dataFor(v)
+		if err != nil {
+			return nil, err
+		}
+		b := appendFrame((*scratch)[:0], typ, data)
+		if cap(b) <= maxKeptFrame {
+			*scratch = b
+		}
+		return b, nil
 	}
-	return appendFrame(dst, typ, data), nil
+	i := 0
+	switch typ {
+	case api.EventModified:
+		i = 1
+	case api.EventDeleted:
+		i = 2
+	}
+	ev.frameOnce[i].Do(func() { ev.frames[i] = appendFrame(nil, typ, ev.obj.data) })
+	return ev.frames[i], nil
+}
+
+// maxKeptFrame bounds the scratch buffer a watch stream keeps between frames,
+// so that one large object does not stay allocated for the watch's lifetime.
+const maxKeptFrame = 64 << 10
+
+// appendFrame appends `{"type":"TYP","object":DATA}\n` to b.
+func appendFrame(b []byte, typ string, data []byte) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","object":`...)
+	b = append(b, data...)
+	return append(b, "}\n"...)
 }
 
 // dataFor returns the object's JSON as v sees it.
@@ -107,17 +143,6 @@ func (o *cachedObject) storeConverted(version string, data []byte) {
 		o.conv = map[string][]byte{}
 	}
 	o.conv[version] = data
-}
-
-// appendFrame appends the watch frame of an event of type typ on the object
-// JSON data to b.
-func appendFrame(b []byte, typ string, data []byte) []byte {
-	b = append(b, `{"type":"`...)
-	b = append(b, typ...)
-	b = append(b, `","object":`...)
-	b = append(b, data...)
-	b = append(b, "}\n"...)
-	return b
 }
 
 // objectFilter selects objects by namespace, labels and fields.
@@ -342,7 +367,7 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		c.mu.RLock()
 		prev := c.objects[ev.KV.Key]
 		c.mu.RUnlock()
-		ce = &cacheEvent{typ: api.EventAdded, obj: obj, prev: prev, rv: ev.KV.ModRevision}
+		ce = &cacheEvent{typ: api.EventAdded, obj: obj, prev: prev, rv: ev.KV.ModRevision, inRing: true}
 		if prev != nil {
 			ce.typ = api.EventModified
 		}
@@ -367,7 +392,7 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		if last == nil {
 			return false
 		}
-		ce = &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: ev.KV.ModRevision}
+		ce = &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: ev.KV.ModRevision, inRing: true}
 	default:
 		return false
 	}
