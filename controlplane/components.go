@@ -3,12 +3,15 @@ package controlplane
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"path/filepath"
 	"time"
 
 	"github.com/converge-dev/converge/builtin/admissionpolicy"
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/scheduler"
 	"github.com/converge-dev/converge/builtin/security/rbac"
+	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/operators/loader"
 )
@@ -17,8 +20,11 @@ import (
 // the operators) and the scheduler, each built as its split command builds it
 // (NewControllerManager, NewScheduler) and each a client of this control
 // plane's API server over loopback with its own identity. Operators that fail
-// to load are reported, never fatal.
+// to load are reported, never fatal. When both run, the scheduler reads the
+// controller manager's pod informer (one watch and one cache of every pod in
+// the process) instead of its own; its other informers are its own.
 func (cp *ControlPlane) startComponents(ctx context.Context) error {
+	var pods *cache.Informer[*corev1.Pod]
 	if cp.wantsControllerManager() {
 		t0 := time.Now()
 		cfg, err := cp.componentConfig(rbac.ControllerManagerUser)
@@ -41,6 +47,11 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 			return err
 		}
 		cp.manager, cp.controllers = mgr, started
+		if cp.opts.Scheduler {
+			if pods, err = cache.InformerFor(mgr.Informers(), cache.InformerOptions[*corev1.Pod]{}); err != nil {
+				return fmt.Errorf("pod informer: %w", err)
+			}
+		}
 		if cp.registry != nil {
 			// Kubernetes' API server type-checks policies itself; here the
 			// controller manager does, with the API server's registry.
@@ -65,6 +76,7 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 			Scheduler: scheduler.Options{ConfigFile: cp.opts.SchedulerConfig, Logger: cp.log.WithName("scheduler")},
 			Manager: manager.Options{Logger: cp.log.WithName("scheduler"), TracerProvider: cp.tracerProvider(),
 				MetricsBindAddress: cp.opts.SchedulerMetricsAddress},
+			Pods: pods,
 		})
 		if err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"github.com/converge-dev/converge/builtin/controllers/podautoscaler"
 	"github.com/converge-dev/converge/builtin/security/csr"
 	"github.com/converge-dev/converge/builtin/security/rootca"
+	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
 )
@@ -108,6 +109,11 @@ func NewControllerManager(cfg *client.Config, o ControllerManagerOptions) (*mana
 			return nil, nil, fmt.Errorf("build scheme: %w", err)
 		}
 		o.Manager.Scheme = sch
+	}
+	if o.Manager.DefaultTransform == nil {
+		// No built-in controller reads managedFields (an update without them
+		// keeps the server's), so the caches do not hold them.
+		o.Manager.DefaultTransform = cache.StripManagedFields
 	}
 	mgr, err := newTracedManager(cfg, o.Manager, o.Tracing, "controller-manager")
 	if err != nil {

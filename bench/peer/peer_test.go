@@ -68,10 +68,6 @@ func BenchmarkKubeAPIServer(b *testing.B) {
 	fmt.Sscan(string(loadavg), &l1)
 	sides := []*side{{server: startConverge(b, convergeBin)}, {server: startKubeAPIServer(b, etcdBin, kasBin)}}
 	for _, s := range sides {
-		var err error
-		if s.cs, err = kubernetes.NewForConfig(s.config); err != nil {
-			b.Fatal(err)
-		}
 		prepare(b, s)
 	}
 	b.ResetTimer()
@@ -178,13 +174,17 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-// prepare creates the namespaces of the load and their default
-// ServiceAccounts (kube-apiserver runs without a controller manager to create
-// them, and its ServiceAccount admission requires them for pods).
+// prepare connects to s and creates the namespaces of the load and their
+// default ServiceAccounts (kube-apiserver runs without a controller manager to
+// create them, and its ServiceAccount admission requires them for pods).
 func prepare(tb testing.TB, s *side) {
+	var err error
+	if s.cs, err = kubernetes.NewForConfig(s.config); err != nil {
+		tb.Fatal(err)
+	}
 	ctx := context.Background()
 	for _, ns := range []string{"bench", "list", "fan"} {
-		_, err := s.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
+		_, err = s.cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}, metav1.CreateOptions{})
 		if err != nil && !apierrors.IsAlreadyExists(err) {
 			tb.Fatalf("%s: create namespace %s: %v", s.name, ns, err)
 		}

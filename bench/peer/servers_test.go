@@ -138,10 +138,14 @@ func freePort(tb testing.TB) int {
 // startConverge runs `converge up --no-node` (the default secure control
 // plane: API server with TLS, client certificates, RBAC and admission,
 // controllers and scheduler, on its embedded etcd) and connects with the
-// kubeconfig it writes.
+// kubeconfig it writes. MEMORY_LIMIT=256Mi adds --memory-limit 256Mi.
 func startConverge(tb testing.TB, bin string) *server {
 	dir := tb.TempDir()
-	cmd := spawn(tb, dir, bin, "up", "--no-node", "--data-dir", filepath.Join(dir, "data"), "--port", strconv.Itoa(freePort(tb)))
+	args := []string{"up", "--no-node", "--data-dir", filepath.Join(dir, "data"), "--port", strconv.Itoa(freePort(tb))}
+	if l := os.Getenv("MEMORY_LIMIT"); l != "" {
+		args = append(args, "--memory-limit", l)
+	}
+	cmd := spawn(tb, dir, bin, args...)
 	kubeconfig := filepath.Join(dir, "data", "kubeconfig")
 	s := &server{name: "converge", pids: []int{cmd.Process.Pid}}
 	waitReady(tb, s, dir, func() (*rest.Config, error) {

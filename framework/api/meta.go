@@ -175,6 +175,12 @@ type Object interface {
 // GetName returns metadata.name.
 func (m *ObjectMeta) GetName() string { return m.Name }
 
+// GetManagedFields returns metadata.managedFields.
+func (m *ObjectMeta) GetManagedFields() []ManagedFieldsEntry { return m.ManagedFields }
+
+// SetManagedFields sets metadata.managedFields.
+func (m *ObjectMeta) SetManagedFields(v []ManagedFieldsEntry) { m.ManagedFields = v }
+
 // SetName sets metadata.name.
 func (m *ObjectMeta) SetName(v string) { m.Name = v }
 

@@ -97,7 +97,7 @@ func TestRenderAll(t *testing.T) {
 		if m["metadata"].(map[string]any)["resourceVersion"] == nil {
 			t.Errorf("%s: no resourceVersion: %s", o.name, data)
 		}
-		f, err := o.frame(api.EventAdded, v)
+		f, err := frameBytes(o, api.EventAdded, v)
 		if err != nil || !strings.HasPrefix(string(f), `{"type":"ADDED","object":`) || !strings.Contains(string(f), string(data)) {
 			t.Errorf("%s: frame %s, %v", o.name, f, err)
 		}

@@ -52,7 +52,7 @@ func (s *Server) serveWatch(q *request) error {
 	}
 	if acceptsTable(q.r) {
 		first := true
-		st.frame = func(ev *cacheEvent, typ string) ([]byte, error) {
+		st.frame = func(ev *cacheEvent, typ string, _ *[]byte) ([]byte, error) {
 			b := s.tableFrame(q, ev.obj, typ, first)
 			first = false
 			return b, nil
@@ -142,8 +142,9 @@ func (r responseSink) Flush() {
 
 // watchStream renders one client watch.
 type watchStream struct {
-	// frame renders one event as the client sees it.
-	frame func(ev *cacheEvent, typ string) ([]byte, error)
+	// frame renders one event as the client sees it; it may render into
+	// *scratch (see cacheEvent.frame).
+	frame func(ev *cacheEvent, typ string, scratch *[]byte) ([]byte, error)
 	// bookmark renders a BOOKMARK at rv; nil when bookmarks were not asked for.
 	bookmark      func(rv int64) []byte
 	bookmarkEvery time.Duration
@@ -156,10 +157,11 @@ type watchStream struct {
 	sent prometheus.Counter
 }
 
-// jsonFrames renders events as JSON watch frames in v's version, each serialized
-// once and shared by every watcher of that version.
-func jsonFrames(v view) func(ev *cacheEvent, typ string) ([]byte, error) {
-	return func(ev *cacheEvent, typ string) ([]byte, error) { return ev.obj.frame(typ, v) }
+// jsonFrames renders events as JSON watch frames in v's version (see
+// cacheEvent.frame): the object's JSON is serialized once per version and
+// shared by every watcher.
+func jsonFrames(v view) func(ev *cacheEvent, typ string, scratch *[]byte) ([]byte, error) {
+	return func(ev *cacheEvent, typ string, scratch *[]byte) ([]byte, error) { return ev.frame(typ, v, scratch) }
 }
 
 // run writes the stream until ctx ends, the timeout passes, the watcher ends
@@ -167,8 +169,9 @@ func jsonFrames(v view) func(ev *cacheEvent, typ string) ([]byte, error) {
 // then each batch of new events followed by one flush, and bookmarks at the
 // revision up to which the watcher has seen every event.
 func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cacheEvent, sink watchSink) {
+	var scratch []byte // frames rendered for this stream alone; the sink copies them
 	emit := func(ev *cacheEvent, typ string) error {
-		b, err := st.frame(ev, typ)
+		b, err := st.frame(ev, typ, &scratch)
 		if err != nil {
 			b = errorFrame(err)
 		}

@@ -34,21 +34,8 @@ type cachedObject struct {
 	fields     map[string]string
 	deleting   bool // metadata.deletionTimestamp is set
 
-	frameOnce [3]sync.Once // frames of data, by eventIndex
-	frames    [3][]byte
-
 	convMu sync.Mutex
-	conv   map[convKey]convResult // other versions: data (typ "") and frames
-}
-
-type convKey struct {
-	version string // group/version
-	typ     string // "" for the object, else the watch event type
-}
-
-type convResult struct {
-	data []byte
-	err  error
+	conv   map[string][]byte // renderings in other versions, by group/version
 }
 
 // cacheEvent is one change of the watch cache. seq numbers the events of a cache
@@ -59,29 +46,54 @@ type cacheEvent struct {
 	obj  *cachedObject // the new state; for DELETED the last state at the deletion revision
 	prev *cachedObject // the previous state for MODIFIED and DELETED
 	rv   int64
+
+	// Events in the ring keep their frames in the stored version, rendered
+	// once per event type and written by every watcher (fan-out); they go
+	// with the event when the ring moves on. Objects keep none: the frames
+	// of every cached object held the cache twice.
+	inRing    bool
+	frameOnce [3]sync.Once
+	frames    [3][]byte
 }
 
-var eventTypes = [3]string{api.EventAdded, api.EventModified, api.EventDeleted}
-
-func eventIndex(typ string) int {
+// frame returns the watch frame of ev as type typ in v's version: for a ring
+// event in the stored version, the frame rendered once and shared by every
+// watcher; otherwise the frame rendered into *scratch, a buffer of the
+// calling stream that it may reuse once the frame is written.
+func (ev *cacheEvent) frame(typ string, v view, scratch *[]byte) ([]byte, error) {
+	if !ev.inRing || !v.identity(ev.obj) {
+		data, err := ev.obj.dataFor(v)
+		if err != nil {
+			return nil, err
+		}
+		b := appendFrame((*scratch)[:0], typ, data)
+		if cap(b) <= maxKeptFrame {
+			*scratch = b
+		}
+		return b, nil
+	}
+	i := 0
 	switch typ {
-	case api.EventAdded:
-		return 0
 	case api.EventModified:
-		return 1
+		i = 1
+	case api.EventDeleted:
+		i = 2
 	}
-	return 2
+	ev.frameOnce[i].Do(func() { ev.frames[i] = appendFrame(nil, typ, ev.obj.data) })
+	return ev.frames[i], nil
 }
 
-// frame returns `{"type":T,"object":...}\n` for the object as v sees it, rendered
-// once per event type and version.
-func (o *cachedObject) frame(typ string, v view) ([]byte, error) {
-	if v.identity(o) {
-		i := eventIndex(typ)
-		o.frameOnce[i].Do(func() { o.frames[i] = renderFrame(eventTypes[i], o.data) })
-		return o.frames[i], nil
-	}
-	return o.converted(v, typ)
+// maxKeptFrame bounds the scratch buffer a watch stream keeps between frames,
+// so that one large object does not stay allocated for the watch's lifetime.
+const maxKeptFrame = 64 << 10
+
+// appendFrame appends `{"type":"TYP","object":DATA}\n` to b.
+func appendFrame(b []byte, typ string, data []byte) []byte {
+	b = append(b, `{"type":"`...)
+	b = append(b, typ...)
+	b = append(b, `","object":`...)
+	b = append(b, data...)
+	return append(b, "}\n"...)
 }
 
 // dataFor returns the object's JSON as v sees it.
@@ -89,77 +101,48 @@ func (o *cachedObject) dataFor(v view) ([]byte, error) {
 	if v.identity(o) {
 		return o.data, nil
 	}
-	return o.converted(v, "")
+	return o.converted(v)
 }
 
-// converted renders the object in v's version (as a frame of type typ when typ is
-// set), once per version and type.
-func (o *cachedObject) converted(v view, typ string) ([]byte, error) {
-	k := convKey{version: v.key, typ: typ}
+// converted renders the object in v's version, once per version.
+func (o *cachedObject) converted(v view) ([]byte, error) {
 	o.convMu.Lock()
 	defer o.convMu.Unlock()
-	if r, ok := o.conv[k]; ok {
-		return r.data, r.err
+	if data, ok := o.conv[v.key]; ok {
+		return data, nil
 	}
-	var r convResult
-	if typ != "" {
-		if d, ok := o.conv[convKey{version: v.key}]; ok && d.err == nil {
-			r.data = renderFrame(eventTypes[eventIndex(typ)], d.data)
-		} else {
-			r.data, r.err = v.render(o.data)
-			if r.err == nil {
-				if o.conv == nil {
-					o.conv = map[convKey]convResult{}
-				}
-				o.conv[convKey{version: v.key}] = convResult{data: r.data}
-				r.data = renderFrame(eventTypes[eventIndex(typ)], r.data)
-			}
-		}
-	} else {
-		r.data, r.err = v.render(o.data)
-	}
-	if r.err != nil {
+	data, err := v.render(o.data)
+	if err != nil {
 		// Not remembered: a conversion webhook that failed may answer next time.
-		return nil, r.err
+		return nil, err
 	}
 	if o.conv == nil {
-		o.conv = map[convKey]convResult{}
+		o.conv = map[string][]byte{}
 	}
-	o.conv[k] = r
-	return r.data, r.err
+	o.conv[v.key] = data
+	return data, nil
 }
 
 // hasConverted reports whether the object is already rendered in version.
 func (o *cachedObject) hasConverted(version string) bool {
 	o.convMu.Lock()
 	defer o.convMu.Unlock()
-	_, ok := o.conv[convKey{version: version}]
+	_, ok := o.conv[version]
 	return ok
 }
 
 // storeConverted remembers data as the object rendered in version (see
 // view.renderAll), unless a rendering is already there.
 func (o *cachedObject) storeConverted(version string, data []byte) {
-	k := convKey{version: version}
 	o.convMu.Lock()
 	defer o.convMu.Unlock()
-	if _, ok := o.conv[k]; ok {
+	if _, ok := o.conv[version]; ok {
 		return
 	}
 	if o.conv == nil {
-		o.conv = map[convKey]convResult{}
+		o.conv = map[string][]byte{}
 	}
-	o.conv[k] = convResult{data: data}
-}
-
-func renderFrame(typ string, data []byte) []byte {
-	b := make([]byte, 0, len(data)+32)
-	b = append(b, `{"type":"`...)
-	b = append(b, typ...)
-	b = append(b, `","object":`...)
-	b = append(b, data...)
-	b = append(b, "}\n"...)
-	return b
+	o.conv[version] = data
 }
 
 // objectFilter selects objects by namespace, labels and fields.
@@ -384,7 +367,7 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		c.mu.RLock()
 		prev := c.objects[ev.KV.Key]
 		c.mu.RUnlock()
-		ce = &cacheEvent{typ: api.EventAdded, obj: obj, prev: prev, rv: ev.KV.ModRevision}
+		ce = &cacheEvent{typ: api.EventAdded, obj: obj, prev: prev, rv: ev.KV.ModRevision, inRing: true}
 		if prev != nil {
 			ce.typ = api.EventModified
 		}
@@ -409,7 +392,7 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		if last == nil {
 			return false
 		}
-		ce = &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: ev.KV.ModRevision}
+		ce = &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: ev.KV.ModRevision, inRing: true}
 	default:
 		return false
 	}

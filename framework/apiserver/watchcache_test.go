@@ -222,22 +222,28 @@ func TestWatchCacheTerminatesSlowWatcher(t *testing.T) {
 
 // syncSink collects frames for a test.
 type syncSink struct {
-	mu     sync.Mutex
-	frames []map[string]any
-	flushC chan struct{}
+	mu      sync.Mutex
+	frames  []map[string]any
+	partial []byte // a frame's parts written so far (head, object, tail)
+	flushC  chan struct{}
 }
 
 func (s *syncSink) Write(p []byte) (int, error) {
-	for _, line := range bytes.Split(bytes.TrimSpace(p), []byte("\n")) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.partial = append(s.partial, p...)
+	for {
+		i := bytes.IndexByte(s.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
 		var m map[string]any
-		if err := json.Unmarshal(line, &m); err != nil {
+		if err := json.Unmarshal(s.partial[:i], &m); err != nil {
 			return 0, err
 		}
-		s.mu.Lock()
 		s.frames = append(s.frames, m)
-		s.mu.Unlock()
+		s.partial = s.partial[i+1:]
 	}
-	return len(p), nil
 }
 
 func (s *syncSink) Flush() {
@@ -379,7 +385,7 @@ func TestCachedObjectRendersEachVersionOnce(t *testing.T) {
 	v1beta1.version, v1beta1.gv.Version = "g/v1beta1", "v1beta1"
 	for range 3 {
 		for _, typ := range []string{api.EventAdded, api.EventModified} {
-			b, err := o.frame(typ, v1)
+			b, err := frameBytes(o, typ, v1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -397,11 +403,17 @@ func TestCachedObjectRendersEachVersionOnce(t *testing.T) {
 			t.Errorf("dataFor(v1) = %s, %v", data, err)
 		}
 		// The stored version is served as stored, without conversion.
-		if b, _ := o.frame(api.EventAdded, v1beta1); !bytes.Contains(b, []byte(`"apiVersion":"g/v1beta1"`)) {
+		if b, _ := frameBytes(o, api.EventAdded, v1beta1); !bytes.Contains(b, []byte(`"apiVersion":"g/v1beta1"`)) {
 			t.Errorf("frame(v1beta1) = %s", b)
 		}
 	}
 	if calls != 1 {
 		t.Errorf("converted %d times, want once", calls)
 	}
+}
+
+// frameBytes is the watch frame of o as a watch's initial event.
+func frameBytes(o *cachedObject, typ string, v view) ([]byte, error) {
+	var scratch []byte
+	return (&cacheEvent{typ: typ, obj: o, rv: o.rv}).frame(typ, v, &scratch)
 }

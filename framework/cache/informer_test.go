@@ -84,18 +84,26 @@ func eventually(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// start runs inf until the test ends and waits for its sync.
-func start(t *testing.T, inf *cache.Informer[CM]) {
+// runUntilEnd calls start (an informer's or a factory's) on a goroutine
+// until the test ends, and returns the context it runs under.
+func runUntilEnd(t *testing.T, start func(context.Context) error) context.Context {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
-	go func() { done <- inf.Start(ctx) }()
+	go func() { done <- start(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Start: %v", err)
 		}
 	})
+	return ctx
+}
+
+// start runs inf until the test ends and waits for its sync.
+func start(t *testing.T, inf *cache.Informer[CM]) {
+	t.Helper()
+	ctx := runUntilEnd(t, inf.Start)
 	sctx, scancel := context.WithTimeout(ctx, 10*time.Second)
 	defer scancel()
 	if !inf.WaitForCacheSync(sctx) {

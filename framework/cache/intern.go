@@ -3,12 +3,24 @@ package cache
 import (
 	"reflect"
 	"unique"
+
+	"github.com/converge-dev/converge/framework/api"
 )
 
 // maxInternLen bounds the strings worth interning: label keys and values,
 // namespaces, images, enum values. Long strings (annotations holding JSON,
 // certificates) are rarely shared.
 const maxInternLen = 256
+
+// internObject interns the short strings of a typed object that is about to
+// be cached, as lists' items are (an Unstructured object's strings sit in
+// interface values, which cannot be replaced in place, and are left).
+func internObject(obj any) {
+	if _, ok := obj.(*api.Unstructured); ok {
+		return
+	}
+	internStrings(reflect.ValueOf(obj))
+}
 
 // internStrings replaces every short string reachable from v (a pointer to a
 // decoded object) with its canonical copy, so that the thousands of identical

@@ -214,6 +214,9 @@ func (r *Reflector[T]) watch(ctx context.Context) (int, error) {
 				return n, fmt.Errorf("cache: watch delivered %T, want %T", ev.Object, *new(T))
 			}
 			obj = r.transform(obj)
+			if ev.Type != client.Deleted {
+				internObject(obj)
+			}
 			r.opts.Deliver(func() []Event[T] { return r.apply(ev.Type, obj) })
 			r.rv = obj.GetResourceVersion()
 		default:

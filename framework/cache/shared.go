@@ -31,9 +31,18 @@ type informer interface {
 
 // sharedEntry is one informer of a SharedInformers with its run state.
 type sharedEntry struct {
-	inf    informer
-	cancel context.CancelFunc // set while running
-	done   chan struct{}      // closed when its Start returned; set while running
+	inf      informer
+	borrowed bool               // run by another SharedInformers (see Share): never started or stopped here
+	cancel   context.CancelFunc // set while running
+	done     chan struct{}      // closed when its Start returned; set while running
+}
+
+// SharedOptions configure a SharedInformers.
+type SharedOptions struct {
+	// DefaultTransform, if set, is the Transform of every informer created
+	// without one (e.g. StripManagedFields). It must return an object of the
+	// type it was given.
+	DefaultTransform func(api.Object) api.Object
 }
 
 // SharedInformers gives a process one informer, hence one watch, per kind.
@@ -41,7 +50,8 @@ type sharedEntry struct {
 // factory runs (an informer requested after Start starts at once). Stop ends
 // and forgets one kind's informer (e.g. when its CRD is deleted).
 type SharedInformers struct {
-	c *client.Client
+	c    *client.Client
+	opts SharedOptions
 
 	mu        sync.Mutex
 	informers map[api.GroupVersionKind]*sharedEntry // guarded by mu
@@ -50,12 +60,19 @@ type SharedInformers struct {
 
 // NewSharedInformers returns a factory of informers backed by c.
 func NewSharedInformers(c *client.Client) *SharedInformers {
-	return &SharedInformers{c: c, informers: map[api.GroupVersionKind]*sharedEntry{}}
+	return NewSharedInformersWithOptions(c, SharedOptions{})
+}
+
+// NewSharedInformersWithOptions returns a factory of informers backed by c,
+// configured by opts.
+func NewSharedInformersWithOptions(c *client.Client, opts SharedOptions) *SharedInformers {
+	return &SharedInformers{c: c, opts: opts, informers: map[api.GroupVersionKind]*sharedEntry{}}
 }
 
 // InformerFor returns the informer of T's kind, creating it with opts on first
 // use; later calls return the same informer and ignore opts. Whoever asks
-// first therefore decides namespace, selectors, indexers and Transform.
+// first therefore decides namespace, selectors, indexers and Transform (the
+// factory's DefaultTransform when opts has none).
 func InformerFor[T api.Object](f *SharedInformers, opts InformerOptions[T]) (*Informer[T], error) {
 	lw, err := NewClientListWatch[T](f.c)
 	if err != nil {
@@ -71,6 +88,15 @@ func InformerFor[T api.Object](f *SharedInformers, opts InformerOptions[T]) (*In
 		}
 		return inf, nil
 	}
+	if opts.Transform == nil && f.opts.DefaultTransform != nil {
+		def := f.opts.DefaultTransform
+		opts.Transform = func(obj T) T {
+			if out, ok := def(obj).(T); ok {
+				return out
+			}
+			return obj
+		}
+	}
 	inf := NewInformer[T](lw, opts)
 	e := &sharedEntry{inf: inf}
 	f.informers[gvk] = e
@@ -80,8 +106,31 @@ func InformerFor[T api.Object](f *SharedInformers, opts InformerOptions[T]) (*In
 	return inf, nil
 }
 
-// run starts e under f.ctx; f.mu must be held.
+// Share makes inf, an informer that another factory runs (e.g. another
+// component's in the same process), f's informer of T's kind: InformerFor,
+// Readers and WaitForCacheSync of f use it, so both components read one cache
+// fed by one watch. f never starts or stops it; Stop only forgets it. It fails
+// if f already has an informer of that kind.
+func Share[T api.Object](f *SharedInformers, inf *Informer[T]) error {
+	lw, err := NewClientListWatch[T](f.c)
+	if err != nil {
+		return err
+	}
+	gvk := lw.GroupVersionKind()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, ok := f.informers[gvk]; ok {
+		return fmt.Errorf("cache: share informer for %v: the factory already has one", gvk)
+	}
+	f.informers[gvk] = &sharedEntry{inf: inf, borrowed: true}
+	return nil
+}
+
+// run starts e under f.ctx unless it is borrowed; f.mu must be held.
 func (f *SharedInformers) run(e *sharedEntry) {
+	if e.borrowed {
+		return
+	}
 	ctx, cancel := context.WithCancel(f.ctx)
 	e.cancel, e.done = cancel, make(chan struct{})
 	go func(done chan struct{}) {

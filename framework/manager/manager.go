@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/healthz"
@@ -93,6 +94,11 @@ type Options struct {
 	// TracerProvider, if set, records a span per reconcile of every
 	// controller the builder makes (see framework/tracing).
 	TracerProvider trace.TracerProvider
+
+	// DefaultTransform, if set, is applied to every object of the informers
+	// created without a Transform of their own (e.g. cache.StripManagedFields,
+	// as controller-runtime's cache DefaultTransform).
+	DefaultTransform func(api.Object) api.Object
 }
 
 func (o *Options) complete() {
@@ -157,7 +163,7 @@ func New(cfg *client.Config, opts Options) (*Manager, error) {
 	m := &Manager{
 		opts:      opts,
 		client:    c,
-		informers: cache.NewSharedInformers(c),
+		informers: cache.NewSharedInformersWithOptions(c, cache.SharedOptions{DefaultTransform: opts.DefaultTransform}),
 		registry:  prometheus.NewRegistry(),
 		log:       opts.Logger,
 		recorders: map[string]*record.Recorder{},

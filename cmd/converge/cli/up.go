@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/converge-dev/converge/controlplane"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/tracing"
 	"github.com/converge-dev/converge/operators/loader"
 )
@@ -50,6 +52,7 @@ type upOptions struct {
 	simulatedNodes int
 	cmMetricsAddr  string
 	schedMetrics   string
+	memoryLimit    string
 	// apiServerOnly runs storage and the API server without controllers,
 	// scheduler or operators (`converge apiserver`).
 	apiServerOnly bool
@@ -127,6 +130,7 @@ func addServerFlags(cmd *cobra.Command, o *upOptions) {
 	f.IntVar(&o.maxWatches, "max-watches-per-user", 0, "limit of open watches per user (0: none; 429 beyond; not with --insecure)")
 	f.StringArrayVar(&o.encKeys, "encryption-key", nil, "encrypt Secrets at rest with AES-GCM: NAME=BASE64 (16/24/32-byte key; repeatable: the first encrypts, all decrypt; see docs/security.md)")
 	addTracingFlags(f, &o.tracing)
+	f.StringVar(&o.memoryLimit, "memory-limit", "", "soft limit of the Go heap and runtime memory, e.g. 256Mi (the GOMEMLIMIT setting): the GC runs more often near it instead of letting the heap grow to twice what is live (default: none; CPU for memory)")
 	f.StringVar(&o.encConfig, "encryption-provider-config", "", "EncryptionConfiguration file (apiserver.config.k8s.io/v1) selecting resources and providers (aesgcm, aescbc, identity)")
 }
 
@@ -149,6 +153,13 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		if pkiDir, err = filepath.Abs(pkiDir); err != nil {
 			return fmt.Errorf("pki dir %q: %w", o.pkiDir, err)
 		}
+	}
+	if o.memoryLimit != "" {
+		limit, err := api.Quantity{S: o.memoryLimit}.Value()
+		if err != nil || limit <= 0 {
+			return fmt.Errorf("--memory-limit %q: want a positive quantity such as 512Mi", o.memoryLimit)
+		}
+		debug.SetMemoryLimit(limit)
 	}
 	start := time.Now()
 	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
