@@ -106,7 +106,7 @@ func (d *demandStats) update(o demandObservation) {
 func (c *Controller) Adjust() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.adjustLocked(c.cur.Load())
+	c.adjustLocked(c.cur.Load(), true)
 }
 
 // adjustLocked is Kubernetes' borrowing: an exempt level's limit is its
@@ -115,7 +115,10 @@ func (c *Controller) Adjust() {
 // between max(lower, min(nominal, high watermark)) and its upper bound,
 // aiming at max(that, smoothed demand). When exempt demand leaves too little,
 // limited levels get their lower bounds plus a share of what is left.
-func (c *Controller) adjustLocked(s *snapshot) {
+// observe folds the demand since the last observation in first (the
+// periodic adjustment); a configuration update divides the seats again from
+// the demand already observed.
+func (c *Controller) adjustLocked(s *snapshot, observe bool) {
 	names := make([]string, 0, len(s.levels))
 	for name := range s.levels {
 		names = append(names, name)
@@ -132,7 +135,9 @@ func (c *Controller) adjustLocked(s *snapshot) {
 	for _, name := range names {
 		st := s.levels[name]
 		b := st.borrow
-		b.stats.update(st.run.takeDemand())
+		if observe {
+			b.stats.update(st.run.takeDemand())
+		}
 		if st.pl.Exempt {
 			b.current = max(st.lower, b.stats.highWatermark)
 			b.target = float64(b.current)

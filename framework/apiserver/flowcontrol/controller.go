@@ -206,7 +206,7 @@ func (c *Controller) Update(cfg Config) {
 	}
 	s.fallback = compiledSchema{fs: &FlowSchema{Name: "catch-all", PriorityLevel: fallback.pl.Name, Distinguisher: ByUser},
 		level: fallback.run, levelState: fallback, capped: true}
-	c.adjustLocked(s)
+	c.adjustLocked(s, false)
 	c.cur.Store(s)
 }
 
