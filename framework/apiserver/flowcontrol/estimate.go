@@ -69,6 +69,14 @@ func parseListQuery(raw string) listQuery {
 		var kv string
 		kv, raw, _ = strings.Cut(raw, "&")
 		k, v, _ := strings.Cut(kv, "=")
+		if strings.ContainsAny(k, "%+") {
+			u, err := url.QueryUnescape(k)
+			if err != nil {
+				q.bad = true
+				continue
+			}
+			k = u
+		}
 		if strings.ContainsAny(v, "%+") {
 			u, err := url.QueryUnescape(v)
 			if err != nil {

@@ -2,6 +2,8 @@ package flowcontrol
 
 import (
 	"net/http/httptest"
+	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -107,4 +109,35 @@ func TestLevelMaxSeats(t *testing.T) {
 			t.Errorf("levelMaxSeats(%+v, %d) = %d, want %d", tc.pl, tc.nominal, got, tc.want)
 		}
 	}
+}
+
+// FuzzParseListQuery: the raw-query scanner reads the list options as
+// url.ParseQuery does, for queries it accepts with each option once.
+func FuzzParseListQuery(f *testing.F) {
+	for _, s := range []string{"", "limit=500&resourceVersion=0", "labelSelector=a%3Db&fieldSelector=metadata.name%3Dx",
+		"continue=abc&limit=x", "%6Cimit=5", "sendInitialEvents=true&resourceVersionMatch=NotOlderThan&watch=1", "a=%zz", "limit=+1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got := parseListQuery(raw)
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		for _, vals := range v {
+			if len(vals) > 1 {
+				return
+			}
+		}
+		want := listQuery{resourceVersion: v.Get("resourceVersion"), rvMatch: v.Get("resourceVersionMatch"),
+			hasContinue: v.Get("continue") != "", hasSelectors: v.Get("labelSelector") != "" || v.Get("fieldSelector") != "",
+			singleName: fieldValue(v.Get("fieldSelector"), "metadata.name") != "", sendInitialEvents: v.Get("sendInitialEvents") == "true"}
+		if l := v.Get("limit"); v.Has("limit") {
+			n, err := strconv.ParseInt(l, 10, 64)
+			want.limit, want.bad = n, err != nil
+		}
+		if got != want {
+			t.Errorf("parseListQuery(%q) = %+v, want %+v", raw, got, want)
+		}
+	})
 }
