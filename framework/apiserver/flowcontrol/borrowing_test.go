@@ -91,6 +91,15 @@ func TestBorrowing(t *testing.T) {
 	for range 16 {
 		<-done
 	}
+	for _, name := range []string{"a", "b"} {
+		l := c.cur.Load().levels[name].run
+		l.mu.Lock()
+		if l.seats != 0 || l.executing != 0 || l.waiting != 0 || l.seatsWaiting != 0 || l.active != 0 || l.queuedSeats != 0 {
+			t.Errorf("level %s after every request ended: seats %d executing %d waiting %d/%d seats, %d busy queues, %d queued seats; want all 0",
+				name, l.seats, l.executing, l.waiting, l.seatsWaiting, l.active, l.queuedSeats)
+		}
+		l.mu.Unlock()
+	}
 }
 
 // TestWideRequestWaits: a list estimated at several seats waits in its queue

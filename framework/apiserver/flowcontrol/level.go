@@ -87,6 +87,7 @@ type waiter struct {
 	arrivalR   float64
 	dispatched bool
 	start      int64
+	gen        uint64 // of the queues it was dispatched from
 }
 
 // ticket is a request's held seats; finish gives them back.
@@ -372,7 +373,7 @@ func (l *level) acquire(ctx context.Context, flow uint64, capped bool, e estimat
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if w.dispatched {
-		return ticket{l: l, flow: flow, capped: capped, queue: w.queue, gen: l.gen, est: w.est, start: w.start}, ""
+		return ticket{l: l, flow: flow, capped: capped, queue: w.queue, gen: w.gen, est: w.est, start: w.start}, ""
 	}
 	l.advanceLocked(now)
 	q := &l.queues[w.queue]
@@ -478,12 +479,14 @@ func (l *level) dispatchLocked(now int64) {
 		if !l.fitsLocked(w.est.seats()) {
 			return
 		}
+		// Start before leaving the queue: the queue stays busy, so its
+		// virtual time is not reset as an idle queue's would be.
+		l.startLocked(w.flow, w.capped, best, l.clampFinal(w.est))
 		l.unqueueLocked(w, 0)
-		l.robin = best
 		w.est = l.clampFinal(w.est)
-		l.startLocked(w.flow, w.capped, best, w.est)
+		l.robin = best
 		l.boundLocked(best)
-		w.dispatched, w.start = true, now
+		w.dispatched, w.start, w.gen = true, now, l.gen
 		close(w.ready)
 	}
 }
