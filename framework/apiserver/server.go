@@ -412,6 +412,11 @@ func (s *Server) serveVersion(w http.ResponseWriter) {
 
 func isTrue(s string) bool { return s == "true" || s == "1" }
 
+// StoredObjects counts the stored objects of each served resource, as
+// apiserver_storage_objects reports them (API Priority and Fairness
+// estimates lists from them).
+func (s *Server) StoredObjects() map[string]int64 { return s.storedObjects() }
+
 // storedObjects counts the stored objects of each served resource (by
 // group-resource, "pods", "deployments.apps") for apiserver_storage_objects:
 // from the watch cache when the resource has a ready one, else from storage.

@@ -12,7 +12,8 @@ import (
 // BenchmarkFilter compares the priority and fairness filter with the
 // max-in-flight filter it replaces, on the same requests (a list by one of 16
 // users, request info and user already in the context, as behind
-// authentication), in parallel, with limits never reached: the cost every
+// authentication; its resource has 50 stored objects, so the work estimator
+// looks its count up), in parallel, with limits never reached: the cost every
 // request pays.
 //
 //	go test ./framework/apiserver/flowcontrol -run '^$' -bench Filter -benchmem
@@ -39,7 +40,11 @@ func BenchmarkFilter(b *testing.B) {
 		run(b, filters.WithMaxInFlight(noop, filters.MaxInFlightOptions{Mutating: 200, ReadOnly: 400, PerUserPercent: 50}))
 	})
 	b.Run("apf", func(b *testing.B) {
-		run(b, New(Options{ServerConcurrencyLimit: 600}, benchConfig()).Filter(noop))
+		c := New(Options{ServerConcurrencyLimit: 600, ObjectCounts: func() map[string]int64 {
+			return map[string]int64{"configmaps": 50, "pods": 1000, "deployments.apps": 10}
+		}}, benchConfig())
+		c.RefreshObjectCounts()
+		run(b, c.Filter(noop))
 	})
 }
 

@@ -9,12 +9,14 @@ import (
 // compiledSchema is a schema bound to its level, with the ServiceAccount
 // subjects turned into user names (or prefixes) once.
 type compiledSchema struct {
-	fs *FlowSchema
-	// level is nil for an exempt level.
+	fs         *FlowSchema
 	level      *level
 	levelState *levelState
 	rules      []compiledRule
 	uidHeader  []string
+	// capped: the schema's flows are users held to their share of the
+	// level.
+	capped bool
 }
 
 type compiledRule struct {

@@ -68,8 +68,8 @@ type PriorityLevel struct {
 	Exempt    bool
 	// NominalConcurrencyShares weighs the level's part of the server's limit.
 	NominalConcurrencyShares int32
-	// LendablePercent and BorrowingLimitPercent are kept for status; seats are
-	// not lent (see the package documentation).
+	// LendablePercent of the nominal seats may be lent to other levels;
+	// BorrowingLimitPercent of them may be borrowed (nil: no limit).
 	LendablePercent, BorrowingLimitPercent *int32
 	// Reject: no queues, a request without a seat is rejected at once.
 	Reject bool
@@ -112,7 +112,8 @@ func sortedSchemas(in []FlowSchema) []FlowSchema {
 }
 
 // nominalLimits divides serverLimit between the levels by their shares:
-// ceil(serverLimit * shares / total), at least 1 for a limited level.
+// ceil(serverLimit * shares / total), at least 1 for a limited level (an
+// exempt level's nominal limit counts in the total the levels share).
 func nominalLimits(levels []PriorityLevel, serverLimit int) []int {
 	total := 0
 	for _, pl := range levels {
@@ -120,13 +121,12 @@ func nominalLimits(levels []PriorityLevel, serverLimit int) []int {
 	}
 	out := make([]int, len(levels))
 	for i, pl := range levels {
-		if pl.Exempt {
-			continue
-		}
 		if total > 0 {
 			out[i] = (serverLimit*int(max(pl.NominalConcurrencyShares, 0)) + total - 1) / total
 		}
-		out[i] = max(out[i], 1)
+		if !pl.Exempt {
+			out[i] = max(out[i], 1)
+		}
 	}
 	return out
 }

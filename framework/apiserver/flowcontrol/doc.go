@@ -14,33 +14,58 @@
 // allocation); a level keeps its queues and its executing requests across
 // updates when its name stays.
 //
-// # Seats
+// # Seats and work estimation
 //
 // The server's total concurrency limit (max-requests-inflight plus
 // max-mutating-requests-inflight, as in Kubernetes) is divided between the
-// limited levels by nominalConcurrencyShares:
-// NominalCL(l) = ceil(ServerCL * NCS(l) / ΣNCS), exempt levels' shares
-// counted in the sum. Simplification: a level's current limit is its nominal
-// limit; lendablePercent and borrowingLimitPercent are stored and validated
-// but seats are not lent or borrowed between levels. Every request takes one
-// seat (no width estimation).
+// levels by nominalConcurrencyShares: NominalCL(l) = ceil(ServerCL *
+// NCS(l) / ΣNCS). A request takes the seats its estimate asks for
+// (estimate.go, Kubernetes' work estimator): a list one seat per 100 objects
+// it will process — every stored object of the resource when the watch
+// cache serves it, twice min(limit, stored) from storage, stored plus
+// min(limit, stored) with a selector — between 1 and min(10, the level's
+// max(1, min(ceil(15% of NominalCL), NominalCL/handSize))); the counts are
+// the API server's apiserver_storage_objects, read every minute. A write
+// whose resource has at least 10 open watches (on all namespaces, its
+// namespace or its name) holds ceil(watches/10) final seats (at most the
+// maximum, the latency stretched to keep the work) for 5 ms per seat after
+// it finishes: the watch fan-out. Other requests take one seat.
+//
+// # Borrowing
+//
+// Each level's current limit lies between NominalCL − lendable seats and
+// NominalCL + borrowable seats (borrowingLimitPercent unset: the server's
+// limit). Every AdjustPeriod (10 s) Run recomputes the limits as Kubernetes
+// does (borrow.go): each level's seat demand (seats in use plus seats
+// waiting) is integrated over the period; its smoothed demand is
+// max(avg+stddev, 0.977×previous + 0.023×(avg+stddev)); an exempt level gets
+// max(lower bound, demand high watermark); the limited levels divide the sum
+// of the nominal limits by a fair proportion of their targets (max(smoothed
+// demand, lower bound)), each at least max(lower bound, min(NominalCL, high
+// watermark)) and at most its upper bound. An idle level thus lends its
+// lendable seats to busy ones, and gets them back at the next adjustment
+// after it becomes busy. Executing requests are not preempted.
 //
 // # Queuing and fairness
 //
 // A Queue level has Queues queues; a flow is dealt a hand of HandSize queues by
 // shuffle sharding on the hash of its flow key, and a request joins the
-// shortest queue of its hand (waiting plus executing). A request finding its
+// queue of its hand with the least waiting work. A request finding its
 // queue at QueueLengthLimit is rejected at once; one that waits longer than
 // the wait limit (default 15 s, a quarter of Kubernetes' request timeout) is
-// rejected then. When a seat frees, the non-empty queue with the fewest
-// executing requests is served next (ties in round-robin order): fair
-// queuing by seats in use, a simplification of Kubernetes' virtual-time fair
-// queuing that gives each busy flow an equal share of the level. A Reject
-// level has no queues: a request without a free seat is rejected at once.
+// rejected then. Queues are served by Kubernetes' fair queuing for server
+// requests: virtual time advances by the seats the busy queues could use
+// divided between them; the head with the earliest virtual finish (its
+// queue's next dispatch plus seats × 3 ms, plus final seats × latency) is
+// served next, once its seats are free — nothing overtakes a wide request
+// that waits for seats; a finished request corrects its queue by its
+// actual service time. A Reject level has no queues: a request without
+// its free seats is rejected at once.
 //
 // Converge addition: a flow of a ByUser schema (one user's requests) may hold
-// at most PerFlowPercent of its level's seats (default 50, at least one; 100
-// turns it off); its next requests wait in its queue. This is the per-user
+// at most PerFlowPercent of its level's nominal seats (default 50, at least
+// one; 100 turns it off; a flow holding none may always start one request);
+// its next requests wait in its queue. This is the per-user
 // share the max-in-flight filter had, so one user flooding a level cannot
 // hold every seat while another user's requests wait. Flows of ByNamespace
 // schemas and of schemas without a distinguisher are not capped.
@@ -52,10 +77,12 @@
 //
 // # Long-running requests
 //
-// Watches are classified and must get a seat to start (so a saturated level
-// queues or rejects new watches), but give the seat back as soon as they start
-// instead of holding it while their initial events are sent (Kubernetes holds
-// it through initialization). Other long-running requests (exec, attach,
+// Watches are classified and must get their seats to start (one, or a
+// list's estimate with sendInitialEvents=true), so a saturated level queues
+// or rejects new watches, but give them back as soon as they start instead
+// of holding them while their initial events are sent (Kubernetes holds
+// them through initialization); the filter counts open watches for the
+// write estimate. Other long-running requests (exec, attach,
 // port-forward, proxy, logs) are classified for the headers and never wait
 // for a seat.
 package flowcontrol

@@ -15,10 +15,11 @@ const (
 )
 
 // Filter classifies each request, sets the classification headers and runs
-// the request once it has a seat of its level; exempt levels and
+// the request once its level gives it the seats its estimate asks for;
+// exempt levels always do (their seats are counted for borrowing),
 // long-running requests other than watches do not wait, watches give their
-// seat back once they start. A request that gets no seat is answered 429 with
-// Retry-After.
+// seats back once they start. A request that gets no seat is answered 429
+// with Retry-After.
 func (c *Controller) Filter(next http.Handler) http.Handler {
 	retry := c.opts.RetryAfterSeconds
 	wait := c.opts.QueueWaitLimit
@@ -36,11 +37,12 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 		if cs.levelState.uidHeader != nil {
 			h[HeaderPriorityLevelUID] = cs.levelState.uidHeader
 		}
-		if cs.level == nil || (ri.IsLongRunning() && ri.Verb != "watch") {
+		if ri.IsLongRunning() && ri.Verb != "watch" {
 			next.ServeHTTP(w, r)
 			return
 		}
-		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), cs.fs.Distinguisher == ByUser, wait)
+		e := c.est.estimate(ri, r.URL.RawQuery, cs.levelState.maxSeats)
+		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), cs.capped, e, wait)
 		if why != "" {
 			c.rejected.add(cs.fs.Name, cs.levelState.pl.Name, why)
 			h.Set("X-Converge-Throttled", string(why))
@@ -48,11 +50,15 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 			return
 		}
 		if ri.Verb == "watch" {
-			t.release()
+			forget := c.watches.register(ri, r.URL.RawQuery)
+			t.finish()
 			next.ServeHTTP(w, r)
+			if forget != nil {
+				forget()
+			}
 			return
 		}
-		defer t.release()
+		defer t.finish()
 		next.ServeHTTP(w, r)
 	})
 }

@@ -265,6 +265,12 @@ func TestMetrics(t *testing.T) {
 	for key, want := range map[string]float64{
 		"apiserver_flowcontrol_nominal_limit_seats priority_level=l":                                              1,
 		"apiserver_flowcontrol_nominal_limit_seats priority_level=exempt":                                         0,
+		"apiserver_flowcontrol_lower_limit_seats priority_level=l":                                                1,
+		"apiserver_flowcontrol_upper_limit_seats priority_level=l":                                                2,
+		"apiserver_flowcontrol_current_limit_seats priority_level=l":                                              1,
+		"apiserver_flowcontrol_current_inqueue_seats priority_level=l":                                            0,
+		"apiserver_flowcontrol_demand_seats_high_watermark priority_level=l":                                      0,
+		"apiserver_flowcontrol_seat_fair_frac":                                                                    0,
 		"apiserver_flowcontrol_current_executing_seats priority_level=l":                                          1,
 		"apiserver_flowcontrol_current_inqueue_requests priority_level=l":                                         0,
 		"apiserver_flowcontrol_rejected_requests_total flow_schema=all priority_level=l reason=concurrency-limit": 1,

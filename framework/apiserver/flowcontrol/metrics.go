@@ -10,10 +10,28 @@ import (
 // Converge reports the executing and waiting requests per priority level
 // only (Kubernetes adds a flow_schema label).
 var (
+	levelLabel  = []string{"priority_level"}
 	descNominal = prometheus.NewDesc("apiserver_flowcontrol_nominal_limit_seats",
-		"Nominal number of execution seats configured for each priority level", []string{"priority_level"}, nil)
+		"Nominal number of execution seats configured for each priority level", levelLabel, nil)
 	descCurrent = prometheus.NewDesc("apiserver_flowcontrol_current_limit_seats",
-		"current derived number of execution seats available to each priority level", []string{"priority_level"}, nil)
+		"current derived number of execution seats available to each priority level", levelLabel, nil)
+	descLower = prometheus.NewDesc("apiserver_flowcontrol_lower_limit_seats",
+		"Configured lower bound on number of execution seats available to each priority level", levelLabel, nil)
+	descUpper = prometheus.NewDesc("apiserver_flowcontrol_upper_limit_seats",
+		"Configured upper bound on number of execution seats available to each priority level", levelLabel, nil)
+	descDemandHigh = prometheus.NewDesc("apiserver_flowcontrol_demand_seats_high_watermark",
+		"High watermark, over last adjustment period, of demand_seats", levelLabel, nil)
+	descDemandAvg = prometheus.NewDesc("apiserver_flowcontrol_demand_seats_average",
+		"Time-weighted average, over last adjustment period, of demand_seats", levelLabel, nil)
+	descDemandStdev = prometheus.NewDesc("apiserver_flowcontrol_demand_seats_stdev",
+		"Time-weighted standard deviation, over last adjustment period, of demand_seats", levelLabel, nil)
+	descDemandSmoothed = prometheus.NewDesc("apiserver_flowcontrol_demand_seats_smoothed",
+		"Smoothed seat demands", levelLabel, nil)
+	descTarget = prometheus.NewDesc("apiserver_flowcontrol_target_seats", "Seat allocation targets", levelLabel, nil)
+	descFair   = prometheus.NewDesc("apiserver_flowcontrol_seat_fair_frac",
+		"Fair fraction of server's concurrency to allocate to each priority level that can use it", nil, nil)
+	descInQueueSeats = prometheus.NewDesc("apiserver_flowcontrol_current_inqueue_seats",
+		"Number of seats currently pending in queues of the API Priority and Fairness subsystem", levelLabel, nil)
 	descExecuting = prometheus.NewDesc("apiserver_flowcontrol_current_executing_seats",
 		"Concurrency (number of seats) occupied by the currently executing requests in the API Priority and Fairness subsystem",
 		[]string{"priority_level"}, nil)
@@ -52,24 +70,48 @@ func (r *rejections) add(schema, level string, why rejection) {
 
 // Describe implements prometheus.Collector.
 func (c *Controller) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descNominal, descCurrent, descExecuting, descInQueue, descRejected} {
+	for _, d := range []*prometheus.Desc{descNominal, descCurrent, descLower, descUpper, descDemandHigh, descDemandAvg,
+		descDemandStdev, descDemandSmoothed, descTarget, descFair, descExecuting, descInQueue, descInQueueSeats, descRejected} {
 		ch <- d
 	}
 }
 
+// levelMetrics is what Collect reports of a level.
+type levelMetrics struct {
+	name string
+	st   *levelState
+	b    borrowState
+}
+
 // Collect implements prometheus.Collector.
 func (c *Controller) Collect(ch chan<- prometheus.Metric) {
-	for name, st := range c.cur.Load().levels {
-		ch <- prometheus.MustNewConstMetric(descNominal, prometheus.GaugeValue, float64(st.limit), name)
-		ch <- prometheus.MustNewConstMetric(descCurrent, prometheus.GaugeValue, float64(st.limit), name)
-		executing, waiting := 0, 0
-		if l := st.run; l != nil {
-			l.mu.Lock()
-			executing, waiting = l.executing, l.waiting
-			l.mu.Unlock()
-		}
-		ch <- prometheus.MustNewConstMetric(descExecuting, prometheus.GaugeValue, float64(executing), name)
-		ch <- prometheus.MustNewConstMetric(descInQueue, prometheus.GaugeValue, float64(waiting), name)
+	c.mu.Lock()
+	s := c.cur.Load()
+	fair := c.fairProp
+	levels := make([]levelMetrics, 0, len(s.levels))
+	for name, st := range s.levels {
+		levels = append(levels, levelMetrics{name: name, st: st, b: *st.borrow})
+	}
+	c.mu.Unlock()
+	gauge := func(d *prometheus.Desc, v float64, name string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, name)
+	}
+	ch <- prometheus.MustNewConstMetric(descFair, prometheus.GaugeValue, fair)
+	for _, m := range levels {
+		st, b := m.st, m.b
+		gauge(descNominal, float64(st.nominal), m.name)
+		gauge(descLower, float64(st.lower), m.name)
+		gauge(descUpper, float64(st.upper), m.name)
+		gauge(descCurrent, float64(b.current), m.name)
+		gauge(descDemandHigh, float64(b.stats.highWatermark), m.name)
+		gauge(descDemandAvg, b.stats.avg, m.name)
+		gauge(descDemandStdev, b.stats.stdDev, m.name)
+		gauge(descDemandSmoothed, b.stats.smoothed, m.name)
+		gauge(descTarget, b.target, m.name)
+		n := st.run.counters()
+		gauge(descExecuting, float64(n.seats), m.name)
+		gauge(descInQueue, float64(n.waiting), m.name)
+		gauge(descInQueueSeats, float64(n.seatsWaiting), m.name)
 	}
 	c.rejected.mu.Lock()
 	defer c.rejected.mu.Unlock()

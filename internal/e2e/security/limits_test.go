@@ -155,7 +155,8 @@ var _ = Describe("Per-user limits and API Priority and Fairness", Ordered, func(
 		r := call(ctx, admin.http, http.MethodPost, fc+"prioritylevelconfigurations", map[string]any{
 			"metadata": map[string]any{"name": "one-at-a-time"},
 			"spec": map[string]any{"type": "Limited", "limited": map[string]any{
-				"nominalConcurrencyShares": 1, "limitResponse": map[string]any{"type": "Reject"}}}})
+				// borrowingLimitPercent 0: the level never borrows idle levels' seats.
+				"nominalConcurrencyShares": 1, "borrowingLimitPercent": 0, "limitResponse": map[string]any{"type": "Reject"}}}})
 		Expect(r.code).To(Equal(http.StatusCreated), r.String())
 		plUID := r.body["metadata"].(map[string]any)["uid"]
 		r = call(ctx, admin.http, http.MethodPost, fc+"flowschemas", map[string]any{
