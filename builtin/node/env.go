@@ -299,7 +299,7 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 			imageArgs = append(imageArgs, expand.Expand(s, lookup))
 		}
 	}
-	mounts, err := w.mounts(pod, c)
+	mounts, err := w.mounts(pod, c, vals)
 	if err != nil {
 		return cri.ContainerSpec{}, configError{err.Error()}
 	}

@@ -11,6 +11,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/expand"
 )
 
 // volumeDir is where a pod's volume lives on the host.
@@ -253,8 +254,9 @@ func prepareHostPath(h *corev1.HostPathVolumeSource) error {
 	return nil
 }
 
-// mounts maps a container's volumeMounts to runtime mounts.
-func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]cri.Mount, error) {
+// mounts maps a container's volumeMounts to runtime mounts; env is the
+// container's environment, which subPathExpr is expanded against.
+func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container, env map[string]string) ([]cri.Mount, error) {
 	var out []cri.Mount
 	for _, vm := range c.VolumeMounts {
 		var vol *corev1.Volume
@@ -280,15 +282,17 @@ func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]cri.Mount, er
 		case vol.ConfigMap != nil, vol.Secret != nil, vol.DownwardAPI != nil, vol.Projected != nil:
 			ro = true
 		}
-		if vm.SubPath != "" {
-			if strings.Contains(vm.SubPath, "..") || filepath.IsAbs(vm.SubPath) {
-				return nil, fmt.Errorf("volume mount %s: invalid subPath %q", vm.Name, vm.SubPath)
+		sub := vm.SubPath
+		if vm.SubPathExpr != "" {
+			var err error
+			if sub, err = expand.Strict(vm.SubPathExpr, expand.MapLookup(env)); err != nil {
+				return nil, fmt.Errorf("volume mount %s: subPathExpr %q: %w", vm.Name, vm.SubPathExpr, err)
 			}
-			host = filepath.Join(host, vm.SubPath)
-			if _, err := os.Stat(host); err != nil {
-				if err := os.MkdirAll(host, 0o777); err != nil {
-					return nil, fmt.Errorf("volume mount %s: %w", vm.Name, err)
-				}
+		}
+		if sub != "" {
+			var err error
+			if host, err = subPathSource(host, sub); err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, cri.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: ro})

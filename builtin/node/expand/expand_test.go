@@ -32,3 +32,36 @@ func TestExpand(t *testing.T) {
 		})
 	}
 }
+
+func TestStrict(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"POD_NAME": "foo", "ANNOTATION": "mypath", "EMPTY": "", "ABS": "/tmp", "UP": ".."}
+	cases := []struct{ in, want, err string }{
+		{"$(POD_NAME)", "foo", ""},
+		{"$(ANNOTATION)/$(POD_NAME)", "mypath/foo", ""},
+		{"logs/$(POD_NAME)/out", "logs/foo/out", ""},
+		{"plain/dir", "plain/dir", ""},
+		{"$$(POD_NAME)", "$(POD_NAME)", ""},
+		{"$(ABS)", "/tmp", ""}, // the caller rejects absolute results
+		{"$(UP)", "..", ""},    // and backsteps
+		{"$(MISSING)", "", "missing value for MISSING"},
+		{"$(EMPTY)/x", "", "missing value for EMPTY"},
+		{"$(Z)/$(A)/$(Z)", "", "missing value for A, Z"},
+		{"$(POD_NAME", "$(POD_NAME", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.in, func(t *testing.T) {
+			t.Parallel()
+			got, err := Strict(c.in, MapLookup(env))
+			if c.err != "" {
+				if err == nil || err.Error() != c.err {
+					t.Fatalf("Strict(%q) = %q, %v; want error %q", c.in, got, err, c.err)
+				}
+				return
+			}
+			if err != nil || got != c.want {
+				t.Errorf("Strict(%q) = %q, %v; want %q", c.in, got, err, c.want)
+			}
+		})
+	}
+}

@@ -427,9 +427,29 @@ func validateVolumeMounts(mounts []VolumeMount, p *field.Path, volumes map[strin
 			errs = append(errs, field.Invalid(ip.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths[m.MountPath] = true
-		if m.SubPath != "" && (strings.HasPrefix(m.SubPath, "/") || slices.Contains(strings.Split(m.SubPath, "/"), "..")) {
-			errs = append(errs, field.Invalid(ip.Child("subPath"), m.SubPath, "must be a relative path without '..'"))
+		if m.SubPath != "" {
+			errs = append(errs, validateLocalDescendingPath(m.SubPath, ip.Child("subPath"))...)
 		}
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, field.Invalid(ip.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			// Checked as written; the node checks the expanded path again.
+			errs = append(errs, validateLocalDescendingPath(m.SubPathExpr, ip.Child("subPathExpr"))...)
+		}
+	}
+	return errs
+}
+
+// validateLocalDescendingPath requires a relative path with no ".." element,
+// one that cannot leave the directory it is joined to.
+func validateLocalDescendingPath(p string, fp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if strings.HasPrefix(p, "/") {
+		errs = append(errs, field.Invalid(fp, p, "must be a relative path"))
+	}
+	if slices.Contains(strings.Split(p, "/"), "..") {
+		errs = append(errs, field.Invalid(fp, p, "must not contain '..'"))
 	}
 	return errs
 }
