@@ -147,10 +147,7 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 		var err error
 		switch {
 		case v.EmptyDir != nil:
-			if err = os.MkdirAll(dir, 0o777); err == nil {
-				err = os.Chmod(dir, 0o777)
-			}
-			if err != nil {
+			if err := setupEmptyDir(dir, v.EmptyDir); err != nil {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
 			continue
@@ -301,5 +298,6 @@ func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container, env map[string]s
 }
 
 func (w *podWorker) teardownVolumes() {
+	unmountVolumes(filepath.Join(w.dir, "volumes"))
 	_ = os.RemoveAll(filepath.Join(w.dir, "volumes"))
 }
