@@ -2,11 +2,11 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
@@ -25,32 +25,6 @@ func fileMode(item, def *int32, fallback os.FileMode) os.FileMode {
 		return os.FileMode(*def)
 	}
 	return fallback
-}
-
-// writeFiles replaces dir's content with files (path → data).
-func writeFiles(dir string, files map[string][]byte, modes map[string]os.FileMode) error {
-	tmp := dir + ".tmp"
-	_ = os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
-	}
-	for p, data := range files {
-		if strings.Contains(p, "..") || filepath.IsAbs(p) {
-			return fmt.Errorf("invalid volume file path %q", p)
-		}
-		full := filepath.Join(tmp, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, data, 0o644); err != nil {
-			return err
-		}
-		if err := os.Chmod(full, modes[p]); err != nil {
-			return err
-		}
-	}
-	_ = os.RemoveAll(dir)
-	return os.Rename(tmp, dir)
 }
 
 // projection collects files of a volume.
@@ -171,35 +145,11 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
 			continue
-		case v.ConfigMap != nil:
-			err = w.projectConfigMap(ctx, p, pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.DefaultMode, v.ConfigMap.Optional)
-		case v.Secret != nil:
-			err = w.projectSecret(ctx, p, pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.DefaultMode, v.Secret.Optional)
-		case v.DownwardAPI != nil:
-			err = w.projectDownward(p, pod, v.DownwardAPI.Items, v.DownwardAPI.DefaultMode)
-		case v.Projected != nil:
-			for _, src := range v.Projected.Sources {
-				switch {
-				case src.ConfigMap != nil:
-					err = w.projectConfigMap(ctx, p, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, v.Projected.DefaultMode, src.ConfigMap.Optional)
-				case src.Secret != nil:
-					err = w.projectSecret(ctx, p, pod.Namespace, src.Secret.Name, src.Secret.Items, v.Projected.DefaultMode, src.Secret.Optional)
-				case src.DownwardAPI != nil:
-					err = w.projectDownward(p, pod, src.DownwardAPI.Items, v.Projected.DefaultMode)
-				case src.ServiceAccountToken != nil:
-					var tok []byte
-					var renew time.Time
-					tok, renew, err = w.serviceAccountToken(ctx, pod, src.ServiceAccountToken)
-					if err == nil {
-						p.add(src.ServiceAccountToken.Path, tok, fileMode(nil, v.Projected.DefaultMode, 0o644))
-						if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
-							nextRenewal = renew
-						}
-					}
-				}
-				if err != nil {
-					break
-				}
+		case v.ConfigMap != nil, v.Secret != nil, v.DownwardAPI != nil, v.Projected != nil:
+			var renew time.Time
+			renew, err = w.projectVolume(ctx, pod, v, p, true)
+			if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
+				nextRenewal = renew
 			}
 		default:
 			return fmt.Errorf("volume %s: this node supports emptyDir, hostPath, persistentVolumeClaim, configMap, secret, downwardAPI and projected volumes only", v.Name)
@@ -214,7 +164,83 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 	if !nextRenewal.IsZero() {
 		go w.refreshTokens(ctx, nextRenewal)
 	}
+	w.resyncOnce.Do(func() { go w.resyncVolumes(ctx) })
 	return nil
+}
+
+// projectVolume collects the files of a configMap, secret, downwardAPI or
+// projected volume into p. Service-account tokens are requested only with
+// tokens set (else the volume is not projected: tokens have their own
+// renewal, refreshTokens); it returns when the earliest token wants renewal.
+func (w *podWorker) projectVolume(ctx context.Context, pod *corev1.Pod, v corev1.Volume, p *projection, tokens bool) (time.Time, error) {
+	var nextRenewal time.Time
+	var err error
+	switch {
+	case v.ConfigMap != nil:
+		err = w.projectConfigMap(ctx, p, pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.DefaultMode, v.ConfigMap.Optional)
+	case v.Secret != nil:
+		err = w.projectSecret(ctx, p, pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.DefaultMode, v.Secret.Optional)
+	case v.DownwardAPI != nil:
+		err = w.projectDownward(p, pod, v.DownwardAPI.Items, v.DownwardAPI.DefaultMode)
+	case v.Projected != nil:
+		for _, src := range v.Projected.Sources {
+			switch {
+			case src.ConfigMap != nil:
+				err = w.projectConfigMap(ctx, p, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, v.Projected.DefaultMode, src.ConfigMap.Optional)
+			case src.Secret != nil:
+				err = w.projectSecret(ctx, p, pod.Namespace, src.Secret.Name, src.Secret.Items, v.Projected.DefaultMode, src.Secret.Optional)
+			case src.DownwardAPI != nil:
+				err = w.projectDownward(p, pod, src.DownwardAPI.Items, v.Projected.DefaultMode)
+			case src.ServiceAccountToken != nil:
+				if !tokens {
+					return time.Time{}, errSkipVolume
+				}
+				var tok []byte
+				var renew time.Time
+				tok, renew, err = w.serviceAccountToken(ctx, pod, src.ServiceAccountToken)
+				if err == nil {
+					p.add(src.ServiceAccountToken.Path, tok, fileMode(nil, v.Projected.DefaultMode, 0o644))
+					if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
+						nextRenewal = renew
+					}
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	return nextRenewal, err
+}
+
+// errSkipVolume: a volume the resync leaves alone.
+var errSkipVolume = errors.New("volume not resynced")
+
+// resyncVolumes re-projects the pod's configMap, secret, downwardAPI and
+// projected volumes every VolumeResyncInterval, as the kubelet's periodic
+// pod sync does, so ConfigMap, Secret, label and annotation changes reach the
+// files (not a subPath's: that is a bind-mount of one generation's file).
+// Projected volumes holding a service-account token are left to
+// refreshTokens. A volume that cannot be projected keeps its files.
+func (w *podWorker) resyncVolumes(ctx context.Context) {
+	for sleepCtx(ctx, w.a.opts.VolumeResyncInterval) {
+		pod := w.current()
+		for _, v := range pod.Spec.Volumes {
+			if v.ConfigMap == nil && v.Secret == nil && v.DownwardAPI == nil && v.Projected == nil {
+				continue
+			}
+			p := &projection{files: map[string][]byte{}, modes: map[string]os.FileMode{}}
+			if _, err := w.projectVolume(ctx, pod, v, p, false); err != nil {
+				if !errors.Is(err, errSkipVolume) && ctx.Err() == nil {
+					w.log.V(1).Info("Volume resync failed; keeping its files", "volume", v.Name, "error", err.Error())
+				}
+				continue
+			}
+			if err := writeFiles(w.volumeDir(v.Name), p.files, p.modes); err != nil && ctx.Err() == nil {
+				w.log.Error(err, "Writing a resynced volume failed", "volume", v.Name)
+			}
+		}
+	}
 }
 
 func prepareHostPath(h *corev1.HostPathVolumeSource) error {
