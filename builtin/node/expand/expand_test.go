@@ -1,6 +1,9 @@
 package expand
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestExpand(t *testing.T) {
 	t.Parallel()
@@ -64,4 +67,25 @@ func TestStrict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzStrict: Strict agrees with Expand whenever it succeeds, and fails only
+// when a referenced variable is undefined or empty.
+func FuzzStrict(f *testing.F) {
+	for _, s := range []string{"$(A)/$(B)", "$$(A)", "$(", "$()", "x$(MISSING)y", "$(E)", "$$$(A)"} {
+		f.Add(s)
+	}
+	env := map[string]string{"A": "a", "B": "b/c", "E": ""}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := Strict(s, MapLookup(env))
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "missing value for ") {
+				t.Fatalf("Strict(%q): unexpected error %v", s, err)
+			}
+			return
+		}
+		if want := Expand(s, MapLookup(env)); got != want {
+			t.Fatalf("Strict(%q) = %q, Expand = %q", s, got, want)
+		}
+	})
 }
