@@ -173,44 +173,48 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 // tokens set (else the volume is not projected: tokens have their own
 // renewal, refreshTokens); it returns when the earliest token wants renewal.
 func (w *podWorker) projectVolume(ctx context.Context, pod *corev1.Pod, v corev1.Volume, p *projection, tokens bool) (time.Time, error) {
-	var nextRenewal time.Time
-	var err error
+	// A configMap, secret or downwardAPI volume is a projection of one source.
+	sources, def := []corev1.VolumeProjection(nil), (*int32)(nil)
 	switch {
 	case v.ConfigMap != nil:
-		err = w.projectConfigMap(ctx, p, pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.DefaultMode, v.ConfigMap.Optional)
+		sources, def = []corev1.VolumeProjection{{ConfigMap: &corev1.ConfigMapProjection{
+			LocalObjectReference: v.ConfigMap.LocalObjectReference, Items: v.ConfigMap.Items, Optional: v.ConfigMap.Optional}}}, v.ConfigMap.DefaultMode
 	case v.Secret != nil:
-		err = w.projectSecret(ctx, p, pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.DefaultMode, v.Secret.Optional)
+		sources, def = []corev1.VolumeProjection{{Secret: &corev1.SecretProjection{
+			LocalObjectReference: corev1.LocalObjectReference{Name: v.Secret.SecretName}, Items: v.Secret.Items, Optional: v.Secret.Optional}}}, v.Secret.DefaultMode
 	case v.DownwardAPI != nil:
-		err = w.projectDownward(p, pod, v.DownwardAPI.Items, v.DownwardAPI.DefaultMode)
+		sources, def = []corev1.VolumeProjection{{DownwardAPI: &corev1.DownwardAPIProjection{Items: v.DownwardAPI.Items}}}, v.DownwardAPI.DefaultMode
 	case v.Projected != nil:
-		for _, src := range v.Projected.Sources {
-			switch {
-			case src.ConfigMap != nil:
-				err = w.projectConfigMap(ctx, p, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, v.Projected.DefaultMode, src.ConfigMap.Optional)
-			case src.Secret != nil:
-				err = w.projectSecret(ctx, p, pod.Namespace, src.Secret.Name, src.Secret.Items, v.Projected.DefaultMode, src.Secret.Optional)
-			case src.DownwardAPI != nil:
-				err = w.projectDownward(p, pod, src.DownwardAPI.Items, v.Projected.DefaultMode)
-			case src.ServiceAccountToken != nil:
-				if !tokens {
-					return time.Time{}, errSkipVolume
-				}
-				var tok []byte
-				var renew time.Time
-				tok, renew, err = w.serviceAccountToken(ctx, pod, src.ServiceAccountToken)
-				if err == nil {
-					p.add(src.ServiceAccountToken.Path, tok, fileMode(nil, v.Projected.DefaultMode, 0o644))
-					if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
-						nextRenewal = renew
-					}
-				}
+		sources, def = v.Projected.Sources, v.Projected.DefaultMode
+	}
+	var nextRenewal time.Time
+	for _, src := range sources {
+		var err error
+		switch {
+		case src.ConfigMap != nil:
+			err = w.projectConfigMap(ctx, p, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, def, src.ConfigMap.Optional)
+		case src.Secret != nil:
+			err = w.projectSecret(ctx, p, pod.Namespace, src.Secret.Name, src.Secret.Items, def, src.Secret.Optional)
+		case src.DownwardAPI != nil:
+			err = w.projectDownward(p, pod, src.DownwardAPI.Items, def)
+		case src.ServiceAccountToken != nil:
+			if !tokens {
+				return time.Time{}, errSkipVolume
 			}
-			if err != nil {
-				break
+			var tok []byte
+			var renew time.Time
+			if tok, renew, err = w.serviceAccountToken(ctx, pod, src.ServiceAccountToken); err == nil {
+				p.add(src.ServiceAccountToken.Path, tok, fileMode(nil, def, 0o644))
+				if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
+					nextRenewal = renew
+				}
 			}
 		}
+		if err != nil {
+			return nextRenewal, err
+		}
 	}
-	return nextRenewal, err
+	return nextRenewal, nil
 }
 
 // errSkipVolume: a volume the resync leaves alone.
