@@ -6,6 +6,7 @@
 #                             CNI pod networking of containerd pods
 #   docker-registry, skopeo   a real registry on loopback for image pulls
 #   busybox-static            a busybox image built by `converge image build`
+#   bash-static               that image's /bin/sh (hack/conformance.sh says why)
 # Idempotent; silent when everything is present or was installed; prints the
 # apt output and exits non-zero on failure.
 set -euo pipefail
@@ -24,6 +25,7 @@ declare -A want=(
 	[docker-registry]=docker-registry
 	[skopeo]=skopeo
 	[/bin/busybox]=busybox-static
+	[/bin/bash-static]=bash-static
 )
 
 present() {

@@ -27,9 +27,10 @@
 #            serves the upstream images the specs ask for under their upstream
 #            names through a registries.yaml mirror of registry.k8s.io: agnhost
 #            (built from the conformance module), busybox (/bin/busybox with
-#            its applet links) and pause (conformance/cmd/pause), each packed by
-#            `converge image build`. POD_CIDR defaults to 10.44.0.0/16 and
-#            SERVICE_CIDR to 10.45.0.0/16 there.
+#            its applet links, /bin/sh Debian's bash-static) and pause
+#            (conformance/cmd/pause), each packed by `converge image build`.
+#            POD_CIDR defaults to 10.44.0.0/16 and SERVICE_CIDR to 10.45.0.0/16
+#            there.
 # The run's logs and JUnit XML stay in conformance/.cache/runs/<time>/.
 set -euo pipefail
 
@@ -190,8 +191,16 @@ if [[ -n $registry_pid ]]; then
 	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
 		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}"
 	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
+	# Its /bin/sh is Debian's bash-static, not busybox's ash: Debian bookworm's
+	# busybox 1.35.0 ash drops environment entries whose names are not shell
+	# identifiers (data-1, from a ConfigMap key through envFrom) before it runs
+	# a command, so `sh -c env` cannot show what the node passed; upstream's
+	# busybox 1.37.0 ash keeps them, and so does bash (POSIX mode as sh).
+	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
+	busybox_sh_links=()
+	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
 	build_push e2e-test-images/busybox 1.37.0-1 --binary /bin/busybox --path /bin/busybox --entrypoint "" --cmd sh \
-		"${busybox_links[@]}"
+		--file /bin/bash-static=/bin/sh "${busybox_sh_links[@]}"
 	build_push pause 3.10.1 --binary "$data/pause" --path /pause
 	log "images in $registry: $(curl -s "http://$registry/v2/_catalog")"
 fi

@@ -210,6 +210,7 @@ func (a *Agent) removeOrphans(ctx context.Context, pods []*corev1.Pod) {
 	}
 	for uid := range uids {
 		a.ipam.release(uid)
+		unmountVolumes(filepath.Join(a.opts.RootDir, "pods", uid, "volumes"))
 		_ = os.RemoveAll(filepath.Join(a.opts.RootDir, "pods", uid))
 	}
 }

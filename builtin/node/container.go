@@ -176,7 +176,10 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		if hooked {
 			r.status.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "ContainerCreating"}}
 		}
-		r.status.Ready = wasAdopted && r.adoptedReady && !r.init
+		// Like the kubelet, a container without readiness or startup probe is
+		// Ready in the status that first shows it running (not a write later).
+		probeless := !r.init && !r.ephemeral && r.c.ReadinessProbe == nil && r.c.StartupProbe == nil
+		r.status.Ready = wasAdopted && r.adoptedReady && !r.init || probeless && !hooked
 		r.status.Started = api.Ptr(r.c.StartupProbe == nil && !r.init && !hooked)
 		if r.init {
 			r.status.Started = api.Ptr(false)
@@ -195,6 +198,7 @@ func (r *containerRunner) run(ctx context.Context) bool {
 			r.setIfCurrent(id, func(s *corev1.ContainerStatus) {
 				s.State = runningState
 				s.Started = api.Ptr(r.c.StartupProbe == nil && !r.init)
+				s.Ready = s.Ready || probeless
 			})
 		}
 

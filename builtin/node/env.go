@@ -132,8 +132,6 @@ func (w *podWorker) secret(ctx context.Context, ns, name string) (*corev1.Secret
 	return s, nil
 }
 
-var envName = regexp.MustCompile(`^[-._a-zA-Z][-._a-zA-Z0-9]*$`)
-
 // environment builds a container's environment in Kubernetes' order: envFrom,
 // then env (each value $(VAR)-expanded against what came before and the
 // service variables), plus POD_IP and HOSTNAME when the pod does not set them,
@@ -169,7 +167,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				if envName.MatchString(ef.Prefix + k) {
+				if corev1.IsEnvVarName(ef.Prefix + k) {
 					set(ef.Prefix+k, cm.Data[k])
 				}
 			}
@@ -187,7 +185,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 			}
 			slices.Sort(keys)
 			for _, k := range keys {
-				if envName.MatchString(ef.Prefix + k) {
+				if corev1.IsEnvVarName(ef.Prefix + k) {
 					set(ef.Prefix+k, string(s.Data[k]))
 				}
 			}
@@ -299,7 +297,7 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 			imageArgs = append(imageArgs, expand.Expand(s, lookup))
 		}
 	}
-	mounts, err := w.mounts(pod, c)
+	mounts, err := w.mounts(pod, c, vals)
 	if err != nil {
 		return cri.ContainerSpec{}, configError{err.Error()}
 	}

@@ -54,8 +54,8 @@ var _ = BeforeSuite(func() {
 		NodeName: nodeName, Config: &client.Config{Host: env.URL}, Runtime: suite.rt, RootDir: suite.root,
 		PodCIDR: "127.77.0.0/16", Zone: "zone-a",
 		CrashLoopBackOffBase: 400 * time.Millisecond, CrashLoopBackOffMax: 5 * time.Second,
-		NodeStatusUpdateInterval: time.Second,
-		Logger:                   GinkgoLogr,
+		NodeStatusUpdateInterval: time.Second, VolumeResyncInterval: 300 * time.Millisecond,
+		Logger: GinkgoLogr,
 	})
 	Expect(err).NotTo(HaveOccurred())
 	ctx, cancel := context.WithCancel(context.Background())

@@ -83,6 +83,10 @@ type Options struct {
 	ImageGCInterval                                         time.Duration
 	// MaxLogBytes rotates a container log above this size (default 10 MiB).
 	MaxLogBytes int64
+	// VolumeResyncInterval is how often a pod's configMap, secret,
+	// downwardAPI and projected volumes are projected again, so changes reach
+	// the files (default 10 s; the kubelet's pod sync is about a minute).
+	VolumeResyncInterval time.Duration
 	// StatsInterval is how often resource usage is read for /stats/summary
 	// and /metrics/resource (default 10 s).
 	StatsInterval time.Duration
@@ -169,6 +173,7 @@ func (o *Options) complete() error {
 	def(&o.ImagePullBackOffBase, 10*time.Second)
 	def(&o.ImagePullBackOffMax, 5*time.Minute)
 	def(&o.ImageGCInterval, 5*time.Minute)
+	def(&o.VolumeResyncInterval, 10*time.Second)
 	if o.ImageGCHighThresholdPercent == nil {
 		o.ImageGCHighThresholdPercent = api.Ptr(85)
 	}

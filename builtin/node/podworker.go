@@ -24,6 +24,8 @@ type podWorker struct {
 	uid string
 	dir string // <root>/pods/<uid>
 
+	resyncOnce sync.Once // starts resyncVolumes (volumes.go) after the first setup
+
 	mu          sync.Mutex
 	pod         *corev1.Pod                                     // latest seen; shared, never modified; guarded by mu
 	gone        bool                                            // the pod left the API; guarded by mu

@@ -2,15 +2,16 @@ package node
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/expand"
 )
 
 // volumeDir is where a pod's volume lives on the host.
@@ -24,32 +25,6 @@ func fileMode(item, def *int32, fallback os.FileMode) os.FileMode {
 		return os.FileMode(*def)
 	}
 	return fallback
-}
-
-// writeFiles replaces dir's content with files (path → data).
-func writeFiles(dir string, files map[string][]byte, modes map[string]os.FileMode) error {
-	tmp := dir + ".tmp"
-	_ = os.RemoveAll(tmp)
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return err
-	}
-	for p, data := range files {
-		if strings.Contains(p, "..") || filepath.IsAbs(p) {
-			return fmt.Errorf("invalid volume file path %q", p)
-		}
-		full := filepath.Join(tmp, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			return err
-		}
-		if err := os.WriteFile(full, data, 0o644); err != nil {
-			return err
-		}
-		if err := os.Chmod(full, modes[p]); err != nil {
-			return err
-		}
-	}
-	_ = os.RemoveAll(dir)
-	return os.Rename(tmp, dir)
 }
 
 // projection collects files of a volume.
@@ -146,10 +121,7 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 		var err error
 		switch {
 		case v.EmptyDir != nil:
-			if err = os.MkdirAll(dir, 0o777); err == nil {
-				err = os.Chmod(dir, 0o777)
-			}
-			if err != nil {
+			if err := setupEmptyDir(dir, v.EmptyDir); err != nil {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
 			continue
@@ -173,35 +145,11 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 				return fmt.Errorf("volume %s: %w", v.Name, err)
 			}
 			continue
-		case v.ConfigMap != nil:
-			err = w.projectConfigMap(ctx, p, pod.Namespace, v.ConfigMap.Name, v.ConfigMap.Items, v.ConfigMap.DefaultMode, v.ConfigMap.Optional)
-		case v.Secret != nil:
-			err = w.projectSecret(ctx, p, pod.Namespace, v.Secret.SecretName, v.Secret.Items, v.Secret.DefaultMode, v.Secret.Optional)
-		case v.DownwardAPI != nil:
-			err = w.projectDownward(p, pod, v.DownwardAPI.Items, v.DownwardAPI.DefaultMode)
-		case v.Projected != nil:
-			for _, src := range v.Projected.Sources {
-				switch {
-				case src.ConfigMap != nil:
-					err = w.projectConfigMap(ctx, p, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, v.Projected.DefaultMode, src.ConfigMap.Optional)
-				case src.Secret != nil:
-					err = w.projectSecret(ctx, p, pod.Namespace, src.Secret.Name, src.Secret.Items, v.Projected.DefaultMode, src.Secret.Optional)
-				case src.DownwardAPI != nil:
-					err = w.projectDownward(p, pod, src.DownwardAPI.Items, v.Projected.DefaultMode)
-				case src.ServiceAccountToken != nil:
-					var tok []byte
-					var renew time.Time
-					tok, renew, err = w.serviceAccountToken(ctx, pod, src.ServiceAccountToken)
-					if err == nil {
-						p.add(src.ServiceAccountToken.Path, tok, fileMode(nil, v.Projected.DefaultMode, 0o644))
-						if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
-							nextRenewal = renew
-						}
-					}
-				}
-				if err != nil {
-					break
-				}
+		case v.ConfigMap != nil, v.Secret != nil, v.DownwardAPI != nil, v.Projected != nil:
+			var renew time.Time
+			renew, err = w.projectVolume(ctx, pod, v, p, true)
+			if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
+				nextRenewal = renew
 			}
 		default:
 			return fmt.Errorf("volume %s: this node supports emptyDir, hostPath, persistentVolumeClaim, configMap, secret, downwardAPI and projected volumes only", v.Name)
@@ -216,7 +164,87 @@ func (w *podWorker) setupVolumes(ctx context.Context) error {
 	if !nextRenewal.IsZero() {
 		go w.refreshTokens(ctx, nextRenewal)
 	}
+	w.resyncOnce.Do(func() { go w.resyncVolumes(ctx) })
 	return nil
+}
+
+// projectVolume collects the files of a configMap, secret, downwardAPI or
+// projected volume into p. Service-account tokens are requested only with
+// tokens set (else the volume is not projected: tokens have their own
+// renewal, refreshTokens); it returns when the earliest token wants renewal.
+func (w *podWorker) projectVolume(ctx context.Context, pod *corev1.Pod, v corev1.Volume, p *projection, tokens bool) (time.Time, error) {
+	// A configMap, secret or downwardAPI volume is a projection of one source.
+	sources, def := []corev1.VolumeProjection(nil), (*int32)(nil)
+	switch {
+	case v.ConfigMap != nil:
+		sources, def = []corev1.VolumeProjection{{ConfigMap: &corev1.ConfigMapProjection{
+			LocalObjectReference: v.ConfigMap.LocalObjectReference, Items: v.ConfigMap.Items, Optional: v.ConfigMap.Optional}}}, v.ConfigMap.DefaultMode
+	case v.Secret != nil:
+		sources, def = []corev1.VolumeProjection{{Secret: &corev1.SecretProjection{
+			LocalObjectReference: corev1.LocalObjectReference{Name: v.Secret.SecretName}, Items: v.Secret.Items, Optional: v.Secret.Optional}}}, v.Secret.DefaultMode
+	case v.DownwardAPI != nil:
+		sources, def = []corev1.VolumeProjection{{DownwardAPI: &corev1.DownwardAPIProjection{Items: v.DownwardAPI.Items}}}, v.DownwardAPI.DefaultMode
+	case v.Projected != nil:
+		sources, def = v.Projected.Sources, v.Projected.DefaultMode
+	}
+	var nextRenewal time.Time
+	for _, src := range sources {
+		var err error
+		switch {
+		case src.ConfigMap != nil:
+			err = w.projectConfigMap(ctx, p, pod.Namespace, src.ConfigMap.Name, src.ConfigMap.Items, def, src.ConfigMap.Optional)
+		case src.Secret != nil:
+			err = w.projectSecret(ctx, p, pod.Namespace, src.Secret.Name, src.Secret.Items, def, src.Secret.Optional)
+		case src.DownwardAPI != nil:
+			err = w.projectDownward(p, pod, src.DownwardAPI.Items, def)
+		case src.ServiceAccountToken != nil:
+			if !tokens {
+				return time.Time{}, errSkipVolume
+			}
+			var tok []byte
+			var renew time.Time
+			if tok, renew, err = w.serviceAccountToken(ctx, pod, src.ServiceAccountToken); err == nil {
+				p.add(src.ServiceAccountToken.Path, tok, fileMode(nil, def, 0o644))
+				if !renew.IsZero() && (nextRenewal.IsZero() || renew.Before(nextRenewal)) {
+					nextRenewal = renew
+				}
+			}
+		}
+		if err != nil {
+			return nextRenewal, err
+		}
+	}
+	return nextRenewal, nil
+}
+
+// errSkipVolume: a volume the resync leaves alone.
+var errSkipVolume = errors.New("volume not resynced")
+
+// resyncVolumes re-projects the pod's configMap, secret, downwardAPI and
+// projected volumes every VolumeResyncInterval, as the kubelet's periodic
+// pod sync does, so ConfigMap, Secret, label and annotation changes reach the
+// files (not a subPath's: that is a bind-mount of one generation's file).
+// Projected volumes holding a service-account token are left to
+// refreshTokens. A volume that cannot be projected keeps its files.
+func (w *podWorker) resyncVolumes(ctx context.Context) {
+	for sleepCtx(ctx, w.a.opts.VolumeResyncInterval) {
+		pod := w.current()
+		for _, v := range pod.Spec.Volumes {
+			if v.ConfigMap == nil && v.Secret == nil && v.DownwardAPI == nil && v.Projected == nil {
+				continue
+			}
+			p := &projection{files: map[string][]byte{}, modes: map[string]os.FileMode{}}
+			if _, err := w.projectVolume(ctx, pod, v, p, false); err != nil {
+				if !errors.Is(err, errSkipVolume) && ctx.Err() == nil {
+					w.log.V(1).Info("Volume resync failed; keeping its files", "volume", v.Name, "error", err.Error())
+				}
+				continue
+			}
+			if err := writeFiles(w.volumeDir(v.Name), p.files, p.modes); err != nil && ctx.Err() == nil {
+				w.log.Error(err, "Writing a resynced volume failed", "volume", v.Name)
+			}
+		}
+	}
 }
 
 func prepareHostPath(h *corev1.HostPathVolumeSource) error {
@@ -253,8 +281,9 @@ func prepareHostPath(h *corev1.HostPathVolumeSource) error {
 	return nil
 }
 
-// mounts maps a container's volumeMounts to runtime mounts.
-func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]cri.Mount, error) {
+// mounts maps a container's volumeMounts to runtime mounts; env is the
+// container's environment, which subPathExpr is expanded against.
+func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container, env map[string]string) ([]cri.Mount, error) {
 	var out []cri.Mount
 	for _, vm := range c.VolumeMounts {
 		var vol *corev1.Volume
@@ -280,15 +309,17 @@ func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]cri.Mount, er
 		case vol.ConfigMap != nil, vol.Secret != nil, vol.DownwardAPI != nil, vol.Projected != nil:
 			ro = true
 		}
-		if vm.SubPath != "" {
-			if strings.Contains(vm.SubPath, "..") || filepath.IsAbs(vm.SubPath) {
-				return nil, fmt.Errorf("volume mount %s: invalid subPath %q", vm.Name, vm.SubPath)
+		sub := vm.SubPath
+		if vm.SubPathExpr != "" {
+			var err error
+			if sub, err = expand.Strict(vm.SubPathExpr, expand.MapLookup(env)); err != nil {
+				return nil, fmt.Errorf("volume mount %s: subPathExpr %q: %w", vm.Name, vm.SubPathExpr, err)
 			}
-			host = filepath.Join(host, vm.SubPath)
-			if _, err := os.Stat(host); err != nil {
-				if err := os.MkdirAll(host, 0o777); err != nil {
-					return nil, fmt.Errorf("volume mount %s: %w", vm.Name, err)
-				}
+		}
+		if sub != "" {
+			var err error
+			if host, err = subPathSource(host, sub); err != nil {
+				return nil, err
 			}
 		}
 		out = append(out, cri.Mount{HostPath: host, ContainerPath: vm.MountPath, ReadOnly: ro})
@@ -297,5 +328,6 @@ func (w *podWorker) mounts(pod *corev1.Pod, c corev1.Container) ([]cri.Mount, er
 }
 
 func (w *podWorker) teardownVolumes() {
+	unmountVolumes(filepath.Join(w.dir, "volumes"))
 	_ = os.RemoveAll(filepath.Join(w.dir, "volumes"))
 }

@@ -1,6 +1,10 @@
 package expand
 
-import "strings"
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
 
 // Expand expands $(VAR) references in s using lookup.
 func Expand(s string, lookup func(string) (string, bool)) string {
@@ -47,4 +51,23 @@ func MapLookup(maps ...map[string]string) func(string) (string, bool) {
 		}
 		return "", false
 	}
+}
+
+// Strict expands s like Expand but requires every $(NAME) it references to
+// be defined and non-empty, as a volume mount's subPathExpr must be: it
+// returns an error naming the missing variables (sorted) otherwise.
+func Strict(s string, lookup func(string) (string, bool)) (string, error) {
+	var missing []string
+	out := Expand(s, func(name string) (string, bool) {
+		v, ok := lookup(name)
+		if (!ok || v == "") && !slices.Contains(missing, name) {
+			missing = append(missing, name)
+		}
+		return v, true
+	})
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return "", fmt.Errorf("missing value for %s", strings.Join(missing, ", "))
+	}
+	return out, nil
 }

@@ -19,15 +19,13 @@ const (
 	portRangeMsg  = "must be between 1 and 65535, inclusive"
 	immutableMsg  = "field is immutable when `immutable` is set"
 	podUpdateMsg  = "pod updates may not change fields other than `spec.containers[*].image`,`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` (only additions to existing tolerations),`spec.terminationGracePeriodSeconds` (allow it to be set to 1 if it was previously negative)"
-	envVarNameFmt = "[-._a-zA-Z][-._a-zA-Z0-9]*"
-	envVarNameMsg = "a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit"
+	envVarNameMsg = "a valid environment variable name must consist only of printable ASCII characters other than '='"
 	configKeyFmt  = `[-._a-zA-Z0-9]+`
 	configKeyMsg  = "a valid config key must consist of alphanumeric characters, '-', '_' or '.'"
 )
 
 // Compiled once; read-only afterwards.
 var (
-	envVarNameRegexp     = regexp.MustCompile("^" + envVarNameFmt + "$")
 	configKeyRegexp      = regexp.MustCompile("^" + configKeyFmt + "$")
 	portNameCharsetRegex = regexp.MustCompile("^[-a-z0-9]+$")
 	portNameLetterRegex  = regexp.MustCompile("[a-z]")
@@ -74,10 +72,26 @@ func isValidPortName(port string) []string {
 	return errs
 }
 
+// IsEnvVarName reports whether name is a valid environment variable name:
+// since Kubernetes 1.34 (KEP-4369, relaxed validation, GA) any non-empty run
+// of printable ASCII characters except '=', so "1-data-1" from envFrom's
+// prefix "1-" is one. The node applies it to envFrom keys too.
+func IsEnvVarName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if c := name[i]; c < ' ' || c > '~' || c == '=' {
+			return false
+		}
+	}
+	return true
+}
+
 // isEnvVarName checks an environment variable name.
 func isEnvVarName(name string) []string {
-	if !envVarNameRegexp.MatchString(name) {
-		return []string{validation.RegexError(envVarNameMsg, envVarNameFmt, "my.env-name", "MY_ENV.NAME", "MyEnvName1")}
+	if !IsEnvVarName(name) {
+		return []string{envVarNameMsg}
 	}
 	return nil
 }
@@ -275,6 +289,11 @@ func validateContainers(cs []Container, p *field.Path, volumes, names map[string
 		}
 		errs = append(errs, validateContainerPorts(c.Ports, ip.Child("ports"))...)
 		errs = append(errs, validateEnv(c.Env, ip.Child("env"))...)
+		for j, ef := range c.EnvFrom {
+			if ef.Prefix != "" && !IsEnvVarName(ef.Prefix) {
+				errs = append(errs, field.Invalid(ip.Child("envFrom").Index(j).Child("prefix"), ef.Prefix, envVarNameMsg))
+			}
+		}
 		errs = append(errs, validateVolumeMounts(c.VolumeMounts, ip.Child("volumeMounts"), volumes)...)
 		errs = append(errs, validateResources(&c.Resources, ip.Child("resources"))...)
 		for _, pr := range []struct {
@@ -427,9 +446,29 @@ func validateVolumeMounts(mounts []VolumeMount, p *field.Path, volumes map[strin
 			errs = append(errs, field.Invalid(ip.Child("mountPath"), m.MountPath, "must be unique"))
 		}
 		paths[m.MountPath] = true
-		if m.SubPath != "" && (strings.HasPrefix(m.SubPath, "/") || slices.Contains(strings.Split(m.SubPath, "/"), "..")) {
-			errs = append(errs, field.Invalid(ip.Child("subPath"), m.SubPath, "must be a relative path without '..'"))
+		if m.SubPath != "" {
+			errs = append(errs, validateLocalDescendingPath(m.SubPath, ip.Child("subPath"))...)
 		}
+		if m.SubPathExpr != "" {
+			if m.SubPath != "" {
+				errs = append(errs, field.Invalid(ip.Child("subPathExpr"), m.SubPathExpr, "subPathExpr and subPath are mutually exclusive"))
+			}
+			// Checked as written; the node checks the expanded path again.
+			errs = append(errs, validateLocalDescendingPath(m.SubPathExpr, ip.Child("subPathExpr"))...)
+		}
+	}
+	return errs
+}
+
+// validateLocalDescendingPath requires a relative path with no ".." element,
+// one that cannot leave the directory it is joined to.
+func validateLocalDescendingPath(p string, fp *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	if strings.HasPrefix(p, "/") {
+		errs = append(errs, field.Invalid(fp, p, "must be a relative path"))
+	}
+	if slices.Contains(strings.Split(p, "/"), "..") {
+		errs = append(errs, field.Invalid(fp, p, "must not contain '..'"))
 	}
 	return errs
 }

@@ -24,6 +24,9 @@ func validPod() *Pod {
 }
 
 func TestValidatePod(t *testing.T) {
+	withMount := func(m VolumeMount) func(*Pod) {
+		return func(p *Pod) { p.Spec.Containers[0].VolumeMounts = []VolumeMount{m} }
+	}
 	tests := []struct {
 		name   string
 		mutate func(p *Pod)
@@ -51,8 +54,28 @@ func TestValidatePod(t *testing.T) {
 		}, `spec.volumes[1].name: Duplicate value: "v"`},
 		{"mount unknown volume", func(p *Pod) { p.Spec.Containers[0].VolumeMounts = []VolumeMount{{Name: "x", MountPath: "/x"}} },
 			`spec.containers[0].volumeMounts[0].name: Not found: "x"`},
-		{"env name", func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "1A"}} },
-			`spec.containers[0].env[0].name: Invalid value: "1A": a valid environment variable name must consist of alphabetic characters, digits, '_', '-', or '.', and must not start with a digit (e.g. 'my.env-name',  or 'MY_ENV.NAME',  or 'MyEnvName1', regex used for validation is '[-._a-zA-Z][-._a-zA-Z0-9]*')`},
+		{"absolute subPath", withMount(VolumeMount{Name: "v", MountPath: "/x", SubPath: "/etc"}),
+			`spec.containers[0].volumeMounts[0].subPath: Invalid value: "/etc": must be a relative path`},
+		{"backstep subPath", withMount(VolumeMount{Name: "v", MountPath: "/x", SubPath: "a/../.."}),
+			`spec.containers[0].volumeMounts[0].subPath: Invalid value: "a/../..": must not contain '..'`},
+		{"subPathExpr", withMount(VolumeMount{Name: "v", MountPath: "/x", SubPathExpr: "$(ANNOTATION)/$(POD_NAME)"}), ""},
+		{"subPathExpr expanding to a backstep", withMount(VolumeMount{Name: "v", MountPath: "/x", SubPathExpr: "$(POD_NAME)"}), ""},
+		{"absolute subPathExpr", withMount(VolumeMount{Name: "v", MountPath: "/x", SubPathExpr: "/$(A)"}),
+			`spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "/$(A)": must be a relative path`},
+		{"backstep subPathExpr", withMount(VolumeMount{Name: "v", MountPath: "/x", SubPathExpr: "$(A)/.."}),
+			`spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "$(A)/..": must not contain '..'`},
+		{"subPath and subPathExpr", withMount(VolumeMount{Name: "v", MountPath: "/x", SubPath: "a", SubPathExpr: "$(A)"}), `spec.containers[0].volumeMounts[0].subPathExpr: Invalid value: "$(A)": subPathExpr and subPath are mutually exclusive`},
+		{"relaxed env names", func(p *Pod) {
+			p.Spec.Containers[0].Env = []EnvVar{{Name: "1-data-1"}, {Name: "a b:c"}}
+			p.Spec.Containers[0].EnvFrom = []EnvFromSource{{Prefix: "1-", ConfigMapRef: &ConfigMapEnvSource{}}}
+		}, ""},
+		{"env name", func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "A=B"}} },
+			`spec.containers[0].env[0].name: Invalid value: "A=B": a valid environment variable name must consist only of printable ASCII characters other than '='`},
+		{"env name control character", func(p *Pod) { p.Spec.Containers[0].Env = []EnvVar{{Name: "A\tB"}} },
+			`spec.containers[0].env[0].name: Invalid value: "A\tB": a valid environment variable name`},
+		{"envFrom prefix", func(p *Pod) {
+			p.Spec.Containers[0].EnvFrom = []EnvFromSource{{Prefix: "P=", ConfigMapRef: &ConfigMapEnvSource{}}}
+		}, `spec.containers[0].envFrom[0].prefix: Invalid value: "P=": a valid environment variable name must consist only of printable ASCII characters other than '='`},
 		{"requests over limits", func(p *Pod) {
 			p.Spec.Containers[0].Resources = ResourceRequirements{Limits: ResourceList{"cpu": api.MustParseQuantity("1")}, Requests: ResourceList{"cpu": api.MustParseQuantity("2")}}
 		}, `spec.containers[0].resources.requests[cpu]: Invalid value: "2": must be less than or equal to cpu limit of 1`},
@@ -60,6 +83,7 @@ func TestValidatePod(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := validPod()
+			p.Spec.Volumes = []Volume{{Name: "v", VolumeSource: VolumeSource{EmptyDir: &EmptyDirVolumeSource{}}}}
 			tt.mutate(p)
 			got := messages(ValidatePod(p))
 			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {

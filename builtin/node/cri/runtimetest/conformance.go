@@ -280,15 +280,17 @@ func testLogs(t *testing.T, s *suite) {
 }
 
 func testEnv(t *testing.T, s *suite) {
-	spec := s.spec(t, "env", "FOO", "env", "WITH_SPACES", "env", "EMPTY", "env", "UNSET_VAR_X")
-	spec.Env = []string{"FOO=bar", "WITH_SPACES=a b=c", "EMPTY="}
+	// Names a POSIX shell cannot hold ("data-1", from a ConfigMap key through
+	// envFrom) are still the process's environment: a runtime passes them on.
+	spec := s.spec(t, "env", "FOO", "env", "WITH_SPACES", "env", "EMPTY", "env", "data-1", "env", "p.data-2", "env", "UNSET_VAR_X")
+	spec.Env = []string{"FOO=bar", "WITH_SPACES=a b=c", "EMPTY=", "data-1=value-1", "p.data-2=value-2"}
 	id := s.start(t, spec)
 	if st := s.wait(t, id); st.ExitCode != 0 {
 		t.Fatalf("exit code %d", st.ExitCode)
 	}
 	s.waitLog(t, spec.LogPath, "stdout", "UNSET_VAR_X=")
 	got := texts(ReadLog(t, spec.LogPath), "stdout")
-	want := []string{"FOO=bar", "WITH_SPACES=a b=c", "EMPTY=", "UNSET_VAR_X="}
+	want := []string{"FOO=bar", "WITH_SPACES=a b=c", "EMPTY=", "data-1=value-1", "p.data-2=value-2", "UNSET_VAR_X="}
 	if !slices.Equal(got, want) {
 		t.Errorf("env output %q, want %q", got, want)
 	}
