@@ -19,6 +19,9 @@
 //     PrivateMounts (cri.PrivateMounter) is false and the agent mounts no pod
 //     resolv.conf over the host's /etc/resolv.conf.
 //   - RunAsUser/RunAsGroup set the process credentials (root only).
+//   - ReadOnlyRootfs remounts / read-only in the container's mount namespace
+//     (mounts under it keep their modes); without namespaces it is
+//     ErrInvalidSpec.
 //   - Resources become cgroup v1 limits (memory.limit_in_bytes,
 //     cpu.cfs_quota_us) in <own cgroup>/converge/<id> where the hierarchy is
 //     writable; best effort. OOM kills are reported as Reason "OOMKilled".

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -32,13 +33,20 @@ func ensureTarget(target string, file bool) ([]string, error) {
 		}
 		created = append(created, d)
 	}
+	// Another container may create the same mount point (such as
+	// /dev/termination-log) at the same time: it then owns it.
 	if file {
 		f, err := os.OpenFile(target, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if os.IsExist(err) {
+			return created, nil
+		}
 		if err != nil {
 			return created, fmt.Errorf("create mount point %s: %w", target, err)
 		}
 		f.Close()
-	} else if err := os.Mkdir(target, 0o755); err != nil {
+	} else if err := os.Mkdir(target, 0o755); os.IsExist(err) {
+		return created, nil
+	} else if err != nil {
 		return created, fmt.Errorf("create mount point %s: %w", target, err)
 	}
 	return append(created, target), nil
@@ -53,13 +61,21 @@ func bindMounts(mounts []cri.Mount) ([]string, error) {
 		if err != nil {
 			return created, fmt.Errorf("%w: mount source: %w", cri.ErrInvalidSpec, err)
 		}
-		c, err := ensureTarget(m.ContainerPath, !fi.IsDir())
-		created = append(created, c...)
-		if err != nil {
-			return created, err
-		}
-		if err := syscall.Mount(m.HostPath, m.ContainerPath, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
-			return created, fmt.Errorf("bind-mount %s at %s: %w", m.HostPath, m.ContainerPath, err)
+		// A mount point shared with another container may go when that
+		// one is removed, between ensureTarget and the mount: once more.
+		for try := 0; ; try++ {
+			c, err := ensureTarget(m.ContainerPath, !fi.IsDir())
+			created = append(created, c...)
+			if err != nil {
+				return created, err
+			}
+			err = syscall.Mount(m.HostPath, m.ContainerPath, "", syscall.MS_BIND|syscall.MS_REC, "")
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, syscall.ENOENT) || try > 0 {
+				return created, fmt.Errorf("bind-mount %s at %s: %w", m.HostPath, m.ContainerPath, err)
+			}
 		}
 		if m.ReadOnly {
 			if err := syscall.Mount("", m.ContainerPath, "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY|syscall.MS_REC, ""); err != nil {

@@ -122,6 +122,16 @@ func probeNamespaces() bool {
 	return <-errc == nil
 }
 
+// readOnlyRoot makes the root mount read-only in the calling thread's
+// private mount namespace (the host's stays writable); the mounts under it
+// (the container's own, /dev, /proc, a tmpfs /tmp) keep their modes.
+func readOnlyRoot() error {
+	if err := syscall.Mount("", "/", "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		return fmt.Errorf("make the root filesystem read-only: %w", err)
+	}
+	return nil
+}
+
 // enterMountNamespace moves the calling (locked) thread into a new private
 // mount namespace.
 func enterMountNamespace() error {
@@ -162,6 +172,9 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	spec = withPause(spec)
 	if err := validate(spec); err != nil {
 		return "", err
+	}
+	if spec.ReadOnlyRootfs && !r.namespaces {
+		return "", fmt.Errorf("%w: a read-only root filesystem needs mount namespaces (run as root)", cri.ErrInvalidSpec)
 	}
 	path := spec.Args[0]
 	if isPause(spec) {
@@ -272,6 +285,12 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 			if err != nil {
 				startErr <- err
 				return
+			}
+			if spec.ReadOnlyRootfs {
+				if err := readOnlyRoot(); err != nil {
+					startErr <- err
+					return
+				}
 			}
 			if target.pid != 0 {
 				// kubectl debug --target: the target's PID namespace.

@@ -13,7 +13,7 @@ func TestConformance(t *testing.T) {
 	rt := process.New(process.Options{})
 	t.Logf("namespaces: %v", rt.Namespaces())
 	runtimetest.RunConformance(t, func(*testing.T) cri.Runtime { return rt }, runtimetest.Options{
-		Helper: helper, HostPIDs: true, EnforcesReadOnlyMounts: rt.Namespaces(),
+		Helper: helper, HostPIDs: true, EnforcesReadOnlyMounts: rt.Namespaces(), EnforcesReadOnlyRootfs: rt.Namespaces(),
 	})
 }
 
