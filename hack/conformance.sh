@@ -219,8 +219,9 @@ trap - EXIT
 
 junit=$(ls "$run"/junit_*.xml 2>/dev/null | head -1 || true)
 [[ -n $junit ]] || { log "no JUnit report in $run (see $run/ginkgo.log)"; exit 1; }
-(cd conformance && $GO run ./cmd/report -junit "$junit" -out "$repo/$REPORT" \
+case $REPORT in /*) out=$REPORT ;; *) out=$repo/$REPORT ;; esac
+(cd conformance && $GO run ./cmd/report -junit "$junit" -out "$out" \
 	-command "$cmd" -duration "$((secs / 60))m$((secs % 60))s" -note "$NOTE" \
 	${registry_pid:+-runs-images})
 log "wrote $REPORT: passed | failed | cannot run here | not selected:"
-grep -F '| **total** |' "$repo/$REPORT" >&2 || true
+grep -F '| **total** |' "$out" >&2 || true
