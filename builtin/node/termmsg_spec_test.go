@@ -10,6 +10,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 )
 
 // shContainer runs a host /bin/sh script (the process runtime runs host programs).
@@ -117,6 +118,21 @@ var _ = Describe("Termination messages on the process runtime", func() {
 		for _, c := range cs {
 			Expect(message(four, c.Name)).To(HaveLen(12*1024/4), "container %s", c.Name)
 		}
+	}, SpecTimeout(60*time.Second))
+
+	It("keeps a container's file mounted when another pod sharing the mount point is removed", func(ctx SpecContext) {
+		first := finished(ctx, "termmsg-first", corev1.PodSucceeded, shContainer("main", "printf first > /dev/termination-log"))
+		startPod(ctx, "termmsg-second", corev1.RestartPolicyNever, nil, shContainer("main", "sleep 3; printf second > /dev/termination-log"))
+		Eventually(getPod(ctx, "termmsg-second")).WithContext(ctx).Should(HaveField("Status.Phase", corev1.PodRunning))
+		Expect(suite.c.Delete(ctx, first)).To(Succeed())
+		Eventually(func() bool {
+			_, err := getPod(ctx, "termmsg-first")()
+			return apierrors.IsNotFound(err)
+		}).WithContext(ctx).WithTimeout(20*time.Second).Should(BeTrue(), "the first pod and its container are gone")
+		Eventually(getPod(ctx, "termmsg-second")).WithContext(ctx).WithTimeout(20 * time.Second).Should(HaveField("Status.Phase", corev1.PodSucceeded))
+		p, err := getPod(ctx, "termmsg-second")()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(message(p, "main")).To(Equal("second"))
 	}, SpecTimeout(60*time.Second))
 
 	It("reports the message of the previous run in lastState after a restart", func(ctx SpecContext) {

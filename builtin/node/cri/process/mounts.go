@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"syscall"
 
 	"github.com/converge-dev/converge/builtin/node/cri"
@@ -107,6 +108,78 @@ func symlinkMounts(mounts []cri.Mount) ([]string, error) {
 		created = append(created, m.ContainerPath)
 	}
 	return created, nil
+}
+
+// mountPoints counts, per host path, the containers that mount on it, and
+// remembers which of those paths a container created. A mount point shared
+// by several containers (every container's /dev/termination-log) must stay
+// while one of them runs: unlinking a file another mount namespace mounts on
+// detaches that mount (Linux 3.18 and later). The last user removes it.
+type mountPoints struct {
+	mu      sync.Mutex
+	users   map[string]int
+	created map[string]bool
+}
+
+// acquire counts a container using targets; call it before mounting.
+func (m *mountPoints) acquire(targets []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.users == nil {
+		m.users, m.created = map[string]int{}, map[string]bool{}
+	}
+	for _, t := range targets {
+		m.users[t]++
+	}
+}
+
+// release ends a container's use of targets; created are the paths it
+// created. It removes, deepest first, what is no longer used by anyone and
+// was created by some container (removeCreated's rules).
+func (m *mountPoints) release(targets, created []string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.users == nil {
+		m.users, m.created = map[string]int{}, map[string]bool{}
+	}
+	for _, p := range created {
+		m.created[p] = true
+	}
+	for _, t := range targets {
+		if m.users[t]--; m.users[t] <= 0 {
+			delete(m.users, t)
+		}
+	}
+	candidates := append(slices.Clone(created), targets...)
+	for _, t := range targets { // the directories made for a target, by whichever container
+		for d := filepath.Dir(t); m.created[d]; d = filepath.Dir(d) {
+			candidates = append(candidates, d)
+		}
+	}
+	var gone []string
+	for _, p := range candidates {
+		if m.created[p] && m.users[p] == 0 && !slices.Contains(gone, p) {
+			gone = append(gone, p)
+		}
+	}
+	// Shallowest first: removeCreated walks from the end, children before
+	// the directories they were made in.
+	slices.SortFunc(gone, func(a, b string) int { return len(a) - len(b) })
+	removeCreated(gone)
+	for _, p := range gone {
+		if _, err := os.Lstat(p); err != nil {
+			delete(m.created, p)
+		}
+	}
+}
+
+// targets are the container paths of mounts.
+func targets(mounts []cri.Mount) []string {
+	out := make([]string, 0, len(mounts))
+	for _, m := range mounts {
+		out = append(out, m.ContainerPath)
+	}
+	return out
 }
 
 // removeCreated removes created mount points (deepest first) when they are

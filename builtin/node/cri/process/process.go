@@ -48,6 +48,7 @@ type Runtime struct {
 	cgroups    *cgroups
 	stateDir   string
 	containers cri.Table[*container]
+	mounts     mountPoints // mount points on the host, shared between containers (mounts.go)
 }
 
 var _ cri.Runtime = (*Runtime)(nil)
@@ -273,6 +274,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	c.cgroupDirs = r.cgroups.create(c.id, spec.Resources)
 
 	startErr := make(chan error, 1)
+	r.mounts.acquire(targets(spec.Mounts))
 	if r.namespaces {
 		go func() {
 			goruntime.LockOSThread() // never unlocked: the thread and its namespace die with the goroutine
@@ -321,7 +323,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		closeAll(outR, errR)
 		logf.Close()
 		r.cgroups.remove(c.cgroupDirs)
-		removeCreated(c.createdPaths)
+		r.mounts.release(targets(spec.Mounts), c.createdPaths)
 		r.forget(c.id)
 		return "", fmt.Errorf("start container %s of pod %s/%s: %w", spec.Name, spec.PodNamespace, spec.PodName, err)
 	}
@@ -456,7 +458,7 @@ func (r *Runtime) Remove(ctx context.Context, id string) error {
 	}
 	r.containers.Delete(id)
 	r.cgroups.remove(c.cgroupDirs)
-	removeCreated(c.createdPaths)
+	r.mounts.release(targets(c.spec.Mounts), c.createdPaths)
 	r.forget(id)
 	return nil
 }
