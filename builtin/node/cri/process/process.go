@@ -68,6 +68,7 @@ type container struct {
 	adopted      bool     // started by an earlier runtime: not our child
 	closeReaders func()   // adopted: closes the output pipes' read ends
 	createdPaths []string // mount points or symlinks created on the host
+	unmounted    bool     // its use of its mount points ended (releaseMounts); guarded by mu
 	cgroupDirs   []string
 
 	stdin   *cri.Stdin // the write end of its stdin when the spec asks for one (attach.go)
@@ -384,6 +385,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		c.status.Reason = reason
 		c.status.PID = 0
 		c.mu.Unlock()
+		r.releaseMounts(c)
 		r.save(c)
 		close(c.done)
 	}()
@@ -443,6 +445,18 @@ func (r *Runtime) Stop(ctx context.Context, id string, grace time.Duration) erro
 	return r.containers.Stop(ctx, id, grace)
 }
 
+// releaseMounts ends c's use of its mount points on the host, once: when it
+// exited (its mount namespace went with it) or when it is removed.
+func (r *Runtime) releaseMounts(c *container) {
+	c.mu.Lock()
+	done := c.unmounted
+	c.unmounted = true
+	c.mu.Unlock()
+	if !done {
+		r.mounts.release(targets(c.spec.Mounts), c.createdPaths)
+	}
+}
+
 // Remove implements cri.Runtime.
 func (r *Runtime) Remove(ctx context.Context, id string) error {
 	c, err := r.containers.Get(id)
@@ -458,7 +472,7 @@ func (r *Runtime) Remove(ctx context.Context, id string) error {
 	}
 	r.containers.Delete(id)
 	r.cgroups.remove(c.cgroupDirs)
-	r.mounts.release(targets(c.spec.Mounts), c.createdPaths)
+	r.releaseMounts(c)
 	r.forget(id)
 	return nil
 }

@@ -309,6 +309,7 @@ func (r *Runtime) watchAdopted(c *container, copiers *sync.WaitGroup) {
 	c.mu.Lock()
 	c.status.State, c.status.ExitCode, c.status.FinishedAt, c.status.Reason, c.status.PID = cri.StateExited, code, finished, reason, 0
 	c.mu.Unlock()
+	r.releaseMounts(c)
 	r.save(c)
 	close(c.done)
 }
