@@ -181,5 +181,8 @@ func SplitSchemeNamePort(id string) (scheme, name, port string, ok bool) {
 	default:
 		return "", "", "", false
 	}
-	return scheme, name, port, name != ""
+	if name == "" {
+		return "", "", "", false
+	}
+	return scheme, name, port, true
 }
