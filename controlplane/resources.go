@@ -10,6 +10,7 @@ import (
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/builtin/eviction"
 	"github.com/converge-dev/converge/builtin/podlog"
+	"github.com/converge-dev/converge/builtin/podproxy"
 	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
@@ -28,6 +29,10 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 	if err != nil {
 		return nil, err
 	}
+	podProxy, err := podproxy.New(cp.store, nil)
+	if err != nil {
+		return nil, fmt.Errorf("pods/proxy: %w", err)
+	}
 	priority := cp.priorityAdmission()
 	out := all.Resources()
 	for _, r := range out {
@@ -36,6 +41,7 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 			servicenet.WrapServiceResource(r, alloc)
 		case corev1.GroupVersion().WithResource("pods"):
 			addSubresource(r, "log", logs)
+			addSubresource(r, "proxy", podProxy)
 			addSubresource(r, "eviction", eviction.Subresource{Store: cp.store})
 			for name, sub := range streams {
 				addSubresource(r, name, sub)

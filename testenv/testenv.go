@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/converge-dev/converge/controlplane"
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
 // Options configure an environment. The zero value is a good default. Each
@@ -141,6 +144,20 @@ func (e *Environment) Stop() error {
 	}
 	e.cleanup()
 	return err
+}
+
+// AddSubresource serves sub as subresource name of resource gvr of the
+// running API server, as the control plane wires the subresources that need
+// more than storage (pods/log, pods/proxy).
+func (e *Environment) AddSubresource(gvr api.GroupVersionResource, name string, sub registry.Subresource) {
+	reg := e.ControlPlane.Registry()
+	res := *reg.Get(gvr)
+	res.Subresources = maps.Clone(res.Subresources)
+	if res.Subresources == nil {
+		res.Subresources = map[string]registry.Subresource{}
+	}
+	res.Subresources[name] = sub
+	reg.Add(&res)
 }
 
 func (e *Environment) cleanup() {

@@ -231,6 +231,12 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		} else if st.ExitCode > 128 && st.ExitCode < 160 {
 			term.Signal = int32(st.ExitCode - 128)
 		}
+		if msg := terminationMessage(context.WithoutCancel(ctx), r.c, spec, st.ExitCode); msg != "" {
+			if term.Message != "" {
+				term.Message += ": "
+			}
+			term.Message += msg
+		}
 		restart := !r.isStopping() && ctx.Err() == nil && r.shouldRestart(st.ExitCode)
 		r.mu.Lock()
 		r.running = false

@@ -307,11 +307,15 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 		Mounts: mounts, PodIP: w.ip(), Attempt: attempt, Stdin: c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
 	}
 	w.sandboxMounts(&spec)
+	if err := w.terminationMessageMount(&spec, c, attempt); err != nil {
+		return cri.ContainerSpec{}, err
+	}
 	spec.LogPath = filepath.Join(w.a.opts.RootDir, "logs", pod.Namespace+"_"+pod.Name+"_"+pod.UID, c.Name, strconv.Itoa(attempt)+".log")
 	if sc := pod.Spec.SecurityContext; sc != nil {
 		spec.RunAsUser, spec.RunAsGroup = sc.RunAsUser, sc.RunAsGroup
 	}
 	if sc := c.SecurityContext; sc != nil {
+		spec.ReadOnlyRootfs = sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem
 		if sc.RunAsUser != nil {
 			spec.RunAsUser = sc.RunAsUser
 		}

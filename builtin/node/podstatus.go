@@ -98,6 +98,7 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 			}
 		}
 	}
+	capTerminationMessages(len(pod.Spec.InitContainers)+len(pod.Spec.Containers)+len(pod.Spec.EphemeralContainers), inits, ctrs, ephs)
 	phase := podPhase(policy, w.initDone, w.initFailed, ctrs)
 	if w.killed && phase != corev1.PodSucceeded && phase != corev1.PodFailed {
 		// Stopped for deletion: the pod is finished whatever its restart policy.
@@ -146,8 +147,12 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 		w.setCondition(corev1.PodReady, len(notReady) == 0 && !terminal && w.gatesReady(pod), readyReason, readyMsg),
 		scheduled,
 	}
-	if terminal {
-		conds[1] = w.setCondition(corev1.PodInitialized, w.initDone, "PodCompleted", "")
+	if phase == corev1.PodSucceeded {
+		// The kubelet's PodCompleted; a pod that failed in its init
+		// containers keeps ContainersNotInitialized and their names.
+		conds[1] = w.setCondition(corev1.PodInitialized, true, "", "")
+		conds[1].Reason = "PodCompleted"
+		w.conds[corev1.PodInitialized] = conds[1]
 	}
 	st.Conditions = conds
 	return st

@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
@@ -184,8 +183,9 @@ func (r *containerRunner) kill(why string) {
 	pod := r.w.current()
 	if r.c.Lifecycle != nil && r.c.Lifecycle.PreStop != nil {
 		hctx, cancel := r.w.deadlineContext(ctx)
-		if err := r.w.runHandler(hctx, r.c, id, r.c.Lifecycle.PreStop); err != nil {
-			r.w.a.rec.Event(ctx, pod, "Warning", "FailedPreStopHook", fmt.Sprintf("PreStopHook failed: %v", err))
+		if err := r.runPreStop(hctx, id); err != nil {
+			r.w.log.Info("PreStop hook failed", "container", r.c.Name, "error", err.Error())
+			r.w.a.rec.Event(ctx, pod, "Warning", "FailedPreStopHook", err.Error())
 		}
 		cancel()
 	}

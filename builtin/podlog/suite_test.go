@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -24,7 +23,6 @@ import (
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/podlog"
 	"github.com/converge-dev/converge/framework/api"
-	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/testenv"
 )
@@ -106,14 +104,7 @@ func splitPath(p string) []string {
 func WirePodLog(env *testenv.Environment) {
 	sub, err := podlog.New(podlog.Options{NodeAddress: podlog.NodeAddressFromStore(env.ControlPlane.Storage())})
 	Expect(err).NotTo(HaveOccurred())
-	reg := env.ControlPlane.Registry()
-	res := *reg.Get(corev1.GroupVersion().WithResource("pods"))
-	res.Subresources = maps.Clone(res.Subresources)
-	if res.Subresources == nil {
-		res.Subresources = map[string]registry.Subresource{}
-	}
-	res.Subresources["log"] = sub
-	reg.Add(&res)
+	env.AddSubresource(corev1.GroupVersion().WithResource("pods"), "log", sub)
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {

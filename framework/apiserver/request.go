@@ -54,7 +54,8 @@ func parseResourcePath(method string, parts []string, watchParam bool) (requestI
 	if len(parts) > 2 {
 		ri.subresource = parts[2]
 	}
-	if len(parts) > 3 {
+	// Only proxy subresources have a path of their own after them.
+	if len(parts) > 3 && ri.subresource != "proxy" {
 		return ri, false
 	}
 	if ri.resource == "namespaces" && ri.name != "" {

@@ -72,7 +72,11 @@ type ContainerSpec struct {
 	NetNSPath string
 	// RunAsUser and RunAsGroup select the user when set (root only).
 	RunAsUser, RunAsGroup *int64
-	Resources             Resources
+	// ReadOnlyRootfs makes the container's root filesystem read-only
+	// (securityContext.readOnlyRootFilesystem); its Mounts keep their own
+	// mode. A runtime that cannot returns ErrInvalidSpec.
+	ReadOnlyRootfs bool
+	Resources      Resources
 	// Attempt counts restarts of this container (0 for the first run).
 	Attempt int
 	// Stdin keeps the container's stdin open for attach (StdinAttacher);

@@ -16,6 +16,7 @@ func TestConformance(t *testing.T) {
 		Helper:                 "/helper",
 		Image:                  image,
 		EnforcesReadOnlyMounts: true,
+		EnforcesReadOnlyRootfs: true,
 		HostPIDs:               true,
 	})
 }

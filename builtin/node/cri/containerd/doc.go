@@ -36,7 +36,8 @@
 // Args replace the whole argv (entrypoint included) when given, Env is merged
 // over the image's environment, WorkingDir, bind mounts, the user
 // (RunAsUser/RunAsGroup), the cgroup limits (memory limit, CPU CFS quota over a
-// 100ms period) and the hostname (the pod name). Without Args, ImageArgs (the
+// 100ms period), a read-only root filesystem (ReadOnlyRootfs) and the
+// hostname (the pod name). Without Args, ImageArgs (the
 // pod's args without a command) replace the image's Cmd after its Entrypoint. Containers get new ipc, mnt,
 // pid and uts namespaces. With spec.NetNSPath (the pod's network namespace,
 // set up by the agent through CNI, package podnet) the container joins that

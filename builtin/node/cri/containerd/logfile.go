@@ -90,12 +90,13 @@ func (s *logStream) Write(p []byte) (int, error) {
 	return n, nil
 }
 
-// flush records an unterminated last line.
+// flush records an unterminated last line as a partial ("P") one, as CRI
+// runtimes do: read back, the log ends without a newline, as written.
 func (s *logStream) flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.pending) > 0 {
-		s.file.record(s.name, "F", s.pending)
+		s.file.record(s.name, "P", s.pending)
 		s.pending = s.pending[:0]
 	}
 }

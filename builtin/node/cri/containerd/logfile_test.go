@@ -21,9 +21,9 @@ func TestLogStream(t *testing.T) {
 		{"lines", []string{"a\nb\n"}, []string{"stdout F a", "stdout F b"}},
 		{"split writes", []string{"he", "llo\nwor", "ld\n"}, []string{"stdout F hello", "stdout F world"}},
 		{"empty line", []string{"\n\n"}, []string{"stdout F ", "stdout F "}},
-		{"unterminated last line", []string{"a\nrest"}, []string{"stdout F a", "stdout F rest"}},
+		{"unterminated last line", []string{"a\nrest"}, []string{"stdout F a", "stdout P rest"}},
 		{"long line", []string{long + "\n"}, []string{"stdout P " + long[:maxLine], "stdout F xxxxxxxxxx"}},
-		{"long unterminated", []string{long[:maxLine], long[maxLine:]}, []string{"stdout P " + long[:maxLine], "stdout F xxxxxxxxxx"}},
+		{"long unterminated", []string{long[:maxLine], long[maxLine:]}, []string{"stdout P " + long[:maxLine], "stdout P xxxxxxxxxx"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

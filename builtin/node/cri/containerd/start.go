@@ -274,6 +274,9 @@ func specOpts(img client.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	if spec.TTY {
 		opts = append(opts, oci.WithTTY)
 	}
+	if spec.ReadOnlyRootfs {
+		opts = append(opts, oci.WithRootFSReadonly())
+	}
 	if h := hostname(spec.PodName); h != "" {
 		opts = append(opts, oci.WithHostname(h))
 	}

@@ -14,11 +14,15 @@
 //     (it is PID 1 there, so an unhandled SIGTERM is ignored exactly as in a
 //     container) and its own mount namespace in which each Mount is bind-mounted
 //     at ContainerPath (read-only when asked); missing mount points are created
-//     on the host and removed again by Remove when still empty. Without root,
+//     on the host and removed again when still empty once the container
+//     exited and no other container mounts on them. Without root,
 //     mounts are symlinks at ContainerPath (read-only is not enforced), so
 //     PrivateMounts (cri.PrivateMounter) is false and the agent mounts no pod
 //     resolv.conf over the host's /etc/resolv.conf.
 //   - RunAsUser/RunAsGroup set the process credentials (root only).
+//   - ReadOnlyRootfs remounts / read-only in the container's mount namespace
+//     (mounts under it keep their modes); without namespaces it is
+//     ErrInvalidSpec.
 //   - Resources become cgroup v1 limits (memory.limit_in_bytes,
 //     cpu.cfs_quota_us) in <own cgroup>/converge/<id> where the hierarchy is
 //     writable; best effort. OOM kills are reported as Reason "OOMKilled".

@@ -46,8 +46,10 @@ func (w *logWriter) copy(r io.ReadCloser, stream string) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			w.write(stream, "P", line)
 		default:
+			// An unterminated last line is partial, as CRI runtimes
+			// write it: read back, the log ends as the output did.
 			if len(line) > 0 {
-				w.write(stream, "F", line)
+				w.write(stream, "P", line)
 			}
 			return
 		}

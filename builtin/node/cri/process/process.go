@@ -48,6 +48,7 @@ type Runtime struct {
 	cgroups    *cgroups
 	stateDir   string
 	containers cri.Table[*container]
+	mounts     mountPoints // mount points on the host, shared between containers (mounts.go)
 }
 
 var _ cri.Runtime = (*Runtime)(nil)
@@ -67,6 +68,7 @@ type container struct {
 	adopted      bool     // started by an earlier runtime: not our child
 	closeReaders func()   // adopted: closes the output pipes' read ends
 	createdPaths []string // mount points or symlinks created on the host
+	unmounted    bool     // its use of its mount points ended (releaseMounts); guarded by mu
 	cgroupDirs   []string
 
 	stdin   *cri.Stdin // the write end of its stdin when the spec asks for one (attach.go)
@@ -122,6 +124,16 @@ func probeNamespaces() bool {
 	return <-errc == nil
 }
 
+// readOnlyRoot makes the root mount read-only in the calling thread's
+// private mount namespace (the host's stays writable); the mounts under it
+// (the container's own, /dev, /proc, a tmpfs /tmp) keep their modes.
+func readOnlyRoot() error {
+	if err := syscall.Mount("", "/", "", syscall.MS_BIND|syscall.MS_REMOUNT|syscall.MS_RDONLY, ""); err != nil {
+		return fmt.Errorf("make the root filesystem read-only: %w", err)
+	}
+	return nil
+}
+
 // enterMountNamespace moves the calling (locked) thread into a new private
 // mount namespace.
 func enterMountNamespace() error {
@@ -162,6 +174,9 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	spec = withPause(spec)
 	if err := validate(spec); err != nil {
 		return "", err
+	}
+	if spec.ReadOnlyRootfs && !r.namespaces {
+		return "", fmt.Errorf("%w: a read-only root filesystem needs mount namespaces (run as root)", cri.ErrInvalidSpec)
 	}
 	path := spec.Args[0]
 	if isPause(spec) {
@@ -260,6 +275,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	c.cgroupDirs = r.cgroups.create(c.id, spec.Resources)
 
 	startErr := make(chan error, 1)
+	r.mounts.acquire(targets(spec.Mounts))
 	if r.namespaces {
 		go func() {
 			goruntime.LockOSThread() // never unlocked: the thread and its namespace die with the goroutine
@@ -272,6 +288,12 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 			if err != nil {
 				startErr <- err
 				return
+			}
+			if spec.ReadOnlyRootfs {
+				if err := readOnlyRoot(); err != nil {
+					startErr <- err
+					return
+				}
 			}
 			if target.pid != 0 {
 				// kubectl debug --target: the target's PID namespace.
@@ -302,7 +324,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		closeAll(outR, errR)
 		logf.Close()
 		r.cgroups.remove(c.cgroupDirs)
-		removeCreated(c.createdPaths)
+		r.mounts.release(targets(spec.Mounts), c.createdPaths)
 		r.forget(c.id)
 		return "", fmt.Errorf("start container %s of pod %s/%s: %w", spec.Name, spec.PodNamespace, spec.PodName, err)
 	}
@@ -363,6 +385,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		c.status.Reason = reason
 		c.status.PID = 0
 		c.mu.Unlock()
+		r.releaseMounts(c)
 		r.save(c)
 		close(c.done)
 	}()
@@ -422,6 +445,18 @@ func (r *Runtime) Stop(ctx context.Context, id string, grace time.Duration) erro
 	return r.containers.Stop(ctx, id, grace)
 }
 
+// releaseMounts ends c's use of its mount points on the host, once: when it
+// exited (its mount namespace went with it) or when it is removed.
+func (r *Runtime) releaseMounts(c *container) {
+	c.mu.Lock()
+	done := c.unmounted
+	c.unmounted = true
+	c.mu.Unlock()
+	if !done {
+		r.mounts.release(targets(c.spec.Mounts), c.createdPaths)
+	}
+}
+
 // Remove implements cri.Runtime.
 func (r *Runtime) Remove(ctx context.Context, id string) error {
 	c, err := r.containers.Get(id)
@@ -437,7 +472,7 @@ func (r *Runtime) Remove(ctx context.Context, id string) error {
 	}
 	r.containers.Delete(id)
 	r.cgroups.remove(c.cgroupDirs)
-	removeCreated(c.createdPaths)
+	r.releaseMounts(c)
 	r.forget(id)
 	return nil
 }

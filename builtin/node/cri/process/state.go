@@ -223,6 +223,7 @@ func (r *Runtime) adopt(rec record) {
 	c := &container{id: rec.ID, spec: rec.Spec, done: make(chan struct{}), pid: rec.PID, procStart: rec.ProcStart,
 		pidNS: rec.PIDNamespace, cgroupDirs: rec.CgroupDirs, createdPaths: rec.CreatedPaths, adopted: true}
 	c.status = cri.ContainerStatus{ID: rec.ID, State: cri.StateRunning, StartedAt: rec.StartedAt, PID: rec.PID}
+	r.mounts.acquire(targets(rec.Spec.Mounts))
 	r.containers.Add(c.id, c)
 	if rec.Exited || !alive(rec.PID, rec.ProcStart) {
 		if rec.Exited {
@@ -308,6 +309,7 @@ func (r *Runtime) watchAdopted(c *container, copiers *sync.WaitGroup) {
 	c.mu.Lock()
 	c.status.State, c.status.ExitCode, c.status.FinishedAt, c.status.Reason, c.status.PID = cri.StateExited, code, finished, reason, 0
 	c.mu.Unlock()
+	r.releaseMounts(c)
 	r.save(c)
 	close(c.done)
 }

@@ -18,7 +18,7 @@ func TestConformanceWithStateDir(t *testing.T) {
 	helper := runtimetest.BuildHelper(t)
 	rt := process.New(process.Options{StateDir: t.TempDir()})
 	runtimetest.RunConformance(t, func(*testing.T) cri.Runtime { return rt }, runtimetest.Options{
-		Helper: helper, HostPIDs: true, EnforcesReadOnlyMounts: rt.Namespaces(),
+		Helper: helper, HostPIDs: true, EnforcesReadOnlyMounts: rt.Namespaces(), EnforcesReadOnlyRootfs: rt.Namespaces(),
 	})
 }
 

@@ -33,6 +33,10 @@ type Options struct {
 	WorkingDir string
 	// EnforcesReadOnlyMounts: writes to a ReadOnly mount fail.
 	EnforcesReadOnlyMounts bool
+	// EnforcesReadOnlyRootfs: with ReadOnlyRootfs, writes to the root
+	// filesystem fail while a writable Mount stays writable. Without it the
+	// suite does not start such a container.
+	EnforcesReadOnlyRootfs bool
 	// HostPIDs: Status reports the host PID of a running container.
 	HostPIDs bool
 	// Timeout bounds each wait for a container (default 20 s).
@@ -208,6 +212,7 @@ func RunConformance(t *testing.T, newRuntime func(t *testing.T) cri.Runtime, opt
 		{"Env", testEnv},
 		{"WorkingDir", testWorkingDir},
 		{"Mounts", testMounts},
+		{"ReadOnlyRootfs", testReadOnlyRootfs},
 		{"StatusWhileRunning", testStatusRunning},
 		{"StopGraceful", testStopGraceful},
 		{"StopKillsAfterGrace", testStopKill},
@@ -332,6 +337,37 @@ func testMounts(t *testing.T, s *suite) {
 		if st := s.wait(t, id); st.ExitCode == 0 {
 			t.Error("write to a read-only mount succeeded")
 		}
+	}
+}
+
+func testReadOnlyRootfs(t *testing.T, s *suite) {
+	if !s.opts.EnforcesReadOnlyRootfs {
+		return
+	}
+	// On a host runtime the path is the host's: removed if the write went through.
+	file := fmt.Sprintf("/converge-rt-rofs-%d-%d", os.Getpid(), time.Now().UnixNano())
+	t.Cleanup(func() { _ = os.Remove(file) })
+	host := t.TempDir()
+	if err := os.Chmod(host, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(os.TempDir(), fmt.Sprintf("converge-rt-rofs-%d-%d", os.Getpid(), time.Now().UnixNano()))
+	t.Cleanup(func() { _ = os.RemoveAll(target) })
+
+	ro := s.spec(t, "write", target+"/through-mount.txt", "ok", "write", file, "x")
+	ro.ReadOnlyRootfs = true
+	ro.Mounts = []cri.Mount{{HostPath: host, ContainerPath: target}}
+	if st := s.wait(t, s.start(t, ro)); st.ExitCode == 0 {
+		t.Error("a write to the read-only root filesystem succeeded")
+	}
+	if b, err := os.ReadFile(filepath.Join(host, "through-mount.txt")); err != nil || string(b) != "ok" {
+		t.Errorf("a writable mount in a read-only root: %q, %v", b, err)
+	}
+
+	rw := s.spec(t, "write", target+"/through-mount.txt", "ok")
+	rw.Mounts = []cri.Mount{{HostPath: host, ContainerPath: target}}
+	if st := s.wait(t, s.start(t, rw)); st.ExitCode != 0 {
+		t.Errorf("without ReadOnlyRootfs: exit code %d; log: %v", st.ExitCode, ReadLog(t, rw.LogPath))
 	}
 }
 

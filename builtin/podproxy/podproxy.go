@@ -1,0 +1,188 @@
+package podproxy
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strconv"
+	"strings"
+
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/storage"
+)
+
+// podPrefix is the storage prefix of Pods.
+const podPrefix = "/registry/core/pods/"
+
+// PodGetter is the part of storage.Interface the subresource uses: pods are
+// read by the name inside NAME, which the parent (the whole NAME) cannot do.
+type PodGetter interface {
+	Get(ctx context.Context, key string) (storage.KeyValue, error)
+}
+
+// Subresource is the pods/proxy registry.Subresource.
+type Subresource struct {
+	store     PodGetter
+	transport http.RoundTripper
+}
+
+var _ registry.Subresource = (*Subresource)(nil)
+
+// New returns the pods/proxy subresource reading pods from store; transport
+// makes the requests to pods (nil: a clone of http.DefaultTransport).
+func New(store PodGetter, transport http.RoundTripper) (*Subresource, error) {
+	if store == nil {
+		return nil, errors.New("podproxy: a pod store is required")
+	}
+	if transport == nil {
+		transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	return &Subresource{store: store, transport: transport}, nil
+}
+
+// Verbs implements registry.Subresource.
+func (*Subresource) Verbs() []string {
+	return []string{"create", "delete", "get", "patch", "update"}
+}
+
+// Kind implements registry.Subresource: discovery reports pods/proxy as
+// kind PodProxyOptions, as Kubernetes does.
+func (*Subresource) Kind() api.GroupVersionKind {
+	return api.GroupVersionKind{Version: "v1", Kind: "PodProxyOptions"}
+}
+
+var proxyResource = api.GroupResource{Resource: "pods"}
+
+// Serve implements registry.Subresource.
+func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent registry.Parent) error {
+	scheme, name, port, ok := SplitSchemeNamePort(parent.Name())
+	if !ok {
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid pod request %q", parent.Name()))
+	}
+	pod, err := s.pod(r.Context(), parent.Namespace(), name)
+	if err != nil {
+		return err
+	}
+	loc, err := location(pod, scheme, port)
+	if err != nil {
+		return err
+	}
+	loc.Path = tail(r.URL.Path, parent.Name())
+	loc.RawQuery = r.URL.RawQuery
+	var proxyErr error
+	rp := &httputil.ReverseProxy{
+		Transport: s.transport,
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL = loc
+			pr.Out.Host = loc.Host
+			for _, h := range []string{"Authorization", "Impersonate-User", "Impersonate-Group", "Impersonate-Uid"} {
+				pr.Out.Header.Del(h)
+			}
+			for k := range pr.Out.Header {
+				if strings.HasPrefix(k, "Impersonate-Extra-") {
+					pr.Out.Header.Del(k)
+				}
+			}
+		},
+		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			if r.Context().Err() == nil {
+				proxyErr = apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err))
+			}
+		},
+	}
+	rp.ServeHTTP(w, r)
+	return proxyErr
+}
+
+// pod reads pod ns/name.
+func (s *Subresource) pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
+	kv, err := s.store.Get(ctx, podPrefix+ns+"/"+name)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, apierrors.NewNotFound(proxyResource, name)
+	}
+	if err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("read pod %s/%s: %w", ns, name, err))
+	}
+	var pod corev1.Pod
+	if err := json.Unmarshal(kv.Value, &pod); err != nil {
+		return nil, apierrors.NewInternalError(fmt.Errorf("decode pod %s/%s: %w", ns, name, err))
+	}
+	return &pod, nil
+}
+
+// location is where pod answers: its IP, and port or else its first
+// containerPort.
+func location(pod *corev1.Pod, scheme, port string) (*url.URL, error) {
+	if port == "" {
+		for _, c := range pod.Spec.Containers {
+			if len(c.Ports) > 0 {
+				port = strconv.Itoa(int(c.Ports[0].ContainerPort))
+				break
+			}
+		}
+	}
+	podIP := pod.Status.PodIP
+	if len(pod.Status.PodIPs) > 0 {
+		podIP = pod.Status.PodIPs[0].IP
+	}
+	ip := net.ParseIP(podIP)
+	if ip == nil {
+		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s has no IP address", pod.Name))
+	}
+	if ip.IsUnspecified() || ip.IsMulticast() {
+		return nil, apierrors.NewBadRequest("address not allowed")
+	}
+	if scheme == "" {
+		scheme = "http"
+	}
+	loc := &url.URL{Scheme: scheme, Host: podIP}
+	if port != "" {
+		loc.Host = net.JoinHostPort(podIP, port)
+	}
+	return loc, nil
+}
+
+// tail is the part of path after ".../NAME/proxy", "/" when empty.
+func tail(path, name string) string {
+	marker := "/" + name + "/proxy"
+	i := strings.Index(path, marker)
+	if i < 0 {
+		return "/"
+	}
+	rest := path[i+len(marker):]
+	if rest == "" || rest[0] != '/' {
+		return "/" + rest
+	}
+	return rest
+}
+
+// SplitSchemeNamePort splits "name", "name:port" and "scheme:name:port"
+// (scheme "http" or "https"); ok is false for anything else.
+func SplitSchemeNamePort(id string) (scheme, name, port string, ok bool) {
+	parts := strings.Split(id, ":")
+	switch len(parts) {
+	case 1:
+		name = parts[0]
+	case 2:
+		name, port = parts[0], parts[1]
+	case 3:
+		scheme, name, port = parts[0], parts[1], parts[2]
+		if scheme != "http" && scheme != "https" {
+			return "", "", "", false
+		}
+	default:
+		return "", "", "", false
+	}
+	if name == "" {
+		return "", "", "", false
+	}
+	return scheme, name, port, true
+}
