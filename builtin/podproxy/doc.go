@@ -10,6 +10,9 @@
 // Errors are Kubernetes Status objects: an unknown pod is 404; a malformed
 // name, a pod without an IP, or an address that cannot be a pod's
 // (unspecified, multicast) is 400; an unreachable pod is 503.
-// Unlike Kubernetes, loopback pod IPs are allowed: the process runtime gives
-// pods loopback addresses (127.77.0.0/16).
+// Kubernetes refuses loopback and link-local targets; here such an address
+// is allowed only inside the pod CIDRs of the pod's node (the process runtime
+// gives pods loopback addresses from its node's range, 127.10.0.0/16 by
+// default), so the host's own loopback services (API server, etcd, node
+// agent) and link-local metadata services stay out of reach (400).
 package podproxy

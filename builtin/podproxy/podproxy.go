@@ -19,8 +19,11 @@ import (
 	"github.com/converge-dev/converge/framework/storage"
 )
 
-// podPrefix is the storage prefix of Pods.
-const podPrefix = "/registry/core/pods/"
+// podPrefix and nodePrefix are the storage prefixes of Pods and Nodes.
+const (
+	podPrefix  = "/registry/core/pods/"
+	nodePrefix = "/registry/core/nodes/"
+)
 
 // PodGetter is the part of storage.Interface the subresource uses: pods are
 // read by the name inside NAME, which the parent (the whole NAME) cannot do.
@@ -75,6 +78,9 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 	if err != nil {
 		return err
 	}
+	if err := s.checkHostLocal(r.Context(), pod, loc); err != nil {
+		return err
+	}
 	loc.Path = tail(r.URL.Path, parent.Name())
 	loc.RawQuery = r.URL.RawQuery
 	var proxyErr error
@@ -116,6 +122,48 @@ func (s *Subresource) pod(ctx context.Context, ns, name string) (*corev1.Pod, er
 		return nil, apierrors.NewInternalError(fmt.Errorf("decode pod %s/%s: %w", ns, name, err))
 	}
 	return &pod, nil
+}
+
+// checkHostLocal refuses a loopback or link-local target unless it lies in
+// the pod CIDRs of the node the pod runs on (the process runtime gives pods
+// loopback addresses from its node's range). Anything else on the host's
+// loopback (the API server, etcd, the node agent) or a link-local address (a
+// cloud metadata service) is never reachable through pods/proxy, whatever
+// IP a pod's status claims.
+func (s *Subresource) checkHostLocal(ctx context.Context, pod *corev1.Pod, loc *url.URL) error {
+	ip := net.ParseIP(loc.Hostname())
+	if ip == nil || !(ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
+		return nil
+	}
+	denied := apierrors.NewBadRequest("address not allowed")
+	if pod.Spec.NodeName == "" {
+		return denied
+	}
+	kv, err := s.store.Get(ctx, nodePrefix+pod.Spec.NodeName)
+	if errors.Is(err, storage.ErrNotFound) {
+		return denied
+	}
+	if err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("read node %s: %w", pod.Spec.NodeName, err))
+	}
+	var node corev1.Node
+	if err := json.Unmarshal(kv.Value, &node); err != nil {
+		return apierrors.NewInternalError(fmt.Errorf("decode node %s: %w", pod.Spec.NodeName, err))
+	}
+	if inCIDRs(ip, append([]string{node.Spec.PodCIDR}, node.Spec.PodCIDRs...)) {
+		return nil
+	}
+	return denied
+}
+
+// inCIDRs reports whether ip lies in one of cidrs (unparsable ones ignored).
+func inCIDRs(ip net.IP, cidrs []string) bool {
+	for _, c := range cidrs {
+		if _, n, err := net.ParseCIDR(c); err == nil && n.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // location is where pod answers: its IP, and port or else its first

@@ -48,19 +48,31 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 
 	// The "pod": echoes what it got.
-	srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// It listens on a loopback address of its node's pod CIDR, as a pod of
+	// the process runtime does.
+	l, err := net.Listen("tcp", "127.91.0.5:0")
+	Expect(err).NotTo(HaveOccurred())
+	srv = &httptest.Server{Listener: l, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		fmt.Fprintf(w, "%s %s?%s auth=%q body=%s", r.Method, r.URL.Path, r.URL.RawQuery, r.Header.Get("Authorization"), body)
-	}))
+	})}}
+	srv.Start()
 	_, p, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	port, _ = strconv.Atoi(p)
+	node := &corev1.Node{}
+	node.Name = "n1"
+	node.Spec.PodCIDR, node.Spec.PodCIDRs = "127.91.0.0/16", []string{"127.91.0.0/16"}
+	Expect(c.Create(ctx, node)).To(Succeed())
 
-	pod := &corev1.Pod{}
-	pod.Name, pod.Namespace = "server", "default"
-	pod.Spec.Containers = []corev1.Container{{Name: "c", Image: "x", Ports: []corev1.ContainerPort{{ContainerPort: int32(port)}}}}
-	Expect(c.Create(ctx, pod)).To(Succeed())
-	pod.Status.PodIP, pod.Status.PodIPs = "127.0.0.1", []corev1.PodIP{{IP: "127.0.0.1"}}
-	Expect(c.Status().Update(ctx, pod)).To(Succeed())
+	for name, ip := range map[string]string{"server": "127.91.0.5", "host-loopback": "127.0.0.1", "metadata": "169.254.169.254"} {
+		pod := &corev1.Pod{}
+		pod.Name, pod.Namespace = name, "default"
+		pod.Spec.NodeName = "n1"
+		pod.Spec.Containers = []corev1.Container{{Name: "c", Image: "x", Ports: []corev1.ContainerPort{{ContainerPort: int32(port)}}}}
+		Expect(c.Create(ctx, pod)).To(Succeed())
+		pod.Status.PodIP, pod.Status.PodIPs = ip, []corev1.PodIP{{IP: ip}}
+		Expect(c.Status().Update(ctx, pod)).To(Succeed())
+	}
 	noIP := &corev1.Pod{}
 	noIP.Name, noIP.Namespace = "pending", "default"
 	noIP.Spec.Containers = []corev1.Container{{Name: "c", Image: "x"}}
@@ -116,5 +128,7 @@ var _ = Describe("pods/proxy", func() {
 		Entry("a malformed name", "ftp:server:80/proxy/", http.StatusBadRequest, "invalid pod request"),
 		Entry("a pod without an IP", "pending/proxy/", http.StatusBadRequest, "has no IP address"),
 		Entry("a port nothing listens on", "server:1/proxy/", http.StatusServiceUnavailable, "error trying to reach service"),
+		Entry("a pod claiming the host's loopback, outside its node's pod CIDR", "host-loopback/proxy/", http.StatusBadRequest, "address not allowed"),
+		Entry("a pod claiming a link-local metadata address", "metadata/proxy/", http.StatusBadRequest, "address not allowed"),
 	)
 })
