@@ -105,12 +105,26 @@ func BenchmarkSecureCreateClientGo(b *testing.B) {
 			fmt.Sprintf(`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":%q},"data":{"k":%q}}`, name, payload))
 		return err
 	}
-	sides := []struct {
-		name      string
-		op        func() error
-		wall, cpu time.Duration
-	}{{name: "secure", op: create(secure)}, {name: "insecure", op: create(insecure)}, {name: "etcd", op: put}}
-	const slices, conc = 10, 64
+	sides := []side{{name: "secure", op: create(secure)}, {name: "insecure", op: create(insecure)}, {name: "etcd", op: put}}
+	alternate(b, sides, 64)
+	b.ReportMetric(sides[1].wall.Seconds()/sides[0].wall.Seconds(), "secure/insecure")
+	b.ReportMetric(sides[2].wall.Seconds()/sides[0].wall.Seconds(), "secure/etcd")
+	b.ReportMetric(sides[2].wall.Seconds()/sides[1].wall.Seconds(), "insecure/etcd")
+}
+
+// side is one operation of an alternating benchmark and what it took.
+type side struct {
+	name      string
+	op        func() error
+	wall, cpu time.Duration
+}
+
+// alternate warms each side up, then runs b.N operations of each at
+// concurrency conc in ten alternating slices (so that changing load weighs
+// on all sides alike), adding up each side's wall and process CPU time, and
+// reports each side's operations/s and CPU µs per operation.
+func alternate(b *testing.B, sides []side, conc int) {
+	const slices = 10
 	n := max(b.N/slices, conc)
 	for i := range sides {
 		if err := load.Run(conc, conc, sides[i].op); err != nil {
@@ -133,9 +147,6 @@ func BenchmarkSecureCreateClientGo(b *testing.B) {
 		b.ReportMetric(total/s.wall.Seconds(), s.name+"-ops/s")
 		b.ReportMetric(float64(s.cpu.Microseconds())/total, s.name+"-cpu-us/op")
 	}
-	b.ReportMetric(sides[1].wall.Seconds()/sides[0].wall.Seconds(), "secure/insecure")
-	b.ReportMetric(sides[2].wall.Seconds()/sides[0].wall.Seconds(), "secure/etcd")
-	b.ReportMetric(sides[2].wall.Seconds()/sides[1].wall.Seconds(), "insecure/etcd")
 }
 
 // cpuTime is the process's user and system CPU time so far.
@@ -180,29 +191,8 @@ func BenchmarkSecureApplyClientGo(b *testing.B) {
 		_, err := cms.Get(ctx, "applied", metav1.GetOptions{})
 		return err
 	}
-	sides := []struct {
-		name      string
-		op        func() error
-		wall, cpu time.Duration
-	}{{name: "apply", op: apply}, {name: "get", op: get}}
-	const slices, conc = 10, 16
-	n := max(b.N/slices, conc)
-	for i := range sides {
-		if err := load.Run(conc, conc, sides[i].op); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ResetTimer()
-	for range slices {
-		for i := range sides {
-			c0, t0 := cpuTime(), time.Now()
-			if err := load.Run(conc, n, sides[i].op); err != nil {
-				b.Fatal(err)
-			}
-			sides[i].wall += time.Since(t0)
-			sides[i].cpu += cpuTime() - c0
-		}
-	}
+	sides := []side{{name: "apply", op: apply}, {name: "get", op: get}}
+	alternate(b, sides, 16)
 	b.StopTimer()
 	last, err := cms.Get(ctx, "applied", metav1.GetOptions{})
 	if err != nil {
@@ -210,11 +200,6 @@ func BenchmarkSecureApplyClientGo(b *testing.B) {
 	}
 	if last.ResourceVersion != first.ResourceVersion {
 		b.Fatalf("unchanged applies committed: resourceVersion %s -> %s", first.ResourceVersion, last.ResourceVersion)
-	}
-	total := float64(n * slices)
-	for _, s := range sides {
-		b.ReportMetric(total/s.wall.Seconds(), s.name+"-ops/s")
-		b.ReportMetric(float64(s.cpu.Microseconds())/total, s.name+"-cpu-us/op")
 	}
 	b.ReportMetric(sides[0].cpu.Seconds()/sides[1].cpu.Seconds(), "apply/get-cpu")
 }
