@@ -35,6 +35,7 @@ type containerRunner struct {
 	exited   chan struct{}          // closed when the current container exited; guarded by mu
 
 	pullBackoff time.Duration // between failed image pulls; used only by the run goroutine (pull.go)
+	pulledEvent string        // a Pulled event ensureImage left for after the start attempt; used only by the run goroutine (pull.go)
 
 	adopted      *cri.ContainerInfo // started by an earlier agent, to watch first (adopt.go); guarded by mu
 	wasAdopted   bool               // set before the worker runs, then read-only
@@ -192,6 +193,7 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		}
 		r.w.markDirty()
 		if !wasAdopted {
+			r.flushPulled(ctx)
 			a.rec.Event(ctx, r.w.current(), "Normal", "Started", "Started container "+r.c.Name)
 		}
 		if hooked && r.postStart(ctx, id) {
@@ -296,6 +298,7 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 	}
 	spec, err := r.w.containerSpec(ctx, r.c, attempt)
 	if err != nil {
+		r.flushPulled(ctx)
 		reason := "CreateContainerConfigError"
 		r.setStatus(func(s *corev1.ContainerStatus) {
 			s.State = corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: reason, Message: err.Error()}}
@@ -308,6 +311,7 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 		return "", spec, startRetry
 	}
 	if err := os.MkdirAll(filepath.Dir(spec.LogPath), 0o755); err != nil {
+		r.flushPulled(ctx)
 		r.w.setMessage(fmt.Sprintf("create log dir: %v", err))
 		return "", spec, startGiveUp
 	}
@@ -324,6 +328,7 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 		if ctx.Err() != nil {
 			return "", spec, startGiveUp
 		}
+		r.flushPulled(ctx)
 		reason := "CreateContainerError"
 		if errors.Is(err, cri.ErrImageNotPresent) {
 			reason = "ErrImageNeverPull"

@@ -61,7 +61,9 @@ func (r *containerRunner) ensureImage(ctx context.Context) bool {
 	}
 	switch {
 	case present && policy != corev1.PullAlways:
-		a.rec.Event(ctx, r.w.current(), "Normal", "Pulled", fmt.Sprintf("Container image %q already present on machine", ref))
+		// Recorded after the start attempt (flushPulled), in the same order:
+		// an event is a write the start need not wait for.
+		r.pulledEvent = fmt.Sprintf("Container image %q already present on machine", ref)
 		a.images.used(img.ID)
 		r.setImageID(img)
 		return true
@@ -103,6 +105,15 @@ func (r *containerRunner) ensureImage(ctx context.Context) bool {
 	a.rec.Event(ctx, r.w.current(), "Warning", "Failed", "Error: ImagePullBackOff")
 	sleepCtx(ctx, r.pullBackoff-hold)
 	return false
+}
+
+// flushPulled records the Pulled event ensureImage left, if any.
+func (r *containerRunner) flushPulled(ctx context.Context) {
+	if r.pulledEvent == "" {
+		return
+	}
+	r.w.a.rec.Event(ctx, r.w.current(), "Normal", "Pulled", r.pulledEvent)
+	r.pulledEvent = ""
 }
 
 // setImageID reports the image as the kubelet on containerd does:

@@ -39,19 +39,31 @@ type Runtime struct {
 	runtime     string
 	registries  Registries
 
-	// pullMu guards pulls, the pulls in flight by normalized reference.
+	// pullMu guards pulls, the pulls in flight by normalized reference and credentials (pullKey).
 	pullMu sync.Mutex
 	pulls  map[string]*pullCall
 
 	// unpacked holds the manifest digests of images found unpacked into
 	// the snapshotter (see unpack).
 	unpacked sync.Map
+	// unpacking holds the unpacks in flight by manifest digest, so that a
+	// burst of starts of a new image unpacks it once; guarded by unpackMu.
+	unpackMu  sync.Mutex
+	unpacking map[string]*unpackCall
+	// metas are the images' imageMeta by manifest digest (imagemeta.go).
+	metas metas
+	// lease is shared by container creations (imagemeta.go).
+	lease startLease
+	// bg counts background calls (background); Close waits for them.
+	bg sync.WaitGroup
 
 	// mu guards running. Never held across a containerd call.
 	mu sync.Mutex
 	// running holds the containers started by this Runtime whose task has not
 	// been deleted; their exit is observed by a goroutine that flushes the log.
 	running map[string]*container
+	// closing is set by Close; guarded by mu.
+	closing bool
 }
 
 var _ cri.Runtime = (*Runtime)(nil)
@@ -137,6 +149,10 @@ func (r *Runtime) Client() *client.Client { return r.client }
 // Close closes the connection to containerd. Containers keep running; their
 // output is no longer captured.
 func (r *Runtime) Close() error {
+	r.mu.Lock()
+	r.closing = true
+	r.mu.Unlock()
+	r.bg.Wait()
 	err := r.client.Close()
 	r.dialer.Close()
 	if err != nil {
@@ -148,6 +164,20 @@ func (r *Runtime) Close() error {
 // nsCtx puts the runtime's namespace into ctx.
 func (r *Runtime) nsCtx(ctx context.Context) context.Context {
 	return namespaces.WithNamespace(ctx, r.namespace)
+}
+
+// background runs f in a goroutine that Close waits for, or right away
+// when the runtime is closing.
+func (r *Runtime) background(f func()) {
+	r.mu.Lock()
+	if r.closing {
+		r.mu.Unlock()
+		f()
+		return
+	}
+	r.bg.Add(1)
+	r.mu.Unlock()
+	go func() { defer r.bg.Done(); f() }()
 }
 
 func (r *Runtime) lookupRunning(id string) *container {

@@ -2,6 +2,8 @@ package containerd
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"syscall"
@@ -23,7 +25,8 @@ var (
 )
 
 // pullCall is one pull in flight, shared by every caller pulling the same
-// normalized reference.
+// normalized reference with the same credentials (a caller without a
+// pod's credentials must not be handed that pod's pull).
 type pullCall struct {
 	done    chan struct{} // closed when res and err are set
 	res     cri.PullResult
@@ -33,18 +36,20 @@ type pullCall struct {
 }
 
 // PullImage pulls ref through the registries configuration and unpacks it
-// into the runtime's snapshotter. Concurrent pulls of one reference share a
-// pull, which runs until it ends or every caller gave up.
+// into the runtime's snapshotter. Concurrent pulls of one reference with the
+// same credentials share a pull, which runs until it ends or every caller
+// gave up.
 func (r *Runtime) PullImage(ctx context.Context, ref string, creds []cri.Credential) (cri.PullResult, error) {
 	begin := time.Now()
 	name := image.Normalize(ref)
+	key := pullKey(name, creds)
 	r.pullMu.Lock()
-	c := r.pulls[name]
+	c := r.pulls[key]
 	if c == nil {
 		pctx, cancel := context.WithCancel(withClientLog(r.nsCtx(context.WithoutCancel(ctx))))
 		c = &pullCall{done: make(chan struct{}), cancel: cancel}
-		r.pulls[name] = c
-		go r.runPull(pctx, c, ref, name, creds)
+		r.pulls[key] = c
+		go r.runPull(pctx, c, ref, name, key, creds)
 	}
 	c.waiters++
 	r.pullMu.Unlock()
@@ -57,8 +62,8 @@ func (r *Runtime) PullImage(ctx context.Context, ref string, creds []cri.Credent
 		r.pullMu.Lock()
 		if c.waiters--; c.waiters == 0 {
 			c.cancel()
-			if r.pulls[name] == c { // later callers start a new pull
-				delete(r.pulls, name)
+			if r.pulls[key] == c { // later callers start a new pull
+				delete(r.pulls, key)
 			}
 		}
 		r.pullMu.Unlock()
@@ -66,15 +71,28 @@ func (r *Runtime) PullImage(ctx context.Context, ref string, creds []cri.Credent
 	}
 }
 
-func (r *Runtime) runPull(ctx context.Context, c *pullCall, ref, name string, creds []cri.Credential) {
+// pullKey identifies the pulls that can be shared: same image, same
+// credentials.
+func pullKey(name string, creds []cri.Credential) string {
+	h := sha256.New()
+	for _, c := range creds {
+		for _, f := range []string{c.Host, c.Username, c.Password, c.IdentityToken, c.RegistryToken} {
+			h.Write([]byte(f))
+			h.Write([]byte{0})
+		}
+	}
+	return name + "#" + hex.EncodeToString(h.Sum(nil))
+}
+
+func (r *Runtime) runPull(ctx context.Context, c *pullCall, ref, name, key string, creds []cri.Credential) {
 	defer c.cancel()
 	begin := time.Now()
 	img, err := r.pull(ctx, ref, name, creds)
 	c.res = cri.PullResult{Image: img, Duration: time.Since(begin)}
 	c.err = err
 	r.pullMu.Lock()
-	if r.pulls[name] == c {
-		delete(r.pulls, name)
+	if r.pulls[key] == c {
+		delete(r.pulls, key)
 	}
 	r.pullMu.Unlock()
 	close(c.done)
@@ -125,6 +143,9 @@ func (r *Runtime) ImageStatus(ctx context.Context, ref string) (cri.Image, bool,
 	}
 	if err != nil {
 		return cri.Image{}, false, err
+	}
+	if m, err := r.meta(ctx, img); err == nil { // what a start reads too, remembered
+		return cri.Image{Names: []string{img.Name()}, Digest: img.Target().Digest.String(), ID: m.config.Digest.String(), Size: m.size}, true, nil
 	}
 	info, err := r.describe(ctx, img)
 	if err != nil {
@@ -187,6 +208,7 @@ func (r *Runtime) RemoveImage(ctx context.Context, ref string) error {
 		}
 	}
 	r.unpacked.Clear() // the collection may have taken snapshots
+	r.forgetMetas()
 	return nil
 }
 

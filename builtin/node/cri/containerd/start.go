@@ -17,6 +17,7 @@ import (
 	"github.com/containerd/containerd/v2/pkg/cio"
 	"github.com/containerd/containerd/v2/pkg/oci"
 	"github.com/containerd/errdefs"
+	"github.com/containerd/typeurl/v2"
 	"github.com/go-logr/logr"
 	specs "github.com/opencontainers/runtime-spec/specs-go"
 
@@ -43,8 +44,11 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	if err := r.unpack(ctx, img); err != nil {
 		return "", fmt.Errorf("start container %s: %w", what, err)
 	}
-
-	opts := specOpts(img, spec)
+	meta, err := r.meta(ctx, img)
+	if err != nil {
+		return "", fmt.Errorf("start container %s: %w", what, err)
+	}
+	opts := specOpts(metaImage{Image: img, m: meta}, spec)
 	if spec.TargetID != "" {
 		// kubectl debug --target: the target container's PID namespace.
 		pidNS, err := r.targetPIDNamespace(spec.TargetID)
@@ -54,13 +58,14 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: pidNS}))
 	}
 	id := newID()
-	cont, err := r.newContainer(ctx, id, img, spec, opts)
+	cont, ociSpec, err := r.newContainer(ctx, id, img, meta, spec, opts)
 	if errdefs.IsNotFound(err) {
 		// The image's snapshots went (an image removed by another client and
-		// imported again): unpack and create once more.
+		// imported again), or the shared lease did: unpack and create once more.
 		r.unpacked.Delete(img.Target().Digest.String())
+		r.dropLease()
 		if err = r.unpack(ctx, img); err == nil {
-			cont, err = r.newContainer(ctx, id, img, spec, opts)
+			cont, ociSpec, err = r.newContainer(ctx, id, img, meta, spec, opts)
 		}
 	}
 	if err != nil {
@@ -78,12 +83,6 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 			log.Error(err, "Delete container after failed start", "container", id)
 		}
 	}
-	spec2, err := cont.Spec(ctx)
-	if err != nil {
-		cleanup(nil)
-		return "", fmt.Errorf("start container %s: read spec: %w", what, err)
-	}
-
 	logs, err := openLog(spec.LogPath)
 	if err != nil {
 		cleanup(nil)
@@ -134,7 +133,7 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		task:       task,
 		pid:        int(task.Pid()),
 		startedAt:  started,
-		cgroupPath: cgroupsPath(spec2),
+		cgroupPath: cgroupsPath(ociSpec),
 		done:       make(chan struct{}),
 	}
 	r.mu.Lock()
@@ -142,10 +141,14 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	r.mu.Unlock()
 	go c.watch(context.WithoutCancel(ctx), exitCh, logs, stdout, stderr)
 
-	// Recorded for a Runtime that finds the container after an agent restart.
-	if _, err := cont.SetLabels(ctx, map[string]string{LabelStartedAt: started.UTC().Format(time.RFC3339Nano)}); err != nil {
-		log.V(1).Info("Could not label container with its start time", "container", id, "error", err.Error())
-	}
+	// Recorded for a Runtime that finds the container after an agent
+	// restart; not waited for (Close waits): a start returns one database
+	// write sooner.
+	r.background(func() {
+		if _, err := cont.SetLabels(context.WithoutCancel(ctx), map[string]string{LabelStartedAt: started.UTC().Format(time.RFC3339Nano)}); err != nil {
+			log.V(1).Info("Could not label container with its start time", "container", id, "error", err.Error())
+		}
+	})
 	log.V(1).Info("Started container", "container", id, "pod", spec.PodNamespace+"/"+spec.PodName, "name", spec.Name, "image", img.Name(), "pid", c.pid)
 	return id, nil
 }
@@ -185,13 +188,38 @@ func classifyStartErr(err error) error {
 	return err
 }
 
-// image finds a local image by reference, normalized name, or digest.
-// newContainer creates container id of img with a new snapshot.
-func (r *Runtime) newContainer(ctx context.Context, id string, img client.Image, spec cri.ContainerSpec, opts []oci.SpecOpts) (client.Container, error) {
-	return r.client.NewContainer(ctx, id,
+// newContainer creates container id of img with a new snapshot and returns
+// it with its spec. It shares the runtime's lease (withLease) instead of
+// the one per container client.NewContainer makes, and keeps the spec it
+// generates instead of reading it back.
+func (r *Runtime) newContainer(ctx context.Context, id string, img client.Image, m *imageMeta, spec cri.ContainerSpec, opts []oci.SpecOpts) (client.Container, *oci.Spec, error) {
+	ctx, err := r.withLease(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	var s *oci.Spec
+	prepared := false
+	withSnapshot := func(ctx context.Context, c *client.Client, ctr *containers.Container) error {
+		// What client.WithNewSnapshot does, without reading the image's
+		// manifest and the snapshotter's capabilities again.
+		if _, err := c.SnapshotService(r.snapshotter).Prepare(ctx, id, m.chainID); err != nil {
+			return err
+		}
+		prepared = true
+		ctr.Snapshotter, ctr.SnapshotKey = r.snapshotter, id
+		return nil
+	}
+	withSpec := func(ctx context.Context, c *client.Client, ctr *containers.Container) error {
+		var err error
+		if s, err = oci.GenerateSpec(ctx, c, ctr, opts...); err != nil {
+			return err
+		}
+		ctr.Spec, err = typeurl.MarshalAny(s)
+		return err
+	}
+	cont, err := r.client.NewContainer(ctx, id,
 		client.WithImage(img),
-		client.WithSnapshotter(r.snapshotter),
-		client.WithNewSnapshot(id, img),
+		withSnapshot,
 		client.WithRuntime(r.runtime, nil),
 		client.WithContainerLabels(map[string]string{
 			LabelPodUID:       spec.PodUID,
@@ -200,10 +228,20 @@ func (r *Runtime) newContainer(ctx context.Context, id string, img client.Image,
 			LabelContainer:    spec.Name,
 			LabelAttempt:      strconv.Itoa(spec.Attempt),
 		}),
-		client.WithNewSpec(opts...),
+		withSpec,
 	)
+	if err != nil {
+		if prepared { // the lease would keep it until it expires
+			if rerr := r.client.SnapshotService(r.snapshotter).Remove(context.WithoutCancel(ctx), id); rerr != nil && !errdefs.IsNotFound(rerr) {
+				err = errors.Join(err, fmt.Errorf("remove snapshot: %w", rerr))
+			}
+		}
+		return nil, nil, err
+	}
+	return cont, s, nil
 }
 
+// image finds a local image by reference, normalized name, or digest.
 func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {
 	candidates := []string{ref}
 	if n := image.Normalize(ref); n != ref {
@@ -234,11 +272,47 @@ func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {
 // (by its manifest digest) found unpacked is remembered: checking costs
 // several containerd calls per container start, and the image's snapshots
 // stay as long as it does (Start forgets it when they are found gone).
+// Starts of an image being unpacked wait for that unpack instead of
+// unpacking it too.
 func (r *Runtime) unpack(ctx context.Context, img client.Image) error {
 	key := img.Target().Digest.String()
 	if _, ok := r.unpacked.Load(key); ok {
 		return nil
 	}
+	r.unpackMu.Lock()
+	if c, ok := r.unpacking[key]; ok {
+		r.unpackMu.Unlock()
+		select {
+		case <-c.done:
+			return c.err
+		case <-ctx.Done():
+			return fmt.Errorf("wait for the unpack of image %s: %w", img.Name(), ctx.Err())
+		}
+	}
+	if r.unpacking == nil {
+		r.unpacking = map[string]*unpackCall{}
+	}
+	c := &unpackCall{done: make(chan struct{})}
+	r.unpacking[key] = c
+	r.unpackMu.Unlock()
+	c.err = r.doUnpack(ctx, img)
+	if c.err == nil {
+		r.unpacked.Store(key, struct{}{})
+	}
+	r.unpackMu.Lock()
+	delete(r.unpacking, key)
+	r.unpackMu.Unlock()
+	close(c.done)
+	return c.err
+}
+
+// unpackCall is an unpack in flight; err is set before done is closed.
+type unpackCall struct {
+	done chan struct{}
+	err  error
+}
+
+func (r *Runtime) doUnpack(ctx context.Context, img client.Image) error {
 	ok, err := img.IsUnpacked(ctx, r.snapshotter)
 	if err != nil {
 		return fmt.Errorf("check image %s is unpacked: %w", img.Name(), err)
@@ -248,12 +322,11 @@ func (r *Runtime) unpack(ctx context.Context, img client.Image) error {
 			return fmt.Errorf("unpack image %s into %s: %w", img.Name(), r.snapshotter, err)
 		}
 	}
-	r.unpacked.Store(key, struct{}{})
 	return nil
 }
 
 // specOpts maps a ContainerSpec onto the image's default spec.
-func specOpts(img client.Image, spec cri.ContainerSpec) []oci.SpecOpts {
+func specOpts(img oci.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	opts := []oci.SpecOpts{
 		// ImageArgs (used when Args is empty) replace the image's Cmd after its Entrypoint.
 		oci.WithImageConfigArgs(img, spec.ImageArgs),
