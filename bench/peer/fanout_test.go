@@ -3,6 +3,9 @@ package peer
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,6 +33,7 @@ func BenchmarkKubeAPIServerFanout(b *testing.B) {
 	type figures struct{ created, first, half, last []time.Duration }
 	f := make([]figures, len(sides))
 	cpu := make([]time.Duration, len(sides))
+	profiled := profileDuringFanout(b, sides)
 	b.ResetTimer()
 	for i := range b.N {
 		for r := range fanoutOnlyRounds {
@@ -46,6 +50,7 @@ func BenchmarkKubeAPIServerFanout(b *testing.B) {
 		}
 	}
 	b.StopTimer()
+	profiled()
 	short := map[string]string{"converge": "converge", "kube-apiserver": "kas"}
 	for k, s := range sides {
 		n := short[s.name]
@@ -61,6 +66,36 @@ func BenchmarkKubeAPIServerFanout(b *testing.B) {
 	b.ReportMetric(ms(median(f[1].last))/ms(median(f[0].last)), "fanout-speedup")
 	b.ReportMetric(l1, "load1")
 	b.ReportMetric(0, "ns/op")
+}
+
+// profileDuringFanout, when $PEER_FANOUT_PROFILE names a directory, takes a
+// CPU profile and an execution trace of each server (/debug/pprof as
+// system:masters) over the first seconds of the rounds into
+// <dir>/<server>-cpu.pprof and <dir>/<server>.trace; the returned function
+// waits for them.
+func profileDuringFanout(tb testing.TB, sides []*side) func() {
+	dir := os.Getenv("PEER_FANOUT_PROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	var wg sync.WaitGroup
+	for _, s := range sides {
+		for _, p := range []struct{ path, seconds, file string }{
+			{"/debug/pprof/profile", "12", s.name + "-cpu.pprof"},
+			{"/debug/pprof/trace", "3", s.name + ".trace"},
+		} {
+			wg.Go(func() {
+				body, err := s.cs.CoreV1().RESTClient().Get().AbsPath(p.path).Param("seconds", p.seconds).DoRaw(context.Background())
+				if err == nil {
+					err = os.WriteFile(filepath.Join(dir, p.file), body, 0o644)
+				}
+				if err != nil {
+					tb.Errorf("%s: %s: %v", s.name, p.path, err)
+				}
+			})
+		}
+	}
+	return wg.Wait
 }
 
 // fanOutTimed creates one ConfigMap in "fan" and returns the time the create
