@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/trace"
 	"sync"
 	"testing"
 	"time"
@@ -71,14 +72,27 @@ func BenchmarkKubeAPIServerFanout(b *testing.B) {
 // profileDuringFanout, when $PEER_FANOUT_PROFILE names a directory, takes a
 // CPU profile and an execution trace of each server (/debug/pprof as
 // system:masters) over the first seconds of the rounds into
-// <dir>/<server>-cpu.pprof and <dir>/<server>.trace; the returned function
-// waits for them.
+// <dir>/<server>-cpu.pprof and <dir>/<server>.trace, and a trace of this
+// process (the watchers) into <dir>/client.trace; the returned function waits
+// for them.
 func profileDuringFanout(tb testing.TB, sides []*side) func() {
 	dir := os.Getenv("PEER_FANOUT_PROFILE")
 	if dir == "" {
 		return func() {}
 	}
 	var wg sync.WaitGroup
+	f, err := os.Create(filepath.Join(dir, "client.trace"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := trace.Start(f); err != nil {
+		tb.Fatal(err)
+	}
+	wg.Go(func() {
+		time.Sleep(3 * time.Second)
+		trace.Stop()
+		_ = f.Close()
+	})
 	for _, s := range sides {
 		for _, p := range []struct{ path, seconds, file string }{
 			{"/debug/pprof/profile", "12", s.name + "-cpu.pprof"},
