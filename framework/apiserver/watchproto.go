@@ -6,6 +6,9 @@ import (
 	"fmt"
 
 	"google.golang.org/protobuf/encoding/protowire"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/protobuf"
 )
 
 // Protobuf watch streams. A watch whose Accept header prefers Kubernetes
@@ -17,8 +20,9 @@ import (
 // object's protobuf body with magic prefix and envelope) after its length as
 // 4 bytes big-endian. Each event's frame is encoded once per version and event
 // type and shared by every such watcher, as the JSON frames are. An object the
-// Go type cannot hold (a field it does not know) ends the stream; the client
-// watches again.
+// Go type cannot hold (a field it does not know) ends the stream with an ERROR
+// event, a 410 Expired Status: the client lists again (lists fall back to JSON
+// per response) and watches on from there.
 
 // mediaProtobufWatch is the Content-Type of a protobuf watch stream.
 const mediaProtobufWatch = mediaProtobuf + ";stream=watch"
@@ -35,7 +39,10 @@ func (s *Server) protoWatch(q *request, st *watchStream) bool {
 	enc := &protoWriter{s: s, typ: q.res.Type, kind: q.res.Kind}
 	v := viewOf(q.res)
 	st.frame = func(ev *cacheEvent, typ string) ([]byte, error) { return ev.obj.protoFrame(typ, v, enc.transcode) }
-	st.errorFrame = func(error) []byte { return nil }
+	st.errorFrame = func(err error) []byte {
+		s.log.V(1).Info("Ending a protobuf watch with 410: an event cannot be encoded", "resource", q.res.Resource, "error", err.Error())
+		return protoExpiredFrame(err.Error())
+	}
 	kind, av := q.res.Kind, q.res.GroupVersion.String()
 	bookmark := func(rv int64, annotations string) []byte {
 		obj := enc.transcode(fmt.Appendf(nil, `{"kind":%q,"apiVersion":%q,"metadata":{"resourceVersion":"%d"%s}}`, kind, av, rv, annotations))
@@ -98,4 +105,19 @@ func protoWatchFrame(typ string, obj []byte) []byte {
 	b = protowire.AppendBytes(b, raw)
 	binary.BigEndian.PutUint32(b, uint32(len(b)-4))
 	return b
+}
+
+// protoExpiredFrame renders an ERROR WatchEvent carrying a meta/v1 Status
+// Failure, reason Expired, code 410, with message.
+func protoExpiredFrame(message string) []byte {
+	var st []byte
+	st = protowire.AppendTag(st, 2, protowire.BytesType)
+	st = protowire.AppendString(st, "Failure")
+	st = protowire.AppendTag(st, 3, protowire.BytesType)
+	st = protowire.AppendString(st, message)
+	st = protowire.AppendTag(st, 4, protowire.BytesType)
+	st = protowire.AppendString(st, "Expired")
+	st = protowire.AppendTag(st, 6, protowire.VarintType)
+	st = protowire.AppendVarint(st, 410)
+	return protoWatchFrame("ERROR", protobuf.Wrap(api.TypeMeta{APIVersion: "v1", Kind: "Status"}, st))
 }

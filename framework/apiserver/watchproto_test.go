@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/encoding/protowire"
 
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/apiserver/protobuf"
 )
 
 // TestProtoWatchFrame checks a protobuf watch frame: its length prefix, the
@@ -31,33 +32,7 @@ func TestProtoWatchFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := binary.BigEndian.Uint32(f); int(n) != len(f)-4 {
-		t.Fatalf("length prefix %d for a %d-byte message", n, len(f)-4)
-	}
-	var typ string
-	var raw []byte
-	for b := f[4:]; len(b) > 0; {
-		num, wt, n := protowire.ConsumeTag(b)
-		if n < 0 || wt != protowire.BytesType {
-			t.Fatalf("malformed WatchEvent % x", f[4:])
-		}
-		b = b[n:]
-		v, n := protowire.ConsumeBytes(b)
-		if n < 0 {
-			t.Fatalf("malformed WatchEvent % x", f[4:])
-		}
-		b = b[n:]
-		switch num {
-		case 1:
-			typ = string(v)
-		case 2: // RawExtension: raw = 1
-			num, _, n := protowire.ConsumeTag(v)
-			if num != 1 || n < 0 {
-				t.Fatalf("malformed RawExtension % x", v)
-			}
-			raw, _ = protowire.ConsumeBytes(v[n:])
-		}
-	}
+	typ, raw := parseWatchEvent(t, f)
 	if typ != api.EventModified {
 		t.Errorf("type %q, want MODIFIED", typ)
 	}
@@ -94,4 +69,43 @@ func TestProtoWatchFrame(t *testing.T) {
 	if !bytes.Equal(protoWatchFrame("BOOKMARK", nil)[4:6], []byte{0x0a, 8}) {
 		t.Errorf("BOOKMARK frame % x", protoWatchFrame("BOOKMARK", nil))
 	}
+	// What a watcher gets instead: an ERROR event with a Status (410 Expired, so
+	// that client-go relists).
+	typ, raw = parseWatchEvent(t, protoExpiredFrame(errNotProtobuf.Error()))
+	env, err := protobuf.Unwrap(raw)
+	if typ != "ERROR" || err != nil || env.TypeMeta.Kind != "Status" {
+		t.Errorf("the ERROR event: %q, %+v, %v", typ, env.TypeMeta, err)
+	}
+}
+
+// parseWatchEvent returns the type and the object's bytes of a protobuf watch
+// frame, after checking its length prefix.
+func parseWatchEvent(t *testing.T, f []byte) (typ string, raw []byte) {
+	t.Helper()
+	if n := binary.BigEndian.Uint32(f); int(n) != len(f)-4 {
+		t.Fatalf("length prefix %d for a %d-byte message", n, len(f)-4)
+	}
+	for b := f[4:]; len(b) > 0; {
+		num, wt, n := protowire.ConsumeTag(b)
+		if n < 0 || wt != protowire.BytesType {
+			t.Fatalf("malformed WatchEvent % x", f[4:])
+		}
+		b = b[n:]
+		v, n := protowire.ConsumeBytes(b)
+		if n < 0 {
+			t.Fatalf("malformed WatchEvent % x", f[4:])
+		}
+		b = b[n:]
+		switch num {
+		case 1:
+			typ = string(v)
+		case 2: // RawExtension: raw = 1
+			num, _, n := protowire.ConsumeTag(v)
+			if num != 1 || n < 0 {
+				t.Fatalf("malformed RawExtension % x", v)
+			}
+			raw, _ = protowire.ConsumeBytes(v[n:])
+		}
+	}
+	return typ, raw
 }
