@@ -162,7 +162,7 @@ type watchStream struct {
 	// sent counts the events written (apiserver_watch_events_total); may be nil.
 	sent prometheus.Counter
 	// errorFrame renders the event that reports a frame that failed to
-	// render, before the stream ends; nil for none (default errorFrame).
+	// render, before the stream ends; nil means errorFrame's JSON ERROR event.
 	errorFrame func(err error) []byte
 	// protoInitialEnd is initialEnd for a protobuf stream (see protoWatch).
 	protoInitialEnd func(rv int64) []byte
