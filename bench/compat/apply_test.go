@@ -196,6 +196,17 @@ func TestClientGoWatchList(t *testing.T) {
 	if streamed == 0 || listed != 0 {
 		t.Fatalf("the reflector made %d streaming lists and %d LISTs; want a streaming list and no LIST", streamed, listed)
 	}
+	// client-go's typed clients prefer protobuf; the stream (its initial-events-end
+	// bookmark included, or the informer would not have synced) is protobuf, as
+	// kube-apiserver answers it.
+	proto := log.count(func(e exchange) bool {
+		u, err := url.Parse(e.URL)
+		return err == nil && u.Path == cmPath && u.Query().Get("sendInitialEvents") == "true" &&
+			e.RespType == "application/vnd.kubernetes.protobuf;stream=watch"
+	})
+	if proto == 0 {
+		t.Fatalf("no streaming list was answered as a protobuf watch stream:\n%v", log.exchanges())
+	}
 	// Changes after the initial state arrive on the same watch.
 	if _, err := cs.CoreV1().ConfigMaps(ns).Create(ctx, &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: "d"}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)

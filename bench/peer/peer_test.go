@@ -61,15 +61,7 @@ type side struct {
 // Ratios are Converge ÷ kube-apiserver except list-speedup and fanout-speedup
 // (kube-apiserver's time ÷ Converge's). Run it with -benchtime 1x.
 func BenchmarkKubeAPIServer(b *testing.B) {
-	convergeBin, etcdBin, kasBin := binaries(b)
-	loadavg, _ := os.ReadFile("/proc/loadavg")
-	b.Logf("load average at start: %s", strings.TrimSpace(string(loadavg)))
-	var l1 float64
-	fmt.Sscan(string(loadavg), &l1)
-	sides := []*side{{server: startConverge(b, convergeBin)}, {server: startKubeAPIServer(b, etcdBin, kasBin)}}
-	for _, s := range sides {
-		prepare(b, s)
-	}
+	sides, l1 := startSides(b)
 	b.ResetTimer()
 	for range b.N {
 		// Store the pods in alternating chunks.
@@ -130,6 +122,21 @@ func BenchmarkKubeAPIServer(b *testing.B) {
 	}
 	b.StopTimer()
 	report(b, sides, l1)
+}
+
+// startSides starts both servers, connects client-go to each and prepares
+// their namespaces; it returns them (Converge first) and the load average.
+func startSides(b *testing.B) ([]*side, float64) {
+	convergeBin, etcdBin, kasBin := binaries(b)
+	loadavg, _ := os.ReadFile("/proc/loadavg")
+	b.Logf("load average at start: %s", strings.TrimSpace(string(loadavg)))
+	var l1 float64
+	fmt.Sscan(string(loadavg), &l1)
+	sides := []*side{{server: startConverge(b, convergeBin)}, {server: startKubeAPIServer(b, etcdBin, kasBin)}}
+	for _, s := range sides {
+		prepare(b, s)
+	}
+	return sides, l1
 }
 
 func report(b *testing.B, sides []*side, load1 float64) {
@@ -231,10 +238,13 @@ func listPods(tb testing.TB, s *side) time.Duration {
 
 // startWatchers opens the watchers on ConfigMaps in "fan"; each sends the
 // time it received an ADDED event to s.watchEvents.
-func startWatchers(tb testing.TB, s *side) {
+func startWatchers(tb testing.TB, s *side) { startWatchersN(tb, s, fanRounds) }
+
+// startWatchersN is startWatchers for a given number of events.
+func startWatchersN(tb testing.TB, s *side, events int) {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.stopWatch = cancel
-	s.watchEvents = make(chan time.Time, watchers*fanRounds)
+	s.watchEvents = make(chan time.Time, watchers*events)
 	list, err := s.cs.CoreV1().ConfigMaps("fan").List(ctx, metav1.ListOptions{})
 	if err != nil {
 		tb.Fatalf("%s: list before watch: %v", s.name, err)

@@ -24,8 +24,9 @@
 // Responses are JSON, except that a client preferring Kubernetes protobuf in its
 // Accept header (client-go's default for built-in kinds) gets objects, lists and
 // Scales of resources with a protobuf-encodable Go type in protobuf
-// (protoresponse.go); Status, Table, watch streams and custom resources stay
-// JSON, as the Content-Type says.
+// (protoresponse.go), and watch streams of them as length-prefixed WatchEvent
+// messages (watchproto.go); Status, Table and custom resources stay JSON, as
+// the Content-Type says.
 //
 // A resource with several versions (registry.Resource.Convert) is stored in its
 // storage version; every read converts to the request's version (convert.go).

@@ -21,9 +21,9 @@ import (
 // and lists of a resource with a protobuf-encodable Go type in protobuf, as
 // Kubernetes answers them. The handlers still render JSON: protoWriter holds a
 // successful JSON response back and re-encodes it through the Go type. Anything
-// else (Status, Table, watch streams, other kinds, custom resources, objects
-// with fields the Go type does not know) stays JSON, which the Content-Type
-// names and every client reads.
+// else (Status, Table, other kinds, custom resources, objects with fields the
+// Go type does not know) stays JSON, which the Content-Type names and every
+// client reads. Watch streams are watchproto.go's.
 
 // protoResponse returns a writer that re-encodes q's JSON response as
 // protobuf, or nil when q is not answered in protobuf.

@@ -66,6 +66,10 @@ func (s *Server) serveWatch(q *request) error {
 				kind, av, rv)
 		}
 	}
+	contentType := mediaJSON
+	if s.protoWatch(q, st) {
+		contentType = mediaProtobufWatch
+	}
 	wc, err := s.cacheFor(q.ctx(), q.res)
 	if err != nil {
 		return internalError("watch cache: %v", err)
@@ -84,6 +88,9 @@ func (s *Server) serveWatch(q *request) error {
 			}
 		} else if st.bookmark != nil {
 			st.initialEnd = initialEventsEnd(q.res.Kind, q.res.GroupVersion.String())
+			if st.protoInitialEnd != nil {
+				st.initialEnd = st.protoInitialEnd
+			}
 		}
 	case wl.set && rv == 0:
 		// sendInitialEvents=false: changes from now on (after this server's
@@ -116,7 +123,7 @@ func (s *Server) serveWatch(q *request) error {
 			s.log.V(1).Info("Converting the initial events of a watch failed", "resource", q.res.Resource, "error", err.Error())
 		}
 	}
-	q.w.Header().Set("Content-Type", mediaJSON)
+	q.w.Header().Set("Content-Type", contentType)
 	q.w.Header().Set("Transfer-Encoding", "chunked")
 	q.w.WriteHeader(http.StatusOK)
 	st.run(q.ctx(), w, initial, responseSink{q.w})
@@ -155,6 +162,11 @@ type watchStream struct {
 	timeout time.Duration
 	// sent counts the events written (apiserver_watch_events_total); may be nil.
 	sent prometheus.Counter
+	// errorFrame renders the event that reports a frame that failed to
+	// render, before the stream ends; nil means errorFrame's JSON ERROR event.
+	errorFrame func(err error) []byte
+	// protoInitialEnd is initialEnd for a protobuf stream (see protoWatch).
+	protoInitialEnd func(rv int64) []byte
 }
 
 // jsonFrames renders events as JSON watch frames in v's version (see
@@ -173,7 +185,11 @@ func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cach
 	emit := func(ev *cacheEvent, typ string) error {
 		b, err := st.frame(ev, typ, &scratch)
 		if err != nil {
-			b = errorFrame(err)
+			if st.errorFrame != nil {
+				b = st.errorFrame(err)
+			} else {
+				b = errorFrame(err)
+			}
 		}
 		if _, werr := sink.Write(b); werr != nil {
 			return werr

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"context"
+	"crypto/tls"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -13,7 +15,9 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/controlplane"
+	"github.com/converge-dev/converge/framework/client/kubeconfig"
 )
 
 // scrapeUntil scrapes url with the Prometheus text parser until every family
@@ -123,25 +127,39 @@ func TestUpServesComponentMetrics(t *testing.T) {
 // test ends; it returns the command's exit channel and output.
 func runComponent(t *testing.T, args ...string) (<-chan int, *syncBuffer) {
 	t.Helper()
-	dir := t.TempDir()
+	_, kc := startSecureControlPlane(t)
+	return runCommand(t, append(args, "--kubeconfig", kc, "--leader-elect=false")...)
+}
+
+// startSecureControlPlane starts a secure control plane in a temporary data
+// directory, closed when the test ends, and returns the directory and the
+// kubeconfig written into it.
+func startSecureControlPlane(t *testing.T) (dir, kc string) {
+	t.Helper()
+	dir = t.TempDir()
 	cp, err := controlplane.Start(t.Context(), controlplane.Options{DataDir: dir, NoFsync: true, Secure: true, CompactionInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	kc := filepath.Join(dir, "kubeconfig")
+	t.Cleanup(func() { _ = cp.Close() })
+	kc = filepath.Join(dir, "kubeconfig")
 	if err := cp.WriteKubeconfig(kc); err != nil {
 		t.Fatal(err)
 	}
+	return dir, kc
+}
+
+// runCommand runs `converge <args>` until the test ends and returns its exit
+// channel and output.
+func runCommand(t *testing.T, args ...string) (<-chan int, *syncBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan int, 1)
 	out := &syncBuffer{}
-	go func() {
-		done <- Execute(ctx, append(args, "--kubeconfig", kc, "--leader-elect=false"), out, out)
-	}()
+	go func() { done <- Execute(ctx, args, out, out) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		_ = cp.Close()
 	})
 	return done, out
 }
@@ -171,5 +189,118 @@ func TestSchedulerServesMetrics(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("/healthz: %d", resp.StatusCode)
+	}
+}
+
+// TestSplitNodeServesKubeletMetrics: the split node agent, `converge node`
+// against a secure control plane, serves the kubelet's metric names on its
+// HTTPS port (the Node's kubeletEndpoint) to who may get nodes/metrics, as the
+// node agent of `converge up` does: a client certificate of the cluster CA in
+// system:masters gets them; no credentials and an unknown bearer token get
+// 401, a cluster-CA certificate of a user without nodes/metrics 403.
+func TestSplitNodeServesKubeletMetrics(t *testing.T) {
+	t.Parallel()
+	dir, kc := startSecureControlPlane(t)
+	ctx := t.Context()
+	done, out := runCommand(t, "node", "--kubeconfig", kc, "--name", "split-metrics", "--root-dir", filepath.Join(dir, "node"))
+
+	// The node agent's port, from its Node's status.
+	var port int
+	for deadline := time.Now().Add(60 * time.Second); port == 0; time.Sleep(200 * time.Millisecond) {
+		var got, errOut syncBuffer
+		if Execute(ctx, []string{"get", "node", "split-metrics", "--kubeconfig", kc, "-o", "json"}, &got, &errOut) == 0 {
+			var n struct {
+				Status struct {
+					DaemonEndpoints struct {
+						KubeletEndpoint struct{ Port int } `json:"kubeletEndpoint"`
+					} `json:"daemonEndpoints"`
+				} `json:"status"`
+			}
+			if err := json.Unmarshal([]byte(got.String()), &n); err != nil {
+				t.Fatalf("converge get node: %v\n%s", err, &got)
+			}
+			port = n.Status.DaemonEndpoints.KubeletEndpoint.Port
+		}
+		select {
+		case c := <-done:
+			t.Fatalf("converge node exited with %d:\n%s", c, out)
+		default:
+		}
+		if port == 0 && time.Now().After(deadline) {
+			t.Fatalf("the node registered no kubelet endpoint (%s):\n%s", &errOut, out)
+		}
+	}
+	url := fmt.Sprintf("https://127.0.0.1:%d/metrics", port)
+	scrape := func(certs []tls.Certificate, token string) (int, map[string]*dto.MetricFamily) {
+		t.Helper()
+		hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{ //nolint:gosec // the node's certificate is self-signed
+			InsecureSkipVerify: true, Certificates: certs}}}
+		defer hc.CloseIdleConnections()
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			t.Fatalf("scrape %s: %v", url, err)
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return resp.StatusCode, nil
+		}
+		parser := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := parser.TextToMetricFamilies(resp.Body)
+		if err != nil {
+			t.Fatalf("%s: not Prometheus text: %v", url, err)
+		}
+		return resp.StatusCode, fams
+	}
+
+	cfg, _, err := kubeconfig.DefaultEnvironment().Load(kc, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	admin, err := tls.X509KeyPair(cfg.TLS.CertData, cfg.TLS.KeyData)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, fams := scrape([]tls.Certificate{admin}, "")
+	if code != http.StatusOK {
+		t.Fatalf("an admin's scrape: %d, want 200", code)
+	}
+	for _, want := range []string{"kubelet_running_pods", "kubelet_running_containers", "kubelet_pod_start_duration_seconds"} {
+		if fams[want] == nil {
+			t.Errorf("the split node's /metrics has no %s", want)
+		}
+	}
+
+	p, err := pki.Ensure(pki.Options{Dir: filepath.Join(dir, "pki")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	aliceCert, aliceKey, err := p.IssueClientCert("alice", []string{"monitoring"}, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice, err := tls.X509KeyPair(aliceCert, aliceKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		who   string
+		certs []tls.Certificate
+		token string
+		want  int
+	}{
+		{"no credentials", nil, "", http.StatusUnauthorized},
+		{"an unknown token", nil, "not-a-token", http.StatusUnauthorized},
+		{"alice, without nodes/metrics", []tls.Certificate{alice}, "", http.StatusForbidden},
+	} {
+		if code, _ := scrape(c.certs, c.token); code != c.want {
+			t.Errorf("%s: %d, want %d", c.who, code, c.want)
+		}
 	}
 }
