@@ -54,6 +54,22 @@ type cacheEvent struct {
 	inRing    bool
 	frameOnce [3]sync.Once
 	frames    [3][]byte
+	// The same in protobuf, for watchers that prefer it (watchproto.go),
+	// with the error of an object that has no protobuf encoding.
+	protoOnce   [3]sync.Once
+	protoFrames [3][]byte
+	protoErrs   [3]error
+}
+
+// frameIndex is the index of an event type in cacheEvent's frames.
+func frameIndex(typ string) int {
+	switch typ {
+	case api.EventModified:
+		return 1
+	case api.EventDeleted:
+		return 2
+	}
+	return 0
 }
 
 // frame returns the watch frame of ev as type typ in v's version: for a ring
@@ -72,13 +88,7 @@ func (ev *cacheEvent) frame(typ string, v view, scratch *[]byte) ([]byte, error)
 		}
 		return b, nil
 	}
-	i := 0
-	switch typ {
-	case api.EventModified:
-		i = 1
-	case api.EventDeleted:
-		i = 2
-	}
+	i := frameIndex(typ)
 	ev.frameOnce[i].Do(func() { ev.frames[i] = appendFrame(nil, typ, ev.obj.data) })
 	return ev.frames[i], nil
 }

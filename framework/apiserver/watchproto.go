@@ -38,7 +38,9 @@ func (s *Server) protoWatch(q *request, st *watchStream) bool {
 	}
 	enc := &protoWriter{s: s, typ: q.res.Type, kind: q.res.Kind}
 	v := viewOf(q.res)
-	st.frame = func(ev *cacheEvent, typ string) ([]byte, error) { return ev.obj.protoFrame(typ, v, enc.transcode) }
+	st.frame = func(ev *cacheEvent, typ string, _ *[]byte) ([]byte, error) {
+		return ev.protoFrame(typ, v, enc.transcode)
+	}
 	st.errorFrame = func(err error) []byte {
 		s.log.V(1).Info("Ending a protobuf watch with 410: an event cannot be encoded", "resource", q.res.Resource, "error", err.Error())
 		return protoExpiredFrame(err.Error())
@@ -60,36 +62,29 @@ func (s *Server) protoWatch(q *request, st *watchStream) bool {
 	return true
 }
 
-// protoFrame returns the protobuf watch frame of the object as v sees it for
-// an event of type typ, encoding its JSON with encode (nil when it cannot be)
-// once per version and type.
-func (o *cachedObject) protoFrame(typ string, v view, encode func(js []byte) []byte) ([]byte, error) {
-	k := convKey{version: v.key, typ: "protobuf " + typ}
-	o.convMu.Lock()
-	r, ok := o.conv[k]
-	o.convMu.Unlock()
-	if ok {
-		return r.data, nil
+// protoFrame returns the protobuf watch frame of ev as type typ in v's
+// version, encoding the object's JSON with encode (nil when it cannot be): for
+// a ring event in the stored version, encoded once per event type and shared
+// by every watcher, as the JSON frames are (cacheEvent.frame); otherwise for
+// this watcher alone.
+func (ev *cacheEvent) protoFrame(typ string, v view, encode func(js []byte) []byte) ([]byte, error) {
+	render := func() ([]byte, error) {
+		data, err := ev.obj.dataFor(v)
+		if err != nil {
+			return nil, err
+		}
+		obj := encode(data)
+		if obj == nil {
+			return nil, errNotProtobuf
+		}
+		return protoWatchFrame(typ, obj), nil
 	}
-	data, err := o.dataFor(v)
-	if err != nil {
-		return nil, err
+	if !ev.inRing || !v.identity(ev.obj) {
+		return render()
 	}
-	obj := encode(data)
-	if obj == nil {
-		return nil, errNotProtobuf
-	}
-	f := protoWatchFrame(typ, obj)
-	o.convMu.Lock()
-	defer o.convMu.Unlock()
-	if r, ok := o.conv[k]; ok {
-		return r.data, nil
-	}
-	if o.conv == nil {
-		o.conv = map[convKey]convResult{}
-	}
-	o.conv[k] = convResult{data: f}
-	return f, nil
+	i := frameIndex(typ)
+	ev.protoOnce[i].Do(func() { ev.protoFrames[i], ev.protoErrs[i] = render() })
+	return ev.protoFrames[i], ev.protoErrs[i]
 }
 
 // protoWatchFrame renders a meta/v1 WatchEvent of type typ carrying obj (a

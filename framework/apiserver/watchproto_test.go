@@ -17,8 +17,8 @@ import (
 
 // TestProtoWatchFrame checks a protobuf watch frame: its length prefix, the
 // WatchEvent's type and object (a RawExtension holding the object's protobuf
-// body, which decodes to the stored JSON object), that it is encoded once and
-// shared, and that an object the Go type cannot hold is refused.
+// body, which decodes to the stored JSON object), that a ring event's frame is
+// encoded once and shared, and that an object the Go type cannot hold is refused.
 func TestProtoWatchFrame(t *testing.T) {
 	t.Parallel()
 	const obj = `{"metadata":{"name":"g1","namespace":"ns","uid":"u-1","creationTimestamp":"2026-12-04T19:00:00Z"},"apiVersion":"example.com/v1","kind":"Gadget","spec":{"size":3,"tags":["t1"]}}`
@@ -28,7 +28,8 @@ func TestProtoWatchFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := o.protoFrame(api.EventModified, view{}, enc.transcode)
+	ev := &cacheEvent{typ: api.EventModified, obj: o, inRing: true}
+	f, err := ev.protoFrame(api.EventModified, view{}, enc.transcode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +55,7 @@ func TestProtoWatchFrame(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("the frame's object (-stored +frame):\n%s", diff)
 	}
-	again, err := o.protoFrame(api.EventModified, view{}, func([]byte) []byte { t.Fatal("encoded twice"); return nil })
+	again, err := ev.protoFrame(api.EventModified, view{}, func([]byte) []byte { t.Fatal("encoded twice"); return nil })
 	if err != nil || &again[0] != &f[0] {
 		t.Errorf("the second watcher did not get the same frame (%v)", err)
 	}
@@ -63,7 +64,7 @@ func TestProtoWatchFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := unknown.protoFrame(api.EventAdded, view{}, enc.transcode); !errors.Is(err, errNotProtobuf) {
+	if _, err := (&cacheEvent{typ: api.EventAdded, obj: unknown, inRing: true}).protoFrame(api.EventAdded, view{}, enc.transcode); !errors.Is(err, errNotProtobuf) {
 		t.Errorf("an object with a field the type lacks: %v, want errNotProtobuf", err)
 	}
 	if !bytes.Equal(protoWatchFrame("BOOKMARK", nil)[4:6], []byte{0x0a, 8}) {
