@@ -14,4 +14,11 @@
 // removes it once the claim is deleted (reclaim policy Delete). Claims with a
 // selector or a pre-bound spec.volumeName cannot be provisioned this way; they
 // get a ProvisioningFailed event and stay Pending.
+//
+// A second reconciler keeps the phase of PersistentVolume objects users
+// create (with lastPhaseTransitionTime): Available while no claim holds the
+// volume (or it is pre-bound by spec.claimRef to a claim not bound to it),
+// Bound while the claim named by spec.claimRef has the volume as its
+// spec.volumeName, Released once that claim is gone. It binds no claim to such
+// a volume and reclaims no storage.
 package volumebinder

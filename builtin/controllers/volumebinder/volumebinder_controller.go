@@ -3,6 +3,7 @@ package volumebinder
 import (
 	"context"
 	"fmt"
+	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
@@ -42,6 +43,23 @@ func Setup(mgr *manager.Manager) error {
 		Complete(r)
 	if err != nil {
 		return fmt.Errorf("%s: %w", Name, err)
+	}
+	// A claim event enqueues the volume it names, so a volume follows its
+	// claim's binding and deletion.
+	toVolume := handler.EnqueueRequestsFromMapFunc(func(_ context.Context, obj api.Object) []reconcile.Request {
+		pvc, ok := obj.(*corev1.PersistentVolumeClaim)
+		if !ok || pvc.Spec.VolumeName == "" {
+			return nil
+		}
+		return []reconcile.Request{{ObjectKey: client.ObjectKey{Name: pvc.Spec.VolumeName}}}
+	})
+	err = builder.ControllerManagedBy(mgr).
+		Named(Name+"-volumes").
+		For(builder.Kind[*corev1.PersistentVolume]()).
+		Watches(builder.Kind[*corev1.PersistentVolumeClaim](), toVolume).
+		Complete(&phaseReconciler{reader: mgr.Reader(), client: mgr.Client(), now: time.Now})
+	if err != nil {
+		return fmt.Errorf("%s volumes: %w", Name, err)
 	}
 	return nil
 }

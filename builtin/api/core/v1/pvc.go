@@ -57,20 +57,7 @@ func ValidatePersistentVolumeClaimSpec(s *PersistentVolumeClaimSpec, p *field.Pa
 		errs = append(errs, field.Required(p.Child("accessModes"), "at least 1 access mode is required"))
 	}
 	errs = append(errs, apivalidation.ValidateLabelSelector(s.Selector, p.Child("selector"))...)
-	rwop, other := false, false
-	for _, m := range s.AccessModes {
-		if !slices.Contains(supportedAccessModes, string(m)) {
-			errs = append(errs, field.NotSupported(p.Child("accessModes"), string(m), supportedAccessModes))
-		}
-		if m == ReadWriteOncePod {
-			rwop = true
-		} else {
-			other = true
-		}
-	}
-	if rwop && other {
-		errs = append(errs, field.Forbidden(p.Child("accessModes"), "may not use ReadWriteOncePod with other access modes"))
-	}
+	errs = append(errs, validateAccessModes(s.AccessModes, p.Child("accessModes"))...)
 	sp := p.Child("resources").Key(string(ResourceStorage))
 	if q, ok := s.Resources.Requests[string(ResourceStorage)]; !ok {
 		errs = append(errs, field.Required(sp, ""))
@@ -86,6 +73,27 @@ func ValidatePersistentVolumeClaimSpec(s *PersistentVolumeClaimSpec, p *field.Pa
 	}
 	if s.VolumeMode != nil && !slices.Contains(supportedVolumeModes, string(*s.VolumeMode)) {
 		errs = append(errs, field.NotSupported(p.Child("volumeMode"), string(*s.VolumeMode), supportedVolumeModes))
+	}
+	return errs
+}
+
+// validateAccessModes checks a claim's or a volume's access modes: each
+// supported, ReadWriteOncePod only alone.
+func validateAccessModes(modes []PersistentVolumeAccessMode, p *field.Path) field.ErrorList {
+	var errs field.ErrorList
+	rwop, other := false, false
+	for _, m := range modes {
+		if !slices.Contains(supportedAccessModes, string(m)) {
+			errs = append(errs, field.NotSupported(p, string(m), supportedAccessModes))
+		}
+		if m == ReadWriteOncePod {
+			rwop = true
+		} else {
+			other = true
+		}
+	}
+	if rwop && other {
+		errs = append(errs, field.Forbidden(p, "may not use ReadWriteOncePod with other access modes"))
 	}
 	return errs
 }

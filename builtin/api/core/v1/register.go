@@ -120,6 +120,16 @@ func Resources() []*registry.Resource {
 			Printer: ReplicationControllerPrinter(),
 		},
 		{
+			GroupVersion: GroupVersion(), Resource: "persistentvolumes", Kind: "PersistentVolume", ListKind: "PersistentVolumeList", Singular: "persistentvolume",
+			ShortNames: []string{"pv"},
+			Strategy: registry.Typed[PersistentVolume]{Default: DefaultPersistentVolume, Validate: ValidatePersistentVolume,
+				ValidateUpdateFunc: ValidatePersistentVolumeUpdate},
+			StatusSubresource: true, StatusUpdatesMetadata: true,
+			NameValidation: validation.NameIsDNSSubdomain,
+			Type:           reflect.TypeFor[PersistentVolume](),
+			Printer:        PersistentVolumePrinter(),
+		},
+		{
 			GroupVersion: GroupVersion(), Resource: "persistentvolumeclaims", Kind: "PersistentVolumeClaim", ListKind: "PersistentVolumeClaimList", Singular: "persistentvolumeclaim",
 			ShortNames: []string{"pvc"}, Namespaced: true,
 			Strategy: registry.Typed[PersistentVolumeClaim]{Default: DefaultPersistentVolumeClaim, Validate: ValidatePersistentVolumeClaim,

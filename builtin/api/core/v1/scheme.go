@@ -25,6 +25,8 @@ func AddToScheme(s *scheme.Scheme) error {
 		&ReplicationControllerList{},
 		&PersistentVolumeClaim{},
 		&PersistentVolumeClaimList{},
+		&PersistentVolume{},
+		&PersistentVolumeList{},
 		&Node{},
 		&NodeList{},
 		&Service{},

@@ -1,7 +1,10 @@
-// Package v1 holds the storage.k8s.io/v1 CSINode kind: the Go type with
-// Kubernetes' JSON and protobuf field names, validation (driver names
-// required and unique, non-negative allocatable counts) and registration
-// (cluster-scoped, printer columns NAME DRIVERS AGE). A CSINode describes the
-// CSI drivers installed on the node of the same name; node agents with CSI
-// drivers write it.
+// Package v1 holds the storage.k8s.io/v1 kinds: StorageClass, CSIDriver,
+// CSINode, CSIStorageCapacity (namespaced), VolumeAttachment (with a status
+// subresource) and VolumeAttributesClass. Each has its Go type with
+// Kubernetes' JSON and protobuf field names, defaulting where Kubernetes has
+// it (StorageClass reclaim policy and binding mode, CSIDriver's spec),
+// validation returning field errors (driver names, supported enums, the
+// fields Kubernetes makes immutable) and registration with Kubernetes' short
+// names and printer columns. The API objects only record intent: Converge
+// runs no CSI drivers or attach/detach controller, so nothing acts on them.
 package v1
