@@ -100,11 +100,20 @@ func binaries(tb testing.TB) (converge, etcd, kubeAPIServer string) {
 // spawn starts a process that lives until the benchmark ends, logging to dir.
 func spawn(tb testing.TB, dir, name string, args ...string) *exec.Cmd {
 	tb.Helper()
+	return spawnEnv(tb, dir, nil, name, args...)
+}
+
+// spawnEnv is spawn with env added to the process's environment.
+func spawnEnv(tb testing.TB, dir string, env []string, name string, args ...string) *exec.Cmd {
+	tb.Helper()
 	log, err := os.Create(filepath.Join(dir, filepath.Base(name)+".log"))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	cmd := exec.Command(name, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -138,14 +147,19 @@ func freePort(tb testing.TB) int {
 // startConverge runs `converge up --no-node` (the default secure control
 // plane: API server with TLS, client certificates, RBAC and admission,
 // controllers and scheduler, on its embedded etcd) and connects with the
-// kubeconfig it writes. MEMORY_LIMIT=256Mi adds --memory-limit 256Mi.
+// kubeconfig it writes. MEMORY_LIMIT=256Mi adds --memory-limit 256Mi;
+// CONVERGE_GOGC=50 runs it with GOGC=50 (kube-apiserver keeps the default).
 func startConverge(tb testing.TB, bin string) *server {
 	dir := tb.TempDir()
 	args := []string{"up", "--no-node", "--data-dir", filepath.Join(dir, "data"), "--port", strconv.Itoa(freePort(tb))}
 	if l := os.Getenv("MEMORY_LIMIT"); l != "" {
 		args = append(args, "--memory-limit", l)
 	}
-	cmd := spawn(tb, dir, bin, args...)
+	var env []string
+	if g := os.Getenv("CONVERGE_GOGC"); g != "" {
+		env = []string{"GOGC=" + g}
+	}
+	cmd := spawnEnv(tb, dir, env, bin, args...)
 	kubeconfig := filepath.Join(dir, "data", "kubeconfig")
 	s := &server{name: "converge", pids: []int{cmd.Process.Pid}}
 	waitReady(tb, s, dir, func() (*rest.Config, error) {
