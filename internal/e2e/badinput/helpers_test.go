@@ -235,6 +235,27 @@ func (h *harness) revision(t testing.TB) int64 {
 	return rev
 }
 
+// writtenSince names the keys under /registry/ last written after revision
+// rev (created or updated; deletions leave no key), with their revisions.
+func (h *harness) writtenSince(t testing.TB, rev int64) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+	defer cancel()
+	resp, err := h.env.ControlPlane.EtcdClient().Get(ctx, "/registry/", clientv3.WithPrefix(), clientv3.WithKeysOnly(),
+		clientv3.WithMinModRev(rev+1))
+	if err != nil {
+		return fmt.Sprintf("(cannot read them: %v)", err)
+	}
+	var keys []string
+	for _, kv := range resp.Kvs {
+		keys = append(keys, fmt.Sprintf("%s@%d", kv.Key, kv.ModRevision))
+	}
+	if len(keys) == 0 {
+		return "none (deletions only)"
+	}
+	return strings.Join(keys, ", ")
+}
+
 // snapshot is the names and resourceVersions of a list, and its revision.
 type snapshot struct {
 	rv    string
@@ -280,7 +301,7 @@ func (h *harness) unchanged(t *testing.T, paths []string, f func(t *testing.T)) 
 	rev := h.revision(t)
 	f(t)
 	if got := h.revision(t); got != rev {
-		t.Errorf("rejected requests moved the store's revision from %d to %d", rev, got)
+		t.Errorf("rejected requests moved the store's revision from %d to %d; keys written since: %s", rev, got, h.writtenSince(t, rev))
 	}
 	for i, p := range paths {
 		after := h.list(t, p)
