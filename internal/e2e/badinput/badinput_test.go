@@ -83,10 +83,22 @@ func (h *harness) setUp(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	h.mustCreate(t, widgetPath, `{"apiVersion":"bad.converge.dev/v1","kind":"Widget","metadata":{"name":"w2"},"spec":{"replicas":2,"color":"blue"}}`)
-	// The CRD's status settles in the background; rejected requests are then
-	// measured against a quiet store.
+	// The CRD's status and the APIServices of every served group version
+	// (the CRD's included) settle in the background; rejected requests are
+	// then measured against a quiet store. The APIService sync retries a
+	// failed pass after 1 s, so the store must stay quiet longer than that.
+	for {
+		resp := h.do(t, get("/apis/apiregistration.k8s.io/v1/apiservices/v1.bad.converge.dev"))
+		if resp.code == http.StatusOK && available(resp.body) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Widget CRD's APIService is not Available after 15s: %v", resp)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	rev, quietSince := h.revision(t), time.Now()
-	for time.Since(quietSince) < 300*time.Millisecond {
+	for time.Since(quietSince) < 1500*time.Millisecond {
 		if time.Now().After(deadline) {
 			t.Fatalf("the store is still changing after setup (revision %d)", rev)
 		}
@@ -95,6 +107,24 @@ func (h *harness) setUp(t *testing.T) {
 			rev, quietSince = r, time.Now()
 		}
 	}
+}
+
+// available reports whether the APIService in body has Available=True.
+func available(body []byte) bool {
+	var s struct {
+		Status struct {
+			Conditions []struct{ Type, Status string } `json:"conditions"`
+		} `json:"status"`
+	}
+	if json.Unmarshal(body, &s) != nil {
+		return false
+	}
+	for _, c := range s.Status.Conditions {
+		if c.Type == "Available" && c.Status == "True" {
+			return true
+		}
+	}
+	return false
 }
 
 // tcase is one request the server must reject (or, when tolerated, may accept).
