@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net/http"
 	"sync/atomic"
+	"time"
 
 	"github.com/go-logr/logr"
 
@@ -225,9 +226,20 @@ func ReviewsOnly() apiserver.Security {
 	}}
 }
 
-// Bootstrap creates the default roles and bindings through h.
+// Bootstrap creates the default roles and bindings through h and waits,
+// up to 30 s, until the authorizer sees them (rbac.WaitVisible; it reads the
+// server attached by Attach).
 func (s *Security) Bootstrap(ctx context.Context, h http.Handler) error {
-	return rbac.Bootstrap(ctx, h)
+	if err := rbac.Bootstrap(ctx, h); err != nil {
+		return err
+	}
+	l := s.lister.Load()
+	if l == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return rbac.WaitVisible(ctx, *l)
 }
 
 // Close closes the audit log.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"time"
 
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	"github.com/converge-dev/converge/framework/api"
@@ -179,4 +180,65 @@ func Bootstrap(ctx context.Context, h http.Handler) error {
 		}
 	}
 	return nil
+}
+
+// WaitVisible blocks until every default ClusterRole and ClusterRoleBinding
+// that Bootstrap creates can be read through list (the authorizer's view, fed
+// by the API server's watch caches, which follow the store a moment later),
+// or ctx ends. Kubernetes' API server is not ready before its bootstrap roles
+// are in place (the rbac/bootstrap-roles post-start hook); without the wait,
+// a component starting right after the bootstrap is denied by a policy its
+// authorizer cannot see yet ("clusterrole system:basic-user not found").
+func WaitVisible(ctx context.Context, list Lister) error {
+	want := map[api.GroupVersionResource][]string{}
+	for _, r := range ClusterRoles() {
+		want[clusterRolesGVR] = append(want[clusterRolesGVR], r.Name)
+	}
+	for _, b := range ClusterRoleBindings() {
+		want[clusterRoleBindingsGVR] = append(want[clusterRoleBindingsGVR], b.Name)
+	}
+	for gvr, names := range want {
+		for {
+			missing, err := missingNames(ctx, list, gvr, names)
+			if err != nil {
+				return err
+			}
+			if missing == "" {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("wait for the default %s: %s not visible: %w", gvr.Resource, missing, ctx.Err())
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
+	}
+	return nil
+}
+
+// missingNames returns the first of names that list does not return for gvr
+// ("" when all are there).
+func missingNames(ctx context.Context, list Lister, gvr api.GroupVersionResource, names []string) (string, error) {
+	raw, _, err := list(ctx, gvr, "")
+	if err != nil {
+		return "", fmt.Errorf("list %s: %w", gvr.Resource, err)
+	}
+	have := make(map[string]bool, len(raw))
+	for _, b := range raw {
+		var m struct {
+			Metadata struct {
+				Name string `json:"name"`
+			} `json:"metadata"`
+		}
+		if err := json.Unmarshal(b, &m); err != nil {
+			return "", fmt.Errorf("decode %s: %w", gvr.Resource, err)
+		}
+		have[m.Metadata.Name] = true
+	}
+	for _, n := range names {
+		if !have[n] {
+			return n, nil
+		}
+	}
+	return "", nil
 }

@@ -1,8 +1,12 @@
 package rbac_test
 
 import (
+	"context"
 	"fmt"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	rbacv1 "github.com/converge-dev/converge/builtin/api/rbac/v1"
 	"github.com/converge-dev/converge/builtin/security/rbac"
@@ -77,5 +81,37 @@ func TestDefaultRolesOnEphemeralContainers(t *testing.T) {
 				t.Errorf("allowed = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestWaitVisible checks that WaitVisible returns once the lister shows every
+// default ClusterRole and ClusterRoleBinding, and names a missing one when ctx
+// ends first.
+func TestWaitVisible(t *testing.T) {
+	all := map[string][][]byte{}
+	for _, r := range rbac.ClusterRoles() {
+		all["clusterroles"] = append(all["clusterroles"], []byte(`{"metadata":{"name":"`+r.Name+`"}}`))
+	}
+	for _, b := range rbac.ClusterRoleBindings() {
+		all["clusterrolebindings"] = append(all["clusterrolebindings"], []byte(`{"metadata":{"name":"`+b.Name+`"}}`))
+	}
+	var calls atomic.Int32
+	lagging := func(_ context.Context, gvr api.GroupVersionResource, _ string) ([][]byte, int64, error) {
+		if calls.Add(1) < 4 { // the watch caches have not caught up yet
+			return all[gvr.Resource][:1], 1, nil
+		}
+		return all[gvr.Resource], 2, nil
+	}
+	if err := rbac.WaitVisible(t.Context(), lagging); err != nil {
+		t.Fatalf("WaitVisible with a lister that catches up: %v", err)
+	}
+	never := func(_ context.Context, gvr api.GroupVersionResource, _ string) ([][]byte, int64, error) {
+		return all[gvr.Resource][:1], 1, nil
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	err := rbac.WaitVisible(ctx, never)
+	if err == nil || !strings.Contains(err.Error(), "not visible") {
+		t.Fatalf("WaitVisible with a lister that never catches up: %v", err)
 	}
 }
