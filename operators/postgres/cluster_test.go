@@ -232,7 +232,9 @@ var _ = Describe("PostgresCluster", Ordered, func() {
 			Expect(b.OwnerReferences).To(BeEmpty(), "backups outlive their cluster")
 			Expect(filepath.Join(b.Status.Location, "data", "PG_VERSION")).To(BeAnExistingFile())
 		}
-		Expect(getCluster(ctx, "restored").Status.LastScheduledBackup).NotTo(BeNil())
+		// The cluster's status follows its backups' (a conflicting write is retried).
+		Eventually(func() any { return getCluster(ctx, "restored").Status.LastScheduledBackup }).
+			WithTimeout(30 * time.Second).WithPolling(200 * time.Millisecond).ShouldNot(BeNil())
 
 		// Two hours later every backup taken so far is past the 1h retention;
 		// each goes (with its directory) once a newer one has completed.
