@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,32 +95,59 @@ func createUnschedulablePod(t *testing.T, ctx context.Context, kubeconfig string
 // on its own address as the split commands do.
 func TestUpServesComponentMetrics(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	cm, sched := freePort(t), freePort(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan int, 1)
-	var out, errOut syncBuffer
-	go func() {
-		done <- Execute(ctx, []string{"up", "--data-dir", dir, "--port", fmt.Sprint(freePort(t)), "--no-node",
+	var (
+		dir, kc   string
+		cm, sched int
+		ctx       context.Context
+		done      chan int
+		errOut    *syncBuffer
+	)
+	// A port freePort chose may be taken by another test before converge
+	// up binds it: then converge up exits and the test tries other ports.
+	for attempt := 1; ; attempt++ {
+		dir = t.TempDir()
+		cm, sched = freePort(t), freePort(t)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(t.Context())
+		d, out, eo := make(chan int, 1), &syncBuffer{}, &syncBuffer{}
+		done, errOut = d, eo
+		args := []string{"up", "--data-dir", dir, "--port", fmt.Sprint(freePort(t)), "--no-node",
 			"--controller-manager-metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", cm),
-			"--scheduler-metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", sched)}, &out, &errOut)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
-	kc := filepath.Join(dir, "kubeconfig")
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if _, err := os.Stat(kc); err == nil {
-			break
+			"--scheduler-metrics-bind-address", fmt.Sprintf("127.0.0.1:%d", sched)}
+		go func() { d <- Execute(ctx, args, out, eo) }()
+		kc = filepath.Join(dir, "kubeconfig")
+		exited := false
+		for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			if _, err := os.Stat(kc); err == nil {
+				break
+			}
+			select {
+			case code := <-d:
+				exited = true
+				d <- code // for scrapeUntil and the cleanup
+			default:
+			}
+			if exited && attempt < 3 && strings.Contains(eo.String(), "address already in use") {
+				break
+			}
+			if exited || time.Now().After(deadline) {
+				cancel()
+				t.Fatalf("converge up wrote no kubeconfig:\n%s%s", out, eo)
+			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("converge up wrote no kubeconfig:\n%s%s", &out, &errOut)
+		if exited {
+			cancel()
+			continue
 		}
+		t.Cleanup(func() {
+			cancel()
+			<-d
+		})
+		break
 	}
 	createUnschedulablePod(t, ctx, kc)
-	scrapeUntil(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", cm), controllerManagerFamilies, done, &errOut)
-	scrapeUntil(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", sched), schedulerFamilies, done, &errOut)
+	scrapeUntil(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", cm), controllerManagerFamilies, done, errOut)
+	scrapeUntil(t, fmt.Sprintf("http://127.0.0.1:%d/metrics", sched), schedulerFamilies, done, errOut)
 }
 
 // runComponent starts a secure control plane and, against its kubeconfig,
