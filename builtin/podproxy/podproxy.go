@@ -26,7 +26,8 @@ const (
 )
 
 // PodGetter is the part of storage.Interface the subresource uses: pods are
-// read by the name inside NAME, which the parent (the whole NAME) cannot do.
+// read by the name inside NAME, which the parent (the whole NAME) cannot do,
+// and their nodes for the pod CIDRs.
 type PodGetter interface {
 	Get(ctx context.Context, key string) (storage.KeyValue, error)
 }
@@ -110,18 +111,30 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 
 // pod reads pod ns/name.
 func (s *Subresource) pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	kv, err := s.store.Get(ctx, podPrefix+ns+"/"+name)
-	if errors.Is(err, storage.ErrNotFound) {
+	pod, found, err := read[corev1.Pod](ctx, s.store, podPrefix+ns+"/"+name)
+	if err != nil {
+		return nil, err
+	}
+	if !found {
 		return nil, apierrors.NewNotFound(proxyResource, name)
 	}
+	return pod, nil
+}
+
+// read decodes the stored object at key; found is false when there is none.
+func read[T any](ctx context.Context, store PodGetter, key string) (obj *T, found bool, err error) {
+	kv, err := store.Get(ctx, key)
+	if errors.Is(err, storage.ErrNotFound) {
+		return nil, false, nil
+	}
 	if err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("read pod %s/%s: %w", ns, name, err))
+		return nil, false, apierrors.NewInternalError(fmt.Errorf("read %s: %w", key, err))
 	}
-	var pod corev1.Pod
-	if err := json.Unmarshal(kv.Value, &pod); err != nil {
-		return nil, apierrors.NewInternalError(fmt.Errorf("decode pod %s/%s: %w", ns, name, err))
+	obj = new(T)
+	if err := json.Unmarshal(kv.Value, obj); err != nil {
+		return nil, false, apierrors.NewInternalError(fmt.Errorf("decode %s: %w", key, err))
 	}
-	return &pod, nil
+	return obj, true, nil
 }
 
 // checkHostLocal refuses a loopback or link-local target unless it lies in
@@ -139,18 +152,11 @@ func (s *Subresource) checkHostLocal(ctx context.Context, pod *corev1.Pod, loc *
 	if pod.Spec.NodeName == "" {
 		return denied
 	}
-	kv, err := s.store.Get(ctx, nodePrefix+pod.Spec.NodeName)
-	if errors.Is(err, storage.ErrNotFound) {
-		return denied
-	}
+	node, found, err := read[corev1.Node](ctx, s.store, nodePrefix+pod.Spec.NodeName)
 	if err != nil {
-		return apierrors.NewInternalError(fmt.Errorf("read node %s: %w", pod.Spec.NodeName, err))
+		return err
 	}
-	var node corev1.Node
-	if err := json.Unmarshal(kv.Value, &node); err != nil {
-		return apierrors.NewInternalError(fmt.Errorf("decode node %s: %w", pod.Spec.NodeName, err))
-	}
-	if inCIDRs(ip, append([]string{node.Spec.PodCIDR}, node.Spec.PodCIDRs...)) {
+	if found && inCIDRs(ip, append([]string{node.Spec.PodCIDR}, node.Spec.PodCIDRs...)) {
 		return nil
 	}
 	return denied
