@@ -121,7 +121,14 @@ spec:
 
 		It("gives exec -it a real terminal that follows resizes with kubectl "+v.name, func(ctx SpecContext) {
 			k := v.k()
-			line := fmt.Sprintf("stty cols 97 rows 31; %s exec -it -n %s shell -c main -- sh -c 'tty; stty size; exit 4'", k.bin, ns)
+			// The node starts the command once the client's first size came, or
+			// after cri.InitialSizeWait without it (as the kubelet, which never
+			// waits); a size that comes later resizes the terminal. Under CI load
+			// the first size was seen to come later than that wait, so the
+			// command waits (up to 10 s) for its terminal to get a size before
+			// it prints it: the size must be the client's either way.
+			script := `tty; i=0; while [ "$(stty size)" = "0 0" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; stty size; exit 4`
+			line := fmt.Sprintf("stty cols 97 rows 31; %s exec -it -n %s shell -c main -- sh -c '%s'", k.bin, ns, script)
 			cmd := k.command(ctx, nil)
 			cmd.Path, cmd.Args = mustLook("script"), []string{"script", "-qec", line, "/dev/null"}
 			cmd.Stdin = strings.NewReader("")
