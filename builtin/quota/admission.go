@@ -62,6 +62,9 @@ func (p *Admission) Validate(ctx context.Context, a *admission.Attributes) error
 	if !a.Namespaced || a.Namespace == "" || a.Object == nil {
 		return nil
 	}
+	if Ignored(a.Resource.GroupResource()) {
+		return nil
+	}
 	e := For(a.Resource.GroupResource())
 	if !e.Handles(a.Operation, a.Subresource, a.Object, a.OldObject) {
 		return nil

@@ -47,6 +47,14 @@ func For(gr api.GroupResource) Evaluator {
 	return countEvaluator{gr: gr}
 }
 
+// Ignored reports whether quota never charges the objects of gr, as
+// Kubernetes' quota configuration ignores them: core/v1 events, which are
+// written by the system on behalf of every user and must never be refused
+// for quota (a quota naming count/events shows no usage for it).
+func Ignored(gr api.GroupResource) bool {
+	return gr.Group == "" && gr.Resource == "events"
+}
+
 // ObjectCountName is the quota name that counts the objects of gr:
 // count/<resource> in the core group, count/<resource>.<group> otherwise.
 func ObjectCountName(gr api.GroupResource) string {

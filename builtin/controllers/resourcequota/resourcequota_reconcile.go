@@ -100,6 +100,9 @@ func (r *reconciler) usage(ctx context.Context, q *corev1.ResourceQuota, now tim
 	hard := quota.Names(q.Spec.Hard)
 	used := corev1.ResourceList{}
 	for _, gr := range quota.GroupResourcesFor(hard) {
+		if quota.Ignored(gr) {
+			continue
+		}
 		e := quota.For(gr)
 		matched := e.MatchingResources(hard)
 		for _, n := range matched {

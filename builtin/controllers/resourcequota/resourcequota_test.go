@@ -222,6 +222,22 @@ var _ = Describe("resourcequota", func() {
 		Eventually(usedOf(ctx, q)).Should(HaveKeyWithValue("resourcequotas", "1"))
 	})
 
+	It("never charges events, as Kubernetes' quota ignores them", func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		q := newQuota(ns, "events", map[string]string{"count/events": "0", "configmaps": "1"})
+		Expect(c.Create(ctx, q)).To(Succeed())
+		Eventually(usedOf(ctx, q)).Should(Equal(map[string]string{"configmaps": "0"}))
+		for i := range 3 {
+			ev := &corev1.Event{
+				ObjectMeta:     api.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("ev-%d", i)},
+				InvolvedObject: corev1.ObjectReference{Kind: "ConfigMap", Namespace: ns, Name: "x"},
+				Reason:         "Test", Message: "not charged", Type: "Normal",
+			}
+			Expect(c.Create(ctx, ev)).To(Succeed())
+		}
+		Consistently(usedOf(ctx, q)).WithTimeout(2 * 1e9).Should(Equal(map[string]string{"configmaps": "0"}))
+	})
+
 	It("never lets concurrent creates exceed the quota", func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		q := newQuota(ns, "cm", map[string]string{"count/configmaps": "5"})
