@@ -33,6 +33,8 @@ type containerRunner struct {
 	finished bool                   // will not run again; guarded by mu
 	stopping bool                   // the pod is terminating; guarded by mu
 	exited   chan struct{}          // closed when the current container exited; guarded by mu
+	image    string                 // the image the next start uses: the pod spec's latest (c.Image is the first); guarded by mu
+	changed  bool                   // the running container was killed because its image changed; guarded by mu
 
 	pullBackoff time.Duration // between failed image pulls; used only by the run goroutine (pull.go)
 	pulledEvent string        // a Pulled event ensureImage left for after the start attempt; used only by the run goroutine (pull.go)
@@ -43,7 +45,7 @@ type containerRunner struct {
 }
 
 func newContainerRunner(w *podWorker, c corev1.Container, init bool) *containerRunner {
-	return &containerRunner{w: w, c: c, init: init, status: corev1.ContainerStatus{
+	return &containerRunner{w: w, c: c, init: init, image: c.Image, status: corev1.ContainerStatus{
 		Name: c.Name, Image: c.Image, State: corev1.ContainerState{Waiting: &corev1.ContainerStateWaiting{Reason: "PodInitializing"}},
 		Started: api.Ptr(false),
 	}}
@@ -168,6 +170,9 @@ func (r *containerRunner) run(ctx context.Context) bool {
 		r.id, r.attempt, r.running, r.exited = id, attempt, true, exited
 		r.ids = append(r.ids, id)
 		r.status.ContainerID = a.rt.Name() + "://" + id
+		if spec.Image != "" {
+			r.status.Image = spec.Image
+		}
 		r.status.RestartCount = int32(restarts)
 		runningState := corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: api.NewTime(startedAt.UTC().Truncate(time.Second))}}
 		// Like the kubelet, a container whose postStart hook runs still shows
@@ -239,7 +244,14 @@ func (r *containerRunner) run(ctx context.Context) bool {
 			}
 			term.Message += msg
 		}
-		restart := !r.isStopping() && ctx.Err() == nil && r.shouldRestart(st.ExitCode)
+		// A container killed because its image changed restarts whatever
+		// its restart policy, at once, as the kubelet restarts a container
+		// whose definition changed.
+		changed := r.takeChanged()
+		restart := !r.isStopping() && ctx.Err() == nil && (changed || r.shouldRestart(st.ExitCode))
+		if changed {
+			backoff = 0
+		}
 		r.mu.Lock()
 		r.running = false
 		close(exited)
@@ -296,7 +308,7 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 		}
 		return "", cri.ContainerSpec{}, startRetry
 	}
-	spec, err := r.w.containerSpec(ctx, r.c, attempt)
+	spec, err := r.w.containerSpec(ctx, r.container(), attempt)
 	if err != nil {
 		r.flushPulled(ctx)
 		reason := "CreateContainerConfigError"
@@ -361,6 +373,50 @@ func (r *containerRunner) rotateLogs(ctx context.Context, path string) {
 			r.w.log.V(1).Info("Log rotation failed", "error", err.Error())
 		}
 	}
+}
+
+// container is the container's spec as the next start uses it: the one the
+// worker began with, on the latest image the pod spec names.
+func (r *containerRunner) container() corev1.Container {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c := r.c
+	c.Image = r.image
+	return c
+}
+
+// setImage takes the pod spec's image for the container (the one field of a
+// container an update may change). When it differs from the one the
+// running container was started on, that container is killed and started
+// again on the new image, as the kubelet does; a container waiting to start
+// uses it at its next attempt, and one that finished for good stays so.
+func (r *containerRunner) setImage(image string) {
+	r.mu.Lock()
+	if image == r.image {
+		r.mu.Unlock()
+		return
+	}
+	r.image = image
+	// A regular init container runs to its end on the image it started with.
+	restartable := !r.init || r.c.RestartPolicy != nil
+	id, running := r.id, r.running && !r.stopping && restartable
+	if running {
+		r.changed = true
+	}
+	r.mu.Unlock()
+	if running {
+		r.restartNow(id, fmt.Sprintf("Container %s definition changed, will be restarted", r.c.Name))
+	}
+}
+
+// takeChanged reports (and clears) whether the last container was killed
+// because its image changed.
+func (r *containerRunner) takeChanged() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	changed := r.changed
+	r.changed = false
+	return changed
 }
 
 // restartNow kills the current container (liveness/startup failure); the run

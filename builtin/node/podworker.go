@@ -94,6 +94,31 @@ func (w *podWorker) update(pod *corev1.Pod) {
 	w.mu.Unlock()
 	signal(w.changed)
 	w.startEphemerals(w.runCtx)
+	if pod.DeletionTimestamp == nil {
+		w.updateImages(pod)
+	}
+}
+
+// updateImages hands each container the image the pod spec now names (an
+// update may change a container's image and nothing else of it): regular
+// containers and sidecars are restarted on it, as the kubelet restarts a
+// container whose definition changed; a regular init container is not
+// restarted (one that has not started yet takes the new image).
+func (w *podWorker) updateImages(pod *corev1.Pod) {
+	for _, r := range w.inits {
+		for _, c := range pod.Spec.InitContainers {
+			if c.Name == r.c.Name {
+				r.setImage(c.Image)
+			}
+		}
+	}
+	for _, r := range w.ctrs {
+		for _, c := range pod.Spec.Containers {
+			if c.Name == r.c.Name {
+				r.setImage(c.Image)
+			}
+		}
+	}
 }
 
 func (w *podWorker) markGone() {

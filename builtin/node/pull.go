@@ -44,8 +44,9 @@ func (r *containerRunner) ensureImage(ctx context.Context) bool {
 	if !ok {
 		return true
 	}
-	ref := r.c.Image
-	policy := pullPolicy(r.c)
+	c := r.container()
+	ref := c.Image
+	policy := pullPolicy(c)
 	img, present, err := is.ImageStatus(ctx, ref)
 	if err != nil {
 		if ctx.Err() != nil {
