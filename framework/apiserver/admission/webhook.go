@@ -494,6 +494,13 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error
 	if timeout > 30*time.Second {
 		timeout = 30 * time.Second
 	}
+	// Like kube-apiserver's webhook client, the call tells the webhook its
+	// deadline: ?timeout=10s.
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	url += sep + "timeout=" + timeout.String()
 	uid := uuid.NewString()
 	kind := review.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
 	res := review.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
