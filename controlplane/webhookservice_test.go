@@ -44,52 +44,25 @@ func TestWebhookThroughService(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The webhook: HTTPS on loopback, a certificate for hook.default.svc only.
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hook.default.svc"},
-		DNSNames: []string{"hook.default.svc"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	calls := make(chan string, 16)
-	srv := &http.Server{TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}},
-		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			var in review.AdmissionReview
-			if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Request == nil {
-				http.Error(w, "bad review", http.StatusBadRequest)
-				return
-			}
-			calls <- r.URL.Path + "?" + r.URL.RawQuery
-			allowed := in.Request.Name != "forbidden"
-			_ = json.NewEncoder(w).Encode(review.AdmissionReview{APIVersion: in.APIVersion, Kind: in.Kind,
-				Response: &review.AdmissionResponse{UID: in.Request.UID, Allowed: allowed, Result: &api.Status{Message: "not this one"}}})
-		})}
-	go func() { _ = srv.ServeTLS(ln, "", "") }()
-	t.Cleanup(func() { _ = srv.Close() })
-	port := ln.Addr().(*net.TCPAddr).Port
-	ca := base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+	port, ca := serveHook(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var in review.AdmissionReview
+		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Request == nil {
+			http.Error(w, "bad review", http.StatusBadRequest)
+			return
+		}
+		calls <- r.URL.Path + "?" + r.URL.RawQuery
+		allowed := in.Request.Name != "forbidden"
+		_ = json.NewEncoder(w).Encode(review.AdmissionReview{APIVersion: in.APIVersion, Kind: in.Kind,
+			Response: &review.AdmissionResponse{UID: in.Request.UID, Allowed: allowed, Result: &api.Status{Message: "not this one"}}})
+	}))
 
 	post := func(path, body string) error {
 		_, err := c.Do(ctx, rest.Request{Method: http.MethodPost, Path: path, Body: []byte(body)})
 		return err
 	}
-	// A Service without a selector and its endpoint, written by hand.
+	hookService(t, c, port)
 	for path, body := range map[string]string{
-		"/api/v1/namespaces/default/services": `{"apiVersion":"v1","kind":"Service","metadata":{"name":"hook"},
-			"spec":{"ports":[{"name":"https","port":443,"targetPort":8443}]}}`,
-		"/apis/discovery.k8s.io/v1/namespaces/default/endpointslices": fmt.Sprintf(`{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
-			"metadata":{"name":"hook-1","labels":{"kubernetes.io/service-name":"hook"}},"addressType":"IPv4",
-			"endpoints":[{"addresses":["127.0.0.1"],"conditions":{"ready":true}}],"ports":[{"name":"https","port":%d,"protocol":"TCP"}]}`, port),
 		"/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations": fmt.Sprintf(`{"apiVersion":"admissionregistration.k8s.io/v1",
 			"kind":"ValidatingWebhookConfiguration","metadata":{"name":"deny-forbidden"},"webhooks":[{"name":"deny.example.com",
 			"clientConfig":{"service":{"namespace":"default","name":"hook","path":"/deny","port":443},"caBundle":%q},
@@ -120,5 +93,49 @@ func TestWebhookThroughService(t *testing.T) {
 	}
 	if err := post("/api/v1/namespaces/default/configmaps", `{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"allowed"}}`); err != nil {
 		t.Errorf("create of configmap allowed: %v", err)
+	}
+}
+
+// serveHook serves h over HTTPS on loopback with a certificate for
+// hook.default.svc only; it returns the port and the CA bundle (base64 of
+// the PEM, as a configuration's caBundle).
+func serveHook(t *testing.T, h http.Handler) (int, string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hook.default.svc"},
+		DNSNames: []string{"hook.default.svc"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: h, TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}}
+	go func() { _ = srv.ServeTLS(ln, "", "") }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return ln.Addr().(*net.TCPAddr).Port, base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
+}
+
+// hookService writes Service default/hook (port 443 "https", no selector)
+// and, by hand, its EndpointSlice: 127.0.0.1:port, ready.
+func hookService(t *testing.T, c *rest.Client, port int) {
+	t.Helper()
+	for path, body := range map[string]string{
+		"/api/v1/namespaces/default/services": `{"apiVersion":"v1","kind":"Service","metadata":{"name":"hook"},
+			"spec":{"ports":[{"name":"https","port":443,"targetPort":8443}]}}`,
+		"/apis/discovery.k8s.io/v1/namespaces/default/endpointslices": fmt.Sprintf(`{"apiVersion":"discovery.k8s.io/v1","kind":"EndpointSlice",
+			"metadata":{"name":"hook-1","labels":{"kubernetes.io/service-name":"hook"}},"addressType":"IPv4",
+			"endpoints":[{"addresses":["127.0.0.1"],"conditions":{"ready":true}}],"ports":[{"name":"https","port":%d,"protocol":"TCP"}]}`, port),
+	} {
+		if _, err := c.Do(t.Context(), rest.Request{Method: http.MethodPost, Path: path, Body: []byte(body)}); err != nil {
+			t.Fatalf("POST %s: %v", path, err)
+		}
 	}
 }
