@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/api/review"
 	"github.com/converge-dev/converge/framework/client/rest"
@@ -21,19 +20,7 @@ import (
 // through the control plane's resolver).
 func TestConversionWebhookThroughService(t *testing.T) {
 	ctx := t.Context()
-	cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: t.TempDir(), NoFsync: true, CompactionInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cp.Close() })
-	cfg, err := cp.ClientConfig("conversion-service-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := rest.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := startWithClient(t, "conversion-service-test")
 	var converted atomic.Int32
 	// v1 spec.size is v2 spec.count.
 	port, ca := serveHook(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -30,19 +30,7 @@ import (
 // verified for the Service's name with the caBundle, and refuses the request.
 func TestWebhookThroughService(t *testing.T) {
 	ctx := t.Context()
-	cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: t.TempDir(), NoFsync: true, CompactionInterval: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cp.Close() })
-	cfg, err := cp.ClientConfig("webhook-service-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := rest.NewClient(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := startWithClient(t, "webhook-service-test")
 
 	calls := make(chan string, 16)
 	port, ca := serveHook(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -138,4 +126,24 @@ func hookService(t *testing.T, c *rest.Client, port int) {
 			t.Fatalf("POST %s: %v", path, err)
 		}
 	}
+}
+
+// startWithClient starts a control plane (insecure, in a temporary data dir)
+// and returns a client of it named user.
+func startWithClient(t *testing.T, user string) *rest.Client {
+	t.Helper()
+	cp, err := controlplane.Start(t.Context(), controlplane.Options{DataDir: t.TempDir(), NoFsync: true, CompactionInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cp.Close() })
+	cfg, err := cp.ClientConfig(user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := rest.NewClient(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
