@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	apiregistrationv1 "github.com/converge-dev/converge/builtin/api/apiregistration/v1"
@@ -24,9 +25,29 @@ import (
 
 const apiServicesPath = "/apis/apiregistration.k8s.io/v1/apiservices"
 
+// The /readyz checks of the APIService loop, named as kube-apiserver names
+// its own: the loop runs, and its first pass has written every local
+// APIService (Available) of the group versions served at that time.
+const (
+	readyzAPIServiceController = "poststarthook/apiservice-registration-controller"
+	readyzAutoregister         = "autoregister-completion"
+)
+
 // startAPIServices keeps the local APIServices in step with the registry
-// until ctx ends.
-func (cp *ControlPlane) startAPIServices(ctx context.Context) {
+// until ctx ends, and adds its readiness checks to the API server's /readyz.
+func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
+	var running, synced atomic.Bool
+	for name, done := range map[string]*atomic.Bool{readyzAPIServiceController: &running, readyzAutoregister: &synced} {
+		err := cp.server.AddReadyzCheck(name, func(*http.Request) error {
+			if !done.Load() {
+				return fmt.Errorf("%s: not finished", name)
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("add readyz check %s: %w", name, err)
+		}
+	}
 	kick := make(chan struct{}, 1)
 	cp.registry.OnChange(func() {
 		select {
@@ -38,8 +59,13 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) {
 	go func() {
 		defer cp.wg.Done()
 		log := cp.log.WithName("apiservices")
+		running.Store(true)
 		for {
-			if err := cp.syncAPIServices(ctx); err != nil && ctx.Err() == nil {
+			err := cp.syncAPIServices(ctx)
+			if err == nil {
+				synced.Store(true)
+			}
+			if err != nil && ctx.Err() == nil {
 				log.Error(err, "Keeping the local APIServices failed; retrying")
 				select {
 				case <-ctx.Done():
@@ -57,6 +83,7 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) {
 			}
 		}
 	}()
+	return nil
 }
 
 // wantedAPIServices returns the local APIService of every served group

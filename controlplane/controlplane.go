@@ -310,7 +310,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		cp.security.Attach(srv)
 	}
 	cp.startCRDs(runCtx)
-	cp.startAPIServices(filters.WithUser(runCtx, rbac.BootstrapUser))
+	if err := cp.startAPIServices(filters.WithUser(runCtx, rbac.BootstrapUser)); err != nil {
+		return err
+	}
 	if err := cp.bootstrap(filters.WithUser(ctx, rbac.BootstrapUser)); err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ func (cp *ControlPlane) startCRDs(ctx context.Context) {
 	cp.registry.Add(crd.Resource())
 	c := lifecycle.New(lifecycle.Options{
 		Storage: cp.store, Registry: cp.registry, Handler: cp.server.Handler(), Logger: cp.log.WithName("crd"),
+		Dial: cp.serviceDial,
 	})
 	cp.wg.Add(1)
 	go func() {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"time"
 
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
+	"github.com/converge-dev/converge/builtin/serviceresolver"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/operators/webhook"
@@ -27,7 +29,24 @@ func (cp *ControlPlane) webhookAdmission() (admission.Mutator, admission.Validat
 	warn := func(_ context.Context, text string) {
 		cp.log.V(1).Info("Admission webhook warning", "warning", text)
 	}
-	return security.WebhookAdmission(list, cp.equivalentResources, warn)
+	mutating, validating := security.WebhookAdmission(list, cp.equivalentResources, warn)
+	mutating.Dial = cp.serviceDial
+	validating.Dial = cp.serviceDial
+	return mutating, validating
+}
+
+// serviceDial connects the API server's clients of webhooks (admission,
+// conversion) and aggregated API servers: NAME.NAMESPACE.svc:PORT goes to
+// one of the Service's ready endpoints (builtin/serviceresolver), read from
+// the watch cache.
+func (cp *ControlPlane) serviceDial(ctx context.Context, network, addr string) (net.Conn, error) {
+	r := serviceresolver.Resolver{List: func(ctx context.Context, gvr api.GroupVersionResource, namespace string) ([][]byte, int64, error) {
+		if cp.server == nil {
+			return nil, 0, errors.New("controlplane: the API server is not created yet")
+		}
+		return cp.server.CachedObjects(ctx, gvr, namespace)
+	}}
+	return r.Dial(ctx, network, addr)
 }
 
 // webhookOptions configures the webhook servers of operators: their

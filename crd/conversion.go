@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -60,13 +61,14 @@ type webhookConverter struct {
 // converter returns the Convert function of c's conversion strategy: None
 // rewrites apiVersion, Webhook calls the webhook.
 func converter(c *crdapi.CustomResourceDefinition) func(map[string]any, api.GroupVersion) (map[string]any, error) {
-	conv, _ := converters(c)
+	conv, _ := converters(c, nil)
 	return conv
 }
 
 // converters returns the Convert and ConvertList functions of c's conversion
-// strategy (registry.Resource), sharing one webhook client.
-func converters(c *crdapi.CustomResourceDefinition) (
+// strategy (registry.Resource), sharing one webhook client that connects
+// with dial.
+func converters(c *crdapi.CustomResourceDefinition, dial Dialer) (
 	func(map[string]any, api.GroupVersion) (map[string]any, error),
 	func([]map[string]any, api.GroupVersion) ([]map[string]any, error),
 ) {
@@ -74,11 +76,17 @@ func converters(c *crdapi.CustomResourceDefinition) (
 	if cv == nil || cv.Strategy != "Webhook" {
 		return convertNone, convertNoneList
 	}
-	w := newWebhookConverter(c)
+	w := newWebhookConverter(c, dial)
 	return w.convert, w.convertList
 }
 
-func newWebhookConverter(c *crdapi.CustomResourceDefinition) *webhookConverter {
+// Dialer connects the conversion webhooks' clients to the host:port of
+// their URL; for a service reference that is NAME.NAMESPACE.svc:PORT, which
+// it is to resolve to the Service's endpoints (builtin/serviceresolver). Nil
+// dials the address as it is.
+type Dialer func(ctx context.Context, network, addr string) (net.Conn, error)
+
+func newWebhookConverter(c *crdapi.CustomResourceDefinition, dial Dialer) *webhookConverter {
 	w := &webhookConverter{group: c.Spec.Group, kind: c.Spec.Names.Kind, timeout: DefaultConversionTimeout}
 	wc := c.Spec.Conversion.Webhook
 	if wc == nil || wc.ClientConfig == nil {
@@ -104,6 +112,7 @@ func newWebhookConverter(c *crdapi.CustomResourceDefinition) *webhookConverter {
 	}
 	w.client = &http.Client{Transport: &http.Transport{
 		TLSClientConfig: tc, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second,
+		DialContext: dial,
 	}}
 	return w
 }

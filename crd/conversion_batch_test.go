@@ -189,7 +189,7 @@ func (s *conversionServer) crd() *crdapi.CustomResourceDefinition {
 func TestWebhookConvertList(t *testing.T) {
 	t.Parallel()
 	s := newConversionServer(t)
-	_, convertList := converters(s.crd())
+	_, convertList := converters(s.crd(), nil)
 	v2 := api.GroupVersion{Group: "example.com", Version: "v2"}
 
 	in := widgets(5)
@@ -244,7 +244,7 @@ func TestWebhookConvertList(t *testing.T) {
 func TestConvertNoneList(t *testing.T) {
 	t.Parallel()
 	c := &crdapi.CustomResourceDefinition{}
-	_, convertList := converters(c)
+	_, convertList := converters(c, nil)
 	out, err := convertList(widgets(3), api.GroupVersion{Group: "example.com", Version: "v2"})
 	if err != nil || len(out) != 3 {
 		t.Fatalf("%v, %v", out, err)

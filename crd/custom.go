@@ -23,15 +23,15 @@ const notCheckedMessage = "some validation rules were not checked because the ob
 // the storage prefix /registry/<group>/<plural>/; objects are stored in the CRD's
 // storage version and converted to the version of each request (by rewriting
 // apiVersion, or by the conversion webhook when spec.conversion.strategy is
-// Webhook).
-func CustomResources(c *crdapi.CustomResourceDefinition) ([]*registry.Resource, error) {
+// Webhook; its client connects with dial).
+func CustomResources(c *crdapi.CustomResourceDefinition, dial Dialer) ([]*registry.Resource, error) {
 	var out []*registry.Resource
 	for i := range c.Spec.Versions {
 		v := &c.Spec.Versions[i]
 		if !v.Served {
 			continue
 		}
-		r, err := customResource(c, v)
+		r, err := customResource(c, v, dial)
 		if err != nil {
 			return nil, fmt.Errorf("version %s: %w", v.Name, err)
 		}
@@ -40,7 +40,7 @@ func CustomResources(c *crdapi.CustomResourceDefinition) ([]*registry.Resource, 
 	return out, nil
 }
 
-func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResourceDefinitionVersion) (*registry.Resource, error) {
+func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResourceDefinitionVersion, dial Dialer) (*registry.Resource, error) {
 	n := c.Spec.Names
 	st, err := NewCustomStrategy(v)
 	if err != nil {
@@ -54,7 +54,7 @@ func customResource(c *crdapi.CustomResourceDefinition, v *crdapi.CustomResource
 		Strategy:   st, Generation: true, RequireResourceVersion: true,
 		StorageVersion: c.StorageVersion(),
 	}
-	r.Convert, r.ConvertList = converters(c)
+	r.Convert, r.ConvertList = converters(c, dial)
 	if r.ListKind == "" {
 		r.ListKind = n.Kind + "List"
 	}

@@ -4,6 +4,11 @@
 // the authorization filter checks them as Kubernetes does up to 1.34: `create`
 // for POST (SPDY clients) and `get` for GET (WebSocket clients).
 //
+// Each is a registry.Connecter: before Serve, the API server runs admission
+// with operation CONNECT on the request's PodExecOptions, PodAttachOptions or
+// PodPortForwardOptions (ConnectOptions, read from the query), so admission
+// webhooks can refuse an exec or attach as in Kubernetes.
+//
 // Serve checks the request against the pod (the container exists and, for
 // exec and attach, the pod has not completed; the pod has a node; exec names a
 // command; at least one stream is asked for), then proxies the upgrade to the

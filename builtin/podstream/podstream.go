@@ -220,3 +220,54 @@ func join(client net.Conn, clientBuf *bufio.Reader, backend net.Conn, backendBuf
 	<-done
 	<-done
 }
+
+var _ registry.Connecter = (*Subresource)(nil)
+
+// ConnectOptions implements registry.Connecter: the request's
+// PodExecOptions, PodAttachOptions or PodPortForwardOptions, read from its
+// query as Kubernetes decodes them (false booleans and empty fields left out),
+// for CONNECT admission. A malformed value is a 400.
+func (s *Subresource) ConnectOptions(r *http.Request) (map[string]any, error) {
+	q := r.URL.Query()
+	out := map[string]any{"apiVersion": "v1", "kind": s.Kind().Kind}
+	if s.kind == PortForward {
+		var ports []any
+		for _, v := range q["ports"] {
+			for _, p := range strings.Split(v, ",") {
+				n, err := strconv.ParseUint(strings.TrimSpace(p), 10, 16)
+				if err != nil {
+					return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid port %q: %v", p, err))
+				}
+				ports = append(ports, int64(n))
+			}
+		}
+		if len(ports) > 0 {
+			out["ports"] = ports
+		}
+		return out, nil
+	}
+	for _, k := range []string{"stdin", "stdout", "stderr", "tty"} {
+		v := q.Get(k)
+		if v == "" {
+			continue
+		}
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, apierrors.NewBadRequest(fmt.Sprintf("invalid value %q for %s: %v", v, k, err))
+		}
+		if b {
+			out[k] = true
+		}
+	}
+	if c := q.Get("container"); c != "" {
+		out["container"] = c
+	}
+	if s.kind == Exec && len(q["command"]) > 0 {
+		cmd := make([]any, len(q["command"]))
+		for i, c := range q["command"] {
+			cmd[i] = c
+		}
+		out["command"] = cmd
+	}
+	return out, nil
+}

@@ -40,6 +40,9 @@ type Options struct {
 	Handler http.Handler
 	// Logger receives progress and errors.
 	Logger logr.Logger
+	// Dial connects conversion webhooks' clients (crd.Dialer); nil dials
+	// their addresses as they are.
+	Dial crd.Dialer
 }
 
 // Controller is the CRD lifecycle loop.
@@ -296,7 +299,7 @@ func (c *Controller) install(o *crdapi.CustomResourceDefinition) error {
 	if prev != nil && bytes.Equal(prev.spec, spec) {
 		return nil
 	}
-	resources, err := crd.CustomResources(o)
+	resources, err := crd.CustomResources(o, c.opts.Dial)
 	if err != nil {
 		return err
 	}

@@ -130,6 +130,9 @@ func (s *Server) dispatch(q *request) error {
 			}
 		default:
 			if sub, ok := q.res.Subresources[ri.subresource]; ok {
+				if err := s.admitConnect(q, sub); err != nil {
+					return err
+				}
 				return sub.Serve(q.w, q.r, &parent{s: s, q: q, kind: sub.Kind().Kind})
 			}
 		}

@@ -147,20 +147,25 @@ func (s *Server) admitDeletion(ctx context.Context, q *request, name string, cur
 	}
 	ctx = s.admissionContext(ctx, q)
 	a := s.admissionAttributes(ctx, q, admissionchain.Delete, name, nil, api.DeepCopyJSON(cur))
+	return s.admitAndValidate(ctx, q, a)
+}
+
+// admitAndValidate runs the mutating, then the validating plugins on a.
+func (s *Server) admitAndValidate(ctx context.Context, q *request, a *admissionchain.Attributes) error {
 	start := time.Now()
 	actx, span := tracing.Child(ctx, tracerName, "admission admit")
 	err := s.opts.Security.Admission.Admit(actx, a)
 	tracing.End(span, err)
 	s.metrics.observeAdmission("admit", a.Operation, err, start)
 	if err != nil {
-		return admissionError(q, name, err)
+		return admissionError(q, a.Name, err)
 	}
 	start = time.Now()
 	actx, span = tracing.Child(ctx, tracerName, "admission validate")
 	err = s.opts.Security.Admission.Validate(actx, a)
 	tracing.End(span, err)
 	s.metrics.observeAdmission("validate", a.Operation, err, start)
-	return admissionError(q, name, err)
+	return admissionError(q, a.Name, err)
 }
 
 // validateCreate runs the validating plugins on a new, valid object.
@@ -171,4 +176,26 @@ func (s *Server) validateCreate(ctx context.Context, q *request, name string, ob
 // validateUpdate runs the validating plugins on a valid update of old to obj.
 func (s *Server) validateUpdate(ctx context.Context, q *request, name string, obj, old map[string]any) error {
 	return s.validateAdmission(ctx, q, admissionchain.Update, name, obj, old)
+}
+
+// admitConnect runs the whole chain, with operation CONNECT, on a request of
+// a subresource that is a registry.Connecter, its object the request's
+// options (Kubernetes' connect admission, before the connection is made).
+func (s *Server) admitConnect(q *request, sub registry.Subresource) error {
+	c, ok := sub.(registry.Connecter)
+	if !ok || !s.admissionEnabled() {
+		return nil
+	}
+	opts, err := c.ConnectOptions(q.r)
+	if err != nil {
+		return err
+	}
+	ctx := s.admissionContext(q.ctx(), q)
+	a := s.admissionAttributes(ctx, q, admissionchain.Connect, q.ri.name, opts, nil)
+	a.DryRun = false
+	a.Kind = sub.Kind()
+	if a.Kind.Version == "" {
+		a.Kind.Group, a.Kind.Version = q.res.GroupVersion.Group, q.res.GroupVersion.Version
+	}
+	return s.admitAndValidate(ctx, q, a)
 }

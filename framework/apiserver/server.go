@@ -20,6 +20,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/protobuf"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
+	"github.com/converge-dev/converge/framework/healthz"
 	"github.com/converge-dev/converge/framework/storage"
 )
 
@@ -48,8 +49,6 @@ type Options struct {
 	// (default 4096). Watchers read this ring directly; one that falls more than
 	// this many events behind is closed (its client resumes or relists).
 	WatchCacheCapacity int
-	// Ready reports extra readiness (for /readyz); nil means always ready.
-	Ready func() error
 	// Security enables authentication, authorization, audit, in-flight limits
 	// and admission (security.go); the zero value enables none of them.
 	Security Security
@@ -122,6 +121,8 @@ type Server struct {
 
 	fields  fieldManagers // managedFields bookkeeping per resource version
 	applies applyMemo     // applies known to change nothing (applymemo.go)
+
+	readyz healthz.Handler // /readyz: ping and AddReadyzCheck's checks
 }
 
 type cacheHandle struct {
@@ -134,7 +135,10 @@ func New(opts Options) (*Server, error) {
 	if err := opts.complete(); err != nil {
 		return nil, err
 	}
-	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}}
+	s := &Server{opts: opts, log: opts.Logger, caches: map[string]*cacheHandle{}, readyz: healthz.Handler{Endpoint: "readyz"}}
+	if err := s.readyz.AddCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
 	s.metrics = newMetrics(s.storedObjects)
 	if err := s.metrics.registry.Register(collectorSet(opts.Collectors)); err != nil {
 		return nil, fmt.Errorf("register metrics collectors: %w", err)
@@ -385,17 +389,18 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.serveResource(w, r, ri, query)
 }
 
-func (s *Server) serveReady(w http.ResponseWriter, _ *http.Request) {
-	if s.opts.Ready != nil {
-		if err := s.opts.Ready(); err != nil {
-			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			_, _ = w.Write([]byte("not ready: " + err.Error()))
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	_, _ = w.Write([]byte("ok"))
+// serveReady serves /readyz as Kubernetes does (framework/healthz): every
+// check, ?verbose to list them, ?exclude=NAME, /readyz/NAME for one; a
+// failing check answers 500.
+func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
+	s.readyz.ServeHTTP(w, r)
+}
+
+// AddReadyzCheck adds a named check to /readyz (Kubernetes names its own
+// poststarthook/<hook>, autoregister-completion, ...); nil from check means
+// ready. Names are unique.
+func (s *Server) AddReadyzCheck(name string, check func(*http.Request) error) error {
+	return s.readyz.AddCheck(name, check)
 }
 
 func (s *Server) serveVersion(w http.ResponseWriter) {

@@ -21,13 +21,17 @@ var ErrDuplicate = errors.New("healthz: check already registered")
 // Handler serves a set of named checks. The zero value is ready to use and
 // safe for concurrent use.
 type Handler struct {
+	// Endpoint names the endpoint in the verbose summary ("readyz check
+	// passed"); empty means "healthz".
+	Endpoint string
+
 	mu     sync.RWMutex
 	checks map[string]Checker // guarded by mu
 }
 
 // AddCheck registers check under name.
 func (h *Handler) AddCheck(name string, check Checker) error {
-	if name == "" || strings.Contains(name, "/") {
+	if name == "" || slices.Contains(strings.Split(name, "/"), "") {
 		return fmt.Errorf("healthz: invalid check name %q", name)
 	}
 	if check == nil {
@@ -60,17 +64,19 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	h.mu.RUnlock()
 	slices.Sort(names)
 
-	last := req.URL.Path[strings.LastIndex(req.URL.Path, "/")+1:]
-	if c, ok := checks[last]; ok && strings.Count(strings.Trim(req.URL.Path, "/"), "/") >= 1 {
+	// /<endpoint>/<name>: one check; names may hold slashes, as Kubernetes'
+	// poststarthook/<hook> checks do.
+	if _, name, one := strings.Cut(strings.Trim(req.URL.Path, "/"), "/"); one {
+		c, ok := checks[name]
+		if !ok {
+			http.NotFound(w, req)
+			return
+		}
 		if err := c(req); err != nil {
 			http.Error(w, fmt.Sprintf("internal server error: %v", err), http.StatusInternalServerError)
 			return
 		}
 		writeText(w, http.StatusOK, "ok")
-		return
-	}
-	if strings.Count(strings.Trim(req.URL.Path, "/"), "/") >= 1 {
-		http.NotFound(w, req)
 		return
 	}
 
@@ -90,11 +96,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 			fmt.Fprintf(&b, "[+]%s ok\n", n)
 		}
 	}
+	endpoint := h.Endpoint
+	if endpoint == "" {
+		endpoint = "healthz"
+	}
 	switch {
 	case failed:
-		writeText(w, http.StatusInternalServerError, b.String()+"healthz check failed")
+		writeText(w, http.StatusInternalServerError, b.String()+endpoint+" check failed")
 	case verbose:
-		writeText(w, http.StatusOK, b.String()+"healthz check passed")
+		writeText(w, http.StatusOK, b.String()+endpoint+" check passed")
 	default:
 		writeText(w, http.StatusOK, "ok")
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/converge-dev/converge/framework/tracing"
 	"go.opentelemetry.io/otel/attribute"
 	"io"
+	"net"
 	"net/http"
 	"reflect"
 	"slices"
@@ -141,6 +142,11 @@ type Webhooks struct {
 	// ServiceURL turns a service reference into a URL; nil uses
 	// https://NAME.NAMESPACE.svc:PORT/PATH.
 	ServiceURL func(ctx context.Context, ref ServiceReference) (string, error)
+	// Dial connects to webhooks (the host:port of their URL; for a service
+	// reference NAME.NAMESPACE.svc:PORT, which Dial is to resolve to the
+	// Service's endpoints, see builtin/serviceresolver). Nil dials the
+	// address as it is.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// Warn receives the warnings webhooks return; may be nil. They also go to
 	// the client through the sink of the request's context (WithWarnings).
 	Warn func(ctx context.Context, text string)
@@ -488,6 +494,13 @@ func (w *Webhooks) call(ctx context.Context, h *Hook, a, orig *Attributes) error
 	if timeout > 30*time.Second {
 		timeout = 30 * time.Second
 	}
+	// Like kube-apiserver's webhook client, the call tells the webhook its
+	// deadline: ?timeout=10s.
+	sep := "?"
+	if strings.Contains(url, "?") {
+		sep = "&"
+	}
+	url += sep + "timeout=" + timeout.String()
 	uid := uuid.NewString()
 	kind := review.GroupVersionKind{Group: a.Kind.Group, Version: a.Kind.Version, Kind: a.Kind.Kind}
 	res := review.GroupVersionResource{Group: a.Resource.Group, Version: a.Resource.Version, Resource: a.Resource.Resource}
@@ -665,7 +678,8 @@ func (w *Webhooks) client(caBundle []byte) (*http.Client, error) {
 		}
 		tc.RootCAs = pool
 	}
-	c := &http.Client{Transport: &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second}}
+	c := &http.Client{Transport: &http.Transport{TLSClientConfig: tc, ForceAttemptHTTP2: true, MaxIdleConnsPerHost: 4,
+		IdleConnTimeout: 90 * time.Second, DialContext: w.Dial}}
 	actual, _ := w.clients.LoadOrStore(k, c)
 	return actual.(*http.Client), nil
 }

@@ -213,6 +213,16 @@ type Subresource interface {
 	Serve(w http.ResponseWriter, r *http.Request, parent Parent) error
 }
 
+// Connecter is implemented by subresources that connect the client to
+// something (pods/exec, pods/attach, pods/portforward, the proxies): before
+// Serve, the server runs admission on the request as Kubernetes does, with
+// operation CONNECT, the subresource's Kind and the options object
+// ConnectOptions returns (e.g. a v1 PodAttachOptions read from the query).
+// Its errors are returned to the client (a Status) without calling Serve.
+type Connecter interface {
+	ConnectOptions(r *http.Request) (map[string]any, error)
+}
+
 // SubresourceRef names a subresource of another resource of the same group
 // and version (see Resource.CreateAs).
 type SubresourceRef struct {
