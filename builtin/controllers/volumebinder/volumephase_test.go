@@ -48,7 +48,7 @@ func TestVolumePhase(t *testing.T) {
 				objs = append(objs, tc.pvc)
 			}
 			fc := fakeclient.New(sch, objs...)
-			r := &phaseReconciler{reader: fc, client: fc, now: func() time.Time { return now }}
+			r := &phaseReconciler{reader: fc, client: fc, recorder: &fakeclient.Recorder{}, now: func() time.Time { return now }}
 			if _, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Name: "pv1"}}); err != nil {
 				t.Fatalf("Reconcile: %v", err)
 			}
