@@ -31,7 +31,9 @@ func TestBestMatch(t *testing.T) {
 	}
 	failed := func(pv *corev1.PersistentVolume) { pv.Status.Phase = corev1.VolumeFailed }
 	gold := func(pv *corev1.PersistentVolume) { pv.Labels = map[string]string{"tier": "gold"} }
-	rox := func(pv *corev1.PersistentVolume) { pv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany} }
+	rox := func(pv *corev1.PersistentVolume) {
+		pv.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadOnlyMany}
+	}
 	blockPV := func(pv *corev1.PersistentVolume) { pv.Spec.VolumeMode = api.Ptr(corev1.PersistentVolumeBlock) }
 	on := func(node string) func(*corev1.PersistentVolume) {
 		return func(pv *corev1.PersistentVolume) {
