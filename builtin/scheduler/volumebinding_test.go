@@ -64,6 +64,37 @@ var _ = Describe("VolumeBinding", func() {
 		Eventually(nodeNameOf(ctx, free)).Should(Equal("vb-a"))
 	})
 
+	It("places a pod whose claim is bound to a PersistentVolume on a node its node affinity admits", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		// vb-a has the more free cpu, so LeastAllocated prefers it.
+		createNode(ctx, "vb-a", "8", "16Gi")
+		createNode(ctx, "vb-b", "2", "16Gi")
+		pv := &corev1.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "local-" + ns}, Spec: corev1.PersistentVolumeSpec{
+			Capacity:               corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")},
+			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName:       "local-" + ns,
+			PersistentVolumeSource: corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/disk"}},
+			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+				MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"vb-b"}}}}}}},
+		}}
+		Expect(c.Create(ctx, pv)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, pv))).To(Succeed()) })
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: "data"}, Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: api.Ptr("local-" + ns),
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}},
+		}}
+		Expect(c.Create(ctx, pvc)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, pvc))).To(Succeed()) })
+		Eventually(func(g Gomega) string {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(pvc), pvc)).To(Succeed())
+			g.Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
+			return pvc.Spec.VolumeName
+		}).Should(Equal(pv.Name))
+		p := createPod(ctx, ns, "app", requests("100m", "128Mi"), withClaim("data", "data"))
+		Eventually(nodeNameOf(ctx, p)).Should(Equal("vb-b"))
+	})
+
 	It("explains a volume node affinity conflict like Kubernetes", func(ctx SpecContext) {
 		ns := namespace(ctx)
 		createNode(ctx, "vb-a", "8", "16Gi")

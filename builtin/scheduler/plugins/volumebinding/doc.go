@@ -18,9 +18,16 @@
 //     claim that has selected-node is remembered; a pod without claims, or
 //     whose claims are all unbound, skips Filter (unbound claims put no
 //     constraint: the binder binds them to the chosen node afterwards).
-//   - Filter: a node other than the claims' node is UnschedulableAndUnresolvable
-//     "node(s) had volume node affinity conflict" (every node is, when the
-//     pod's claims live on different nodes).
+//     A claim bound to a PersistentVolume object (spec.volumeName other than
+//     "pvc-<uid>", read from the PersistentVolume informer) contributes its
+//     volume's required node affinity.
+//   - Filter: a node other than the claims' node, or one the node affinity
+//     of a claim's PersistentVolume does not admit, is
+//     UnschedulableAndUnresolvable "node(s) had volume node affinity
+//     conflict" (every node is, when the pod's claims live on different
+//     nodes). Unbound claims of WaitForFirstConsumer classes are not matched
+//     against the candidate volumes here (kube-scheduler's FindPodVolumes
+//     does): the binder picks a volume on the chosen node afterwards.
 //   - Reserve: the pod's unbound claims are reserved for its node in memory
 //     until the binder's selected-node shows up in the informer (or the claim
 //     is deleted, the pod's binding fails, or DefaultAssumeTTL passes), and

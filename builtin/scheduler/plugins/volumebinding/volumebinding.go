@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/builtin/scheduler/nodeselector"
 	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/cache"
 )
@@ -26,10 +27,17 @@ const stateKey plugin.StateKey = "PreFilter" + Name
 // false when there is none. The claim must not be modified.
 type ClaimGetter func(namespace, name string) (*corev1.PersistentVolumeClaim, bool)
 
-// stateData is what PreFilter found: the node the pod's bound claims are on.
+// VolumeGetter returns the PersistentVolume name from the scheduler's
+// cache; false when there is none. The volume must not be modified.
+type VolumeGetter func(name string) (*corev1.PersistentVolume, bool)
+
+// stateData is what PreFilter found: the node the pod's bound claims are on,
+// and the node affinity of the PersistentVolumes its claims are bound to.
 type stateData struct {
-	// node is the node of every claim that has one.
+	// node is the node of every claim that has one ("": none has).
 	node string
+	// affinity holds the required node affinity of the claims' volumes.
+	affinity []*corev1.NodeSelector
 	// conflict: the claims are on different nodes, so no node fits.
 	conflict bool
 }
@@ -39,8 +47,9 @@ func (s *stateData) Clone() plugin.StateData { return s }
 
 // VolumeBinding is the plugin.
 type VolumeBinding struct {
-	getClaim ClaimGetter
-	assumed  *assumeCache
+	getClaim  ClaimGetter
+	getVolume VolumeGetter
+	assumed   *assumeCache
 	// skip is the Skip status PreFilter returns for pods without bound
 	// claims, shared so that those pods allocate nothing; never modified.
 	skip *plugin.Status
@@ -68,7 +77,11 @@ func New(_ context.Context, _ any, h plugin.Handle) (plugin.Plugin, error) {
 		get = func(namespace, name string) (*corev1.PersistentVolumeClaim, bool) {
 			return store.Get(claimKey(namespace, name))
 		}
-		pl := NewWithGetter(get, DefaultAssumeTTL, time.Now)
+		pvs, err := cache.InformerFor(inf, cache.InformerOptions[*corev1.PersistentVolume]{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: persistentvolume informer: %w", Name, err)
+		}
+		pl := NewWithGetter(get, DefaultAssumeTTL, time.Now).WithVolumes(pvs.Store().Get)
 		pvcs.AddHandler(pl.onClaimEvent)
 		return pl, nil
 	}
@@ -79,6 +92,13 @@ func New(_ context.Context, _ any, h plugin.Handle) (plugin.Plugin, error) {
 // of unbound claims last at most assumeTTL by the clock now.
 func NewWithGetter(get ClaimGetter, assumeTTL time.Duration, now func() time.Time) *VolumeBinding {
 	return &VolumeBinding{getClaim: get, assumed: newAssumeCache(assumeTTL, now), skip: plugin.NewStatus(plugin.Skip)}
+}
+
+// WithVolumes makes the plugin read PersistentVolumes through get (the node
+// affinity of the volumes claims are bound to); without, no volume exists.
+func (pl *VolumeBinding) WithVolumes(get VolumeGetter) *VolumeBinding {
+	pl.getVolume = get
+	return pl
 }
 
 // onClaimEvent forgets reservations that the binder has recorded
@@ -196,6 +216,12 @@ func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *plugin.Status
 		if ephemeral && !controlledBy(pvc, pod) {
 			return nil, unresolvable("PVC %s/%s was not created for pod %s/%s (pod is not owner)", pvc.Namespace, pvc.Name, pod.Namespace, pod.Name)
 		}
+		if sel := pl.volumeAffinity(pvc); sel != nil {
+			if s == nil {
+				s = &stateData{}
+			}
+			s.affinity = append(s.affinity, sel)
+		}
 		node := pvc.Annotations[AnnSelectedNode]
 		if node == "" {
 			// Reserved by an earlier consumer and not bound yet.
@@ -205,11 +231,26 @@ func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *plugin.Status
 		case node == "":
 		case s == nil:
 			s = &stateData{node: node}
+		case s.node == "":
+			s.node = node
 		case s.node != node:
 			s.conflict = true
 		}
 	}
 	return s, nil
+}
+
+// volumeAffinity returns the required node affinity of the PersistentVolume
+// pvc is bound to (nil: none, or not a PersistentVolume object).
+func (pl *VolumeBinding) volumeAffinity(pvc *corev1.PersistentVolumeClaim) *corev1.NodeSelector {
+	if pl.getVolume == nil || pvc.Spec.VolumeName == "" || pvc.Spec.VolumeName == "pvc-"+pvc.UID {
+		return nil
+	}
+	pv, ok := pl.getVolume(pvc.Spec.VolumeName)
+	if !ok || pv.Spec.NodeAffinity == nil {
+		return nil
+	}
+	return pv.Spec.NodeAffinity.Required
 }
 
 func unresolvable(format string, args ...any) *plugin.Status {
@@ -230,14 +271,20 @@ func controlledBy(pvc *corev1.PersistentVolumeClaim, pod *corev1.Pod) bool {
 // not depend on other pods.
 func (pl *VolumeBinding) PreFilterExtensions() plugin.PreFilterExtensions { return nil }
 
-// Filter implements plugin.FilterPlugin: only the claims' node fits.
+// Filter implements plugin.FilterPlugin: only the claims' node fits, and
+// only a node the node affinity of the claims' PersistentVolumes admits.
 func (pl *VolumeBinding) Filter(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
 	s, err := plugin.ReadState[*stateData](state, stateKey)
 	if err != nil {
 		return plugin.AsStatus(fmt.Errorf("%s: %w", Name, err))
 	}
-	if s.conflict || ni.NodeName() != s.node {
+	if s.conflict || s.node != "" && ni.NodeName() != s.node {
 		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+	}
+	for _, sel := range s.affinity {
+		if !nodeselector.SelectorMatches(sel, ni.Node()) {
+			return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+		}
 	}
 	return nil
 }

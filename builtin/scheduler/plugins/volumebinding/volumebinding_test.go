@@ -38,6 +38,28 @@ func lost(c *corev1.PersistentVolumeClaim) {
 	c.Status.Phase = corev1.ClaimLost
 }
 
+// toVolume binds a claim to the PersistentVolume name (see volumes).
+func toVolume(name string) func(*corev1.PersistentVolumeClaim) {
+	return func(c *corev1.PersistentVolumeClaim) {
+		c.Spec.VolumeName = name
+		c.Status.Phase = corev1.ClaimBound
+	}
+}
+
+// volumes has pv-a, whose node affinity admits node a only, and pv-any,
+// without node affinity.
+func volumes(name string) (*corev1.PersistentVolume, bool) {
+	switch name {
+	case "pv-a":
+		return &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{NodeAffinity: &corev1.VolumeNodeAffinity{
+			Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}}}}}}, true
+	case "pv-any":
+		return &corev1.PersistentVolume{}, true
+	}
+	return nil, false
+}
+
 func ownedBy(uid string) func(*corev1.PersistentVolumeClaim) {
 	return func(c *corev1.PersistentVolumeClaim) {
 		yes := true
@@ -126,12 +148,20 @@ func TestPreFilterAndFilter(t *testing.T) {
 			preFilter: unresolvable(`PVC ns/p-scratch was not created for pod ns/p (pod is not owner)`)},
 		{name: "ephemeral claim bound", pod: pod(ephemeralVolume("scratch")), claims: []*corev1.PersistentVolumeClaim{claim("p-scratch", ownedBy("pod-uid"), boundTo("a"))},
 			filter: map[string]*plugin.Status{"a": nil, "b": conflict}},
+		{name: "claim bound to a PersistentVolume with node affinity", pod: pod(claimVolume("x", "x")),
+			claims: []*corev1.PersistentVolumeClaim{claim("x", toVolume("pv-a"))},
+			filter: map[string]*plugin.Status{"a": nil, "b": conflict}},
+		{name: "claim bound to a PersistentVolume without node affinity", pod: pod(claimVolume("x", "x")),
+			claims: []*corev1.PersistentVolumeClaim{claim("x", toVolume("pv-any"))}, preFilter: plugin.NewStatus(plugin.Skip)},
+		{name: "volume affinity and a claim on another node", pod: pod(claimVolume("x", "x"), claimVolume("y", "y")),
+			claims: []*corev1.PersistentVolumeClaim{claim("x", toVolume("pv-a")), claim("y", boundTo("b"))},
+			filter: map[string]*plugin.Status{"a": conflict, "b": conflict}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			pl := NewWithGetter(getter(tt.claims...), DefaultAssumeTTL, time.Now)
+			pl := NewWithGetter(getter(tt.claims...), DefaultAssumeTTL, time.Now).WithVolumes(volumes)
 			state := plugin.NewCycleState()
 			_, st := pl.PreFilter(ctx, state, tt.pod, nil)
 			if !st.Equal(tt.preFilter) {
