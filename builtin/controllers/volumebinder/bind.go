@@ -22,7 +22,13 @@ const (
 	reasonVolumeMismatch = "VolumeMismatch"
 	reasonClaimLost      = "ClaimLost"
 	reasonClaimMisbound  = "ClaimMisbound"
+
+	reasonExternalProvisioning = "ExternalProvisioning"
 )
+
+// NoProvisioner is the provisioner of classes of pre-created volumes only
+// (local volumes): their claims are never given a local directory volume.
+const NoProvisioner = "kubernetes.io/no-provisioner"
 
 // bindStatic binds the pending claim pvc to the best PersistentVolume that
 // satisfies it; at once, or for a class with volumeBindingMode
@@ -30,19 +36,22 @@ const (
 // volume's node affinity must admit that node). handled is false when no
 // volume satisfies the claim and it may get a local directory volume
 // instead; a claim with storageClassName "" never does (it waits for a
-// volume, as in Kubernetes).
+// volume, as in Kubernetes), nor does one of a class whose provisioner is
+// kubernetes.io/no-provisioner.
 func (r *reconciler) bindStatic(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (handled bool, err error) {
 	class, err := r.claimClass(ctx, pvc)
 	if err != nil {
 		return false, err
 	}
 	var node *corev1.Node
+	staticOnly := false
 	if class != "" {
 		sc := &storagev1.StorageClass{}
 		err := r.reader.Get(ctx, client.ObjectKey{Name: class}, sc)
 		if err != nil && !apierrors.IsNotFound(err) {
 			return false, fmt.Errorf("get storage class %q of claim %s/%s: %w", class, pvc.Namespace, pvc.Name, err)
 		}
+		staticOnly = err == nil && sc.Provisioner == NoProvisioner
 		if err == nil && sc.VolumeBindingMode != nil && *sc.VolumeBindingMode == storagev1.VolumeBindingWaitForFirstConsumer {
 			name := pvc.Annotations[AnnSelectedNode]
 			if name == "" {
@@ -66,8 +75,14 @@ func (r *reconciler) bindStatic(ctx context.Context, pvc *corev1.PersistentVolum
 	if pv := bestMatch(pvc, pvs.Items, class, node); pv != nil {
 		return true, r.bind(ctx, pv, pvc, true)
 	}
-	if pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == "" {
+	switch {
+	case pvc.Spec.StorageClassName != nil && *pvc.Spec.StorageClassName == "":
 		r.recorder.Event(ctx, pvc, "Normal", reasonFailedBinding, "no persistent volumes available for this claim and no storage class is set")
+		return true, nil
+	case staticOnly:
+		r.recorder.Event(ctx, pvc, "Normal", reasonExternalProvisioning, fmt.Sprintf("Waiting for a volume to be created either by the external "+
+			"provisioner '%s' or manually by the system administrator. If volume creation is delayed, please verify that the provisioner is running "+
+			"and correctly registered.", NoProvisioner))
 		return true, nil
 	}
 	return false, nil

@@ -311,6 +311,26 @@ var _ = Describe("WaitForFirstConsumer", func() {
 		Expect(c.Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
 	})
 
+	It("never gives a claim of a kubernetes.io/no-provisioner class a local directory volume", func(ctx SpecContext) {
+		ns := env.Namespace(ctx)
+		sc := &storagev1.StorageClass{ObjectMeta: api.ObjectMeta{Name: "local-" + ns}, Provisioner: volumebinder.NoProvisioner}
+		Expect(c.Create(ctx, sc)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, sc)).To(Succeed()) })
+		createClaim(ctx, ns, "data", sc.Name, "1Gi")
+		pod := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: "app"}, Spec: corev1.PodSpec{
+			Containers: []corev1.Container{{Name: "c", Image: "registry.k8s.io/pause:3.10"}},
+			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}}}
+		Expect(c.Create(ctx, pod)).To(Succeed())
+		env.SetPodState(ctx, pod, "node-x", corev1.PodPending, false, time.Now())
+		Eventually(func() []string { return env.EventReasons(ctx, ns, "PersistentVolumeClaim", "data") }).
+			Should(ContainElement("ExternalProvisioning"))
+		Consistently(func(g Gomega) string { return getPVC(ctx, ns, "data")(g).Spec.VolumeName }, "500ms").Should(BeEmpty())
+		createPV(ctx, ns+"-late", sc.Name, "1Gi")
+		Expect(boundVolume(ctx, ns, "data")).To(Equal(ns + "-late"))
+		Expect(c.Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
+	})
+
 	It("still gives a claim no volume satisfies a local directory volume on its consumer's node", func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		pvc := createClaim(ctx, ns, "data", "", "1Gi", noClass())

@@ -25,7 +25,8 @@
 //
 // # Local directory volumes
 //
-// A claim no volume satisfies (unless its class is "") stays Pending until a
+// A claim no volume satisfies (unless its class is "" or a class whose
+// provisioner is kubernetes.io/no-provisioner) stays Pending until a
 // pod that uses it is scheduled. Then the claim is bound to a directory
 // volume on that pod's node: the claim gets the annotation
 // volume.kubernetes.io/selected-node (the node), the bind annotations,
