@@ -10,6 +10,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
+	"github.com/converge-dev/converge/builtin/volumematch"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
@@ -25,6 +26,9 @@ const (
 
 	reasonExternalProvisioning = "ExternalProvisioning"
 )
+
+// AnnDefaultClass marks the default StorageClass.
+const AnnDefaultClass = "storageclass.kubernetes.io/is-default-class"
 
 // NoProvisioner is the provisioner of classes of pre-created volumes only
 // (local volumes): their claims are never given a local directory volume.
@@ -72,7 +76,11 @@ func (r *reconciler) bindStatic(ctx context.Context, pvc *corev1.PersistentVolum
 	if err := r.reader.List(ctx, pvs); err != nil {
 		return false, fmt.Errorf("list volumes for claim %s/%s: %w", pvc.Namespace, pvc.Name, err)
 	}
-	if pv := bestMatch(pvc, pvs.Items, class, node); pv != nil {
+	candidates := make([]*corev1.PersistentVolume, len(pvs.Items))
+	for i := range pvs.Items {
+		candidates[i] = &pvs.Items[i]
+	}
+	if pv := volumematch.Best(pvc, candidates, class, node); pv != nil {
 		return true, r.bind(ctx, pv, pvc, true)
 	}
 	switch {
@@ -141,14 +149,14 @@ func (r *reconciler) syncPreBound(ctx context.Context, pvc *corev1.PersistentVol
 		return nil
 	case err != nil:
 		return fmt.Errorf("get volume %s of claim %s/%s: %w", pvc.Spec.VolumeName, pvc.Namespace, pvc.Name, err)
-	case boundTo(pv, pvc):
+	case volumematch.BoundTo(pv, pvc):
 		return r.bind(ctx, pv, pvc, byController)
 	case pv.Spec.ClaimRef == nil:
 		class := ""
 		if pvc.Spec.StorageClassName != nil {
 			class = *pvc.Spec.StorageClassName
 		}
-		if msg := mismatch(pv, pvc, class, nil); msg != "" {
+		if msg := volumematch.Mismatch(pv, pvc, class, nil); msg != "" {
 			r.recorder.Event(ctx, pvc, "Warning", reasonVolumeMismatch, fmt.Sprintf("Cannot bind to requested volume %q: %s", pv.Name, msg))
 			return nil
 		}
@@ -214,7 +222,7 @@ func (r *reconciler) bind(ctx context.Context, pv *corev1.PersistentVolume, pvc 
 		}
 	}
 	capacity := corev1.ResourceList{}
-	if q, ok := storageOf(pv.Spec.Capacity); ok {
+	if q, ok := volumematch.StorageOf(pv.Spec.Capacity); ok {
 		capacity[string(corev1.ResourceStorage)] = q
 	}
 	if pvc.Status.Phase != corev1.ClaimBound || !slices.Equal(pvc.Status.AccessModes, pv.Spec.AccessModes) ||

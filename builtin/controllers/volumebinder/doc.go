@@ -6,7 +6,7 @@
 // # Static binding
 //
 // A pending claim is bound to the smallest Available PersistentVolume that
-// satisfies it (match.go): the same storage class ("" matches volumes
+// satisfies it (package volumematch): the same storage class ("" matches volumes
 // without one; a claim without a class gets the default StorageClass,
 // written into its spec as Kubernetes' retroactive default assignment
 // does), every requested access mode, at least the requested storage, the

@@ -1,4 +1,4 @@
-package volumebinder
+package volumematch
 
 import (
 	"fmt"
@@ -10,18 +10,15 @@ import (
 	"github.com/converge-dev/converge/framework/api/labels"
 )
 
-// AnnDefaultClass marks the default StorageClass.
-const AnnDefaultClass = "storageclass.kubernetes.io/is-default-class"
-
-// boundTo reports whether pv's claimRef names pvc (by namespace and name, and
+// BoundTo reports whether pv's claimRef names pvc (by namespace and name, and
 // by uid when the reference has one): pv is bound or pre-bound to pvc.
-func boundTo(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim) bool {
+func BoundTo(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim) bool {
 	ref := pv.Spec.ClaimRef
 	return ref != nil && ref.Namespace == pvc.Namespace && ref.Name == pvc.Name && (ref.UID == "" || ref.UID == pvc.UID)
 }
 
-// storageOf returns the storage quantity of a resource list.
-func storageOf(l corev1.ResourceList) (api.Quantity, bool) {
+// StorageOf returns the storage quantity of a resource list.
+func StorageOf(l corev1.ResourceList) (api.Quantity, bool) {
 	q, ok := l[string(corev1.ResourceStorage)]
 	return q, ok
 }
@@ -34,13 +31,13 @@ func volumeMode(m *corev1.PersistentVolumeMode) corev1.PersistentVolumeMode {
 	return *m
 }
 
-// mismatch says why pv cannot satisfy pvc of class (its storage class, ""
+// Mismatch says why pv cannot satisfy pvc of class (its storage class, ""
 // for none), or "" when it can: the same class, every requested access mode,
 // at least the requested storage, the same volume mode, and (when node is
 // not nil: binding waits for the first consumer) a node affinity node
 // satisfies. Kubernetes ignores the node affinity for Immediate binding;
 // so does this.
-func mismatch(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim, class string, node *corev1.Node) string {
+func Mismatch(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim, class string, node *corev1.Node) string {
 	if pv.Spec.StorageClassName != class {
 		return fmt.Sprintf("storageClassName does not match (volume %q, claim %q)", pv.Spec.StorageClassName, class)
 	}
@@ -49,8 +46,8 @@ func mismatch(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim, cl
 			return fmt.Sprintf("incompatible accessMode: volume lacks %s", m)
 		}
 	}
-	want, _ := storageOf(pvc.Spec.Resources.Requests)
-	have, _ := storageOf(pv.Spec.Capacity)
+	want, _ := StorageOf(pvc.Spec.Resources.Requests)
+	have, _ := StorageOf(pv.Spec.Capacity)
 	if have.Cmp(want) < 0 {
 		return fmt.Sprintf("requested PV is too small (%s < %s)", have.String(), want.String())
 	}
@@ -64,12 +61,12 @@ func mismatch(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim, cl
 	return ""
 }
 
-// bestMatch returns the volume pvc should be bound to, or nil, as
+// Best returns the volume pvc should be bound to, or nil, as
 // Kubernetes' findBestMatchForClaim chooses it: a volume pre-bound to the
 // claim (spec.claimRef naming it) that satisfies it comes first; otherwise
 // the smallest satisfying volume that is Available (no claimRef, not being
 // deleted, not Failed) and whose labels the claim's selector matches.
-func bestMatch(pvc *corev1.PersistentVolumeClaim, pvs []corev1.PersistentVolume, class string, node *corev1.Node) *corev1.PersistentVolume {
+func Best(pvc *corev1.PersistentVolumeClaim, pvs []*corev1.PersistentVolume, class string, node *corev1.Node) *corev1.PersistentVolume {
 	sel := labels.Everything()
 	if pvc.Spec.Selector != nil {
 		s, err := labels.FromLabelSelector(pvc.Spec.Selector)
@@ -80,18 +77,17 @@ func bestMatch(pvc *corev1.PersistentVolumeClaim, pvs []corev1.PersistentVolume,
 	}
 	var best *corev1.PersistentVolume
 	var bestSize api.Quantity
-	for i := range pvs {
-		pv := &pvs[i]
-		if pv.DeletionTimestamp != nil || pv.Status.Phase == corev1.VolumeFailed || mismatch(pv, pvc, class, node) != "" {
+	for _, pv := range pvs {
+		if pv.DeletionTimestamp != nil || pv.Status.Phase == corev1.VolumeFailed || Mismatch(pv, pvc, class, node) != "" {
 			continue
 		}
-		if boundTo(pv, pvc) {
+		if BoundTo(pv, pvc) {
 			return pv
 		}
 		if pv.Spec.ClaimRef != nil || !sel.Matches(pv.Labels) {
 			continue
 		}
-		size, _ := storageOf(pv.Spec.Capacity)
+		size, _ := StorageOf(pv.Spec.Capacity)
 		if best == nil || size.Cmp(bestSize) < 0 || size.Cmp(bestSize) == 0 && pv.Name < best.Name {
 			best, bestSize = pv, size
 		}
