@@ -10,6 +10,10 @@ import (
 	"github.com/converge-dev/converge/framework/api/labels"
 )
 
+// NoProvisioner is the provisioner of storage classes of pre-created
+// volumes only (local volumes): nothing provisions their claims.
+const NoProvisioner = "kubernetes.io/no-provisioner"
+
 // BoundTo reports whether pv's claimRef names pvc (by namespace and name, and
 // by uid when the reference has one): pv is bound or pre-bound to pvc.
 func BoundTo(pv *corev1.PersistentVolume, pvc *corev1.PersistentVolumeClaim) bool {

@@ -32,7 +32,7 @@ const AnnDefaultClass = "storageclass.kubernetes.io/is-default-class"
 
 // NoProvisioner is the provisioner of classes of pre-created volumes only
 // (local volumes): their claims are never given a local directory volume.
-const NoProvisioner = "kubernetes.io/no-provisioner"
+const NoProvisioner = volumematch.NoProvisioner
 
 // bindStatic binds the pending claim pvc to the best PersistentVolume that
 // satisfies it; at once, or for a class with volumeBindingMode

@@ -6,8 +6,10 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/nodeselector"
 	"github.com/converge-dev/converge/builtin/scheduler/plugin"
+	"github.com/converge-dev/converge/builtin/volumematch"
 	"github.com/converge-dev/converge/framework/cache"
 )
 
@@ -40,16 +42,40 @@ type stateData struct {
 	affinity []*corev1.NodeSelector
 	// conflict: the claims are on different nodes, so no node fits.
 	conflict bool
+	// waiting are the unbound claims of WaitForFirstConsumer classes of
+	// pre-created volumes only (kubernetes.io/no-provisioner), with their
+	// class; volumes is the volumes they may be bound to.
+	waiting []waitingClaim
+	volumes []*corev1.PersistentVolume
 }
+
+// waitingClaim is an unbound claim that needs a pre-created volume on the
+// pod's node.
+type waitingClaim struct {
+	pvc   *corev1.PersistentVolumeClaim
+	class string
+}
+
+// ErrReasonBindConflict rejects a node where no volume would match a claim
+// that waits for its first consumer, worded like kube-scheduler's.
+const ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
+
+// ClassGetter returns the StorageClass name from the scheduler's cache.
+type ClassGetter func(name string) (*storagev1.StorageClass, bool)
+
+// VolumeLister lists the PersistentVolumes of the scheduler's cache.
+type VolumeLister func() []*corev1.PersistentVolume
 
 // Clone implements plugin.StateData; the value is never modified.
 func (s *stateData) Clone() plugin.StateData { return s }
 
 // VolumeBinding is the plugin.
 type VolumeBinding struct {
-	getClaim  ClaimGetter
-	getVolume VolumeGetter
-	assumed   *assumeCache
+	getClaim    ClaimGetter
+	getVolume   VolumeGetter
+	listVolumes VolumeLister
+	getClass    ClassGetter
+	assumed     *assumeCache
 	// skip is the Skip status PreFilter returns for pods without bound
 	// claims, shared so that those pods allocate nothing; never modified.
 	skip *plugin.Status
@@ -81,7 +107,11 @@ func New(_ context.Context, _ any, h plugin.Handle) (plugin.Plugin, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: persistentvolume informer: %w", Name, err)
 		}
-		pl := NewWithGetter(get, DefaultAssumeTTL, time.Now).WithVolumes(pvs.Store().Get)
+		classes, err := cache.InformerFor(inf, cache.InformerOptions[*storagev1.StorageClass]{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: storageclass informer: %w", Name, err)
+		}
+		pl := NewWithGetter(get, DefaultAssumeTTL, time.Now).WithVolumes(pvs.Store().Get, pvs.Store().List, classes.Store().Get)
 		pvcs.AddHandler(pl.onClaimEvent)
 		return pl, nil
 	}
@@ -94,10 +124,12 @@ func NewWithGetter(get ClaimGetter, assumeTTL time.Duration, now func() time.Tim
 	return &VolumeBinding{getClaim: get, assumed: newAssumeCache(assumeTTL, now), skip: plugin.NewStatus(plugin.Skip)}
 }
 
-// WithVolumes makes the plugin read PersistentVolumes through get (the node
-// affinity of the volumes claims are bound to); without, no volume exists.
-func (pl *VolumeBinding) WithVolumes(get VolumeGetter) *VolumeBinding {
-	pl.getVolume = get
+// WithVolumes makes the plugin read PersistentVolumes through get and list
+// (the node affinity of the volumes claims are bound to, the volumes an
+// unbound claim may get) and StorageClasses through class; without, no
+// volume or class exists.
+func (pl *VolumeBinding) WithVolumes(get VolumeGetter, list VolumeLister, class ClassGetter) *VolumeBinding {
+	pl.getVolume, pl.listVolumes, pl.getClass = get, list, class
 	return pl
 }
 
@@ -227,6 +259,15 @@ func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *plugin.Status
 			// Reserved by an earlier consumer and not bound yet.
 			node = pl.assumed.node(pvc)
 		}
+		if class, ok := pl.needsStaticVolume(pvc); ok && node == "" {
+			if s == nil {
+				s = &stateData{}
+			}
+			if s.volumes == nil {
+				s.volumes = pl.listVolumes()
+			}
+			s.waiting = append(s.waiting, waitingClaim{pvc: pvc, class: class})
+		}
 		switch {
 		case node == "":
 		case s == nil:
@@ -251,6 +292,20 @@ func (pl *VolumeBinding) volumeAffinity(pvc *corev1.PersistentVolumeClaim) *core
 		return nil
 	}
 	return pv.Spec.NodeAffinity.Required
+}
+
+// needsStaticVolume reports whether pvc is an unbound claim of a
+// WaitForFirstConsumer class of pre-created volumes only, and its class.
+func (pl *VolumeBinding) needsStaticVolume(pvc *corev1.PersistentVolumeClaim) (string, bool) {
+	if pl.getClass == nil || pvc.Spec.VolumeName != "" || pvc.Spec.StorageClassName == nil {
+		return "", false
+	}
+	sc, ok := pl.getClass(*pvc.Spec.StorageClassName)
+	if !ok || sc.Provisioner != volumematch.NoProvisioner || sc.VolumeBindingMode == nil ||
+		*sc.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
+		return "", false
+	}
+	return sc.Name, true
 }
 
 func unresolvable(format string, args ...any) *plugin.Status {
@@ -284,6 +339,11 @@ func (pl *VolumeBinding) Filter(_ context.Context, state *plugin.CycleState, _ *
 	for _, sel := range s.affinity {
 		if !nodeselector.SelectorMatches(sel, ni.Node()) {
 			return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+		}
+	}
+	for _, w := range s.waiting {
+		if volumematch.Best(w.pvc, s.volumes, w.class, ni.Node()) == nil {
+			return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonBindConflict)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
@@ -161,7 +162,7 @@ func TestPreFilterAndFilter(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			pl := NewWithGetter(getter(tt.claims...), DefaultAssumeTTL, time.Now).WithVolumes(volumes)
+			pl := NewWithGetter(getter(tt.claims...), DefaultAssumeTTL, time.Now).WithVolumes(volumes, nil, nil)
 			state := plugin.NewCycleState()
 			_, st := pl.PreFilter(ctx, state, tt.pod, nil)
 			if !st.Equal(tt.preFilter) {
@@ -348,5 +349,67 @@ func TestReservationsEnd(t *testing.T) {
 	pl.onClaimEvent(cache.Event[*corev1.PersistentVolumeClaim]{Type: cache.Updated, Old: pending, Object: pending})
 	if n := pl.assumed.len(); n != 1 {
 		t.Errorf("%d reservations after an unrelated update, want 1", n)
+	}
+}
+
+// TestWaitForFirstConsumerStatic: an unbound claim of a WaitForFirstConsumer
+// class of pre-created volumes only fits the nodes where a volume matches.
+func TestWaitForFirstConsumerStatic(t *testing.T) {
+	t.Parallel()
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	classes := func(name string) (*storagev1.StorageClass, bool) {
+		switch name {
+		case "local":
+			return &storagev1.StorageClass{ObjectMeta: api.ObjectMeta{Name: name}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wffc}, true
+		case "dynamic":
+			return &storagev1.StorageClass{ObjectMeta: api.ObjectMeta{Name: name}, Provisioner: "example.com/csi", VolumeBindingMode: &wffc}, true
+		}
+		return nil, false
+	}
+	pvA, _ := volumes("pv-a") // a fresh object
+	pvA.Name, pvA.Spec.StorageClassName = "pv-a", "local"
+	pvA.Spec.Capacity = corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}
+	pvA.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+	list := func() []*corev1.PersistentVolume { return []*corev1.PersistentVolume{pvA} }
+	withClass := func(class string) func(*corev1.PersistentVolumeClaim) {
+		return func(c *corev1.PersistentVolumeClaim) {
+			c.Spec.StorageClassName = &class
+			c.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+			c.Spec.Resources.Requests = corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}
+		}
+	}
+	noVolume := plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonBindConflict)
+	for _, tc := range []struct {
+		name   string
+		claim  *corev1.PersistentVolumeClaim
+		filter map[string]*plugin.Status
+	}{
+		{"local class: only where a volume matches", claim("x", withClass("local")), map[string]*plugin.Status{"a": nil, "b": noVolume}},
+		{"provisioned class: no constraint", claim("x", withClass("dynamic")), nil},
+		{"too big for the volume", claim("x", withClass("local"), func(c *corev1.PersistentVolumeClaim) {
+			c.Spec.Resources.Requests = corev1.ResourceList{"storage": api.MustParseQuantity("2Gi")}
+		}), map[string]*plugin.Status{"a": noVolume, "b": noVolume}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pl := NewWithGetter(getter(tc.claim), DefaultAssumeTTL, time.Now).WithVolumes(volumes, list, classes)
+			state := plugin.NewCycleState()
+			p := pod(claimVolume("x", "x"))
+			_, st := pl.PreFilter(context.Background(), state, p, nil)
+			if tc.filter == nil {
+				if st.Code() != plugin.Skip {
+					t.Fatalf("PreFilter = %v, want Skip", st)
+				}
+				return
+			}
+			if !st.IsSuccess() {
+				t.Fatalf("PreFilter = %v", st)
+			}
+			for node, want := range tc.filter {
+				if got := pl.Filter(context.Background(), state, p, nodeInfo(node)); !got.Equal(want) {
+					t.Errorf("Filter(%s) = %v, want %v", node, got, want)
+				}
+			}
+		})
 	}
 }
