@@ -20,7 +20,7 @@ type compiledSchema struct {
 	// level.
 	capped bool
 	// seats observes the requests' estimated seats
-	// (apiserver_flowcontrol_work_estimated_seats); nil for exempt levels.
+	// (apiserver_flowcontrol_work_estimated_seats).
 	seats prometheus.Observer
 }
 

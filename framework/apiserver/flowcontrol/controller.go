@@ -195,9 +195,7 @@ func (c *Controller) Update(cfg Config) {
 		}
 		cs := compiledSchema{fs: &fs, level: st.run, levelState: st, uidHeader: header(fs.UID),
 			capped: fs.Distinguisher == ByUser && !st.pl.Exempt}
-		if !st.pl.Exempt {
-			cs.seats = c.estimatedSeats.WithLabelValues(st.pl.Name, fs.Name)
-		}
+		cs.seats = c.estimatedSeats.WithLabelValues(st.pl.Name, fs.Name)
 		for _, r := range fs.Rules {
 			cs.rules = append(cs.rules, compileRule(r))
 		}

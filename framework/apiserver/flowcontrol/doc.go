@@ -95,7 +95,8 @@
 // Collect reports the levels' limits, demand, executing and waiting seats
 // and the rejections under Kubernetes' names, and
 // apiserver_flowcontrol_work_estimated_seats (priority_level, flow_schema;
-// buckets 1, 2, 4, 10): the seats of each request of a non-exempt level,
-// observed through an observer each compiled schema keeps (no label lookup
-// per request).
+// buckets 1, 2, 4, 10): the seats of each request that takes seats (exempt
+// ones too, as Kubernetes 1.34 estimates them; not the long-running requests
+// other than watches), observed through an observer each compiled schema
+// keeps (no label lookup per request).
 package flowcontrol

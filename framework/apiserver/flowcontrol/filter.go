@@ -21,8 +21,9 @@ const (
 // long-running requests other than watches do not wait, watches give their
 // seats back once their initial events are sent (filters.WatchInitialized)
 // or they end. A request that gets no seat is answered 429 with
-// Retry-After. The seats of each request of a non-exempt level are observed
-// in apiserver_flowcontrol_work_estimated_seats.
+// Retry-After. The seats of each request that takes seats (exempt ones
+// included, as Kubernetes 1.34 estimates them) are observed in
+// apiserver_flowcontrol_work_estimated_seats.
 func (c *Controller) Filter(next http.Handler) http.Handler {
 	retry := c.opts.RetryAfterSeconds
 	wait := c.opts.QueueWaitLimit
@@ -45,9 +46,7 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 			return
 		}
 		e := c.est.estimate(ri, r.URL.RawQuery, cs.levelState.maxSeats)
-		if cs.seats != nil {
-			cs.seats.Observe(float64(e.seats()))
-		}
+		cs.seats.Observe(float64(e.seats()))
 		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), cs.capped, e, wait)
 		if why != "" {
 			c.rejected.add(cs.fs.Name, cs.levelState.pl.Name, why)

@@ -43,8 +43,8 @@ var (
 
 // newEstimatedSeats returns apiserver_flowcontrol_work_estimated_seats as
 // Kubernetes defines it: the seats (the larger of initial and final) of each
-// request of a non-exempt level, by priority level and flow schema, in
-// buckets up to the widest request (10 seats).
+// request that takes seats, by priority level and flow schema, in buckets up
+// to the widest request (10 seats).
 func newEstimatedSeats() *prometheus.HistogramVec {
 	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "apiserver_flowcontrol_work_estimated_seats",

@@ -109,10 +109,10 @@ func TestWatchWithoutSignalGivesSeatBackAtEnd(t *testing.T) {
 	waitExecuting(t, c, 0)
 }
 
-// TestWorkEstimatedSeats: every request of a non-exempt level is observed
-// in apiserver_flowcontrol_work_estimated_seats by priority level and flow
+// TestWorkEstimatedSeats: every request that takes seats is observed in
+// apiserver_flowcontrol_work_estimated_seats by priority level and flow
 // schema with its seats (a list of 250 stored objects from the watch cache:
-// 3); exempt requests are not.
+// 3), exempt ones too.
 func TestWorkEstimatedSeats(t *testing.T) {
 	t.Parallel()
 	c := New(Options{ServerConcurrencyLimit: 100, PerFlowPercent: 100, ConsistentListFromCache: true,
@@ -132,7 +132,7 @@ func TestWorkEstimatedSeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found := false
+	found := map[string]bool{}
 	for _, f := range families {
 		if f.GetName() != "apiserver_flowcontrol_work_estimated_seats" {
 			continue
@@ -143,15 +143,11 @@ func TestWorkEstimatedSeats(t *testing.T) {
 				labels[l.GetName()] = l.GetValue()
 			}
 			h := m.GetHistogram()
-			if labels["priority_level"] != "l" || labels["flow_schema"] != "all" {
-				if h.GetSampleCount() > 0 {
-					t.Errorf("observed %v: %d samples, want none", labels, h.GetSampleCount())
-				}
-				continue
-			}
-			found = true
-			if h.GetSampleCount() != 3 || h.GetSampleSum() != 7 {
-				t.Errorf("count %d sum %v, want 3 requests of 3+3+1 seats", h.GetSampleCount(), h.GetSampleSum())
+			key := labels["priority_level"] + "/" + labels["flow_schema"]
+			found[key] = true
+			want := map[string][2]float64{"l/all": {3, 7}, "exempt/exempt": {1, 3}}[key]
+			if float64(h.GetSampleCount()) != want[0] || h.GetSampleSum() != want[1] {
+				t.Errorf("%s: count %d sum %v, want %v", key, h.GetSampleCount(), h.GetSampleSum(), want)
 			}
 			var bounds []float64
 			for _, b := range h.GetBucket() {
@@ -162,7 +158,7 @@ func TestWorkEstimatedSeats(t *testing.T) {
 			}
 		}
 	}
-	if !found {
-		t.Error("no apiserver_flowcontrol_work_estimated_seats{priority_level=l,flow_schema=all}")
+	if !found["l/all"] || !found["exempt/exempt"] {
+		t.Errorf("series %v, want l/all and exempt/exempt", found)
 	}
 }
