@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
 func (s *Server) serveWatch(q *request) error {
@@ -210,6 +211,9 @@ func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cach
 		}
 	}
 	sink.Flush()
+	// The initial events are sent: priority and fairness gives the
+	// watch's seats back.
+	filters.WatchInitialized(ctx)
 	var timeoutC <-chan time.Time
 	if st.timeout > 0 {
 		t := time.NewTimer(st.timeout)
