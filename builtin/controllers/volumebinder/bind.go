@@ -28,7 +28,7 @@ const (
 )
 
 // AnnDefaultClass marks the default StorageClass.
-const AnnDefaultClass = "storageclass.kubernetes.io/is-default-class"
+const AnnDefaultClass = storagev1.AnnIsDefaultClass
 
 // NoProvisioner is the provisioner of classes of pre-created volumes only
 // (local volumes): their claims are never given a local directory volume.
@@ -109,17 +109,7 @@ func (r *reconciler) claimClass(ctx context.Context, pvc *corev1.PersistentVolum
 	if err := r.reader.List(ctx, classes); err != nil {
 		return "", fmt.Errorf("list storage classes for claim %s/%s: %w", pvc.Namespace, pvc.Name, err)
 	}
-	var def *storagev1.StorageClass
-	for i := range classes.Items {
-		sc := &classes.Items[i]
-		if sc.Annotations[AnnDefaultClass] != "true" {
-			continue
-		}
-		if def == nil || sc.CreationTimestamp.After(def.CreationTimestamp.Time) ||
-			sc.CreationTimestamp.Time.Equal(def.CreationTimestamp.Time) && sc.Name < def.Name {
-			def = sc
-		}
-	}
+	def := storagev1.DefaultClass(classes.Items)
 	if def == nil {
 		return "", nil
 	}
@@ -258,4 +248,23 @@ func sameQuantities(a, b corev1.ResourceList) bool {
 		}
 	}
 	return true
+}
+
+// LocalPathProvisioner is the provisioner of the StorageClass `converge up`
+// creates as the cluster's default (DefaultClass): claims of it get a local
+// directory volume on the node of their first consumer.
+const LocalPathProvisioner = "converge.dev/local-path"
+
+// DefaultClass is the default StorageClass a control plane bootstraps, as
+// k3s ships local-path: claims without a class get it (DefaultStorageClass
+// admission), are bound when their first pod is scheduled, and their volume
+// is deleted with them.
+func DefaultClass() *storagev1.StorageClass {
+	mode := storagev1.VolumeBindingWaitForFirstConsumer
+	reclaim := corev1.PersistentVolumeReclaimDelete
+	sc := &storagev1.StorageClass{Provisioner: LocalPathProvisioner, VolumeBindingMode: &mode, ReclaimPolicy: &reclaim}
+	sc.APIVersion, sc.Kind = "storage.k8s.io/v1", "StorageClass"
+	sc.Name = "local-path"
+	sc.Annotations = map[string]string{storagev1.AnnIsDefaultClass: "true"}
+	return sc
 }
