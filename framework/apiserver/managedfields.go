@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -142,6 +143,29 @@ func (s *Server) takeManagedFields(q *request, mode updateMode, obj map[string]a
 // took. Failures keep live's entries, as in Kubernetes: bookkeeping never
 // fails a write.
 func (s *Server) trackWrite(q *request, mode updateMode, live, obj map[string]any, sent sentFields) {
+	s.trackWriteAs(q, mode, live, obj, sent, false, time.Time{})
+}
+
+// trackCreate is trackWrite for a create at the time at (its
+// creationTimestamp's). When no admission plugin will read obj, the
+// creator's entry may be left encoded (fieldmanager.UpdateEncoded): the
+// bytes stored and answered, without building the decoded entry only to
+// encode it; decodeManagedFields decodes it for any other code that reads
+// obj before it is encoded.
+func (s *Server) trackCreate(q *request, obj map[string]any, sent sentFields, at time.Time) {
+	s.trackWriteAs(q, updateMain, nil, obj, sent, !s.admissionEnabled(), at)
+}
+
+// decodeManagedFields decodes obj's managedFields when trackCreate left them
+// encoded.
+func decodeManagedFields(obj map[string]any) error {
+	if err := fieldmanager.DecodeManagedFields(obj); err != nil {
+		return internalError("%v", err)
+	}
+	return nil
+}
+
+func (s *Server) trackWriteAs(q *request, mode updateMode, live, obj map[string]any, sent sentFields, encoded bool, at time.Time) {
 	if q.applied {
 		return
 	}
@@ -160,7 +184,13 @@ func (s *Server) trackWrite(q *request, mode updateMode, live, obj map[string]an
 	if sent.present {
 		metaOf(obj)["managedFields"] = sent.value
 	}
-	if err := fm.Update(live, obj, fieldManagerName(q)); err != nil {
+	var err error
+	if encoded {
+		err = fm.UpdateEncoded(live, obj, fieldManagerName(q), at)
+	} else {
+		err = fm.Update(live, obj, fieldManagerName(q))
+	}
+	if err != nil {
 		s.log.V(1).Info("managed fields not updated", "resource", q.res.GroupVersionResource().String(), "error", err.Error())
 	}
 }

@@ -256,7 +256,8 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	// Server-owned metadata is set before the strategy runs, so the object it
 	// canonicalizes (and may keep decoded for validation) is the one stored.
 	meta["uid"] = newUID()
-	meta["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
+	now := time.Now()
+	meta["creationTimestamp"] = now.UTC().Format(time.RFC3339)
 	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"} {
 		delete(meta, k)
 	}
@@ -273,7 +274,7 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	if err != nil {
 		return jsonBody{}, err
 	}
-	s.trackWrite(q, updateMain, nil, withoutFields(obj, unsent), sent)
+	s.trackCreate(q, withoutFields(obj, unsent), sent, now)
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return jsonBody{}, err
 	}
@@ -284,6 +285,16 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	if name == "" {
 		return jsonBody{}, apierrors.NewInvalid(q.groupKind(), "", field.ErrorList{
 			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
+	}
+	// What reads obj as decoded JSON from here on gets decoded managedFields
+	// (trackCreate): the strategy's preparation, validation and admission
+	// of an untyped object, a conversion to the storage version. Typed
+	// validation reads the decoded value, encoding only the object.
+	_, admits := q.res.Strategy.(registry.Admitter)
+	if prepares || admits || dec.Value == nil || dec.Meta == nil || q.res.Convert != nil {
+		if err := decodeManagedFields(obj); err != nil {
+			return jsonBody{}, err
+		}
 	}
 	if prepares {
 		p.PrepareForCreate(obj)

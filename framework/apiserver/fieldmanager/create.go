@@ -2,6 +2,10 @@ package fieldmanager
 
 import (
 	"maps"
+	"slices"
+	"strings"
+
+	"github.com/converge-dev/converge/framework/api"
 	"strconv"
 	"sync"
 
@@ -52,10 +56,9 @@ type cnode struct {
 	keyDefs   []any // the default of each key (nil: none)
 }
 
-// cfield is a struct field: its type and its FieldsV1 key ("f:name").
+// cfield is a struct field: its type.
 type cfield struct {
-	n   *cnode
-	key string
+	n *cnode
 }
 
 // compiled is a Type's schema resolved into cnodes, built on first use.
@@ -88,9 +91,9 @@ func (t *Type) compiledRoot() *cnode {
 				meta := *f.n
 				meta.stripped = map[string]bool{}
 				for _, k := range strippedMeta {
-					meta.stripped[k[len("f:"):]] = true
+					meta.stripped[k] = true
 				}
-				r.fields["metadata"] = cfield{n: &meta, key: f.key}
+				r.fields["metadata"] = cfield{n: &meta}
 			}
 			root = &r
 		}
@@ -132,7 +135,7 @@ func (c *compiler) atom(n *cnode, a schema.Atom) {
 			n.fields = make(map[string]cfield, len(m.Fields))
 			for _, f := range m.Fields {
 				if _, dup := n.fields[f.Name]; !dup { // FindField finds the first
-					n.fields[f.Name] = cfield{n: c.ref(f.Type), key: "f:" + f.Name}
+					n.fields[f.Name] = cfield{n: c.ref(f.Type)}
 				}
 			}
 		}
@@ -232,84 +235,191 @@ func handled(a atomKinds) atomKinds {
 	return aList
 }
 
-// leaf is the FieldsV1 node of a path owned with nothing below it.
-func leaf() map[string]any { return map[string]any{} }
+// fnode is a node of a FieldsV1 set as the walk builds it: owned says the
+// path itself is owned (written "." beside what is owned below it, or as {}
+// when nothing is), kids what is owned below it. The zero fnode is nothing
+// owned. Nodes are values: a walk allocates only the lists of kids.
+type fnode struct {
+	owned bool
+	kids  []fkid
+}
+
+// fkid is a child of an fnode under its FieldsV1 key: "f:"+key when field
+// (a map's key, kept without the prefix so that the walk builds no strings
+// for them), else key ("k:{...}", "v:...").
+type fkid struct {
+	key   string
+	field bool
+	n     fnode
+}
+
+// fullKey is k's FieldsV1 key.
+func (k fkid) fullKey() string {
+	if k.field {
+		return "f:" + k.key
+	}
+	return k.key
+}
+
+// leafNode is a path owned with nothing below it.
+var leafNode = fnode{owned: true}
+
+func (n fnode) empty() bool { return !n.owned && len(n.kids) == 0 }
+
+// kid is the index among n's kids of the one with key (a field's when
+// field), or -1.
+func (n fnode) kid(key string, field bool) int {
+	for i := range n.kids {
+		if n.kids[i].key == key && n.kids[i].field == field {
+			return i
+		}
+	}
+	return -1
+}
+
+// toMap is n as decoded FieldsV1 JSON (nil when n is empty).
+func (n fnode) toMap() map[string]any {
+	if n.empty() {
+		return nil
+	}
+	out := make(map[string]any, len(n.kids)+1)
+	if n.owned && len(n.kids) > 0 {
+		out["."] = map[string]any{}
+	}
+	for _, k := range n.kids {
+		out[k.fullKey()] = k.n.toMap()
+	}
+	return out
+}
+
+// appendJSON appends n as AppendJSON writes toMap's result (keys in its
+// order, api.SortObjectKeys); n's kids are sorted on the way.
+func (n fnode) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	if n.owned && len(n.kids) > 0 {
+		b = append(b, `".":{},`...)
+	}
+	sortKids(n.kids)
+	for i, k := range n.kids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if k.field {
+			// "f:" and then key as JSON quotes it: quoting is rune by
+			// rune, so the prefix changes nothing of the rest.
+			b = append(b, `"f:`...)
+			at := len(b)
+			b = api.AppendJSONString(b, k.key)
+			b = append(b[:at], b[at+1:]...) // key's opening quote
+		} else {
+			b = api.AppendJSONString(b, k.key)
+		}
+		b = append(b, ':')
+		b = k.n.appendJSON(b)
+	}
+	return append(b, '}')
+}
+
+// sortKids sorts kids in the order AppendJSON writes their keys
+// (api.SortObjectKeys).
+func sortKids(kids []fkid) {
+	fields := 0
+	for _, k := range kids {
+		if k.field {
+			fields++
+		}
+	}
+	switch fields {
+	case len(kids):
+		// "f:"+key orders as key, and a level of fields only is ordered
+		// as text.
+		slices.SortFunc(kids, func(a, b fkid) int { return strings.Compare(a.key, b.key) })
+	case 0:
+		api.SortObjectKeys(kids, func(k fkid) string { return k.key })
+	default:
+		api.SortObjectKeys(kids, fkid.fullKey)
+	}
+}
 
 // added returns the FieldsV1 node of v added where the empty object has
 // nothing: the path is owned, and what v holds when n merges it granularly.
-func added(n *cnode, v any) (map[string]any, bool) {
+func added(n *cnode, v any) (fnode, bool) {
 	if n.invalid {
-		return nil, false
+		return fnode{}, false
 	}
 	k := kindOf(v)
 	if k == kOther {
-		return nil, false
+		return fnode{}, false
 	}
 	switch handled(n.deduce(k)) {
 	case aMap:
 		m, _ := v.(map[string]any) // anything else is no map: a leaf
 		if n.mapAtomic || len(m) == 0 {
-			return leaf(), true
+			return leafNode, true
 		}
-		out := make(map[string]any, len(m)+1)
-		out["."] = leaf()
+		out := fnode{owned: true, kids: make([]fkid, 0, len(m))}
 		for key, cv := range m {
-			cn, fk := n.field(key)
+			cn := n.field(key)
 			if cn == nil {
-				return nil, false
+				return fnode{}, false
 			}
 			c, ok := added(cn, cv)
 			if !ok {
-				return nil, false
+				return fnode{}, false
 			}
-			out[fk] = c
+			out.kids = append(out.kids, fkid{key: key, field: true, n: c})
 		}
 		return out, true
 	case aList:
 		l, _ := v.([]any)
 		if !n.listAssoc || len(l) == 0 {
-			return leaf(), true
+			return leafNode, true
 		}
-		out := make(map[string]any, len(l)+1)
-		out["."] = leaf()
-		if !addedItems(n, l, out) {
-			return nil, false
+		out := fnode{owned: true}
+		if !addedItems(n, l, &out) {
+			return fnode{}, false
 		}
 		return out, true
 	}
-	return leaf(), true
+	return leafNode, true
 }
 
-// addedItems adds to out the nodes of the items of l, added to a list of the
-// associative type n; false when the walk gives up.
-func addedItems(n *cnode, l []any, out map[string]any) bool {
+// addedItems adds to out (without kids) the nodes of the items of l, added
+// to a list of the associative type n; false when the walk gives up.
+func addedItems(n *cnode, l []any, out *fnode) bool {
+	out.kids = make([]fkid, 0, len(l))
+	var seen map[string]bool // for long lists; short ones are searched
+	if len(l) > 16 {
+		seen = make(map[string]bool, len(l))
+	}
 	for _, item := range l {
 		key, ok := n.itemKey(item)
 		if !ok {
 			return false
 		}
-		if _, dup := out[key]; dup {
+		if seen != nil {
+			if seen[key] {
+				return false
+			}
+			seen[key] = true
+		} else if out.kid(key, false) >= 0 {
 			return false
 		}
 		c, ok := added(n.item, item)
 		if !ok {
 			return false
 		}
-		out[key] = c
+		out.kids = append(out.kids, fkid{key: key, n: c})
 	}
 	return true
 }
 
-// field is the type of key in a map of type n (nil when it has none) and
-// its FieldsV1 key.
-func (n *cnode) field(key string) (*cnode, string) {
+// field is the type of key in a map of type n (nil when it has none).
+func (n *cnode) field(key string) *cnode {
 	if f, ok := n.fields[key]; ok {
-		return f.n, f.key
+		return f.n
 	}
-	if n.elem == nil {
-		return nil, ""
-	}
-	return n.elem, "f:" + key
+	return n.elem
 }
 
 // itemKey is the serialized path element of a list item ("k:{...}" or
@@ -422,14 +532,14 @@ func appendPlain(b []byte, v any) ([]byte, bool) {
 }
 
 // changed returns the FieldsV1 node of what differs from lhs (the empty
-// object's value, present) to rhs; nil when nothing does.
-func changed(n *cnode, lhs, rhs any) (map[string]any, bool) {
+// object's value, present) to rhs; empty when nothing does.
+func changed(n *cnode, lhs, rhs any) (fnode, bool) {
 	if n.invalid {
-		return nil, false
+		return fnode{}, false
 	}
 	lk, rk := kindOf(lhs), kindOf(rhs)
 	if lk == kOther || rk == kOther {
-		return nil, false
+		return fnode{}, false
 	}
 	// Values the type deduces apart (a null and a string of an untyped
 	// field) are compared as each: what either finds is owned.
@@ -440,13 +550,13 @@ func changed(n *cnode, lhs, rhs any) (map[string]any, bool) {
 	}
 	d, ok := changedAs(al, n, lhs, rhs)
 	if !ok {
-		return nil, false
+		return fnode{}, false
 	}
 	return union(c, d), true
 }
 
 // changedAs is changed with the values handled as atom kind a.
-func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
+func changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
 	switch a {
 	case aMap:
 		lm, _ := lhs.(map[string]any)
@@ -462,11 +572,11 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
 			return leafChange(lhs, rhs), true
 		}
 		if len(ll) > 0 {
-			return nil, false // the empty object's lists are empty
+			return fnode{}, false // the empty object's lists are empty
 		}
-		out := make(map[string]any, len(rl))
-		if !addedItems(n, rl, out) {
-			return nil, false
+		var out fnode
+		if !addedItems(n, rl, &out) {
+			return fnode{}, false
 		}
 		return out, true
 	}
@@ -476,12 +586,12 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
 // changedMap is changed for two maps of the granular map type n, at least
 // one not empty. Keys in ignored are compared all the same (what does not
 // fit fails the comparison), then not owned.
-func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[string]any, bool) {
-	var out map[string]any
+func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (fnode, bool) {
+	var out fnode
 	for key, rv := range rm {
-		cn, fk := n.field(key)
+		cn := n.field(key)
 		if cn == nil || cn.invalid {
-			return nil, false
+			return fnode{}, false
 		}
 		if n.stripped[key] && isScalar(rv) && (lm[key] == nil || isScalar(lm[key])) {
 			// A scalar is owned as a whole (or not at all), and no one
@@ -489,7 +599,7 @@ func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[s
 			continue
 		}
 		var (
-			c  map[string]any
+			c  fnode
 			ok bool
 		)
 		if lv, in := lm[key]; in {
@@ -498,54 +608,42 @@ func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[s
 			c, ok = added(cn, rv)
 		}
 		if !ok {
-			return nil, false
+			return fnode{}, false
 		}
-		if c != nil && !ignored[key] {
-			if out == nil {
-				out = map[string]any{}
+		if !c.empty() && !ignored[key] {
+			if out.kids == nil {
+				out.kids = make([]fkid, 0, len(rm))
 			}
-			out[fk] = c
+			out.kids = append(out.kids, fkid{key: key, field: true, n: c})
 		}
 	}
 	for key := range lm {
 		if _, in := rm[key]; in {
 			continue
 		}
-		if cn, _ := n.field(key); cn == nil {
-			return nil, false
+		if n.field(key) == nil {
+			return fnode{}, false
 		}
 	}
 	return out, true
 }
 
-// union is the union of two FieldsV1 nodes (nil is empty; an empty map is a
-// path owned with nothing below it).
-func union(a, b map[string]any) map[string]any {
+// union is the union of two FieldsV1 nodes.
+func union(a, b fnode) fnode {
 	switch {
-	case a == nil:
+	case a.empty():
 		return b
-	case b == nil:
+	case b.empty():
 		return a
 	}
-	owned := func(m map[string]any) bool { _, dot := m["."]; return len(m) == 0 || dot }
-	out := make(map[string]any, len(a)+len(b))
-	for k, v := range a {
-		if k != "." {
-			out[k] = v
-		}
-	}
-	for k, v := range b {
-		if k == "." {
-			continue
-		}
-		if prev, ok := out[k].(map[string]any); ok {
-			out[k] = union(prev, v.(map[string]any))
+	out := fnode{owned: a.owned || b.owned, kids: make([]fkid, len(a.kids), len(a.kids)+len(b.kids))}
+	copy(out.kids, a.kids)
+	for _, k := range b.kids {
+		if i := out.kid(k.key, k.field); i >= 0 {
+			out.kids[i].n = union(out.kids[i].n, k.n)
 		} else {
-			out[k] = v
+			out.kids = append(out.kids, k)
 		}
-	}
-	if (owned(a) || owned(b)) && len(out) > 0 {
-		out["."] = leaf()
 	}
 	return out
 }
@@ -553,59 +651,56 @@ func union(a, b map[string]any) map[string]any {
 func isScalar(v any) bool { return kindOf(v) == kScalar }
 
 // leafChange is the node of a leaf in both objects: owned when it differs.
-func leafChange(lhs, rhs any) map[string]any {
+func leafChange(lhs, rhs any) fnode {
 	if value.Equals(value.NewValueInterface(rhs), value.NewValueInterface(lhs)) {
-		return nil
+		return fnode{}
 	}
-	return leaf()
+	return leafNode
 }
 
-// stripped are the FieldsV1 keys of stripSet: the top-level members, and
+// stripped are the fields of stripSet: the top-level members, and
 // metadata's.
 var (
-	strippedTop  = []string{"f:apiVersion", "f:kind", "f:metadata"}
-	strippedMeta = []string{"f:name", "f:namespace", "f:creationTimestamp", "f:selfLink", "f:uid", "f:clusterName",
-		"f:generation", "f:managedFields", "f:resourceVersion"}
+	strippedTop  = []string{"apiVersion", "kind", "metadata"}
+	strippedMeta = []string{"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName",
+		"generation", "managedFields", "resourceVersion"}
 )
 
-// unown removes the membership of key in node (the path itself, not what is
-// below it), and key when nothing is left.
-func unown(node map[string]any, key string) {
-	c, ok := node[key].(map[string]any)
-	if !ok {
+// unown removes the membership of field key in node (the path itself, not
+// what is below it), and key when nothing is left.
+func unown(node *fnode, key string) {
+	i := node.kid(key, true)
+	if i < 0 {
 		return
 	}
-	delete(c, ".")
-	if len(c) == 0 {
-		delete(node, key)
+	node.kids[i].n.owned = false
+	if len(node.kids[i].n.kids) == 0 {
+		node.kids = append(node.kids[:i], node.kids[i+1:]...)
 	}
 }
 
 // createFields is the FieldsV1 set an Update owns when it creates obj (no
-// managedFields in it): nil when it owns nothing; ok false when the walk
+// managedFields in it): empty when it owns nothing; ok false when the walk
 // gives up (see above).
-func (m *Manager) createFields(obj map[string]any) (map[string]any, bool) {
+func (m *Manager) createFields(obj map[string]any) (fnode, bool) {
 	if m.only != nil {
-		return nil, false
+		return fnode{}, false
 	}
 	root := m.typ.compiledRoot()
 	if root.invalid || !root.hasMap || root.mapAtomic {
-		return nil, false
+		return fnode{}, false
 	}
 	out, ok := changedMap(root, m.typ.zero, obj, m.ignored)
 	if !ok {
-		return nil, false
+		return fnode{}, false
 	}
-	if meta, ok := out["f:metadata"].(map[string]any); ok {
+	if i := out.kid("metadata", true); i >= 0 {
 		for _, k := range strippedMeta {
-			unown(meta, k)
+			unown(&out.kids[i].n, k)
 		}
 	}
 	for _, k := range strippedTop {
-		unown(out, k)
-	}
-	if len(out) == 0 {
-		return nil, true
+		unown(&out, k)
 	}
 	return out, true
 }

@@ -102,7 +102,7 @@ func (g *objGen) mapOf(n *cnode, depth int) map[string]any {
 	}
 	if n.elem != nil {
 		for range g.r.IntN(3) {
-			out[[]string{"k1", "k2", "k3"}[g.r.IntN(3)]] = g.value(n.elem, depth+1)
+			out[[]string{"k1", "k2", "k3", "a<&>", "é", "q\"", "\u2028", "\xff"}[g.r.IntN(8)]] = g.value(n.elem, depth+1)
 		}
 	}
 	if g.chance(g.noise) {
@@ -165,7 +165,55 @@ func sameCreates(t *testing.T, typ *Type, apiVersion string, ignore []string, ob
 		in, _ := api.EncodeJSON(obj)
 		t.Fatalf("create of %s:\nwalk:    %s (%v)\nlibrary: %s (%v)", in, ea, errA, eb, errB)
 	}
+	sameEncoded(t, fast, obj, a, errA)
 	return walked
+}
+
+// sameEncoded fails unless UpdateEncoded's create of obj stores the bytes
+// Update's (want, with its error) encode to, and decodes to them; creates
+// the walk computes must be left encoded.
+func sameEncoded(t *testing.T, m *Manager, obj, want map[string]any, wantErr error) {
+	t.Helper()
+	o, sent, present := WithoutManagedFields(obj)
+	_, walked := m.createFields(o)
+	walked = walked && (!present || sent == nil || isReset(sent))
+	got := api.DeepCopyJSON(obj)
+	err := m.UpdateEncoded(nil, got, "creator", time.Time{})
+	mf, has := api.NestedField(got, "metadata", "managedFields")
+	_, raw := mf.(api.RawJSON)
+	if walked && has != raw {
+		t.Fatalf("a walked create left managedFields %T, want api.RawJSON", mf)
+	}
+	gb, errG := api.EncodeJSON(got)
+	wb, errW := api.EncodeJSON(want)
+	if errG != nil || errW != nil || string(gb) != string(wb) || (err == nil) != (wantErr == nil) {
+		in, _ := api.EncodeJSON(obj)
+		t.Fatalf("create of %s:\nencoded: %s (%v, %v)\ndecoded: %s (%v, %v)", in, gb, err, errG, wb, wantErr, errW)
+	}
+	if err := DecodeManagedFields(got); err != nil {
+		t.Fatal(err)
+	}
+	// As decoding the stored bytes reads them (invalid UTF-8 in keys comes
+	// back as U+FFFD).
+	stored := func(o map[string]any) any {
+		v, _ := api.NestedField(o, "metadata", "managedFields")
+		b, err := api.EncodeJSON(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, err = api.DecodeValue(b); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	if gotMF, wantMF := stored(got), stored(want); !reflect.DeepEqual(gotMF, wantMF) {
+		t.Fatalf("decoded managedFields %#v, want %#v", gotMF, wantMF)
+	}
+	if mf, _ := api.NestedField(got, "metadata", "managedFields"); mf != nil {
+		if _, ok := mf.([]any); !ok {
+			t.Fatalf("decoded managedFields are %T", mf)
+		}
+	}
 }
 
 // crdSchema is a custom resource's structural schema with every list and map

@@ -149,8 +149,13 @@ func (m *Manager) id(manager, operation string) string {
 
 // stamp is the time of an entry written now: whole seconds, formatted once
 // a second.
-func (m *Manager) stamp() string {
-	t := m.now()
+func (m *Manager) stamp() string { return m.stampAt(time.Time{}) }
+
+// stampAt is stamp for an entry written at t (zero: now).
+func (m *Manager) stampAt(t time.Time) string {
+	if t.IsZero() {
+		t = m.now()
+	}
 	sec := t.Unix()
 	if c := m.lastStamp.Load(); c != nil && c.sec == sec {
 		return c.s
@@ -193,19 +198,23 @@ func WithoutManagedFields(obj map[string]any) (out map[string]any, mf any, prese
 }
 
 func setManagedFields(obj map[string]any, entries []any) {
+	if entries == nil {
+		if meta, ok := obj["metadata"].(map[string]any); ok {
+			delete(meta, "managedFields")
+		}
+		return
+	}
+	setManagedFieldsValue(obj, entries)
+}
+
+// setManagedFieldsValue sets obj's metadata.managedFields to v.
+func setManagedFieldsValue(obj map[string]any, v any) {
 	meta, ok := obj["metadata"].(map[string]any)
 	if !ok {
-		if entries == nil {
-			return
-		}
 		meta = map[string]any{}
 		obj["metadata"] = meta
 	}
-	if entries == nil {
-		delete(meta, "managedFields")
-		return
-	}
-	meta["managedFields"] = entries
+	meta["managedFields"] = v
 }
 
 // Update records in obj's metadata.managedFields what an Update by manager
@@ -215,22 +224,51 @@ func setManagedFields(obj map[string]any, entries []any) {
 // none and already exists stays without (Kubernetes starts tracking on create
 // or apply). On an error obj keeps live's managedFields, as Kubernetes does.
 func (m *Manager) Update(live, obj map[string]any, manager string) error {
+	return m.update(live, obj, manager, false, time.Time{})
+}
+
+// UpdateEncoded is Update at the time of the write (at; zero is now), but a
+// create whose fields the walk of creates computes gets its
+// metadata.managedFields as an api.RawJSON: the bytes encoding obj writes,
+// built without the decoded entries (the API server's create path, which
+// encodes obj to store it). Whoever reads obj as decoded JSON before that
+// decodes them first (DecodeManagedFields).
+func (m *Manager) UpdateEncoded(live, obj map[string]any, manager string, at time.Time) error {
+	return m.update(live, obj, manager, true, at)
+}
+
+// DecodeManagedFields replaces obj's metadata.managedFields by their decoded
+// form when UpdateEncoded left them encoded.
+func DecodeManagedFields(obj map[string]any) error {
+	meta, ok := obj["metadata"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	raw, ok := meta["managedFields"].(api.RawJSON)
+	if !ok {
+		return nil
+	}
+	v, err := api.DecodeValue(raw)
+	if err != nil {
+		return fmt.Errorf("decode managedFields: %w", err)
+	}
+	meta["managedFields"] = v
+	return nil
+}
+
+func (m *Manager) update(live, obj map[string]any, manager string, encoded bool, at time.Time) error {
 	newObj, newMF, newHas := WithoutManagedFields(obj)
 	if live == nil && !m.libraryCreates && (!newHas || newMF == nil || isReset(newMF)) {
 		if fields, ok := m.createFields(newObj); ok {
-			if fields == nil {
+			if fields.empty() {
 				setManagedFields(obj, nil)
 				return nil
 			}
-			e := map[string]any{"manager": manager, "operation": OperationUpdate, "apiVersion": m.apiVersion,
-				"fieldsType": fieldsTypeV1, "fieldsV1": fields, "time": m.stamp()}
-			if manager == "" {
-				e["manager"] = "unknown"
+			if encoded {
+				setManagedFieldsValue(obj, api.RawJSON(m.appendCreateEntry(make([]byte, 0, 256), fields, manager, m.stampAt(at))))
+				return nil
 			}
-			if m.subresource != "" {
-				e["subresource"] = m.subresource
-			}
-			setManagedFields(obj, []any{e})
+			setManagedFields(obj, []any{m.createEntry(fields, manager)})
 			return nil
 		}
 	}
@@ -258,7 +296,7 @@ func (m *Manager) Update(live, obj map[string]any, manager string) error {
 		setManagedFields(obj, nil)
 		return nil
 	}
-	if err := m.update(liveObj, newObj, mg, m.id(manager, OperationUpdate)); err != nil {
+	if err := m.updateSets(liveObj, newObj, mg, m.id(manager, OperationUpdate)); err != nil {
 		setManagedFields(obj, liveMFOrNil(liveMF))
 		return err
 	}
@@ -269,6 +307,42 @@ func (m *Manager) Update(live, obj map[string]any, manager string) error {
 	}
 	setManagedFields(obj, entries)
 	return nil
+}
+
+// createEntry is the managedFields entry of a create by manager owning
+// fields (not empty).
+func (m *Manager) createEntry(fields fnode, manager string) map[string]any {
+	if manager == "" {
+		manager = "unknown"
+	}
+	e := map[string]any{"manager": manager, "operation": OperationUpdate, "apiVersion": m.apiVersion,
+		"fieldsType": fieldsTypeV1, "fieldsV1": fields.toMap(), "time": m.stamp()}
+	if m.subresource != "" {
+		e["subresource"] = m.subresource
+	}
+	return e
+}
+
+// appendCreateEntry appends the managedFields of a create at stamp,
+// [createEntry], as AppendJSON writes them (an object's keys sorted).
+func (m *Manager) appendCreateEntry(b []byte, fields fnode, manager, stamp string) []byte {
+	if manager == "" {
+		manager = "unknown"
+	}
+	b = append(b, `[{"apiVersion":`...)
+	b = api.AppendJSONString(b, m.apiVersion)
+	b = append(b, `,"fieldsType":"`+fieldsTypeV1+`","fieldsV1":`...)
+	b = fields.appendJSON(b)
+	b = append(b, `,"manager":`...)
+	b = api.AppendJSONString(b, manager)
+	b = append(b, `,"operation":"`+OperationUpdate+`"`...)
+	if m.subresource != "" {
+		b = append(b, `,"subresource":`...)
+		b = api.AppendJSONString(b, m.subresource)
+	}
+	b = append(b, `,"time":`...)
+	b = api.AppendJSONString(b, stamp)
+	return append(b, "}]"...)
 }
 
 func liveMFOrNil(v any) []any {
@@ -284,11 +358,11 @@ func (m *Manager) orZero(obj map[string]any) map[string]any {
 	return obj
 }
 
-// update runs an Update of id from live to obj (neither holding
+// updateSets runs an Update of id from live to obj (neither holding
 // managedFields) over mg: the changed fields are added to id's set, taken
 // from other managers' sets, and id's time is now; then the Update entries
 // are capped.
-func (m *Manager) update(live, obj map[string]any, mg *managed, id string) error {
+func (m *Manager) updateSets(live, obj map[string]any, mg *managed, id string) error {
 	// Both objects passed the strategy's decoding; the comparison reports
 	// what does not fit the schema, so they are not validated first.
 	liveTV := m.typ.unvalidated(live)
