@@ -56,9 +56,10 @@ type cnode struct {
 	keyDefs   []any // the default of each key (nil: none)
 }
 
-// cfield is a struct field: its type.
+// cfield is a struct field: its type and its FieldsV1 key ("f:name").
 type cfield struct {
-	n *cnode
+	n   *cnode
+	key string
 }
 
 // compiled is a Type's schema resolved into cnodes, built on first use.
@@ -93,7 +94,7 @@ func (t *Type) compiledRoot() *cnode {
 				for _, k := range strippedMeta {
 					meta.stripped[k] = true
 				}
-				r.fields["metadata"] = cfield{n: &meta}
+				r.fields["metadata"] = cfield{n: &meta, key: f.key}
 			}
 			root = &r
 		}
@@ -135,7 +136,7 @@ func (c *compiler) atom(n *cnode, a schema.Atom) {
 			n.fields = make(map[string]cfield, len(m.Fields))
 			for _, f := range m.Fields {
 				if _, dup := n.fields[f.Name]; !dup { // FindField finds the first
-					n.fields[f.Name] = cfield{n: c.ref(f.Type)}
+					n.fields[f.Name] = cfield{n: c.ref(f.Type), key: "f:" + f.Name}
 				}
 			}
 		}
@@ -238,7 +239,7 @@ func handled(a atomKinds) atomKinds {
 // fnode is a node of a FieldsV1 set as the walk builds it: owned says the
 // path itself is owned (written "." beside what is owned below it, or as {}
 // when nothing is), kids what is owned below it. The zero fnode is nothing
-// owned. Nodes are values: a walk allocates only the lists of kids.
+// owned. Nodes are values, their kids in their walk's arena.
 type fnode struct {
 	owned bool
 	kids  []fkid
@@ -246,19 +247,61 @@ type fnode struct {
 
 // fkid is a child of an fnode under its FieldsV1 key: "f:"+key when field
 // (a map's key, kept without the prefix so that the walk builds no strings
-// for them), else key ("k:{...}", "v:...").
+// for them; full is the whole key when the schema has it), else key
+// ("k:{...}", "v:...").
 type fkid struct {
-	key   string
-	field bool
-	n     fnode
+	key, full string
+	field     bool
+	n         fnode
 }
 
 // fullKey is k's FieldsV1 key.
 func (k fkid) fullKey() string {
-	if k.field {
+	switch {
+	case k.full != "":
+		return k.full
+	case k.field:
 		return "f:" + k.key
 	}
 	return k.key
+}
+
+// walk is the memory of one walk of a create: the kids of the nodes it
+// built, in arena, and the kids of the nodes it is building, on stack (a
+// node's are the top of the stack, above its mark, until they are moved to
+// the arena in one piece). Walks are reused (getWalk, putWalk): a create
+// allocates no lists of kids.
+type walk struct {
+	stack, arena []fkid
+}
+
+var walks = sync.Pool{New: func() any { return new(walk) }}
+
+func getWalk() *walk { return walks.Get().(*walk) }
+
+// putWalk returns w for reuse once nothing built in it is used.
+func putWalk(w *walk) {
+	if cap(w.arena) > 4096 || cap(w.stack) > 4096 {
+		return // a rare large object: not kept
+	}
+	clear(w.arena[:cap(w.arena)])
+	clear(w.stack[:cap(w.stack)])
+	w.arena, w.stack = w.arena[:0], w.stack[:0]
+	walks.Put(w)
+}
+
+// node is a node (owned or not) with the kids above mark on the stack,
+// moved to the arena.
+func (w *walk) node(owned bool, mark int) fnode {
+	kids := w.stack[mark:]
+	if len(kids) == 0 {
+		return fnode{owned: owned}
+	}
+	start := len(w.arena)
+	// When the arena grows, nodes already built keep the old array.
+	w.arena = append(w.arena, kids...)
+	w.stack = w.stack[:mark]
+	return fnode{owned: owned, kids: w.arena[start:len(w.arena):len(w.arena)]}
 }
 
 // leafNode is a path owned with nothing below it.
@@ -343,7 +386,7 @@ func sortKids(kids []fkid) {
 
 // added returns the FieldsV1 node of v added where the empty object has
 // nothing: the path is owned, and what v holds when n merges it granularly.
-func added(n *cnode, v any) (fnode, bool) {
+func (w *walk) added(n *cnode, v any) (fnode, bool) {
 	if n.invalid {
 		return fnode{}, false
 	}
@@ -357,69 +400,66 @@ func added(n *cnode, v any) (fnode, bool) {
 		if n.mapAtomic || len(m) == 0 {
 			return leafNode, true
 		}
-		out := fnode{owned: true, kids: make([]fkid, 0, len(m))}
+		mark := len(w.stack)
 		for key, cv := range m {
-			cn := n.field(key)
+			cn, full := n.field(key)
 			if cn == nil {
 				return fnode{}, false
 			}
-			c, ok := added(cn, cv)
+			c, ok := w.added(cn, cv)
 			if !ok {
 				return fnode{}, false
 			}
-			out.kids = append(out.kids, fkid{key: key, field: true, n: c})
+			w.stack = append(w.stack, fkid{key: key, full: full, field: true, n: c})
 		}
-		return out, true
+		return w.node(true, mark), true
 	case aList:
 		l, _ := v.([]any)
 		if !n.listAssoc || len(l) == 0 {
 			return leafNode, true
 		}
-		out := fnode{owned: true}
-		if !addedItems(n, l, &out) {
-			return fnode{}, false
-		}
-		return out, true
+		return w.addedItems(n, l, true)
 	}
 	return leafNode, true
 }
 
-// addedItems adds to out (without kids) the nodes of the items of l, added
-// to a list of the associative type n; false when the walk gives up.
-func addedItems(n *cnode, l []any, out *fnode) bool {
-	out.kids = make([]fkid, 0, len(l))
+// addedItems is the node (owned or not) of the items of l, added to a list
+// of the associative type n; false when the walk gives up.
+func (w *walk) addedItems(n *cnode, l []any, owned bool) (fnode, bool) {
 	var seen map[string]bool // for long lists; short ones are searched
 	if len(l) > 16 {
 		seen = make(map[string]bool, len(l))
 	}
+	mark := len(w.stack)
 	for _, item := range l {
 		key, ok := n.itemKey(item)
 		if !ok {
-			return false
+			return fnode{}, false
 		}
 		if seen != nil {
 			if seen[key] {
-				return false
+				return fnode{}, false
 			}
 			seen[key] = true
-		} else if out.kid(key, false) >= 0 {
-			return false
+		} else if (fnode{kids: w.stack[mark:]}).kid(key, false) >= 0 {
+			return fnode{}, false
 		}
-		c, ok := added(n.item, item)
+		c, ok := w.added(n.item, item)
 		if !ok {
-			return false
+			return fnode{}, false
 		}
-		out.kids = append(out.kids, fkid{key: key, n: c})
+		w.stack = append(w.stack, fkid{key: key, n: c})
 	}
-	return true
+	return w.node(owned, mark), true
 }
 
-// field is the type of key in a map of type n (nil when it has none).
-func (n *cnode) field(key string) *cnode {
+// field is the type of key in a map of type n (nil when it has none), and
+// its FieldsV1 key when the schema names the field ("" for other keys).
+func (n *cnode) field(key string) (*cnode, string) {
 	if f, ok := n.fields[key]; ok {
-		return f.n
+		return f.n, f.key
 	}
-	return n.elem
+	return n.elem, ""
 }
 
 // itemKey is the serialized path element of a list item ("k:{...}" or
@@ -533,7 +573,7 @@ func appendPlain(b []byte, v any) ([]byte, bool) {
 
 // changed returns the FieldsV1 node of what differs from lhs (the empty
 // object's value, present) to rhs; empty when nothing does.
-func changed(n *cnode, lhs, rhs any) (fnode, bool) {
+func (w *walk) changed(n *cnode, lhs, rhs any) (fnode, bool) {
 	if n.invalid {
 		return fnode{}, false
 	}
@@ -544,11 +584,11 @@ func changed(n *cnode, lhs, rhs any) (fnode, bool) {
 	// Values the type deduces apart (a null and a string of an untyped
 	// field) are compared as each: what either finds is owned.
 	al, ar := handled(n.deduce(lk)), handled(n.deduce(rk))
-	c, ok := changedAs(ar, n, lhs, rhs)
+	c, ok := w.changedAs(ar, n, lhs, rhs)
 	if !ok || al == ar {
 		return c, ok
 	}
-	d, ok := changedAs(al, n, lhs, rhs)
+	d, ok := w.changedAs(al, n, lhs, rhs)
 	if !ok {
 		return fnode{}, false
 	}
@@ -556,7 +596,7 @@ func changed(n *cnode, lhs, rhs any) (fnode, bool) {
 }
 
 // changedAs is changed with the values handled as atom kind a.
-func changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
+func (w *walk) changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
 	switch a {
 	case aMap:
 		lm, _ := lhs.(map[string]any)
@@ -564,7 +604,7 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
 		if n.mapAtomic || (len(lm) == 0 && len(rm) == 0) {
 			return leafChange(lhs, rhs), true
 		}
-		return changedMap(n, lm, rm, nil)
+		return w.changedMap(n, lm, rm, nil)
 	case aList:
 		ll, _ := lhs.([]any)
 		rl, _ := rhs.([]any)
@@ -574,11 +614,7 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
 		if len(ll) > 0 {
 			return fnode{}, false // the empty object's lists are empty
 		}
-		var out fnode
-		if !addedItems(n, rl, &out) {
-			return fnode{}, false
-		}
-		return out, true
+		return w.addedItems(n, rl, false)
 	}
 	return leafChange(lhs, rhs), true
 }
@@ -586,10 +622,10 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
 // changedMap is changed for two maps of the granular map type n, at least
 // one not empty. Keys in ignored are compared all the same (what does not
 // fit fails the comparison), then not owned.
-func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (fnode, bool) {
-	var out fnode
+func (w *walk) changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (fnode, bool) {
+	mark := len(w.stack)
 	for key, rv := range rm {
-		cn := n.field(key)
+		cn, full := n.field(key)
 		if cn == nil || cn.invalid {
 			return fnode{}, false
 		}
@@ -603,29 +639,26 @@ func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (fnode
 			ok bool
 		)
 		if lv, in := lm[key]; in {
-			c, ok = changed(cn, lv, rv)
+			c, ok = w.changed(cn, lv, rv)
 		} else {
-			c, ok = added(cn, rv)
+			c, ok = w.added(cn, rv)
 		}
 		if !ok {
 			return fnode{}, false
 		}
 		if !c.empty() && !ignored[key] {
-			if out.kids == nil {
-				out.kids = make([]fkid, 0, len(rm))
-			}
-			out.kids = append(out.kids, fkid{key: key, field: true, n: c})
+			w.stack = append(w.stack, fkid{key: key, full: full, field: true, n: c})
 		}
 	}
 	for key := range lm {
 		if _, in := rm[key]; in {
 			continue
 		}
-		if n.field(key) == nil {
+		if cn, _ := n.field(key); cn == nil {
 			return fnode{}, false
 		}
 	}
-	return out, true
+	return w.node(false, mark), true
 }
 
 // union is the union of two FieldsV1 nodes.
@@ -682,7 +715,7 @@ func unown(node *fnode, key string) {
 // createFields is the FieldsV1 set an Update owns when it creates obj (no
 // managedFields in it): empty when it owns nothing; ok false when the walk
 // gives up (see above).
-func (m *Manager) createFields(obj map[string]any) (fnode, bool) {
+func (m *Manager) createFields(w *walk, obj map[string]any) (fnode, bool) {
 	if m.only != nil {
 		return fnode{}, false
 	}
@@ -690,7 +723,7 @@ func (m *Manager) createFields(obj map[string]any) (fnode, bool) {
 	if root.invalid || !root.hasMap || root.mapAtomic {
 		return fnode{}, false
 	}
-	out, ok := changedMap(root, m.typ.zero, obj, m.ignored)
+	out, ok := w.changedMap(root, m.typ.zero, obj, m.ignored)
 	if !ok {
 		return fnode{}, false
 	}

@@ -157,7 +157,7 @@ func sameCreates(t *testing.T, typ *Type, apiVersion string, ignore []string, ob
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, walked := fast.createFields(obj)
+	_, walked := fast.createFields(&walk{}, obj)
 	a, b := api.DeepCopyJSON(obj), api.DeepCopyJSON(obj)
 	errA, errB := fast.Update(nil, a, "creator"), slow.Update(nil, b, "creator")
 	ea, eb := entries(t, a), entries(t, b)
@@ -175,7 +175,7 @@ func sameCreates(t *testing.T, typ *Type, apiVersion string, ignore []string, ob
 func sameEncoded(t *testing.T, m *Manager, obj, want map[string]any, wantErr error) {
 	t.Helper()
 	o, sent, present := WithoutManagedFields(obj)
-	_, walked := m.createFields(o)
+	_, walked := m.createFields(&walk{}, o)
 	walked = walked && (!present || sent == nil || isReset(sent))
 	got := api.DeepCopyJSON(obj)
 	err := m.UpdateEncoded(nil, got, "creator", time.Time{})
@@ -372,7 +372,7 @@ func TestCreateFieldsWalksServerObjects(t *testing.T) {
 	o := canon(t, dep)
 	meta := o["metadata"].(map[string]any)
 	meta["uid"], meta["creationTimestamp"] = "6c1f1a1e-0000-4000-8000-000000000000", "2026-12-05T06:00:00Z"
-	if _, ok := m.createFields(o); !ok {
+	if _, ok := m.createFields(&walk{}, o); !ok {
 		t.Fatal("the walk gave up on a server's create")
 	}
 	if !sameCreates(t, m.typ, "apps/v1", []string{"status"}, o) {

@@ -259,7 +259,9 @@ func DecodeManagedFields(obj map[string]any) error {
 func (m *Manager) update(live, obj map[string]any, manager string, encoded bool, at time.Time) error {
 	newObj, newMF, newHas := WithoutManagedFields(obj)
 	if live == nil && !m.libraryCreates && (!newHas || newMF == nil || isReset(newMF)) {
-		if fields, ok := m.createFields(newObj); ok {
+		w := getWalk()
+		defer putWalk(w)
+		if fields, ok := m.createFields(w, newObj); ok {
 			if fields.empty() {
 				setManagedFields(obj, nil)
 				return nil
