@@ -34,11 +34,40 @@ func (p preparedConfigMaps) PrepareForCreate(obj map[string]any) {
 
 func (preparedConfigMaps) PrepareForUpdate(map[string]any, map[string]any) {}
 
-// encodedCreateServer serves ConfigMap-like objects over store. admit adds
-// an admission chain whose plugin fails the test unless it sees managedFields
-// decoded (so its server builds the creator's entry decoded, the reference
-// here); prepare uses a strategy that prepares creates.
-func encodedCreateServer(t *testing.T, store storage.Interface, admit, prepare bool) http.Handler {
+// copyingMutator replaces the object's managedFields by a copy and reports
+// no change: the server then encodes the copy, decoded entries (the
+// reference of TestCreateEncodedManagedFields).
+type copyingMutator struct{}
+
+func (copyingMutator) Admit(ctx context.Context, a *admissionchain.Attributes) error {
+	_, err := copyingMutator{}.AdmitReport(ctx, a)
+	return err
+}
+
+func (copyingMutator) AdmitReport(_ context.Context, a *admissionchain.Attributes) (bool, error) {
+	if meta, ok := a.Object["metadata"].(map[string]any); ok {
+		if mf, ok := meta["managedFields"]; ok {
+			meta["managedFields"] = api.DeepCopyJSONValue(mf)
+		}
+	}
+	return false, nil
+}
+
+// How encodedCreateServer's server admits creates.
+type admitMode int
+
+const (
+	noAdmission admitMode = iota
+	checkingAdmission
+	copyingAdmission
+)
+
+// encodedCreateServer serves ConfigMap-like objects over store. With
+// checkingAdmission its plugins fail the test unless they see managedFields
+// decoded; with copyingAdmission a plugin replaces them by a copy (so the
+// server encodes decoded entries, the reference); prepare uses a strategy
+// that prepares creates.
+func encodedCreateServer(t *testing.T, store storage.Interface, admit admitMode, prepare bool) http.Handler {
 	t.Helper()
 	var st registry.Strategy = registry.Typed[benchConfigMap]{Validate: func(*benchConfigMap) field.ErrorList { return nil }}
 	if prepare {
@@ -50,7 +79,10 @@ func encodedCreateServer(t *testing.T, store storage.Interface, admit, prepare b
 		ListKind: "ConfigMapList", Singular: "configmap", Namespaced: true, Strategy: st,
 	})
 	var sec Security
-	if admit {
+	switch admit {
+	case copyingAdmission:
+		sec.Admission = &admissionchain.Chain{Mutators: []admissionchain.Mutator{copyingMutator{}}}
+	case checkingAdmission:
 		check := func(_ context.Context, a *admissionchain.Attributes) error {
 			if mf, ok := api.NestedField(a.Object, "metadata", "managedFields"); ok {
 				if _, decoded := mf.([]any); !decoded {
@@ -85,12 +117,13 @@ func withoutServerValues(b []byte) string {
 	})
 }
 
-// TestCreateEncodedManagedFields: a create on a server without admission
-// builds its creator's managedFields entry as the bytes stored
-// (fieldmanager.UpdateEncoded); it stores and answers, byte for byte, what
-// the decoded entry of a server with admission does (uid and times aside),
-// dry runs included, and code that reads the object before it is encoded (a
-// strategy that prepares creates) sees the entry decoded.
+// TestCreateEncodedManagedFields: a create builds its creator's
+// managedFields entry as the bytes stored (fieldmanager.UpdateEncoded), left
+// in the object when nothing reads it before it is encoded, else put in
+// place of the decoded entry afterwards; it stores and answers, byte for
+// byte, what encoding the decoded entry does (uid and times aside), dry runs
+// included, and admission and a strategy that prepares creates see the entry
+// decoded.
 func TestCreateEncodedManagedFields(t *testing.T) {
 	bodies := []string{
 		`{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"%s","labels":{"app":"x","tier":"web"},` +
@@ -105,9 +138,12 @@ func TestCreateEncodedManagedFields(t *testing.T) {
 	}
 	managers := []string{"?fieldManager=bench", "?fieldManager=a%3Cb%3E%22", ""}
 	for _, prepare := range []bool{false, true} {
-		encStore, decStore := newMemStore(), newMemStore()
-		enc := encodedCreateServer(t, encStore, false, prepare)
-		dec := encodedCreateServer(t, decStore, true, prepare)
+		stores := []*memStore{newMemStore(), newMemStore(), newMemStore()}
+		servers := []http.Handler{
+			encodedCreateServer(t, stores[0], copyingAdmission, prepare), // the reference
+			encodedCreateServer(t, stores[1], noAdmission, prepare),
+			encodedCreateServer(t, stores[2], checkingAdmission, prepare),
+		}
 		n := 0
 		for _, body := range bodies {
 			for _, mgr := range managers {
@@ -123,28 +159,32 @@ func TestCreateEncodedManagedFields(t *testing.T) {
 						}
 					}
 					b := strings.Replace(body, "%s", name, 1)
-					got := serve(t, enc, http.MethodPost, path, mediaJSON, b, http.StatusCreated).Body.Bytes()
-					want := serve(t, dec, http.MethodPost, path, mediaJSON, b, http.StatusCreated).Body.Bytes()
-					if g, w := withoutServerValues(got), withoutServerValues(want); g != w {
-						t.Fatalf("POST %s %s answered\n%s\nwant\n%s", path, b, g, w)
+					var want string
+					for i, h := range servers {
+						got := withoutServerValues(serve(t, h, http.MethodPost, path, mediaJSON, b, http.StatusCreated).Body.Bytes())
+						if i == 0 {
+							want = got
+						} else if got != want {
+							t.Fatalf("server %d: POST %s %s answered\n%s\nwant\n%s", i, path, b, got, want)
+						}
 					}
 					if dry != "" {
 						continue
 					}
-					key := "/registry/core/configmaps/default/" + name
-					gkv, err := encStore.Get(t.Context(), key)
-					if err != nil {
-						t.Fatal(err)
-					}
-					wkv, err := decStore.Get(t.Context(), key)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if g, w := withoutServerValues(gkv.Value), withoutServerValues(wkv.Value); g != w {
-						t.Fatalf("POST %s %s stored\n%s\nwant\n%s", path, b, g, w)
-					}
-					if strings.Contains(b, `"data":{"k"`) && !strings.Contains(string(gkv.Value), `"f:z\u003c":{}`) {
-						t.Fatalf("stored %s: no entry for the data sent", gkv.Value)
+					for i, st := range stores {
+						kv, err := st.Get(t.Context(), "/registry/core/configmaps/default/"+name)
+						if err != nil {
+							t.Fatal(err)
+						}
+						got := withoutServerValues(kv.Value)
+						if i == 0 {
+							want = got
+						} else if got != want {
+							t.Fatalf("server %d: POST %s %s stored\n%s\nwant\n%s", i, path, b, got, want)
+						}
+						if strings.Contains(b, `"data":{"k"`) && !strings.Contains(got, `"f:z\u003c":{}`) {
+							t.Fatalf("stored %s: no entry for the data sent", got)
+						}
 					}
 				}
 			}

@@ -274,7 +274,14 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	if err != nil {
 		return jsonBody{}, err
 	}
-	s.trackCreate(q, withoutFields(obj, unsent), sent, now)
+	// The creator's entry is left decoded in obj for whatever reads obj as
+	// decoded JSON before it is encoded: admission, the strategy's
+	// preparation and Admitter, validation of an untyped object (typed
+	// validation reads the decoded value), a conversion to the storage
+	// version. With none of them obj holds the bytes stored.
+	_, admits := q.res.Strategy.(registry.Admitter)
+	readers := s.admissionEnabled() || prepares || admits || dec.Value == nil || dec.Meta == nil || q.res.Convert != nil
+	created := s.trackCreate(q, withoutFields(obj, unsent), sent, now, readers)
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return jsonBody{}, err
 	}
@@ -285,16 +292,6 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	if name == "" {
 		return jsonBody{}, apierrors.NewInvalid(q.groupKind(), "", field.ErrorList{
 			field.Required(field.NewPath("metadata", "name"), "name or generateName is required")})
-	}
-	// What reads obj as decoded JSON from here on gets decoded managedFields
-	// (trackCreate): the strategy's preparation, validation and admission
-	// of an untyped object, a conversion to the storage version. Typed
-	// validation reads the decoded value, encoding only the object.
-	_, admits := q.res.Strategy.(registry.Admitter)
-	if prepares || admits || dec.Value == nil || dec.Meta == nil || q.res.Convert != nil {
-		if err := decodeManagedFields(obj); err != nil {
-			return jsonBody{}, err
-		}
 	}
 	if prepares {
 		p.PrepareForCreate(obj)
@@ -324,6 +321,9 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	}
 	committed := false
 	defer func() { adm.end(ctx, committed) }()
+	if q.res.Convert == nil {
+		created.encodeIn(obj) // the readers are done
+	}
 	if q.dryRun() {
 		b, err := api.EncodeJSON(obj)
 		if err != nil {

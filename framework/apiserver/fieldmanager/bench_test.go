@@ -77,7 +77,8 @@ func benchCreates(b *testing.B, m *Manager, obj map[string]any) {
 			update := m.Update
 			if encoded {
 				update = func(live, obj map[string]any, manager string) error {
-					return m.UpdateEncoded(live, obj, manager, time.Time{})
+					_, err := m.UpdateEncoded(live, obj, manager, time.Time{}, false)
+					return err
 				}
 			}
 			var buf []byte

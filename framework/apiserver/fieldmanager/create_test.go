@@ -169,49 +169,44 @@ func sameCreates(t *testing.T, typ *Type, apiVersion string, ignore []string, ob
 	return walked
 }
 
-// sameEncoded fails unless UpdateEncoded's create of obj stores the bytes
-// Update's (want, with its error) encode to, and decodes to them; creates
-// the walk computes must be left encoded.
+// sameEncoded fails unless UpdateEncoded's create of obj, with the entries
+// left encoded or decoded, stores the bytes Update's (want, with its error)
+// encode to; creates the walk computes must return those bytes, and leave
+// them in obj unless asked for decoded entries, which must then be want's.
 func sameEncoded(t *testing.T, m *Manager, obj, want map[string]any, wantErr error) {
 	t.Helper()
 	o, sent, present := WithoutManagedFields(obj)
 	_, walked := m.createFields(&walk{}, o)
 	walked = walked && (!present || sent == nil || isReset(sent))
-	got := api.DeepCopyJSON(obj)
-	err := m.UpdateEncoded(nil, got, "creator", time.Time{})
-	mf, has := api.NestedField(got, "metadata", "managedFields")
-	_, raw := mf.(api.RawJSON)
-	if walked && has != raw {
-		t.Fatalf("a walked create left managedFields %T, want api.RawJSON", mf)
-	}
-	gb, errG := api.EncodeJSON(got)
 	wb, errW := api.EncodeJSON(want)
-	if errG != nil || errW != nil || string(gb) != string(wb) || (err == nil) != (wantErr == nil) {
-		in, _ := api.EncodeJSON(obj)
-		t.Fatalf("create of %s:\nencoded: %s (%v, %v)\ndecoded: %s (%v, %v)", in, gb, err, errG, wb, wantErr, errW)
+	if errW != nil {
+		t.Fatal(errW)
 	}
-	if err := DecodeManagedFields(got); err != nil {
-		t.Fatal(err)
-	}
-	// As decoding the stored bytes reads them (invalid UTF-8 in keys comes
-	// back as U+FFFD).
-	stored := func(o map[string]any) any {
-		v, _ := api.NestedField(o, "metadata", "managedFields")
-		b, err := api.EncodeJSON(v)
-		if err != nil {
-			t.Fatal(err)
+	wantMF, _ := api.NestedField(want, "metadata", "managedFields")
+	for _, decoded := range []bool{false, true} {
+		got := api.DeepCopyJSON(obj)
+		raw, err := m.UpdateEncoded(nil, got, "creator", time.Time{}, decoded)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("UpdateEncoded: %v, Update: %v", err, wantErr)
 		}
-		if v, err = api.DecodeValue(b); err != nil {
-			t.Fatal(err)
+		mf, has := api.NestedField(got, "metadata", "managedFields")
+		if walked && has && raw == nil {
+			t.Fatalf("a walked create returned no encoding")
 		}
-		return v
-	}
-	if gotMF, wantMF := stored(got), stored(want); !reflect.DeepEqual(gotMF, wantMF) {
-		t.Fatalf("decoded managedFields %#v, want %#v", gotMF, wantMF)
-	}
-	if mf, _ := api.NestedField(got, "metadata", "managedFields"); mf != nil {
-		if _, ok := mf.([]any); !ok {
-			t.Fatalf("decoded managedFields are %T", mf)
+		if raw != nil {
+			if wmf, _ := api.EncodeJSON(wantMF); string(raw) != string(wmf) {
+				t.Fatalf("encoded managedFields %s, want %s", raw, wmf)
+			}
+		}
+		if _, isRaw := mf.(api.RawJSON); isRaw != (!decoded && raw != nil) {
+			t.Fatalf("decoded %v: managedFields left as %T", decoded, mf)
+		}
+		if decoded && !reflect.DeepEqual(mf, wantMF) {
+			t.Fatalf("decoded managedFields %#v, want %#v", mf, wantMF)
+		}
+		if gb, err := api.EncodeJSON(got); err != nil || string(gb) != string(wb) {
+			in, _ := api.EncodeJSON(obj)
+			t.Fatalf("create of %s (decoded %v):\nencoded: %s (%v)\nwant:    %s", in, decoded, gb, err, wb)
 		}
 	}
 }

@@ -224,39 +224,23 @@ func setManagedFieldsValue(obj map[string]any, v any) {
 // none and already exists stays without (Kubernetes starts tracking on create
 // or apply). On an error obj keeps live's managedFields, as Kubernetes does.
 func (m *Manager) Update(live, obj map[string]any, manager string) error {
-	return m.update(live, obj, manager, false, time.Time{})
+	_, err := m.update(live, obj, manager, false, false, time.Time{})
+	return err
 }
 
-// UpdateEncoded is Update at the time of the write (at; zero is now), but a
-// create whose fields the walk of creates computes gets its
-// metadata.managedFields as an api.RawJSON: the bytes encoding obj writes,
-// built without the decoded entries (the API server's create path, which
-// encodes obj to store it). Whoever reads obj as decoded JSON before that
-// decodes them first (DecodeManagedFields).
-func (m *Manager) UpdateEncoded(live, obj map[string]any, manager string, at time.Time) error {
-	return m.update(live, obj, manager, true, at)
+// UpdateEncoded is Update at the time of the write (at; zero is now) that
+// also returns, for a create whose fields the walk of creates computes, its
+// managedFields as the bytes AppendJSON writes for them (an api.RawJSON,
+// built from the walk; nil for any other write). With decoded false obj
+// holds those bytes instead of the decoded entries, for a caller that
+// encodes obj before anything reads it (the API server's create path);
+// with decoded true obj holds the decoded entries, and the caller may put
+// the bytes in their place to encode obj while they are untouched.
+func (m *Manager) UpdateEncoded(live, obj map[string]any, manager string, at time.Time, decoded bool) (api.RawJSON, error) {
+	return m.update(live, obj, manager, true, decoded, at)
 }
 
-// DecodeManagedFields replaces obj's metadata.managedFields by their decoded
-// form when UpdateEncoded left them encoded.
-func DecodeManagedFields(obj map[string]any) error {
-	meta, ok := obj["metadata"].(map[string]any)
-	if !ok {
-		return nil
-	}
-	raw, ok := meta["managedFields"].(api.RawJSON)
-	if !ok {
-		return nil
-	}
-	v, err := api.DecodeValue(raw)
-	if err != nil {
-		return fmt.Errorf("decode managedFields: %w", err)
-	}
-	meta["managedFields"] = v
-	return nil
-}
-
-func (m *Manager) update(live, obj map[string]any, manager string, encoded bool, at time.Time) error {
+func (m *Manager) update(live, obj map[string]any, manager string, encoded, decoded bool, at time.Time) (api.RawJSON, error) {
 	newObj, newMF, newHas := WithoutManagedFields(obj)
 	if live == nil && !m.libraryCreates && (!newHas || newMF == nil || isReset(newMF)) {
 		w := getWalk()
@@ -264,14 +248,19 @@ func (m *Manager) update(live, obj map[string]any, manager string, encoded bool,
 		if fields, ok := m.createFields(w, newObj); ok {
 			if fields.empty() {
 				setManagedFields(obj, nil)
-				return nil
+				return nil, nil
 			}
+			stamp := m.stampAt(at)
+			var raw api.RawJSON
 			if encoded {
-				setManagedFieldsValue(obj, api.RawJSON(m.appendCreateEntry(make([]byte, 0, 256), fields, manager, m.stampAt(at))))
-				return nil
+				raw = m.appendCreateEntry(make([]byte, 0, 256), fields, manager, stamp)
 			}
-			setManagedFields(obj, []any{m.createEntry(fields, manager)})
-			return nil
+			if encoded && !decoded {
+				setManagedFieldsValue(obj, raw)
+			} else {
+				setManagedFields(obj, []any{m.createEntry(fields, manager, stamp)})
+			}
+			return raw, nil
 		}
 	}
 	liveObj, liveMF, _ := WithoutManagedFields(m.orZero(live))
@@ -296,29 +285,29 @@ func (m *Manager) update(live, obj map[string]any, manager string, encoded bool,
 	}
 	if len(mg.fields) == 0 && api.NestedString(liveObj, "metadata", "uid") != "" {
 		setManagedFields(obj, nil)
-		return nil
+		return nil, nil
 	}
 	if err := m.updateSets(liveObj, newObj, mg, m.id(manager, OperationUpdate)); err != nil {
 		setManagedFields(obj, liveMFOrNil(liveMF))
-		return err
+		return nil, err
 	}
 	entries, err := mg.encode()
 	if err != nil {
 		setManagedFields(obj, liveMFOrNil(liveMF))
-		return err
+		return nil, err
 	}
 	setManagedFields(obj, entries)
-	return nil
+	return nil, nil
 }
 
 // createEntry is the managedFields entry of a create by manager owning
-// fields (not empty).
-func (m *Manager) createEntry(fields fnode, manager string) map[string]any {
+// fields (not empty) at stamp.
+func (m *Manager) createEntry(fields fnode, manager, stamp string) map[string]any {
 	if manager == "" {
 		manager = "unknown"
 	}
 	e := map[string]any{"manager": manager, "operation": OperationUpdate, "apiVersion": m.apiVersion,
-		"fieldsType": fieldsTypeV1, "fieldsV1": fields.toMap(), "time": m.stamp()}
+		"fieldsType": fieldsTypeV1, "fieldsV1": fields.toMap(), "time": stamp}
 	if m.subresource != "" {
 		e["subresource"] = m.subresource
 	}
