@@ -281,11 +281,15 @@ func getWalk() *walk { return walks.Get().(*walk) }
 
 // putWalk returns w for reuse once nothing built in it is used.
 func putWalk(w *walk) {
-	if cap(w.arena) > 4096 || cap(w.stack) > 4096 {
+	if cap(w.arena) > 1024 || cap(w.stack) > 1024 {
 		return // a rare large object: not kept
 	}
-	clear(w.arena[:cap(w.arena)])
-	clear(w.stack[:cap(w.stack)])
+	// Only what this walk used is cleared (the capacity left by a larger
+	// object before stays): every kid it pushed was moved to the arena but
+	// those still on the stack (a walk that gave up).
+	n := len(w.arena)
+	clear(w.arena[:n])
+	clear(w.stack[:min(n+len(w.stack), cap(w.stack))])
 	w.arena, w.stack = w.arena[:0], w.stack[:0]
 	walks.Put(w)
 }
