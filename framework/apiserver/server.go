@@ -264,7 +264,7 @@ func (s *Server) storedFields(res *registry.Resource) func(map[string]any) map[s
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
-	m, err := decodeStored(value, rv)
+	m, err := decodeStoredFields(value, rv) // the fields below, none of managedFields
 	if err != nil {
 		return nil, err
 	}
