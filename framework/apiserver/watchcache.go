@@ -30,9 +30,9 @@ type cachedObject struct {
 	apiVersion string // as stored
 	rv         int64
 	data       []byte
-	labels     map[string]string
-	fields     map[string]string
-	deleting   bool // metadata.deletionTimestamp is set
+	labels     map[string]string // shared with other objects (fieldSets): read only
+	fields     map[string]string // selectable fields but metadata.name (name above); as labels
+	deleting   bool              // metadata.deletionTimestamp is set
 
 	convMu sync.Mutex
 	conv   map[string][]byte // renderings in other versions, by group/version
@@ -47,11 +47,17 @@ type cacheEvent struct {
 	prev *cachedObject // the previous state for MODIFIED and DELETED
 	rv   int64
 
-	// Events in the ring keep their frames in the stored version, rendered
-	// once per event type and written by every watcher (fan-out); they go
-	// with the event when the ring moves on. Objects keep none: the frames
-	// of every cached object held the cache twice.
-	inRing    bool
+	// Recent events in the ring keep their frames in the stored version,
+	// rendered once per event type and written by every watcher (fan-out):
+	// kept is set when the event enters the ring and dropped once it is
+	// keptFrames events old (watchers that far behind, or replaying, render
+	// their own) or leaves the ring. Objects keep none: the frames of every
+	// cached object held the cache twice.
+	kept atomic.Pointer[eventFrames]
+}
+
+// eventFrames are the shared watch frames of one recent ring event.
+type eventFrames struct {
 	frameOnce [3]sync.Once
 	frames    [3][]byte
 	// The same in protobuf, for watchers that prefer it (watchproto.go),
@@ -59,6 +65,19 @@ type cacheEvent struct {
 	protoOnce   [3]sync.Once
 	protoFrames [3][]byte
 	protoErrs   [3]error
+}
+
+// keptFrames is how many of the most recent ring events keep their shared
+// frames: watchers keeping up (the fan-out case) read those; the ring's
+// older events (up to WatchCacheCapacity, 4,096 by default) would otherwise
+// hold a second copy of up to that many objects' JSON, ≈8 MB of pods.
+const keptFrames = 512
+
+// newRingEvent returns an event that keeps shared frames while it is recent.
+func newRingEvent(typ string, obj, prev *cachedObject, rv int64) *cacheEvent {
+	ce := &cacheEvent{typ: typ, obj: obj, prev: prev, rv: rv}
+	ce.kept.Store(&eventFrames{})
+	return ce
 }
 
 // frameIndex is the index of an event type in cacheEvent's frames.
@@ -77,7 +96,8 @@ func frameIndex(typ string) int {
 // watcher; otherwise the frame rendered into *scratch, a buffer of the
 // calling stream that it may reuse once the frame is written.
 func (ev *cacheEvent) frame(typ string, v view, scratch *[]byte) ([]byte, error) {
-	if !ev.inRing || !v.identity(ev.obj) {
+	k := ev.kept.Load()
+	if k == nil || !v.identity(ev.obj) {
 		data, err := ev.obj.dataFor(v)
 		if err != nil {
 			return nil, err
@@ -89,8 +109,8 @@ func (ev *cacheEvent) frame(typ string, v view, scratch *[]byte) ([]byte, error)
 		return b, nil
 	}
 	i := frameIndex(typ)
-	ev.frameOnce[i].Do(func() { ev.frames[i] = appendFrame(nil, typ, ev.obj.data) })
-	return ev.frames[i], nil
+	k.frameOnce[i].Do(func() { k.frames[i] = appendFrame(nil, typ, ev.obj.data) })
+	return k.frames[i], nil
 }
 
 // maxKeptFrame bounds the scratch buffer a watch stream keeps between frames,
@@ -158,7 +178,9 @@ func (o *cachedObject) storeConverted(version string, data []byte) {
 // objectFilter selects objects by namespace, labels and fields.
 type objectFilter struct {
 	namespace string
-	match     func(labels, fields map[string]string) bool
+	// match sees the object and its selectable fields (o.fields or
+	// fieldsOf's): metadata.name is o.name, not among them.
+	match func(o *cachedObject, fields map[string]string) bool
 	// fieldsOf, when set, gives the fields match sees instead of the
 	// object's precomputed ones (selectable fields of a version other than
 	// the one they were computed in).
@@ -176,9 +198,9 @@ func (f objectFilter) matches(o *cachedObject) bool {
 		return true
 	}
 	if f.fieldsOf != nil {
-		return f.match(o.labels, f.fieldsOf(o))
+		return f.match(o, f.fieldsOf(o))
 	}
-	return f.match(o.labels, o.fields)
+	return f.match(o, o.fields)
 }
 
 // watchCache keeps the current objects of one resource and a ring of recent
@@ -377,10 +399,11 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		c.mu.RLock()
 		prev := c.objects[ev.KV.Key]
 		c.mu.RUnlock()
-		ce = &cacheEvent{typ: api.EventAdded, obj: obj, prev: prev, rv: ev.KV.ModRevision, inRing: true}
+		typ := api.EventAdded
 		if prev != nil {
-			ce.typ = api.EventModified
+			typ = api.EventModified
 		}
+		ce = newRingEvent(typ, obj, prev, ev.KV.ModRevision)
 	case storage.EventDelete:
 		c.mu.RLock()
 		prev := c.objects[ev.KV.Key]
@@ -402,7 +425,7 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		if last == nil {
 			return false
 		}
-		ce = &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: ev.KV.ModRevision, inRing: true}
+		ce = newRingEvent(api.EventDeleted, last, prev, ev.KV.ModRevision)
 	default:
 		return false
 	}
@@ -422,13 +445,21 @@ func (c *watchCache) apply(ev storage.Event) bool {
 	seq := c.head.Load()
 	slot := &c.ring[seq%int64(c.ringCap)]
 	if c.ringLen == c.ringCap {
-		c.historyFrom = slot.Load().rv
+		evicted := slot.Load()
+		c.historyFrom = evicted.rv
+		evicted.kept.Store(nil)
 	} else {
 		c.ringLen++
 	}
 	ce.seq = seq
 	slot.Store(ce)
 	c.head.Store(seq + 1)
+	// The event keptFrames back stops sharing its frames.
+	if old := seq - keptFrames; old >= 0 && keptFrames < c.ringCap {
+		if o := c.ring[old%int64(c.ringCap)].Load(); o != nil && o.seq == old {
+			o.kept.Store(nil)
+		}
+	}
 	return true
 }
 
