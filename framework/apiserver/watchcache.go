@@ -213,9 +213,15 @@ func (f objectFilter) matches(o *cachedObject) bool {
 // A watcher whose cursor falls out of the ring (it is more than the ring's capacity
 // behind) is terminated; its client resumes or relists.
 //
-// Concurrency: ring slots, head and wake are read without the lock (slots hold
-// events tagged with their seq, so a reader detects an overwritten slot); they are
-// written only with mu held. Lock order: mu only; never block while holding it.
+// The ring starts small and doubles up to its capacity as events come
+// (resources with few changes keep a few slots, not WatchCacheCapacity of
+// them); it evicts only once it has grown to the capacity.
+//
+// Concurrency: the ring, its slots, head and wake are read without the lock
+// (slots hold events tagged with their seq, so a reader detects an overwritten
+// slot; a grown ring is a new slice, the old one keeps what it held, and a
+// reader loads the ring after head); they are written only with mu held. Lock
+// order: mu only; never block while holding it.
 type watchCache struct {
 	store   storage.Interface
 	prefix  string
@@ -223,9 +229,9 @@ type watchCache struct {
 	log     logr.Logger
 	ringCap int
 
-	ring []atomic.Pointer[cacheEvent]  // event seq s lives in ring[s%ringCap]
-	head atomic.Int64                  // seq of the next event; [head-ringLen, head) are retained
-	wake atomic.Pointer[chan struct{}] // closed and replaced after events are published or on relist
+	ring atomic.Pointer[[]atomic.Pointer[cacheEvent]] // event seq s lives in ring[s%len(ring)]
+	head atomic.Int64                                 // seq of the next event; [head-ringLen, head) are retained
+	wake atomic.Pointer[chan struct{}]                // closed and replaced after events are published or on relist
 
 	mu          sync.RWMutex
 	objects     map[string]*cachedObject
@@ -247,11 +253,38 @@ func newWatchCache(store storage.Interface, prefix string, capacity int, log log
 	c := &watchCache{
 		store: store, prefix: prefix, decode: decode, log: log, ringCap: capacity,
 		objects: map[string]*cachedObject{}, watchers: map[*cacheWatcher]struct{}{},
-		ring: make([]atomic.Pointer[cacheEvent], capacity), readyCh: make(chan struct{}),
+		readyCh: make(chan struct{}),
 	}
+	c.resetRing()
 	ch := make(chan struct{})
 	c.wake.Store(&ch)
 	return c
+}
+
+// minRing is the number of slots a ring starts with.
+const minRing = 64
+
+// resetRing installs an empty ring of minRing slots. Called with mu held (or
+// before the cache is shared).
+func (c *watchCache) resetRing() {
+	r := make([]atomic.Pointer[cacheEvent], min(minRing, c.ringCap))
+	c.ring.Store(&r)
+	c.ringLen = 0
+}
+
+// slots returns the current ring.
+func (c *watchCache) slots() []atomic.Pointer[cacheEvent] { return *c.ring.Load() }
+
+// growRing installs a ring twice as large (at most ringCap) holding the
+// retained events and returns it. Called with mu held, the ring full.
+func (c *watchCache) growRing(old []atomic.Pointer[cacheEvent]) []atomic.Pointer[cacheEvent] {
+	r := make([]atomic.Pointer[cacheEvent], min(2*len(old), c.ringCap))
+	head := c.head.Load()
+	for seq := head - int64(c.ringLen); seq < head; seq++ {
+		r[seq%int64(len(r))].Store(old[seq%int64(len(old))].Load())
+	}
+	c.ring.Store(&r)
+	return r
 }
 
 // wakeChan returns the channel closed when events after the current head are
@@ -308,10 +341,12 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	c.objects = objs
 	c.rv = res.Revision
 	c.historyFrom = res.Revision
-	c.ringLen = 0
-	for i := range c.ring {
-		c.ring[i].Store(nil)
+	// Readers of the old ring see its events gone (errFellBehind).
+	old := c.slots()
+	for i := range old {
+		old[i].Store(nil)
 	}
+	c.resetRing()
 	// Watchers could have missed events: end them so their clients resume.
 	for w := range c.watchers {
 		w.terminate()
@@ -443,7 +478,11 @@ func (c *watchCache) apply(ev storage.Event) bool {
 	c.rv = ce.rv
 	// Append to the ring, evicting the oldest event when full.
 	seq := c.head.Load()
-	slot := &c.ring[seq%int64(c.ringCap)]
+	ring := c.slots()
+	if c.ringLen == len(ring) && len(ring) < c.ringCap {
+		ring = c.growRing(ring)
+	}
+	slot := &ring[seq%int64(len(ring))]
 	if c.ringLen == c.ringCap {
 		evicted := slot.Load()
 		c.historyFrom = evicted.rv
@@ -455,8 +494,8 @@ func (c *watchCache) apply(ev storage.Event) bool {
 	slot.Store(ce)
 	c.head.Store(seq + 1)
 	// The event keptFrames back stops sharing its frames.
-	if old := seq - keptFrames; old >= 0 && keptFrames < c.ringCap {
-		if o := c.ring[old%int64(c.ringCap)].Load(); o != nil && o.seq == old {
+	if old := seq - keptFrames; old >= 0 {
+		if o := ring[old%int64(len(ring))].Load(); o != nil && o.seq == old {
 			o.kept.Store(nil)
 		}
 	}
@@ -606,13 +645,14 @@ func (c *watchCache) watch(fromRV int64, f objectFilter) (*cacheWatcher, []*cach
 		}
 		// The first retained event with rv > fromRV (rvs increase along the ring).
 		tail := head - int64(c.ringLen)
+		ring := c.slots()
 		cursor = tail + int64(sort.Search(c.ringLen, func(i int) bool {
-			return c.ring[(tail+int64(i))%int64(c.ringCap)].Load().rv > fromRV
+			return ring[(tail+int64(i))%int64(len(ring))].Load().rv > fromRV
 		}))
 	}
 	w := &cacheWatcher{
 		c: c, filter: f, startRV: startRV, lastRV: startRV,
-		cursor: cursor, slot: int(cursor % int64(c.ringCap)), done: make(chan struct{}),
+		cursor: cursor, done: make(chan struct{}),
 	}
 	if fromRV != 0 && cursor == head {
 		// Nothing to replay: the watcher has seen everything up to the cache's revision.
@@ -638,7 +678,6 @@ type cacheWatcher struct {
 	filter  objectFilter
 	startRV int64 // events at or before it are not delivered
 	cursor  int64 // seq of the next event to consume
-	slot    int   // cursor % ringCap
 	lastRV  int64 // the watcher has seen every event up to this revision
 	done    chan struct{}
 
@@ -659,16 +698,14 @@ func (w *cacheWatcher) consume(emit func(ev *cacheEvent, typ string) error) (n i
 		w.terminate()
 		return 0, errFellBehind
 	}
+	ring := c.slots() // after head: it holds every event before head
 	for w.cursor < head {
-		ev := c.ring[w.slot].Load()
+		ev := ring[w.cursor%int64(len(ring))].Load()
 		if ev == nil || ev.seq != w.cursor {
 			w.terminate()
 			return n, errFellBehind
 		}
 		w.cursor++
-		if w.slot++; w.slot == c.ringCap {
-			w.slot = 0
-		}
 		if ev.rv <= w.startRV {
 			continue
 		}

@@ -438,7 +438,8 @@ func TestWatchCacheKeepsFramesOfRecentEvents(t *testing.T) {
 	head := wc.head.Load()
 	var kept, dropped int
 	for seq := head - int64(wc.ringLen); seq < head; seq++ {
-		ev := wc.ring[seq%int64(wc.ringCap)].Load()
+		ring := wc.slots()
+		ev := ring[seq%int64(len(ring))].Load()
 		if ev.kept.Load() != nil {
 			kept++
 			if head-seq > keptFrames {
@@ -461,5 +462,51 @@ func TestWatchCacheKeepsFramesOfRecentEvents(t *testing.T) {
 	}
 	if kept != keptFrames || dropped != capacity-keptFrames {
 		t.Errorf("%d events keep frames and %d do not, want %d and %d", kept, dropped, keptFrames, capacity-keptFrames)
+	}
+}
+
+// The ring starts with minRing slots and doubles up to its capacity: events
+// published across growths reach a watcher in order, a replay finds them in
+// the grown ring, and eviction starts only at the capacity.
+func TestWatchCacheRingGrows(t *testing.T) {
+	t.Parallel()
+	const capacity = 300
+	wc, fs := startTestCache(t, capacity)
+	if n := len(wc.slots()); n != minRing {
+		t.Fatalf("new ring has %d slots, want %d", n, minRing)
+	}
+	w, _, err := wc.watch(0, objectFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.forget(w)
+	var want, got []seen
+	for i := range 400 {
+		name := fmt.Sprintf("cm%d", i)
+		put(t, fs, name, int64(i+2), nil)
+		want = append(want, seen{api.EventAdded, name, int64(i + 2)})
+		if i%50 == 49 && i < capacity {
+			waitRV(t, wc, int64(i+2))
+			got = append(got, drain(t, w)...)
+		}
+	}
+	waitRV(t, wc, 401)
+	if n := len(wc.slots()); n != capacity {
+		t.Errorf("ring has %d slots after 400 events, want %d", n, capacity)
+	}
+	got = append(got, drain(t, w)...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	wr, _, err := wc.watch(350, objectFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.forget(wr)
+	if diff := cmp.Diff(want[349:], drain(t, wr)); diff != "" {
+		t.Errorf("replay (-want +got):\n%s", diff)
+	}
+	if _, _, err := wc.watch(50, objectFilter{}); !errors.As(err, new(errTooOld)) {
+		t.Errorf("watch from an evicted revision: %v, want errTooOld", err)
 	}
 }
