@@ -139,7 +139,7 @@ func decodeEvent(f frame, newObj func() (api.Object, error)) Event {
 	case Added, Modified, Deleted, Bookmark:
 		obj, err := newObj()
 		if err == nil {
-			err = decodeInto(raw.Object.Raw, obj)
+			err = decodeFresh(raw.Object.Raw, obj)
 		}
 		if err != nil {
 			ev = Event{Type: Error, Err: fmt.Errorf("watch stream: %s event: %w", raw.Type, err)}
