@@ -211,3 +211,15 @@ func FuzzDecodeValue(f *testing.F) {
 		}
 	})
 }
+
+// DecodeMap accepts one object and whitespace only, whichever path decodes.
+func TestDecodeMapRejectsTrailingData(t *testing.T) {
+	for _, in := range []string{`{"a":1}}`, `{"a":1}]`, `{"a":1}{"b":2}`, `{"a":1},"x":2`, `{"a":1} x`} {
+		if m, err := DecodeMap([]byte(in)); err == nil {
+			t.Errorf("DecodeMap(%s) = %v, want an error", in, m)
+		}
+	}
+	if _, err := DecodeMap([]byte(" {\"a\":1} \n")); err != nil {
+		t.Errorf("surrounding whitespace: %v", err)
+	}
+}

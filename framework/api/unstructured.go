@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -92,7 +94,8 @@ func decodeMapStd(data []byte) (map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
+	// Only whitespace may follow (More is false before a stray '}' or ']').
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("unexpected data after the JSON object")
 	}
 	m, ok := v.(map[string]any)

@@ -34,8 +34,8 @@ func (s *Server) serveWatch(q *request) error {
 	if q.ri.name != "" {
 		name := q.ri.name
 		inner := f.match
-		f.match = func(l, fl map[string]string) bool {
-			return fl["metadata.name"] == name && (inner == nil || inner(l, fl))
+		f.match = func(o *cachedObject, fl map[string]string) bool {
+			return o.name == name && (inner == nil || inner(o, fl))
 		}
 	}
 	gv := q.res.GroupVersion
