@@ -173,8 +173,8 @@ func startConverge(tb testing.TB, bin string) *server {
 
 // startKubeAPIServer runs kube-apiserver with TLS, client-certificate
 // authentication and RBAC on its own etcd (peeretcd: Converge's embedded etcd
-// settings but etcd's own in-memory raft log, 5,000 entries after a snapshot;
-// PEER_ETCD_CATCHUP=100 gives it Converge's), and connects with a kubeconfig
+// settings; PEER_ETCD_CATCHUP=5000 gives it etcd's own in-memory raft log
+// retention), and connects with a kubeconfig
 // holding a system:masters client certificate.
 func startKubeAPIServer(tb testing.TB, etcdBin, bin string) *server {
 	dir := tb.TempDir()
