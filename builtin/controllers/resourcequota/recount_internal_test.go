@@ -31,7 +31,9 @@ func (f *fakeQuotas) Patch(context.Context, api.Object, client.Patch, ...client.
 // fakeCache lists n ConfigMaps.
 type fakeCache struct{ n int }
 
-func (f *fakeCache) Get(context.Context, client.ObjectKey, api.Object) error { return fmt.Errorf("not used") }
+func (f *fakeCache) Get(context.Context, client.ObjectKey, api.Object) error {
+	return fmt.Errorf("not used")
+}
 func (f *fakeCache) List(_ context.Context, list client.ObjectList, _ ...client.ListOption) error {
 	l, ok := list.(*corev1.ConfigMapList)
 	if !ok {
