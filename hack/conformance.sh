@@ -188,8 +188,12 @@ if [[ -n $registry_pid ]]; then
 	# Upstream agnhost: ENTRYPOINT ["/agnhost"], CMD ["pause"], /agnhost-2 a
 	# link to it (entrypoint specs), on Alpine: specs exec cat, sh, ... in
 	# it, so busybox and its applets stand in for Alpine's userland.
+	# Its porter serves its TLS ports with /localhost.crt and /localhost.key,
+	# which upstream's image carries from test/images/agnhost/porter.
+	porter=$(cd conformance && $GO list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/porter
 	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
-		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}"
+		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}" \
+		--file "$porter/localhost.crt=/localhost.crt" --file "$porter/localhost.key=/localhost.key"
 	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
 	# Its /bin/sh is Debian's bash-static, not busybox's ash: Debian bookworm's
 	# busybox 1.35.0 ash drops environment entries whose names are not shell

@@ -49,7 +49,8 @@ func aggregated(label string) *rbacv1.AggregationRule {
 // subjectaccessreviews, bound to nobody), system:public-info-viewer,
 // system:monitoring (metrics and health checks) and the components' roles
 // (system:node, system:kube-scheduler, system:kube-controller-manager,
-// system:node-proxier).
+// system:node-proxier) and system:kubelet-api-admin (the node agents' API,
+// nodes/proxy among it, bound to nobody).
 func ClusterRoles() []rbacv1.ClusterRole {
 	core, apps, batch := []string{""}, []string{"apps"}, []string{"batch"}
 	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRole"}
