@@ -27,7 +27,7 @@
 #            serves the upstream images the specs ask for under their upstream
 #            names through a registries.yaml mirror of registry.k8s.io: agnhost
 #            (built from the conformance module, with conformance/cmd/curl
-#            for Alpine's curl), busybox (/bin/busybox with
+#            and cmd/nc for Alpine's curl and netcat), busybox (/bin/busybox with
 #            its applet links, /bin/sh Debian's bash-static) and pause
 #            (conformance/cmd/pause), each packed by `converge image build`.
 #            POD_CIDR defaults to 10.44.0.0/16 and SERVICE_CIDR to 10.45.0.0/16
@@ -91,7 +91,8 @@ mirrors:
   registry.k8s.io:
     endpoint: ["http://$registry"]
 EOF
-	(cd conformance && CGO_ENABLED=0 $GO build -o "$data/pause" ./cmd/pause && CGO_ENABLED=0 $GO build -o "$data/curl" ./cmd/curl)
+	(cd conformance && CGO_ENABLED=0 $GO build -o "$data/pause" ./cmd/pause && CGO_ENABLED=0 $GO build -o "$data/curl" ./cmd/curl &&
+		CGO_ENABLED=0 $GO build -o "$data/nc" ./cmd/nc)
 	runtime_args=(--runtime containerd --registries "$data/registries.yaml")
 fi
 
@@ -192,12 +193,13 @@ if [[ -n $registry_pid ]]; then
 	# it, so busybox and its applets stand in for Alpine's userland.
 	# Its porter serves its TLS ports with /localhost.crt and /localhost.key,
 	# which upstream's image carries from test/images/agnhost/porter; specs
-	# exec curl in it (Alpine's, here conformance/cmd/curl's subset).
+	# exec curl and netcat in it (Alpine's; here conformance/cmd/curl's and
+	# cmd/nc's subsets, in /usr/bin ahead of busybox's nc, which has no -u).
 	porter=$(cd conformance && $GO list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/porter
 	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
 		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}" \
 		--file "$porter/localhost.crt=/localhost.crt" --file "$porter/localhost.key=/localhost.key" \
-		--file "$data/curl=/usr/bin/curl"
+		--file "$data/curl=/usr/bin/curl" --file "$data/nc=/usr/bin/nc"
 	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
 	# Its /bin/sh is Debian's bash-static, not busybox's ash: Debian bookworm's
 	# busybox 1.35.0 ash drops environment entries whose names are not shell
