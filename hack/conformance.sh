@@ -178,8 +178,11 @@ if [[ -n $registry_pid ]]; then
 	# The images the specs ask for, under their upstream names in the local
 	# registry; the node pulls them through its registry.k8s.io mirror.
 	sock=$data/node/containerd/containerd.sock
-	busybox_links=()
-	for a in $(/bin/busybox --list); do [[ $a == busybox ]] || busybox_links+=(--link "/bin/$a=busybox"); done
+	# Both images' /bin/sh is Debian's bash-static (see the busybox image
+	# below); busybox provides the other applets.
+	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
+	busybox_sh_links=()
+	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
 	build_push() { # NAME TAG FLAGS...: build, push to the registry, drop the node's copies
 		local name=$1 tag=$2
 		shift 2
@@ -195,9 +198,12 @@ if [[ -n $registry_pid ]]; then
 	# which upstream's image carries from test/images/agnhost/porter; specs
 	# exec curl and netcat in it (Alpine's; here conformance/cmd/curl's and
 	# cmd/nc's subsets, in /usr/bin ahead of busybox's nc, which has no -u).
+	# Its /bin/sh is bash-static too: Debian's busybox ash runs its own
+	# applets (nc) whatever PATH says.
 	porter=$(cd conformance && $GO list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/porter
 	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
-		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}" \
+		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_sh_links[@]}" \
+		--file /bin/bash-static=/bin/sh \
 		--file "$porter/localhost.crt=/localhost.crt" --file "$porter/localhost.key=/localhost.key" \
 		--file "$data/curl=/usr/bin/curl" --file "$data/nc=/usr/bin/nc"
 	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
@@ -206,9 +212,6 @@ if [[ -n $registry_pid ]]; then
 	# identifiers (data-1, from a ConfigMap key through envFrom) before it runs
 	# a command, so `sh -c env` cannot show what the node passed; upstream's
 	# busybox 1.37.0 ash keeps them, and so does bash (POSIX mode as sh).
-	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
-	busybox_sh_links=()
-	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
 	build_push e2e-test-images/busybox 1.37.0-1 --binary /bin/busybox --path /bin/busybox --entrypoint "" --cmd sh \
 		--file /bin/bash-static=/bin/sh "${busybox_sh_links[@]}"
 	build_push pause 3.10.1 --binary "$data/pause" --path /pause
