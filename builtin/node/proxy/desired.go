@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
@@ -17,6 +18,9 @@ type frontend struct {
 	Service string
 	// Backends are "ip:port" of the endpoints to use, sorted.
 	Backends []string
+	// Affinity is how long a client IP sticks to the endpoint it was sent to
+	// (the Service's sessionAffinity ClientIP and its timeout); 0: none.
+	Affinity time.Duration
 }
 
 // labelServiceProxyName marks a Service another proxy serves (the cluster DNS
@@ -53,6 +57,7 @@ func desired(svcs []*corev1.Service, epSlices []*discoveryv1.EndpointSlice, node
 			fe := frontend{
 				Service:  key + ":" + portLabel(sp),
 				Backends: backends(bySvc[key], sp.Name),
+				Affinity: affinity(svc),
 			}
 			for _, ip := range ips {
 				out[net.JoinHostPort(ip, strconv.Itoa(int(sp.Port)))] = fe
@@ -65,6 +70,17 @@ func desired(svcs []*corev1.Service, epSlices []*discoveryv1.EndpointSlice, node
 		}
 	}
 	return out
+}
+
+// affinity is the Service's client IP affinity timeout (0 without).
+func affinity(svc *corev1.Service) time.Duration {
+	if svc.Spec.SessionAffinity != corev1.ServiceAffinityClientIP {
+		return 0
+	}
+	if c := svc.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil && *c.ClientIP.TimeoutSeconds > 0 {
+		return time.Duration(*c.ClientIP.TimeoutSeconds) * time.Second
+	}
+	return corev1.DefaultClientIPAffinitySeconds * time.Second
 }
 
 // clusterIPs returns the IPv4 cluster IPs of a Service that has some (not

@@ -37,7 +37,11 @@
 // another proxy and skipped, as kube-proxy does (the cluster DNS server,
 // builtin/clusterdns, serves kube-system/kube-dns itself).
 //
-// Out of scope: UDP and SCTP ports (skipped), session affinity, external IPs,
+// A Service with sessionAffinity ClientIP sends each client IP to the
+// endpoint it last used, for the affinity timeout (per listening address),
+// while that endpoint stays in the Service and accepts connections.
+//
+// Out of scope: UDP and SCTP ports (skipped), external IPs,
 // load balancer ingress IPs, internal/external traffic policy Local (all
 // endpoints are used), topology hints, and reaching pods on other machines
 // (process-runtime pod IPs are machine-local loopback addresses).

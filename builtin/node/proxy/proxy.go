@@ -223,6 +223,57 @@ type listener struct {
 	ln   net.Listener
 	fe   atomic.Pointer[frontend]
 	next atomic.Uint64 // round-robin position
+
+	mu     sync.Mutex
+	sticky map[string]stickyBackend // by client IP, with the frontend's Affinity; guarded by mu
+}
+
+// stickyBackend is where a client IP went last, and when.
+type stickyBackend struct {
+	backend string
+	at      time.Time
+}
+
+// order is the order in which serve tries fe's backends for client: from the
+// next round-robin position, but with client IP affinity the backend the
+// client used last (within the timeout, and still an endpoint) first.
+func (l *listener) order(fe frontend, client string, now time.Time) []string {
+	n := len(fe.Backends)
+	start := int((l.next.Add(1) - 1) % uint64(n))
+	out := make([]string, 0, n+1)
+	if fe.Affinity > 0 {
+		l.mu.Lock()
+		sb, ok := l.sticky[client]
+		l.mu.Unlock()
+		if ok && now.Sub(sb.at) < fe.Affinity && slices.Contains(fe.Backends, sb.backend) {
+			out = append(out, sb.backend)
+		}
+	}
+	for i := range n {
+		if b := fe.Backends[(start+i)%n]; len(out) == 0 || b != out[0] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// used records, with affinity, that client went to backend; entries past
+// their timeout are dropped on the way.
+func (l *listener) used(fe frontend, client, backend string, now time.Time) {
+	if fe.Affinity <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sticky == nil {
+		l.sticky = map[string]stickyBackend{}
+	}
+	for ip, sb := range l.sticky {
+		if now.Sub(sb.at) >= fe.Affinity {
+			delete(l.sticky, ip)
+		}
+	}
+	l.sticky[client] = stickyBackend{backend: backend, at: now}
 }
 
 func (l *listener) set(fe frontend) { l.fe.Store(&fe) }
@@ -252,14 +303,14 @@ func (p *Proxy) serve(ctx context.Context, l *listener, c net.Conn) {
 		p.log.V(1).Info("No endpoints; connection refused", "service", fe.Service)
 		return
 	}
-	start := int((l.next.Add(1) - 1) % uint64(n))
+	client, _, _ := net.SplitHostPort(c.RemoteAddr().String())
 	d := net.Dialer{Timeout: p.opts.DialTimeout}
 	var up net.Conn
-	for i := range n {
-		b := fe.Backends[(start+i)%n]
+	for _, b := range l.order(fe, client, time.Now()) {
 		conn, err := d.DialContext(ctx, "tcp", b)
 		if err == nil {
 			up = conn
+			l.used(fe, client, b, time.Now())
 			break
 		}
 		p.log.V(1).Info("Backend failed; trying the next", "service", fe.Service, "backend", b, "error", err.Error())

@@ -214,6 +214,38 @@ var _ = Describe("Service proxy", func() {
 		}).Should(HaveOccurred())
 	})
 
+	It("sends a client IP to the same endpoint with ClientIP session affinity, and round robin again without", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		a := startBackend("a", 0)
+		port := a.port()
+		b := startBackend("b", int(port))
+		svc, _ := selectorless(ctx, ns, "sticky", corev1.ServiceTypeClusterIP, port, endpoint(a.ip(), nil), endpoint(b.ip(), nil))
+		addr := net.JoinHostPort(svc.Spec.ClusterIP, "8080")
+		Eventually(func() string { return ask(addr) }).ShouldNot(BeEmpty())
+
+		By("switching to ClientIP affinity: every connection of this client goes to one endpoint")
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+		Expect(c.Update(ctx, svc)).To(Succeed())
+		Eventually(func() []string {
+			got := askN(addr, 6)
+			for _, g := range got[1:] {
+				if g != got[0] {
+					return got
+				}
+			}
+			return nil
+		}).Should(BeNil())
+		first := ask(addr)
+		Expect(askN(addr, 8)).To(HaveEach(first))
+
+		By("switching back to None: round robin")
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(svc), svc)).To(Succeed())
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityNone
+		svc.Spec.SessionAffinityConfig = nil
+		Expect(c.Update(ctx, svc)).To(Succeed())
+		Eventually(func() []string { return askN(addr, 2) }).Should(ConsistOf("a", "b"))
+	})
+
 	It("forwards node ports", func(ctx SpecContext) {
 		ns := namespace(ctx)
 		a := startBackend("np", 0)
