@@ -28,6 +28,7 @@ type options struct {
 	showErrors     bool
 	insecure       bool
 	fail           bool
+	iface          string
 }
 
 // parse reads curl's command line (options before or after the URL).
@@ -78,6 +79,8 @@ func parse(args []string) (*options, error) {
 			var d string
 			d, err = value()
 			o.data = &d
+		case "--interface":
+			o.iface, err = value()
 		case "--connect-timeout":
 			o.connectTimeout, err = seconds()
 		case "-m", "--max-time":
@@ -150,6 +153,14 @@ func (o *options) fetch(stdout io.Writer) (int, error) {
 	dialer := &net.Dialer{Timeout: o.connectTimeout}
 	if o.connectTimeout == 0 {
 		dialer.Timeout = 300 * time.Second
+	}
+	if o.iface != "" {
+		// An address (curl also takes an interface name; the specs pass IPs).
+		ip := net.ParseIP(o.iface)
+		if ip == nil {
+			return 45, fmt.Errorf("Couldn't bind to '%s'", o.iface)
+		}
+		dialer.LocalAddr = &net.TCPAddr{IP: ip}
 	}
 	tr := &http.Transport{DialContext: dialer.DialContext, TLSClientConfig: &tls.Config{InsecureSkipVerify: o.insecure}} //nolint:gosec // -k
 	hc := &http.Client{Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

@@ -40,6 +40,8 @@ func TestCurl(t *testing.T) {
 		{"the e2e dial command", []string{"-g", "-q", "-s", srv.URL + "/dial?request=hostname&tries=1"}, 0, "GET /dial?request=hostname&tries=1  "},
 		{"options after the URL, no scheme", []string{host + "/hostname", "-q", "-s", "--connect-timeout", "2"}, 0, "GET /hostname  "},
 		{"method, header and data", []string{"-sS", "-X", "PUT", "-H", "X-A: 1", "-d", "body", srv.URL}, 0, "PUT / 1 body"},
+		{"from a local address", []string{"-g", "--connect-timeout", "5", "--interface", "127.0.0.1", srv.URL + "/hostname"}, 0, "GET /hostname  "},
+		{"from an address that is not an IP", []string{"-s", "--interface", "eth0", srv.URL}, 45, ""},
 		{"status code only", []string{"-s", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "5", srv.URL + "/missing"}, 0, "404"},
 		{"-f on an HTTP error", []string{"-s", "-f", srv.URL + "/missing"}, 22, ""},
 		{"nothing listens", []string{"-q", "-s", "--connect-timeout", "2", "-w", "%{http_code}", "http://" + closed + "/"}, 7, "000"},

@@ -2,7 +2,7 @@
 // agnhost's Alpine userland: the e2e specs exec `curl` in agnhost pods to
 // reach other pods and Services. It speaks the subset of curl's command line
 // they use: one URL, -g, -q, -s, -S, -k, -f, -v (accepted), -o FILE,
-// -w FORMAT (%{http_code} and \n), --connect-timeout SECS, -m/--max-time
+// -w FORMAT (%{http_code} and \n), --interface ADDR, --connect-timeout SECS, -m/--max-time
 // SECS, -X METHOD, -H HEADER, -d DATA; and curl's exit codes: 0, 2 (bad
 // usage), 6 (host not resolved), 7 (no connection), 22 (-f and an HTTP error),
 // 28 (timeout), 56 (receive failure). hack/conformance.sh packs it into the
