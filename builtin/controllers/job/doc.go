@@ -6,7 +6,8 @@
 // template's labels (the server already added batch.kubernetes.io/job-name and
 // batch.kubernetes.io/controller-uid) and a controller ownerReference. Indexed
 // pods carry the batch.kubernetes.io/job-completion-index annotation and label
-// and a JOB_COMPLETION_INDEX env var in every container.
+// and a JOB_COMPLETION_INDEX env var in every container; their host name is
+// "<job>-<index>".
 //
 // Failure handling: failed pods count against backoffLimit unless a
 // podFailurePolicy rule says otherwise (Ignore: not counted; FailJob: the Job
