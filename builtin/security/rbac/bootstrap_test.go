@@ -83,6 +83,36 @@ func TestDefaultRolesOnProxySubresources(t *testing.T) {
 	}
 }
 
+// TestDefaultRolesOnIssuerDiscovery: as in Kubernetes, every ServiceAccount
+// may read the OIDC discovery document and keys
+// (system:service-account-issuer-discovery), and other paths stay closed.
+func TestDefaultRolesOnIssuerDiscovery(t *testing.T) {
+	t.Parallel()
+	p := &policy{objects: map[string][]any{}}
+	var roles, bindings []any
+	for _, r := range rbac.ClusterRoles() {
+		roles = append(roles, r)
+	}
+	for _, b := range rbac.ClusterRoleBindings() {
+		bindings = append(bindings, b)
+	}
+	p.set("clusterroles", roles...)
+	p.set("clusterrolebindings", bindings...)
+	az := rbac.NewAuthorizer(p.list)
+	sa := &filters.User{Name: "system:serviceaccount:ns:default", Groups: []string{filters.GroupServiceAccounts, filters.GroupServiceAccounts + ":ns", filters.GroupAuthenticated}}
+	for path, want := range map[string]bool{
+		"/.well-known/openid-configuration": true, "/openid/v1/jwks": true, "/openid/v1/jwks/": true, "/logs/": false, "/debug/pprof/": false,
+	} {
+		d, _, err := az.Authorize(t.Context(), filters.Attributes{User: sa, Verb: "get", Path: path})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := d == filters.DecisionAllow; got != want {
+			t.Errorf("GET %s by a ServiceAccount: allowed = %v, want %v", path, got, want)
+		}
+	}
+}
+
 // defaultPolicy is an authorizer of the default ClusterRoles with
 // clusterBound (user: role) bound cluster-wide and each role of nsBound to
 // ROLE-user in namespace dev.
