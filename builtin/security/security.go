@@ -138,6 +138,16 @@ func New(opts Options) (*Security, error) {
 		FlowControl: opts.FlowControl,
 		Inner:       func(h http.Handler) http.Handler { return Reviews(h, s.authorizer, s.rbac, reviewer) },
 	}
+	if opts.PKI != nil {
+		// ServiceAccount issuer discovery, authorized as a non-resource URL.
+		d, err := serviceaccount.NewDiscovery(opts.ServiceAccountIssuer, []*ecdsa.PublicKey{&opts.PKI.ServiceAccountKey().PublicKey})
+		if err != nil {
+			errs = append(errs, err)
+		} else {
+			reviews := s.filters.Inner
+			s.filters.Inner = func(h http.Handler) http.Handler { return d.Wrap(reviews(h)) }
+		}
+	}
 	if opts.AuditLogPath != "" {
 		s.audit = &filters.AuditLog{Path: opts.AuditLogPath, MaxBytes: opts.AuditMaxBytes, MaxBackups: opts.AuditMaxBackups}
 		s.filters.Audit = filters.AuditOptions{Sink: s.audit, OnError: func(err error) { opts.Logger.Error(err, "Audit write failed") }}

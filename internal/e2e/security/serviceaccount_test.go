@@ -147,3 +147,40 @@ var _ = Describe("ServiceAccount admission and the root CA publisher", Ordered, 
 		Expect(pod.Spec.ServiceAccountName).To(Equal("default"))
 	}, SpecTimeout(30*time.Second))
 })
+
+var _ = Describe("ServiceAccount issuer discovery", func() {
+	It("serves the OpenID configuration and key set to ServiceAccounts, not to requests without credentials", func(ctx SpecContext) {
+		dir := GinkgoT().TempDir()
+		cp := start(ctx, controlplane.Options{DataDir: dir, Secure: true, Controllers: []string{"serviceaccount"}})
+		p, err := pki.Ensure(pki.Options{Dir: filepath.Join(dir, "pki")})
+		Expect(err).NotTo(HaveOccurred())
+		admin := newIdentity(p, "test-admin", "system:masters")
+		var token string
+		Eventually(func(g Gomega) {
+			r := call(ctx, admin.http, http.MethodPost, cp.URL()+"/api/v1/namespaces/default/serviceaccounts/default/token",
+				map[string]any{"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": map[string]any{}})
+			g.Expect(r.code).To(Equal(http.StatusCreated), "%s", r)
+			status, _ := r.body["status"].(map[string]any)
+			token, _ = status["token"].(string)
+			g.Expect(token).NotTo(BeEmpty())
+		}).WithContext(ctx).Should(Succeed())
+		// No client certificate: the bearer token, or nobody.
+		tlsConf := admin.http.Transport.(*http.Transport).TLSClientConfig.Clone()
+		tlsConf.Certificates = nil
+		tr := &http.Transport{TLSClientConfig: tlsConf}
+		DeferCleanup(tr.CloseIdleConnections)
+		plain := &http.Client{Transport: tr}
+		auth := []string{"Authorization", "Bearer " + token}
+
+		conf := call(ctx, plain, http.MethodGet, cp.URL()+"/.well-known/openid-configuration", nil, auth...)
+		Expect(conf.code).To(Equal(http.StatusOK), "%s", conf)
+		Expect(conf.body).To(HaveKeyWithValue("issuer", "https://kubernetes.default.svc.cluster.local"))
+		Expect(conf.body).To(HaveKeyWithValue("jwks_uri", "https://kubernetes.default.svc.cluster.local/openid/v1/jwks"))
+		jwks := call(ctx, plain, http.MethodGet, cp.URL()+"/openid/v1/jwks", nil, auth...)
+		Expect(jwks.code).To(Equal(http.StatusOK), "%s", jwks)
+		Expect(jwks.body["keys"]).To(HaveLen(1))
+
+		denied := call(ctx, plain, http.MethodGet, cp.URL()+"/.well-known/openid-configuration", nil)
+		Expect(denied.code).To(Equal(http.StatusUnauthorized), "no credentials: %s", denied)
+	})
+})
