@@ -19,8 +19,8 @@ import (
 // kube-aggregator.kubernetes.io/automanaged and reported Available (reason
 // Local). A group version that stops being served (a CRD version removed)
 // loses its automanaged APIService. APIServices naming a Service are left as
-// their owners wrote them, with Available=False: Converge does not proxy to
-// aggregated API servers. Writes go through the API server's own handler as
+// their owners wrote them; their Available condition is the aggregator's
+// check (builtin/aggregator), redone every availabilityInterval. Writes go through the API server's own handler as
 // the bootstrap user, like the CRD lifecycle's.
 
 const apiServicesPath = "/apis/apiregistration.k8s.io/v1/apiservices"
@@ -63,6 +63,9 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 		for {
 			err := cp.syncAPIServices(ctx)
 			if err == nil {
+				err = cp.aggregator.Refresh(ctx)
+			}
+			if err == nil {
 				synced.Store(true)
 			}
 			if err != nil && ctx.Err() == nil {
@@ -80,6 +83,8 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 			case <-kick:
 				// Let a burst of registry changes (a CRD's versions) settle.
 				time.Sleep(50 * time.Millisecond)
+			case <-time.After(availabilityInterval):
+				// Recheck the aggregated APIServices (and see new ones).
 			}
 		}
 	}()
@@ -156,8 +161,8 @@ func (cp *ControlPlane) syncAPIServices(ctx context.Context) error {
 			continue
 		}
 		if cur.Spec.Service != nil {
-			if err := cp.setAvailable(ctx, cur, "False", "ServiceNotSupported",
-				"Converge does not proxy to aggregated API servers; the API server serves only its own group versions"); err != nil {
+			c := cp.aggregator.Check(ctx, cur)
+			if err := cp.setAvailable(ctx, cur, c.Status, c.Reason, c.Message); err != nil {
 				return err
 			}
 			continue
@@ -170,6 +175,11 @@ func (cp *ControlPlane) syncAPIServices(ctx context.Context) error {
 	}
 	return nil
 }
+
+// availabilityInterval is how often the loop rechecks Service-backed
+// APIServices' availability (and picks up new ones) without a registry
+// change.
+const availabilityInterval = 2 * time.Second
 
 // setAvailable writes the Available condition of s when it differs.
 func (cp *ControlPlane) setAvailable(ctx context.Context, s *apiregistrationv1.APIService, status, reason, msg string) error {

@@ -15,11 +15,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/converge-dev/converge/builtin/aggregator"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/builtin/clusterdns"
 	"github.com/converge-dev/converge/builtin/dashboard"
@@ -184,14 +186,20 @@ type ControlPlane struct {
 	listener net.Listener
 	url      string
 
-	pki         *pki.PKI
-	security    *security.Security
-	flowControl *flowcontrol.Controller
-	manager     *manager.Manager
-	scheduler   *manager.Manager // the scheduler's manager (nil without Scheduler)
-	controllers []string
-	operators   []loader.Report
-	dashboard   *dashboard.Dashboard
+	pki      *pki.PKI
+	security *security.Security
+	// aggregator proxies aggregated group versions (aggregator.go);
+	// frontProxyCA signs its client certificate (nil without a PKI dir);
+	// served memoizes servesLocally (*servedGroups).
+	aggregator   *aggregator.Aggregator
+	frontProxyCA *pki.PKI
+	served       atomic.Value
+	flowControl  *flowcontrol.Controller
+	manager      *manager.Manager
+	scheduler    *manager.Manager // the scheduler's manager (nil without Scheduler)
+	controllers  []string
+	operators    []loader.Report
+	dashboard    *dashboard.Dashboard
 
 	etcd   *etcdstore.Embedded
 	client *clientv3.Client
@@ -275,6 +283,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		return err
 	}
 	attachMetrics := cp.serveMetricsAPI(&secOpts)
+	if err := cp.setupAggregator(&secOpts); err != nil {
+		return err
+	}
 	alloc, err := servicenet.New(cp.store, servicenet.Options{
 		ServiceCIDR: opts.ServiceCIDR, NodePortRange: opts.NodePortRange, Logger: cp.log.WithName("servicenet"),
 	})
@@ -400,6 +411,9 @@ func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 		// Not fatal: on a store from before the cluster DNS another Service
 		// may hold the address.
 		cp.log.Error(err, "No cluster DNS Service", "clusterIP", ip.String())
+	}
+	if err := cp.bootstrapExtensionAuth(ctx); err != nil {
+		return err
 	}
 	if cp.security != nil {
 		return cp.security.Bootstrap(ctx, h)
