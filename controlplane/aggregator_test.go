@@ -181,6 +181,19 @@ func TestAggregator(t *testing.T) {
 	if err != nil || !strings.Contains(string(resp.Body), `"preferredVersion":{"groupVersion":"wardle.example.com/v1alpha1"`) {
 		t.Fatalf("GET /apis/wardle.example.com: %v %s", err, body(resp))
 	}
+	// /apis lists the group (legacy and aggregated discovery), after the
+	// built-in groups (priority 2000 is below theirs).
+	resp, err = do(http.MethodGet, "/apis", "")
+	if err != nil || !strings.Contains(string(resp.Body), `{"name":"wardle.example.com","versions":[{"groupVersion":"wardle.example.com/v1alpha1","version":"v1alpha1"}]`) {
+		t.Fatalf("GET /apis: %v %s", err, body(resp))
+	}
+	if i, j := strings.Index(string(resp.Body), `"wardle.example.com"`), strings.Index(string(resp.Body), `"flowcontrol.apiserver.k8s.io"`); i < j {
+		t.Errorf("GET /apis: wardle.example.com (priority 2000) before flowcontrol.apiserver.k8s.io: %s", resp.Body)
+	}
+	resp, err = c.Do(ctx, rest.Request{Method: http.MethodGet, Path: "/apis", Accept: "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"})
+	if err != nil || !strings.Contains(string(resp.Body), `{"metadata":{"name":"wardle.example.com"},"versions":[{"version":"v1alpha1","resources":[{"resource":"flunders","responseKind":{"group":"wardle.example.com","version":"v1alpha1","kind":"Flunder"},"scope":"Namespaced"`) {
+		t.Fatalf("GET /apis (aggregated discovery): %v %s", err, body(resp))
+	}
 	// Create and list, as the requesting user.
 	const flunders = wardleGV + "/namespaces/default/flunders"
 	resp, err = do(http.MethodPost, flunders, `{"apiVersion":"wardle.example.com/v1alpha1","kind":"Flunder","metadata":{"name":"one"}}`)

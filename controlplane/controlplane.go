@@ -309,7 +309,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
 		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
 		Security: secOpts, TracerProvider: cp.tracerProvider(), Collectors: cp.flowControlMetrics(),
-		OpenAPIDefinitions: builtinopenapi.Definitions,
+		OpenAPIDefinitions: builtinopenapi.Definitions, RemoteVersions: cp.aggregator.RemoteVersions,
 	})
 	if err != nil {
 		return err

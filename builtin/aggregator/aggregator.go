@@ -25,6 +25,7 @@ import (
 	"github.com/converge-dev/converge/builtin/serviceresolver"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
+	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
@@ -57,6 +58,9 @@ type Aggregator struct {
 	mu         sync.Mutex // guards transports
 	transports map[string]*http.Transport
 	checked    sync.Map // APIService name → bool, Check's last answer
+	// resourceLists holds the last APIResourceList each APIService's
+	// server answered Check's probe with (name → []byte).
+	resourceLists sync.Map
 }
 
 // table is the routing table: every APIService naming a Service, by name.
@@ -88,12 +92,14 @@ func (a *Aggregator) Refresh(ctx context.Context) error {
 		}
 	}
 	a.table.Store(t)
-	a.checked.Range(func(name, _ any) bool {
-		if t.byName[name.(string)] == nil {
-			a.checked.Delete(name)
-		}
-		return true
-	})
+	for _, m := range []*sync.Map{&a.checked, &a.resourceLists} {
+		m.Range(func(name, _ any) bool {
+			if t.byName[name.(string)] == nil {
+				m.Delete(name)
+			}
+			return true
+		})
+	}
 	return nil
 }
 
@@ -124,6 +130,24 @@ func (a *Aggregator) available(s *apiregistrationv1.APIService) bool {
 		}
 	}
 	return true
+}
+
+// RemoteVersions lists the group versions of the available Service-backed
+// APIServices for the API server's discovery (apiserver.Options.RemoteVersions).
+func (a *Aggregator) RemoteVersions() []apiserver.RemoteVersion {
+	var out []apiserver.RemoteVersion
+	for name, s := range a.table.Load().byName {
+		if ok, checked := a.checked.Load(name); !checked || !ok.(bool) {
+			continue
+		}
+		rv := apiserver.RemoteVersion{Group: s.Spec.Group, Version: s.Spec.Version,
+			GroupPriority: s.Spec.GroupPriorityMinimum, VersionPriority: s.Spec.VersionPriority}
+		if list, ok := a.resourceLists.Load(name); ok {
+			rv.ResourceList = list.([]byte)
+		}
+		out = append(out, rv)
+	}
+	return out
 }
 
 // groupServices returns the Service-backed APIServices of group.

@@ -42,12 +42,17 @@ var endpointSlicesGVR = api.GroupVersionResource{Group: "discovery.k8s.io", Vers
 // Service exists and has the port, a ready endpoint serves it, and
 // GET /apis/GROUP/VERSION through the proxy's transport answers 2xx.
 func (a *Aggregator) Check(ctx context.Context, s *apiregistrationv1.APIService) Condition {
-	c := a.check(ctx, s)
+	c, list := a.check(ctx, s)
 	a.checked.Store(s.Name, c.Status == "True")
+	if list != nil {
+		a.resourceLists.Store(s.Name, list)
+	}
 	return c
 }
 
-func (a *Aggregator) check(ctx context.Context, s *apiregistrationv1.APIService) Condition {
+// check returns the condition and, when the probe passed, the APIResourceList
+// the server answered.
+func (a *Aggregator) check(ctx context.Context, s *apiregistrationv1.APIService) (Condition, []byte) {
 	ref := s.Spec.Service
 	port := int32(443)
 	if ref.Port != nil {
@@ -55,10 +60,10 @@ func (a *Aggregator) check(ctx context.Context, s *apiregistrationv1.APIService)
 	}
 	svc, err := (&serviceresolver.Resolver{List: a.opts.List}).Service(ctx, ref.Namespace, ref.Name)
 	if errors.Is(err, serviceresolver.ErrServiceNotFound) {
-		return Condition{"False", ReasonServiceNotFound, fmt.Sprintf("service/%s in %q is not present", ref.Name, ref.Namespace)}
+		return Condition{"False", ReasonServiceNotFound, fmt.Sprintf("service/%s in %q is not present", ref.Name, ref.Namespace)}, nil
 	}
 	if err != nil {
-		return Condition{"False", ReasonServiceNotFound, err.Error()}
+		return Condition{"False", ReasonServiceNotFound, err.Error()}, nil
 	}
 	if svc.Spec.Type != "ExternalName" {
 		var sp *corev1.ServicePort
@@ -68,51 +73,56 @@ func (a *Aggregator) check(ctx context.Context, s *apiregistrationv1.APIService)
 			}
 		}
 		if sp == nil {
-			return Condition{"False", ReasonServicePortError, fmt.Sprintf("service/%s in %q is not listening on port %d", ref.Name, ref.Namespace, port)}
+			return Condition{"False", ReasonServicePortError, fmt.Sprintf("service/%s in %q is not listening on port %d", ref.Name, ref.Namespace, port)}, nil
 		}
 		found, ready, err := a.endpoints(ctx, ref.Namespace, ref.Name, sp.Name)
 		switch {
 		case err != nil:
-			return Condition{"False", ReasonEndpointsNotFound, err.Error()}
+			return Condition{"False", ReasonEndpointsNotFound, err.Error()}, nil
 		case !found:
-			return Condition{"False", ReasonEndpointsNotFound, fmt.Sprintf("cannot find endpoints for service/%s in %q", ref.Name, ref.Namespace)}
+			return Condition{"False", ReasonEndpointsNotFound, fmt.Sprintf("cannot find endpoints for service/%s in %q", ref.Name, ref.Namespace)}, nil
 		case !ready:
-			return Condition{"False", ReasonMissingEndpoints, fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", ref.Name, ref.Namespace, sp.Name)}
+			return Condition{"False", ReasonMissingEndpoints, fmt.Sprintf("endpoints for service/%s in %q have no addresses with port name %q", ref.Name, ref.Namespace, sp.Name)}, nil
 		}
 	}
-	if err := a.probe(ctx, s); err != nil {
-		return Condition{"False", ReasonFailedDiscoveryCheck, err.Error()}
+	list, err := a.probe(ctx, s)
+	if err != nil {
+		return Condition{"False", ReasonFailedDiscoveryCheck, err.Error()}, nil
 	}
-	return Condition{"True", ReasonPassed, "all checks passed"}
+	return Condition{"True", ReasonPassed, "all checks passed"}, list
 }
 
 // probe GETs /apis/GROUP/VERSION from the aggregated server as the front
-// proxy's own user (kube-aggregator's system:kube-aggregator).
-func (a *Aggregator) probe(ctx context.Context, s *apiregistrationv1.APIService) error {
+// proxy's own user (kube-aggregator's system:kube-aggregator) and returns
+// the answer.
+func (a *Aggregator) probe(ctx context.Context, s *apiregistrationv1.APIService) ([]byte, error) {
 	target := serviceURL(s)
 	target.Path = "/apis/" + s.Spec.Group + "/" + s.Spec.Version
 	tr, err := a.transport(s)
 	if err != nil {
-		return fmt.Errorf("failing or missing response from %s: %w", target, err)
+		return nil, fmt.Errorf("failing or missing response from %s: %w", target, err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target.String(), nil)
 	if err != nil {
-		return fmt.Errorf("failing or missing response from %s: %w", target, err)
+		return nil, fmt.Errorf("failing or missing response from %s: %w", target, err)
 	}
 	req.Header.Set("Accept", "application/json")
 	setRemoteUser(req.Header, &User{Name: "system:kube-aggregator", Groups: []string{"system:masters"}})
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
-		return fmt.Errorf("failing or missing response from %s: %s", target, errorText(err))
+		return nil, fmt.Errorf("failing or missing response from %s: %s", target, errorText(err))
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("failing or missing response from %s: bad status from %s: %d", target, target, resp.StatusCode)
+	list, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, fmt.Errorf("failing or missing response from %s: %w", target, err)
 	}
-	return nil
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, fmt.Errorf("failing or missing response from %s: bad status from %s: %d", target, target, resp.StatusCode)
+	}
+	return list, nil
 }
 
 // endpoints reports whether Service namespace/name has EndpointSlices and
