@@ -2,17 +2,21 @@ package controlplane_test
 
 import (
 	"bufio"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/controlplane"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client/rest"
@@ -103,7 +107,8 @@ func serveWardle(t *testing.T, wd http.Handler, clientCAs *x509.CertPool) (int, 
 // requests) when the Service is missing or the caBundle wrong.
 func TestAggregator(t *testing.T) {
 	ctx := t.Context()
-	cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: t.TempDir(), Secure: true, NoFsync: true, CompactionInterval: -1})
+	dir := t.TempDir()
+	cp, err := controlplane.Start(ctx, controlplane.Options{DataDir: dir, Secure: true, NoFsync: true, CompactionInterval: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,12 +228,37 @@ func TestAggregator(t *testing.T) {
 		t.Fatalf("watch event: %v %q", err, line)
 	}
 
-	// Forged front-proxy headers from a client without the front-proxy
-	// certificate change nothing: the user is its own.
-	resp, err = c.Do(ctx, rest.Request{Method: http.MethodPost, Path: "/apis/authentication.k8s.io/v1/selfsubjectreviews",
-		Body: []byte(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`)})
-	if err != nil || !strings.Contains(string(resp.Body), `"username":"aggregator-test"`) {
-		t.Errorf("selfsubjectreview: %v %s", err, body(resp))
+	// The API server itself accepts the front proxy's requests
+	// (requestheader authentication): the user is X-Remote-User's when the
+	// client certificate is the front-proxy CA's with an allowed name; the
+	// headers are ignored from any other client.
+	frontProxy, err := pki.LoadCA(filepath.Join(dir, "pki", "front-proxy", pki.CACertFile), filepath.Join(dir, "pki", "front-proxy", pki.CAKeyFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxyCert, proxyKey, err := frontProxy.IssueClientCert("front-proxy-client", nil, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherCert, otherKey, err := frontProxy.IssueClientCert("someone-else", nil, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name       string
+		cert, key  []byte
+		wantCode   int
+		wantInBody string
+	}{
+		{"front proxy", proxyCert, proxyKey, http.StatusCreated, `"username":"alice","groups":["devs","system:authenticated"],"extra":{"scopes":["a/b"]}`},
+		{"not an allowed name", otherCert, otherKey, http.StatusUnauthorized, ""},
+		{"the control plane's own client", cfg.TLS.CertData, cfg.TLS.KeyData, http.StatusCreated, `"username":"aggregator-test"`},
+	} {
+		code, got := selfSubjectReview(t, cp.URL(), cfg.TLS.CAData, tc.cert, tc.key, map[string][]string{
+			"X-Remote-User": {"alice"}, "X-Remote-Group": {"devs"}, "X-Remote-Extra-Scopes": {"a/b"}})
+		if code != tc.wantCode || !strings.Contains(got, tc.wantInBody) {
+			t.Errorf("%s: selfsubjectreview answered %d %s, want %d with %s", tc.name, code, got, tc.wantCode, tc.wantInBody)
+		}
 	}
 
 	// A wrong caBundle: FailedDiscoveryCheck and 503.
@@ -257,6 +287,34 @@ func TestAggregator(t *testing.T) {
 	if _, err := do(http.MethodGet, "/readyz", ""); err != nil {
 		t.Errorf("/readyz: %v", err)
 	}
+}
+
+// selfSubjectReview posts a SelfSubjectReview to url with a client
+// certificate and headers, and returns the status code and body.
+func selfSubjectReview(t *testing.T, url string, caPEM, certPEM, keyPEM []byte, header http.Header) (int, string) {
+	t.Helper()
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}}}}
+	defer hc.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/apis/authentication.k8s.io/v1/selfsubjectreviews",
+		strings.NewReader(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = header
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
 }
 
 // waitAvailable waits until APIService name's Available condition has
