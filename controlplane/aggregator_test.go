@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/converge-dev/converge/controlplane"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client/rest"
+	"github.com/converge-dev/converge/internal/e2etool"
 )
 
 // wardle is a small aggregated API server (wardle.example.com/v1alpha1,
@@ -69,6 +71,29 @@ func (wd *wardle) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				w.(http.Flusher).Flush()
 			}
 		}
+	case strings.HasSuffix(r.URL.Path, "/echo") && r.Header.Get("Upgrade") == "echo":
+		// An upgraded connection (as exec's SPDY or WebSocket): echo lines.
+		conn, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		_, _ = rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: echo\r\n\r\n")
+		_ = rw.Flush()
+		line, _ := rw.ReadString('\n')
+		_, _ = rw.WriteString("echo: " + line)
+		_ = rw.Flush()
+	case strings.HasPrefix(r.URL.Path, list+"/") && r.Method == http.MethodGet:
+		wd.mu.Lock()
+		defer wd.mu.Unlock()
+		for _, f := range wd.flunders {
+			if f["metadata"].(map[string]any)["name"] == strings.TrimPrefix(r.URL.Path, list+"/") {
+				_ = json.NewEncoder(w).Encode(f)
+				return
+			}
+		}
+		w.WriteHeader(http.StatusNotFound)
+		_, _ = fmt.Fprint(w, `{"kind":"Status","apiVersion":"v1","status":"Failure","reason":"NotFound","code":404}`)
 	case r.URL.Path == list && r.Method == http.MethodGet:
 		wd.mu.Lock()
 		defer wd.mu.Unlock()
@@ -215,6 +240,20 @@ func TestAggregator(t *testing.T) {
 	if last != "aggregator-test system:masters,system:authenticated" {
 		t.Errorf("the aggregated server saw user %q, want aggregator-test in system:masters,system:authenticated", last)
 	}
+	// kubectl finds the resource through discovery and reads it.
+	kubectl, err := e2etool.Kubectl("1.33")
+	if err != nil {
+		t.Fatalf("this test needs the real kubectl: %v", err)
+	}
+	kubeconfig := filepath.Join(dir, "kubeconfig")
+	if err := pki.WriteKubeconfig(kubeconfig, cp.URL(), "aggregator-test", cfg.TLS.CAData, cfg.TLS.CertData, cfg.TLS.KeyData, ""); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, kubectl, "--kubeconfig", kubeconfig, "--cache-dir", filepath.Join(dir, "kubecache"),
+		"get", "flunders", "-n", "default", "one", "-o", "jsonpath={.metadata.annotations.created-by}").CombinedOutput()
+	if err != nil || string(out) != "aggregator-test" {
+		t.Errorf("kubectl get flunders one: %v %s", err, out)
+	}
 	// A watch streams through the proxy as the server writes events.
 	stream, err := c.Stream(ctx, rest.Request{Method: http.MethodGet, Path: flunders, Query: map[string][]string{"watch": {"true"}}})
 	if err != nil {
@@ -226,6 +265,11 @@ func TestAggregator(t *testing.T) {
 	line, err := bufio.NewReader(stream).ReadString('\n')
 	if err != nil || !strings.Contains(line, `"type":"ADDED"`) || !strings.Contains(line, `"name":"two"`) {
 		t.Fatalf("watch event: %v %q", err, line)
+	}
+
+	// An upgraded connection goes through too.
+	if got := upgradeEcho(t, cp.URL()+flunders+"/one/echo", cfg.TLS.CAData, cfg.TLS.CertData, cfg.TLS.KeyData); got != "echo: hello\n" {
+		t.Errorf("upgraded connection answered %q, want the echo", got)
 	}
 
 	// The API server itself accepts the front proxy's requests
@@ -315,6 +359,44 @@ func selfSubjectReview(t *testing.T, url string, caPEM, certPEM, keyPEM []byte, 
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b)
+}
+
+// upgradeEcho opens an "echo" upgraded connection at url over HTTP/1.1,
+// writes a line and returns the line read back.
+func upgradeEcho(t *testing.T, url string, caPEM, certPEM, keyPEM []byte) string {
+	t.Helper()
+	pair, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(caPEM)
+	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}}}}
+	defer hc.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Connection", "Upgrade")
+	req.Header.Set("Upgrade", "echo")
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("upgrade answered %d %s", resp.StatusCode, b)
+	}
+	conn := resp.Body.(io.ReadWriteCloser)
+	if _, err := io.WriteString(conn, "hello\n"); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		t.Fatalf("read the echo: %v", err)
+	}
+	return line
 }
 
 // waitAvailable waits until APIService name's Available condition has
