@@ -337,14 +337,7 @@ func TestAggregator(t *testing.T) {
 // certificate and headers, and returns the status code and body.
 func selfSubjectReview(t *testing.T, url string, caPEM, certPEM, keyPEM []byte, header http.Header) (int, string) {
 	t.Helper()
-	pair, err := tls.X509KeyPair(certPEM, keyPEM)
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AppendCertsFromPEM(caPEM)
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}}}}
-	defer hc.CloseIdleConnections()
+	hc := tlsClient(t, caPEM, certPEM, keyPEM)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url+"/apis/authentication.k8s.io/v1/selfsubjectreviews",
 		strings.NewReader(`{"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"}`))
 	if err != nil {
@@ -361,9 +354,8 @@ func selfSubjectReview(t *testing.T, url string, caPEM, certPEM, keyPEM []byte, 
 	return resp.StatusCode, string(b)
 }
 
-// upgradeEcho opens an "echo" upgraded connection at url over HTTP/1.1,
-// writes a line and returns the line read back.
-func upgradeEcho(t *testing.T, url string, caPEM, certPEM, keyPEM []byte) string {
+// tlsClient is an HTTPS client trusting caPEM with a client certificate.
+func tlsClient(t *testing.T, caPEM, certPEM, keyPEM []byte) *http.Client {
 	t.Helper()
 	pair, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
@@ -372,7 +364,15 @@ func upgradeEcho(t *testing.T, url string, caPEM, certPEM, keyPEM []byte) string
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(caPEM)
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots, Certificates: []tls.Certificate{pair}}}}
-	defer hc.CloseIdleConnections()
+	t.Cleanup(hc.CloseIdleConnections)
+	return hc
+}
+
+// upgradeEcho opens an "echo" upgraded connection at url over HTTP/1.1,
+// writes a line and returns the line read back.
+func upgradeEcho(t *testing.T, url string, caPEM, certPEM, keyPEM []byte) string {
+	t.Helper()
+	hc := tlsClient(t, caPEM, certPEM, keyPEM)
 	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, nil)
 	if err != nil {
 		t.Fatal(err)
