@@ -13,8 +13,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	apiregistrationv1 "github.com/converge-dev/converge/builtin/api/apiregistration/v1"
 	"github.com/converge-dev/converge/builtin/aggregator"
+	apiregistrationv1 "github.com/converge-dev/converge/builtin/api/apiregistration/v1"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
@@ -127,7 +127,9 @@ var _ = Describe("Aggregator", func() {
 		Entry("a caBundle that does not verify", objects{"services": {svcJSON}, "endpointslices": {fmt.Sprintf(sliceJSON, true)}}, nil,
 			"False", "FailedDiscoveryCheck", "failing or missing response from https://api.wardle.svc:443/apis/wardle.example.com/v1alpha1"),
 		Entry("a bad caBundle", objects{"services": {svcJSON}, "endpointslices": {fmt.Sprintf(sliceJSON, true)}},
-			func(s *apiregistrationv1.APIService) { s.Spec.CABundle = []byte(base64.StdEncoding.EncodeToString([]byte("junk"))) },
+			func(s *apiregistrationv1.APIService) {
+				s.Spec.CABundle = []byte(base64.StdEncoding.EncodeToString([]byte("junk")))
+			},
 			"False", "FailedDiscoveryCheck", "caBundle holds no PEM certificate"),
 		Entry("all checks pass", objects{"services": {svcJSON}, "endpointslices": {fmt.Sprintf(sliceJSON, true)}},
 			func(s *apiregistrationv1.APIService) { s.Spec.CABundle, s.Spec.InsecureSkipTLSVerify = nil, true },
