@@ -181,16 +181,29 @@ func (cp *ControlPlane) syncAPIServices(ctx context.Context) error {
 // change.
 const availabilityInterval = 2 * time.Second
 
-// setAvailable writes the Available condition of s when it differs.
+// setAvailable writes the Available condition of s when its status or
+// reason differs; the transition time changes with the status.
 func (cp *ControlPlane) setAvailable(ctx context.Context, s *apiregistrationv1.APIService, status, reason, msg string) error {
 	for _, c := range s.Status.Conditions {
 		if c.Type == apiregistrationv1.Available && c.Status == status && c.Reason == reason {
 			return nil
 		}
 	}
+	// Other conditions (written by clients) stay, in place.
 	upd := *s
-	upd.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: status,
-		Reason: reason, Message: msg, LastTransitionTime: api.Now()}}
+	cond := apiregistrationv1.APIServiceCondition{Type: apiregistrationv1.Available, Status: status,
+		Reason: reason, Message: msg, LastTransitionTime: api.Now()}
+	upd.Status.Conditions = slices.Clone(s.Status.Conditions)
+	if i := slices.IndexFunc(upd.Status.Conditions, func(c apiregistrationv1.APIServiceCondition) bool {
+		return c.Type == apiregistrationv1.Available
+	}); i >= 0 {
+		if upd.Status.Conditions[i].Status == status {
+			cond.LastTransitionTime = upd.Status.Conditions[i].LastTransitionTime
+		}
+		upd.Status.Conditions[i] = cond
+	} else {
+		upd.Status.Conditions = append([]apiregistrationv1.APIServiceCondition{cond}, upd.Status.Conditions...)
+	}
 	if err := cp.loopback(ctx, http.MethodPut, apiServicesPath+"/"+s.Name+"/status", upd, s); err != nil {
 		return fmt.Errorf("update status of apiservice %s: %w", s.Name, err)
 	}
