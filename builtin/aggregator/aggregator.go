@@ -132,14 +132,14 @@ func (a *Aggregator) available(s *apiregistrationv1.APIService) bool {
 	return true
 }
 
-// RemoteVersions lists the group versions of the available Service-backed
-// APIServices for the API server's discovery (apiserver.Options.RemoteVersions).
+// RemoteVersions lists the group versions of the Service-backed APIServices
+// for the API server's discovery (apiserver.Options.RemoteVersions), with
+// the resources their servers last answered the availability probe with
+// (none yet: aggregated discovery marks the version Stale, as
+// kube-aggregator does for an unavailable one).
 func (a *Aggregator) RemoteVersions() []apiserver.RemoteVersion {
 	var out []apiserver.RemoteVersion
 	for name, s := range a.table.Load().byName {
-		if ok, checked := a.checked.Load(name); !checked || !ok.(bool) {
-			continue
-		}
 		rv := apiserver.RemoteVersion{Group: s.Spec.Group, Version: s.Spec.Version,
 			GroupPriority: s.Spec.GroupPriorityMinimum, VersionPriority: s.Spec.VersionPriority}
 		if list, ok := a.resourceLists.Load(name); ok {

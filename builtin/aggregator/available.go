@@ -43,7 +43,9 @@ var endpointSlicesGVR = api.GroupVersionResource{Group: "discovery.k8s.io", Vers
 // GET /apis/GROUP/VERSION through the proxy's transport answers 2xx.
 func (a *Aggregator) Check(ctx context.Context, s *apiregistrationv1.APIService) Condition {
 	c, list := a.check(ctx, s)
-	a.checked.Store(s.Name, c.Status == "True")
+	if was, ok := a.checked.Swap(s.Name, c.Status == "True"); !ok || was.(bool) != (c.Status == "True") {
+		a.opts.Logger.Info("APIService availability", "apiservice", s.Name, "available", c.Status, "reason", c.Reason, "message", c.Message)
+	}
 	if list != nil {
 		a.resourceLists.Store(s.Name, list)
 	}
