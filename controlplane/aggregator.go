@@ -41,6 +41,7 @@ func (cp *ControlPlane) setupAggregator(sec *apiserver.Security) error {
 			return cp.server.CachedObjects(ctx, gvr, namespace)
 		},
 		Dial: cp.serviceDial, Local: cp.servesLocally, Logger: cp.log.WithName("aggregator"),
+		Added: cp.kickAPIServices,
 	}
 	if dir := cp.pkiDir(); dir != "" {
 		ca, err := pki.EnsureCA(pki.Options{Dir: filepath.Join(dir, frontProxyDir)})

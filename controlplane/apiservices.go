@@ -48,13 +48,8 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 			return fmt.Errorf("add readyz check %s: %w", name, err)
 		}
 	}
-	kick := make(chan struct{}, 1)
-	cp.registry.OnChange(func() {
-		select {
-		case kick <- struct{}{}:
-		default:
-		}
-	})
+	kick := cp.apiServicesKick
+	cp.registry.OnChange(cp.kickAPIServices)
 	cp.wg.Add(1)
 	go func() {
 		defer cp.wg.Done()
@@ -89,6 +84,15 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// kickAPIServices asks the APIService loop for a pass now (a registry
+// change, a new aggregated APIService).
+func (cp *ControlPlane) kickAPIServices() {
+	select {
+	case cp.apiServicesKick <- struct{}{}:
+	default:
+	}
 }
 
 // wantedAPIServices returns the local APIService of every served group

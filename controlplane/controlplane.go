@@ -194,12 +194,14 @@ type ControlPlane struct {
 	aggregator   *aggregator.Aggregator
 	frontProxyCA *pki.PKI
 	served       atomic.Value
-	flowControl  *flowcontrol.Controller
-	manager      *manager.Manager
-	scheduler    *manager.Manager // the scheduler's manager (nil without Scheduler)
-	controllers  []string
-	operators    []loader.Report
-	dashboard    *dashboard.Dashboard
+	// apiServicesKick wakes the APIService loop (kickAPIServices).
+	apiServicesKick chan struct{}
+	flowControl     *flowcontrol.Controller
+	manager         *manager.Manager
+	scheduler       *manager.Manager // the scheduler's manager (nil without Scheduler)
+	controllers     []string
+	operators       []loader.Report
+	dashboard       *dashboard.Dashboard
 
 	etcd   *etcdstore.Embedded
 	client *clientv3.Client
@@ -218,7 +220,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	cp := &ControlPlane{opts: opts, log: opts.Logger, cancel: cancel, errCh: make(chan error, 4)}
+	cp := &ControlPlane{opts: opts, log: opts.Logger, cancel: cancel, errCh: make(chan error, 4), apiServicesKick: make(chan struct{}, 1)}
 	if err := cp.start(ctx, runCtx); err != nil {
 		_ = cp.Close()
 		return nil, err

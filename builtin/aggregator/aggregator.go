@@ -48,6 +48,9 @@ type Options struct {
 	Local func(group, version string) bool
 	// Logger receives proxy errors at V(1).
 	Logger logr.Logger
+	// Added, if set, is called when Refresh finds a Service-backed
+	// APIService it did not know (the control plane then checks it at once).
+	Added func()
 }
 
 // Aggregator proxies aggregated group versions and checks their availability.
@@ -59,8 +62,9 @@ type Aggregator struct {
 	transports map[string]*http.Transport
 	checked    sync.Map // APIService name → bool, Check's last answer
 	// resourceLists holds the last APIResourceList each APIService's
-	// server answered Check's probe with (name → []byte).
-	resourceLists sync.Map
+	// server answered Check's probe with (name → []byte); fetched, when
+	// discovery last probed an APIService itself (name → time.Time).
+	resourceLists, fetched sync.Map
 }
 
 // table is the routing table: every APIService naming a Service, by name.
@@ -91,8 +95,16 @@ func (a *Aggregator) Refresh(ctx context.Context) error {
 			t.byName[s.Name] = &s
 		}
 	}
-	a.table.Store(t)
-	for _, m := range []*sync.Map{&a.checked, &a.resourceLists} {
+	old := a.table.Swap(t)
+	if a.opts.Added != nil {
+		for name := range t.byName {
+			if old.byName[name] == nil {
+				a.opts.Added()
+				break
+			}
+		}
+	}
+	for _, m := range []*sync.Map{&a.checked, &a.resourceLists, &a.fetched} {
 		m.Range(func(name, _ any) bool {
 			if t.byName[name.(string)] == nil {
 				m.Delete(name)
@@ -144,11 +156,35 @@ func (a *Aggregator) RemoteVersions() []apiserver.RemoteVersion {
 			GroupPriority: s.Spec.GroupPriorityMinimum, VersionPriority: s.Spec.VersionPriority}
 		if list, ok := a.resourceLists.Load(name); ok {
 			rv.ResourceList = list.([]byte)
+		} else {
+			rv.ResourceList = a.fetchResourceList(s)
 		}
 		out = append(out, rv)
 	}
 	return out
 }
+
+// fetchResourceList probes an APIService whose resources discovery has not
+// seen yet (created a moment ago, before the availability loop came to it),
+// at most once per fetchInterval, and keeps what it answers.
+func (a *Aggregator) fetchResourceList(s *apiregistrationv1.APIService) []byte {
+	now := time.Now()
+	if last, ok := a.fetched.Load(s.Name); ok && now.Sub(last.(time.Time)) < fetchInterval {
+		return nil
+	}
+	a.fetched.Store(s.Name, now)
+	ctx, cancel := context.WithTimeout(context.Background(), fetchInterval)
+	defer cancel()
+	list, err := a.probe(ctx, s)
+	if err != nil {
+		return nil
+	}
+	a.resourceLists.Store(s.Name, list)
+	return list
+}
+
+// fetchInterval bounds fetchResourceList's probes (and their wait).
+const fetchInterval = 2 * time.Second
 
 // groupServices returns the Service-backed APIServices of group.
 func (a *Aggregator) groupServices(group string) []*apiregistrationv1.APIService {
