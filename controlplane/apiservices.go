@@ -169,6 +169,7 @@ func (cp *ControlPlane) syncAPIServices(ctx context.Context) error {
 			if err := cp.setAvailable(ctx, cur, c.Status, c.Reason, c.Message); err != nil {
 				return err
 			}
+			cp.aggregator.Record(name, c)
 			continue
 		}
 		if cur.Labels[apiregistrationv1.AutomanagedLabel] != "" {

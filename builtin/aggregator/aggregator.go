@@ -129,19 +129,19 @@ func (a *Aggregator) lookup(ctx context.Context, group, version string) *apiregi
 	return a.table.Load().byName[name]
 }
 
-// available is false when the APIService's last Check, else its stored
-// Available condition, is False (kube-aggregator answers 503 without
-// proxying); an APIService not checked yet is tried.
+// available reports whether the APIService's last recorded check, else its
+// stored Available condition, is True: kube-aggregator answers 503 without
+// proxying otherwise, an APIService not checked yet included.
 func (a *Aggregator) available(s *apiregistrationv1.APIService) bool {
 	if ok, checked := a.checked.Load(s.Name); checked {
 		return ok.(bool)
 	}
 	for _, c := range s.Status.Conditions {
 		if c.Type == apiregistrationv1.Available {
-			return c.Status != "False"
+			return c.Status == "True"
 		}
 	}
-	return true
+	return false
 }
 
 // RemoteVersions lists the group versions of the Service-backed APIServices

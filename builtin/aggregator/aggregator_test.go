@@ -74,13 +74,17 @@ var _ = Describe("Aggregator", func() {
 	It("forwards the request's user in X-Remote-* headers, not the client's headers or credentials", func() {
 		svc.Spec.CABundle, svc.Spec.InsecureSkipTLSVerify = nil, true
 		a := newAggregator(objects{})
+		w := httptest.NewRecorder()
+		a.Wrap(http.NotFoundHandler()).ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/flunders", nil))
+		Expect(w.Code).To(Equal(http.StatusServiceUnavailable), "not checked yet: not proxied")
+		a.Record(svc.Name, aggregator.Condition{Status: "True", Reason: "Passed"})
 		r := httptest.NewRequest(http.MethodGet, "/apis/wardle.example.com/v1alpha1/flunders", nil)
 		r.Header.Set("Authorization", "Bearer secret")
 		r.Header.Set("X-Remote-User", "mallory")
 		r.Header.Set("X-Remote-Extra-Forged", "x")
 		r = r.WithContext(filters.WithUser(r.Context(), &filters.User{Name: "alice", Groups: []string{"devs"},
 			Extra: map[string][]string{"acme.com/project": {"p"}}}))
-		w := httptest.NewRecorder()
+		w = httptest.NewRecorder()
 		a.Wrap(http.NotFoundHandler()).ServeHTTP(w, r)
 		Expect(w.Code).To(Equal(http.StatusOK), w.Body.String())
 		h := <-seen
@@ -108,6 +112,7 @@ var _ = Describe("Aggregator", func() {
 			}
 			a := newAggregator(objs)
 			c := a.Check(context.Background(), svc)
+			a.Record(svc.Name, c)
 			Expect(c.Status).To(Equal(status))
 			Expect(c.Reason).To(Equal(reason))
 			Expect(c.Message).To(ContainSubstring(message))

@@ -43,13 +43,20 @@ var endpointSlicesGVR = api.GroupVersionResource{Group: "discovery.k8s.io", Vers
 // GET /apis/GROUP/VERSION through the proxy's transport answers 2xx.
 func (a *Aggregator) Check(ctx context.Context, s *apiregistrationv1.APIService) Condition {
 	c, list := a.check(ctx, s)
-	if was, ok := a.checked.Swap(s.Name, c.Status == "True"); !ok || was.(bool) != (c.Status == "True") {
-		a.opts.Logger.Info("APIService availability", "apiservice", s.Name, "available", c.Status, "reason", c.Reason, "message", c.Message)
-	}
 	if list != nil {
 		a.resourceLists.Store(s.Name, list)
 	}
 	return c
+}
+
+// Record makes c the APIService's availability for routing: requests are
+// proxied only while it is True (kube-aggregator proxies only to Available
+// APIServices). The control plane records a Check's result once it has
+// written it to the APIService's status.
+func (a *Aggregator) Record(name string, c Condition) {
+	if was, ok := a.checked.Swap(name, c.Status == "True"); !ok || was.(bool) != (c.Status == "True") {
+		a.opts.Logger.Info("APIService availability", "apiservice", name, "available", c.Status, "reason", c.Reason, "message", c.Message)
+	}
 }
 
 // check returns the condition and, when the probe passed, the APIResourceList
