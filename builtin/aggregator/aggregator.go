@@ -156,7 +156,7 @@ func (a *Aggregator) RemoteVersions() []apiserver.RemoteVersion {
 			GroupPriority: s.Spec.GroupPriorityMinimum, VersionPriority: s.Spec.VersionPriority}
 		if list, ok := a.resourceLists.Load(name); ok {
 			rv.ResourceList = list.([]byte)
-		} else {
+		} else if _, checked := a.checked.Load(name); !checked {
 			rv.ResourceList = a.fetchResourceList(s)
 		}
 		out = append(out, rv)
@@ -165,8 +165,9 @@ func (a *Aggregator) RemoteVersions() []apiserver.RemoteVersion {
 }
 
 // fetchResourceList probes an APIService whose resources discovery has not
-// seen yet (created a moment ago, before the availability loop came to it),
-// at most once per fetchInterval, and keeps what it answers.
+// seen yet and that was not checked yet (created a moment ago, before the
+// availability loop came to it), at most once per fetchInterval, and keeps
+// what it answers.
 func (a *Aggregator) fetchResourceList(s *apiregistrationv1.APIService) []byte {
 	now := time.Now()
 	if last, ok := a.fetched.Load(s.Name); ok && now.Sub(last.(time.Time)) < fetchInterval {
