@@ -3,12 +3,9 @@ package controlplane
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	builtinopenapi "github.com/converge-dev/converge/builtin/openapi"
-	"github.com/converge-dev/converge/framework/tracing"
-	"github.com/converge-dev/converge/framework/tracing/otlp"
-	"go.opentelemetry.io/otel/trace"
 	"net"
 	"net/http"
 	"os"
@@ -20,11 +17,14 @@ import (
 
 	"github.com/go-logr/logr"
 	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/converge-dev/converge/builtin/aggregator"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/builtin/clusterdns"
+	"github.com/converge-dev/converge/builtin/controllers/volumebinder"
 	"github.com/converge-dev/converge/builtin/dashboard"
+	builtinopenapi "github.com/converge-dev/converge/builtin/openapi"
 	"github.com/converge-dev/converge/builtin/security"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/builtin/security/rbac"
@@ -38,6 +38,8 @@ import (
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/storage"
 	etcdstore "github.com/converge-dev/converge/framework/storage/etcd"
+	"github.com/converge-dev/converge/framework/tracing"
+	"github.com/converge-dev/converge/framework/tracing/otlp"
 	"github.com/converge-dev/converge/operators/loader"
 )
 
@@ -381,7 +383,8 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	return cp.startNodes(runCtx)
 }
 
-// bootstrap creates the namespaces, priority classes, the kube-system/kube-dns
+// bootstrap creates the namespaces, priority classes, the default
+// StorageClass, the kube-system/kube-dns
 // Service of the cluster DNS (builtin/clusterdns) and (when secure) the default
 // RBAC roles every cluster has.
 func (cp *ControlPlane) bootstrap(ctx context.Context) error {
@@ -406,6 +409,11 @@ func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 		if err := create("/apis/scheduling.k8s.io/v1/priorityclasses", "priority class "+pc.Name, pc); err != nil {
 			return err
 		}
+	}
+	// The default StorageClass, created once: a class deleted or no longer
+	// the default is not recreated or changed while another class exists.
+	if err := cp.bootstrapDefaultStorageClass(ctx, create); err != nil {
+		return err
 	}
 	if ip, err := servicenet.ClusterDNSIP(cp.opts.ServiceCIDR); err != nil {
 		cp.log.Info("No cluster DNS Service: the service CIDR has no room for it", "error", err.Error())
@@ -577,4 +585,23 @@ func (cp *ControlPlane) tracerProvider() trace.TracerProvider {
 		return nil
 	}
 	return cp.tracer
+}
+
+// bootstrapDefaultStorageClass creates the default StorageClass
+// (volumebinder.DefaultClass, as k3s ships local-path) when the cluster has
+// no StorageClass at all: a class the user deleted, or another class made
+// the default, is left as the user made it.
+func (cp *ControlPlane) bootstrapDefaultStorageClass(ctx context.Context, create func(path, what string, obj any) error) error {
+	const path = "/apis/storage.k8s.io/v1/storageclasses"
+	var list struct {
+		Items []json.RawMessage `json:"items"`
+	}
+	if err := cp.loopback(ctx, http.MethodGet, path+"?limit=1", nil, &list); err != nil {
+		return fmt.Errorf("list storage classes: %w", err)
+	}
+	if len(list.Items) > 0 {
+		return nil
+	}
+	sc := volumebinder.DefaultClass()
+	return create(path, "storage class "+sc.Name, sc)
 }

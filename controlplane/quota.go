@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
+	"github.com/converge-dev/converge/builtin/defaultstorageclass"
 	"github.com/converge-dev/converge/builtin/limitrange"
 	"github.com/converge-dev/converge/builtin/quota"
 	"github.com/converge-dev/converge/framework/api"
@@ -15,8 +17,9 @@ import (
 
 // quotaAdmission wraps the admission plugins of either mode with Kubernetes'
 // LimitRanger (first among the mutating and validating plugins) and
-// ResourceQuota (last among the validating ones, after the webhooks, so that
-// it charges only requests every other plugin admitted).
+// DefaultStorageClass (after it), and ResourceQuota (last among the
+// validating ones, after the webhooks, so that it charges only requests every
+// other plugin admitted).
 func (cp *ControlPlane) quotaAdmission(mutating []admission.Mutator, validating []admission.Validator) ([]admission.Mutator, []admission.Validator) {
 	store := quota.NewServerStore(func() quota.Server {
 		if cp.server == nil {
@@ -25,7 +28,7 @@ func (cp *ControlPlane) quotaAdmission(mutating []admission.Mutator, validating 
 		return cp.server
 	})
 	lr := limitrange.New(cp.cachedLimitRanges)
-	mutating = append([]admission.Mutator{lr}, mutating...)
+	mutating = append([]admission.Mutator{lr, defaultstorageclass.New(cp.cachedStorageClasses)}, mutating...)
 	validating = append([]admission.Validator{lr}, validating...)
 	return mutating, append(validating, quota.NewAdmission(store))
 }
@@ -46,6 +49,26 @@ func (cp *ControlPlane) cachedLimitRanges(ctx context.Context, namespace string)
 			return nil, fmt.Errorf("decode limit range: %w", err)
 		}
 		out = append(out, lr)
+	}
+	return out, nil
+}
+
+// cachedStorageClasses lists the StorageClasses from the watch cache.
+func (cp *ControlPlane) cachedStorageClasses(ctx context.Context) ([]storagev1.StorageClass, error) {
+	if cp.server == nil {
+		return nil, errors.New("controlplane: the API server is not created yet")
+	}
+	items, _, err := cp.server.CachedObjects(ctx, api.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]storagev1.StorageClass, 0, len(items))
+	for _, raw := range items {
+		var sc storagev1.StorageClass
+		if err := json.Unmarshal(raw, &sc); err != nil {
+			return nil, fmt.Errorf("decode storage class: %w", err)
+		}
+		out = append(out, sc)
 	}
 	return out, nil
 }

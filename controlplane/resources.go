@@ -17,8 +17,9 @@ import (
 
 // servedResources returns every built-in resource (builtin/api/all) with what
 // the control plane adds to them, each wired here once: Service cluster IP and
-// node port allocation, the pods/log, pods/eviction (disruption budgets) and
-// serviceaccounts/token subresources,
+// node port allocation, the pods/log, pods/eviction (disruption budgets),
+// pods/proxy, services/proxy, nodes/proxy and serviceaccounts/token
+// subresources,
 // and the Priority and RuntimeClass admission steps of pods and PriorityClasses.
 func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registry.Resource, error) {
 	logs, err := cp.podLogs()
@@ -29,9 +30,9 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 	if err != nil {
 		return nil, err
 	}
-	podProxy, err := podproxy.New(cp.store, nil)
+	proxies, err := cp.proxies()
 	if err != nil {
-		return nil, fmt.Errorf("pods/proxy: %w", err)
+		return nil, err
 	}
 	priority := cp.priorityAdmission()
 	out := all.Resources()
@@ -39,9 +40,12 @@ func (cp *ControlPlane) servedResources(alloc *servicenet.Allocator) ([]*registr
 		switch r.GroupVersionResource() {
 		case corev1.GroupVersion().WithResource("services"):
 			servicenet.WrapServiceResource(r, alloc)
+			addSubresource(r, "proxy", proxies.Services())
+		case corev1.GroupVersion().WithResource("nodes"):
+			addSubresource(r, "proxy", proxies.Nodes())
 		case corev1.GroupVersion().WithResource("pods"):
 			addSubresource(r, "log", logs)
-			addSubresource(r, "proxy", podProxy)
+			addSubresource(r, "proxy", proxies.Pods())
 			addSubresource(r, "eviction", eviction.Subresource{Store: cp.store})
 			for name, sub := range streams {
 				addSubresource(r, name, sub)
@@ -75,17 +79,38 @@ func addSubresource(r *registry.Resource, name string, sub registry.Subresource)
 	r.Subresources = subs
 }
 
+// proxies are the pods/proxy, services/proxy and nodes/proxy subresources;
+// node agents' servers are reached as pods/log reaches them (HTTPS with the
+// API server's node client certificate when the control plane has a PKI).
+func (cp *ControlPlane) proxies() (*podproxy.Proxies, error) {
+	o := podproxy.Options{Store: cp.store}
+	o.NodeScheme, o.NodeTransport = cp.nodeAgentTransport()
+	p, err := podproxy.New(o)
+	if err != nil {
+		return nil, fmt.Errorf("proxy subresources: %w", err)
+	}
+	return p, nil
+}
+
+// nodeAgentTransport is how the API server reaches node agents' servers:
+// HTTPS with its node client certificate when the control plane has a PKI,
+// else "" and nil (the callers' plain HTTP default).
+func (cp *ControlPlane) nodeAgentTransport() (string, http.RoundTripper) {
+	if cp.pki == nil {
+		return "", nil
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.TLSClientConfig = cp.pki.NodeClientTLS()
+	return "https", tr
+}
+
 // podLogs is the pods/log subresource: it proxies to the node agent running
 // the pod, over HTTPS with the API server's node client certificate when the
 // control plane has a PKI (node agents then serve their logs with LogTLS),
 // over plain HTTP otherwise.
 func (cp *ControlPlane) podLogs() (registry.Subresource, error) {
 	o := podlog.Options{NodeAddress: podlog.NodeAddressFromStore(cp.store)}
-	if cp.pki != nil {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.TLSClientConfig = cp.pki.NodeClientTLS()
-		o.Scheme, o.Transport = "https", tr
-	}
+	o.Scheme, o.Transport = cp.nodeAgentTransport()
 	logs, err := podlog.New(o)
 	if err != nil {
 		return nil, fmt.Errorf("pods/log: %w", err)

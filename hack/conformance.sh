@@ -26,7 +26,8 @@
 #            containerd the run starts a local registry (docker-registry) and
 #            serves the upstream images the specs ask for under their upstream
 #            names through a registries.yaml mirror of registry.k8s.io: agnhost
-#            (built from the conformance module), busybox (/bin/busybox with
+#            (built from the conformance module, with conformance/cmd/curl
+#            and cmd/nc for Alpine's curl and netcat), busybox (/bin/busybox with
 #            its applet links, /bin/sh Debian's bash-static) and pause
 #            (conformance/cmd/pause), each packed by `converge image build`.
 #            POD_CIDR defaults to 10.44.0.0/16 and SERVICE_CIDR to 10.45.0.0/16
@@ -71,6 +72,7 @@ kubeconfig=$data/kubeconfig
 
 runtime_args=()
 registry_pid=
+served=
 if [[ $RUNTIME == containerd ]]; then
 	# The images' registry: Debian's docker-registry on loopback (plain HTTP).
 	command -v docker-registry >/dev/null || { log "docker-registry is missing: run hack/ci-deps.sh"; exit 1; }
@@ -89,7 +91,8 @@ mirrors:
   registry.k8s.io:
     endpoint: ["http://$registry"]
 EOF
-	(cd conformance && CGO_ENABLED=0 $GO build -o "$data/pause" ./cmd/pause)
+	(cd conformance && CGO_ENABLED=0 $GO build -o "$data/pause" ./cmd/pause && CGO_ENABLED=0 $GO build -o "$data/curl" ./cmd/curl &&
+		CGO_ENABLED=0 $GO build -o "$data/nc" ./cmd/nc)
 	runtime_args=(--runtime containerd --registries "$data/registries.yaml")
 fi
 
@@ -175,8 +178,11 @@ if [[ -n $registry_pid ]]; then
 	# The images the specs ask for, under their upstream names in the local
 	# registry; the node pulls them through its registry.k8s.io mirror.
 	sock=$data/node/containerd/containerd.sock
-	busybox_links=()
-	for a in $(/bin/busybox --list); do [[ $a == busybox ]] || busybox_links+=(--link "/bin/$a=busybox"); done
+	# Both images' /bin/sh is Debian's bash-static (see the busybox image
+	# below); busybox provides the other applets.
+	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
+	busybox_sh_links=()
+	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
 	build_push() { # NAME TAG FLAGS...: build, push to the registry, drop the node's copies
 		local name=$1 tag=$2
 		shift 2
@@ -188,17 +194,24 @@ if [[ -n $registry_pid ]]; then
 	# Upstream agnhost: ENTRYPOINT ["/agnhost"], CMD ["pause"], /agnhost-2 a
 	# link to it (entrypoint specs), on Alpine: specs exec cat, sh, ... in
 	# it, so busybox and its applets stand in for Alpine's userland.
+	# Its porter serves its TLS ports with /localhost.crt and /localhost.key,
+	# which upstream's image carries from test/images/agnhost/porter; specs
+	# exec curl and netcat in it (Alpine's; here conformance/cmd/curl's and
+	# cmd/nc's subsets, in /usr/bin ahead of busybox's nc, which has no -u).
+	# Its /bin/sh is bash-static too: Debian's busybox ash runs its own
+	# applets (nc) whatever PATH says.
+	porter=$(cd conformance && $GO list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/porter
 	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
-		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_links[@]}"
+		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_sh_links[@]}" \
+		--file /bin/bash-static=/bin/sh \
+		--file "$porter/localhost.crt=/localhost.crt" --file "$porter/localhost.key=/localhost.key" \
+		--file "$data/curl=/usr/bin/curl" --file "$data/nc=/usr/bin/nc"
 	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
 	# Its /bin/sh is Debian's bash-static, not busybox's ash: Debian bookworm's
 	# busybox 1.35.0 ash drops environment entries whose names are not shell
 	# identifiers (data-1, from a ConfigMap key through envFrom) before it runs
 	# a command, so `sh -c env` cannot show what the node passed; upstream's
 	# busybox 1.37.0 ash keeps them, and so does bash (POSIX mode as sh).
-	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
-	busybox_sh_links=()
-	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
 	build_push e2e-test-images/busybox 1.37.0-1 --binary /bin/busybox --path /bin/busybox --entrypoint "" --cmd sh \
 		--file /bin/bash-static=/bin/sh "${busybox_sh_links[@]}"
 	build_push pause 3.10.1 --binary "$data/pause" --path /pause
@@ -206,6 +219,10 @@ if [[ -n $registry_pid ]]; then
 	# ["/sample-apiserver"]; its pod runs etcd as /usr/local/bin/etcd.
 	build_push e2e-test-images/sample-apiserver 1.29.2 --binary "$bins/sample-apiserver" --path /sample-apiserver
 	build_push etcd 3.6.4-0 --binary "$bins/etcd" --path /usr/local/bin/etcd
+	# What the report counts a failed pull of another image against: the
+	# machine reaches no other registry.
+	served=registry.k8s.io/e2e-test-images/agnhost:2.56,registry.k8s.io/e2e-test-images/busybox:1.37.0-1,registry.k8s.io/pause:3.10.1
+	served+=,registry.k8s.io/e2e-test-images/sample-apiserver:1.29.2,registry.k8s.io/etcd:3.6.4-0
 	log "images in $registry: $(curl -s "http://$registry/v2/_catalog")"
 fi
 
@@ -236,6 +253,6 @@ junit=$(ls "$run"/junit_*.xml 2>/dev/null | head -1 || true)
 [[ $REPORT == /* ]] || REPORT=$repo/$REPORT
 (cd conformance && $GO run ./cmd/report -junit "$junit" -out "$REPORT" \
 	-command "$cmd" -duration "$((secs / 60))m$((secs % 60))s" -note "$NOTE" \
-	${registry_pid:+-runs-images})
+	${registry_pid:+-runs-images -served-images "$served"})
 log "wrote $REPORT: passed | failed | cannot run here | not selected:"
 grep -F '| **total** |' "$REPORT" >&2 || true

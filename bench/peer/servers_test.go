@@ -173,12 +173,17 @@ func startConverge(tb testing.TB, bin string) *server {
 
 // startKubeAPIServer runs kube-apiserver with TLS, client-certificate
 // authentication and RBAC on its own etcd (peeretcd: Converge's embedded etcd
-// settings), and connects with a kubeconfig holding a system:masters client
-// certificate.
+// settings; PEER_ETCD_CATCHUP=5000 gives it etcd's own in-memory raft log
+// retention), and connects with a kubeconfig
+// holding a system:masters client certificate.
 func startKubeAPIServer(tb testing.TB, etcdBin, bin string) *server {
 	dir := tb.TempDir()
 	etcdPort := freePort(tb)
-	etcd := spawn(tb, dir, etcdBin, "-data-dir", filepath.Join(dir, "etcd"), "-port", strconv.Itoa(etcdPort))
+	etcdArgs := []string{"-data-dir", filepath.Join(dir, "etcd"), "-port", strconv.Itoa(etcdPort)}
+	if n := os.Getenv("PEER_ETCD_CATCHUP"); n != "" {
+		etcdArgs = append(etcdArgs, "-snapshot-catchup-entries", n)
+	}
+	etcd := spawn(tb, dir, etcdBin, etcdArgs...)
 	p := writePKI(tb, dir)
 	port := freePort(tb)
 	kas := spawn(tb, dir, bin,

@@ -19,6 +19,11 @@
 //     a negative disruptionsAllowed or more than 2000 unconfirmed disruptions
 //     are 403.
 //
+// Before the delete the pod gets the condition DisruptionTarget=True (reason
+// EvictionByEvictionAPI), as in Kubernetes, so that a Job's pod failure
+// policy can ignore evictions; the delete's preconditions are checked first
+// and a resourceVersion precondition follows that write.
+//
 // Budgets are read and written in the API server's storage directly, as
 // Kubernetes' eviction REST handler does; a dry run checks the budget and
 // writes nothing.

@@ -83,13 +83,86 @@ func (s Subresource) Serve(w http.ResponseWriter, r *http.Request, p registry.Pa
 			return err
 		}
 	}
-	if err := p.Delete(ctx, ev.DeleteOptions); err != nil {
+	opts := ev.DeleteOptions
+	if !dryRun {
+		if opts, err = markDisruption(ctx, p, opts, s.now()); err != nil {
+			return err
+		}
+	}
+	if err := p.Delete(ctx, opts); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusCreated)
 	_, _ = w.Write([]byte(`{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","code":201}` + "\n"))
 	return nil
+}
+
+// now is the current time (Now, else time.Now).
+func (s Subresource) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// ReasonEvictionByEvictionAPI is the reason of the DisruptionTarget condition
+// an eviction adds to the pod, as Kubernetes'.
+const ReasonEvictionByEvictionAPI = "EvictionByEvictionAPI"
+
+// markDisruption adds the condition DisruptionTarget=True (reason
+// EvictionByEvictionAPI) to the pod's status before it is deleted, as
+// Kubernetes does, so that a Job's pod failure policy can tell an eviction
+// from a failure of the pod. The delete's preconditions are checked against
+// the pod first (409); a resourceVersion precondition then moves to the
+// version written here, since this write is the eviction's own.
+func markDisruption(ctx context.Context, p registry.Parent, opts *api.DeleteOptions, now time.Time) (*api.DeleteOptions, error) {
+	var pre *api.Preconditions
+	if opts != nil {
+		pre = opts.Preconditions
+	}
+	obj, err := p.Update(ctx, func(obj map[string]any) error {
+		if pre != nil && pre.UID != nil && *pre.UID != "" && *pre.UID != api.NestedString(obj, "metadata", "uid") {
+			return apierrors.NewConflict(api.GroupResource{Resource: "pods"}, p.Name(), fmt.Sprintf("the UID in the precondition (%s) does not match the UID in record (%s); the object might have been deleted and then recreated", *pre.UID, api.NestedString(obj, "metadata", "uid")))
+		}
+		if rv := api.NestedString(obj, "metadata", "resourceVersion"); pre != nil && pre.ResourceVersion != nil && *pre.ResourceVersion != "" && *pre.ResourceVersion != rv {
+			return apierrors.NewConflict(api.GroupResource{Resource: "pods"}, p.Name(), fmt.Sprintf("the ResourceVersion in the precondition (%s) does not match the ResourceVersion in record (%s); the object might have been modified", *pre.ResourceVersion, rv))
+		}
+		setDisruptionTarget(obj, now)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if pre == nil || pre.ResourceVersion == nil || *pre.ResourceVersion == "" {
+		return opts, nil
+	}
+	out := *opts
+	rv := api.NestedString(obj, "metadata", "resourceVersion")
+	out.Preconditions = &api.Preconditions{UID: pre.UID, ResourceVersion: &rv}
+	return &out, nil
+}
+
+// setDisruptionTarget sets the pod's DisruptionTarget condition to True with
+// the eviction's reason and message (the transition time moves only when the
+// status changes).
+func setDisruptionTarget(obj map[string]any, now time.Time) {
+	conds := api.NestedSlice(obj, "status", "conditions")
+	ts := now.UTC().Format(time.RFC3339)
+	for _, c := range conds {
+		m, ok := c.(map[string]any)
+		if !ok || m["type"] != string(corev1.DisruptionTarget) {
+			continue
+		}
+		if m["status"] != string(corev1.ConditionTrue) {
+			m["lastTransitionTime"] = ts
+		}
+		m["status"], m["reason"], m["message"] = string(corev1.ConditionTrue), ReasonEvictionByEvictionAPI, "Eviction API: evicting"
+		return
+	}
+	conds = append(conds, map[string]any{"type": string(corev1.DisruptionTarget), "status": string(corev1.ConditionTrue),
+		"reason": ReasonEvictionByEvictionAPI, "message": "Eviction API: evicting", "lastTransitionTime": ts, "lastProbeTime": nil})
+	api.SetNestedField(obj, conds, "status", "conditions")
 }
 
 // ignoresBudgets reports whether the pod's deletion disrupts nothing: it is
@@ -210,11 +283,7 @@ func (s Subresource) record(ctx context.Context, kv storage.KeyValue, pod string
 		disrupted = map[string]any{}
 		status["disruptedPods"] = disrupted
 	}
-	now := time.Now
-	if s.Now != nil {
-		now = s.Now
-	}
-	disrupted[pod] = now().UTC().Format(time.RFC3339)
+	disrupted[pod] = s.now().UTC().Format(time.RFC3339)
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)

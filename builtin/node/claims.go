@@ -16,7 +16,8 @@ import (
 // (builtin/controllers/volumebinder) to this node is the directory
 // <root>/volumes/claims/<namespace>/<claim name>-<claim uid>. It outlives the
 // pods that use it and is removed once the claim is gone (reclaim policy
-// Delete). A pod's volume directory is a symbolic link to it.
+// Delete). A claim bound to a PersistentVolume object is that volume's
+// hostPath or local path. A pod's volume directory is a symbolic link to it.
 
 // annSelectedNode names the node a claim's volume lives on.
 const annSelectedNode = "volume.kubernetes.io/selected-node"
@@ -70,8 +71,8 @@ func (w *podWorker) claimVolume(ctx context.Context, pod *corev1.Pod, name strin
 			}
 			return dir, nil
 		}
-		if pvc.Status.Phase == corev1.ClaimBound {
-			return "", configError{fmt.Sprintf("persistentvolumeclaim %q is bound to a volume that is not a local volume of this platform", name)}
+		if pvc.Status.Phase == corev1.ClaimBound && pvc.Spec.VolumeName != "" {
+			return w.a.persistentVolumePath(ctx, name, pvc.Spec.VolumeName)
 		}
 		if time.Now().After(deadline) {
 			return "", configError{fmt.Sprintf("persistentvolumeclaim %q is not bound yet (phase %s)", name, pvc.Status.Phase)}
@@ -82,6 +83,32 @@ func (w *podWorker) claimVolume(ctx context.Context, pod *corev1.Pod, name strin
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// persistentVolumePath returns the host path of the PersistentVolume volume
+// that claim is bound to: a hostPath volume's path (checked and created as
+// its type says, as for a hostPath pod volume) or a local volume's path
+// (which must exist). Other sources are not supported on this node.
+func (a *Agent) persistentVolumePath(ctx context.Context, claim, volume string) (string, error) {
+	pv := &corev1.PersistentVolume{}
+	err := a.c.Get(ctx, client.ObjectKey{Name: volume}, pv)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", configError{fmt.Sprintf("persistentvolume %q of persistentvolumeclaim %q not found", volume, claim)}
+	case err != nil:
+		return "", fmt.Errorf("get persistentvolume %s of claim %s: %w", volume, claim, err)
+	case pv.Spec.HostPath != nil:
+		if err := prepareHostPath(pv.Spec.HostPath); err != nil {
+			return "", configError{fmt.Sprintf("persistentvolume %q: %v", volume, err)}
+		}
+		return pv.Spec.HostPath.Path, nil
+	case pv.Spec.Local != nil:
+		if _, err := os.Stat(pv.Spec.Local.Path); err != nil {
+			return "", configError{fmt.Sprintf("persistentvolume %q: local path %q does not exist on this node", volume, pv.Spec.Local.Path)}
+		}
+		return pv.Spec.Local.Path, nil
+	}
+	return "", configError{fmt.Sprintf("persistentvolume %q of persistentvolumeclaim %q has a source this node does not support (hostPath and local only)", volume, claim)}
 }
 
 // linkVolume makes the pod's volume directory dir a symbolic link to target.

@@ -188,6 +188,43 @@ var _ = Describe("persistentVolumeClaim volumes", Ordered, func() {
 		Expect(c.Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
 	})
 
+	It("mounts the hostPath of the PersistentVolume a claim is bound to", func(ctx SpecContext) {
+		hostDir := filepath.Join(env.Dir, "pv-data")
+		Expect(os.MkdirAll(hostDir, 0o777)).To(Succeed())
+		Expect(os.WriteFile(filepath.Join(hostDir, "seed"), []byte("from the volume\n"), 0o644)).To(Succeed())
+		pv := &corev1.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "static-pv"}, Spec: corev1.PersistentVolumeSpec{
+			Capacity:               corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")},
+			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{HostPath: &corev1.HostPathVolumeSource{Path: hostDir}},
+		}}
+		Expect(c.Create(ctx, pv)).To(Succeed())
+		pvc := &corev1.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "static"}, Spec: corev1.PersistentVolumeClaimSpec{
+			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+			StorageClassName: api.Ptr(""),
+			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}},
+		}}
+		Expect(c.Create(ctx, pvc)).To(Succeed())
+		mnt := filepath.Join(env.Dir, "mnt-static")
+		pod := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "static"}, Spec: corev1.PodSpec{
+			TerminationGracePeriodSeconds: api.Ptr(int64(1)),
+			Containers: []corev1.Container{{Name: "c", Image: "local/sh:1",
+				Command:      []string{"/bin/sh", "-c", "cp " + mnt + "/seed " + mnt + "/copy; exec sleep 100000"},
+				VolumeMounts: []corev1.VolumeMount{{Name: "data", MountPath: mnt}}}},
+			Volumes: []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{
+				PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "static"}}}},
+		}}
+		Expect(c.Create(ctx, pod)).To(Succeed())
+		Eventually(func() string {
+			b, _ := os.ReadFile(filepath.Join(hostDir, "copy"))
+			return string(b)
+		}, 30*time.Second).Should(Equal("from the volume\n"))
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(pvc), pvc)).To(Succeed())
+		Expect(pvc.Spec.VolumeName).To(Equal("static-pv"))
+		Expect(c.Delete(ctx, pod, client.GracePeriodSeconds(0))).To(Succeed())
+		Expect(c.Delete(ctx, pvc)).To(Succeed())
+		Expect(c.Delete(ctx, pv)).To(Succeed())
+	})
+
 	It("gives an ephemeral volume its own claim, owned by the pod and gone with it", func(ctx SpecContext) {
 		mnt := filepath.Join(env.Dir, "mnt-ephemeral")
 		pod := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: "default", Name: "scratch"}, Spec: corev1.PodSpec{

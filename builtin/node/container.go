@@ -309,6 +309,9 @@ func (r *containerRunner) startAttempt(ctx context.Context, attempt int, backoff
 		return "", cri.ContainerSpec{}, startRetry
 	}
 	spec, err := r.w.containerSpec(ctx, r.container(), attempt)
+	if err != nil && ctx.Err() != nil {
+		return "", spec, startGiveUp
+	}
 	if err != nil {
 		r.flushPulled(ctx)
 		reason := "CreateContainerConfigError"

@@ -46,7 +46,9 @@
 //   - Metrics: GET /metrics on the same port serves the kubelet's names
 //     (package kubeletmetrics); over HTTPS every request is authenticated and
 //     authorized as the kubelet's (package nodeauth: nodes/metrics,
-//     nodes/stats, nodes/proxy).
+//     nodes/stats, nodes/proxy). GET /healthz and GET /pods (a v1 PodList of
+//     the pods it runs, as the kubelet's) too; the API server's nodes/proxy
+//     reaches all of them.
 //   - Streams (streamserver.go, protocols in package stream): GET or POST
 //     /exec/{ns}/{pod}/{container} (cri.StreamExecer), /attach/... (the
 //     container's terminal through cri.TTYAttacher when it runs on one; else

@@ -136,15 +136,15 @@ func (w *podWorker) secret(ctx context.Context, ns, name string) (*corev1.Secret
 // then env (each value $(VAR)-expanded against what came before and the
 // service variables), plus POD_IP and HOSTNAME when the pod does not set them,
 // then the service variables (serviceenv.go) the pod does not set.
-func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.Container) ([]string, map[string]string, error) {
+func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.Container) (env []string, vals map[string]string, implicitPodIP bool, err error) {
 	podIP := w.ip()
 	hostIP := w.a.opts.InternalIP
 	svcEnv, err := w.serviceEnvOf(ctx, pod)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, false, err
 	}
 	var order []string
-	vals := map[string]string{}
+	vals = map[string]string{}
 	set := func(k, v string) {
 		if _, ok := vals[k]; !ok {
 			order = append(order, k)
@@ -159,7 +159,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 				if _, ok := err.(configError); ok && ef.ConfigMapRef.Optional != nil && *ef.ConfigMapRef.Optional {
 					continue
 				}
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 			keys := make([]string, 0, len(cm.Data))
 			for k := range cm.Data {
@@ -177,7 +177,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 				if _, ok := err.(configError); ok && ef.SecretRef.Optional != nil && *ef.SecretRef.Optional {
 					continue
 				}
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 			keys := make([]string, 0, len(s.Data))
 			for k := range s.Data {
@@ -201,13 +201,13 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 		case vf.FieldRef != nil:
 			v, err := fieldRefValue(pod, hostIP, podIP, vf.FieldRef.FieldPath)
 			if err != nil {
-				return nil, nil, configError{err.Error()}
+				return nil, nil, false, configError{err.Error()}
 			}
 			set(e.Name, v)
 		case vf.ResourceFieldRef != nil:
 			v, err := w.a.resourceFieldValue(pod, c, vf.ResourceFieldRef)
 			if err != nil {
-				return nil, nil, configError{err.Error()}
+				return nil, nil, false, configError{err.Error()}
 			}
 			set(e.Name, v)
 		case vf.ConfigMapKeyRef != nil:
@@ -218,7 +218,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 				if _, ok := err.(configError); ok && optional {
 					continue
 				}
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 			v, ok := cm.Data[ref.Key]
 			if !ok {
@@ -230,7 +230,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 				if optional {
 					continue
 				}
-				return nil, nil, configError{fmt.Sprintf("couldn't find key %s in ConfigMap %s/%s", ref.Key, pod.Namespace, ref.Name)}
+				return nil, nil, false, configError{fmt.Sprintf("couldn't find key %s in ConfigMap %s/%s", ref.Key, pod.Namespace, ref.Name)}
 			}
 			set(e.Name, v)
 		case vf.SecretKeyRef != nil:
@@ -241,22 +241,23 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 				if _, ok := err.(configError); ok && optional {
 					continue
 				}
-				return nil, nil, err
+				return nil, nil, false, err
 			}
 			v, ok := s.Data[ref.Key]
 			if !ok {
 				if optional {
 					continue
 				}
-				return nil, nil, configError{fmt.Sprintf("couldn't find key %s in Secret %s/%s", ref.Key, pod.Namespace, ref.Name)}
+				return nil, nil, false, configError{fmt.Sprintf("couldn't find key %s in Secret %s/%s", ref.Key, pod.Namespace, ref.Name)}
 			}
 			set(e.Name, string(v))
 		default:
-			return nil, nil, configError{fmt.Sprintf("env %s: unsupported valueFrom", e.Name)}
+			return nil, nil, false, configError{fmt.Sprintf("env %s: unsupported valueFrom", e.Name)}
 		}
 	}
 	if _, ok := vals["POD_IP"]; !ok {
 		set("POD_IP", podIP)
+		implicitPodIP = true
 	}
 	if _, ok := vals["HOSTNAME"]; !ok {
 		set("HOSTNAME", pod.Name)
@@ -271,17 +272,27 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 	for _, k := range svcKeys {
 		set(k, svcEnv[k])
 	}
-	env := make([]string, 0, len(order))
+	env = make([]string, 0, len(order))
 	for _, k := range order {
 		env = append(env, k+"="+vals[k])
 	}
-	return env, vals, nil
+	return env, vals, implicitPodIP, nil
 }
 
 // containerSpec resolves a container into a runtime spec.
 func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attempt int) (cri.ContainerSpec, error) {
 	pod := w.current()
-	env, vals, err := w.environment(ctx, pod, c)
+	// While the pod's network is set up (startNetwork), a spec that needs
+	// the pod IP waits for it; others are made now and finished by the
+	// runtime before the container is created (finishSpec).
+	pending := w.sandboxPending()
+	if pending && needsPodIP(c) {
+		if err := w.waitSandbox(ctx); err != nil {
+			return cri.ContainerSpec{}, err
+		}
+		pending = false
+	}
+	env, vals, implicitPodIP, err := w.environment(ctx, pod, c)
 	if err != nil {
 		return cri.ContainerSpec{}, err
 	}
@@ -307,6 +318,9 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 		Mounts: mounts, PodIP: w.ip(), Attempt: attempt, Stdin: c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
 	}
 	w.sandboxMounts(&spec)
+	if pending {
+		spec.Finish = w.finishSpec(implicitPodIP)
+	}
 	if err := w.terminationMessageMount(&spec, c, attempt); err != nil {
 		return cri.ContainerSpec{}, err
 	}

@@ -2,18 +2,22 @@ package node
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
+	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/logs"
 	"github.com/converge-dev/converge/builtin/node/nodeauth"
 	"github.com/converge-dev/converge/framework/api"
 )
 
 // logHandler serves GET /containerLogs/{namespace}/{pod}/{container}, the
-// streaming endpoints (streamserver.go), the stats and /metrics; over HTTPS
+// streaming endpoints (streamserver.go), the stats, /metrics, /healthz and
+// /pods (the pods the agent runs, as the kubelet's PodList); over HTTPS
 // every request is authenticated and authorized as the kubelet does it
 // (package nodeauth).
 func (a *Agent) logHandler() http.Handler {
@@ -23,8 +27,36 @@ func (a *Agent) logHandler() http.Handler {
 	a.streamRoutes(mux)
 	mux.Handle("GET /metrics", a.Metrics())
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	mux.HandleFunc("GET /pods", a.servePods)
 	create := func(ctx context.Context, obj api.Object) error { return a.c.Create(ctx, obj) }
 	return nodeauth.New(create, a.opts.NodeName, a.log.WithName("auth")).Wrap(mux)
+}
+
+// servePods answers the pods the agent runs, as the kubelet's /pods does (a
+// v1 PodList of the pod objects it last saw).
+func (a *Agent) servePods(w http.ResponseWriter, _ *http.Request) {
+	a.mu.Lock()
+	ws := make([]*podWorker, 0, len(a.byName))
+	for _, pw := range a.byName {
+		ws = append(ws, pw)
+	}
+	a.mu.Unlock()
+	list := corev1.PodList{TypeMeta: api.TypeMeta{APIVersion: "v1", Kind: "PodList"}, Items: []corev1.Pod{}}
+	for _, pw := range ws {
+		pw.mu.Lock()
+		pod := pw.pod
+		pw.mu.Unlock()
+		if pod != nil {
+			list.Items = append(list.Items, *pod)
+		}
+	}
+	slices.SortFunc(list.Items, func(x, y corev1.Pod) int {
+		return strings.Compare(x.Namespace+"/"+x.Name, y.Namespace+"/"+y.Name)
+	})
+	w.Header().Set("Content-Type", "application/json")
+	if err := json.NewEncoder(w).Encode(&list); err != nil {
+		a.log.V(1).Info("Writing /pods failed", "error", err.Error())
+	}
 }
 
 func (a *Agent) serveLogs(w http.ResponseWriter, r *http.Request) {

@@ -54,6 +54,12 @@ func (a *Agent) runningCounts() kubeletmetrics.Counts {
 
 func (a *Agent) startContainer(ctx context.Context, spec cri.ContainerSpec) (string, error) {
 	t := time.Now()
+	if _, ok := a.rt.(cri.SpecFinisher); !ok && spec.Finish != nil {
+		if err := spec.Finish(ctx, &spec); err != nil {
+			return "", err
+		}
+		spec.Finish = nil
+	}
 	id, err := a.rt.Start(ctx, spec)
 	a.metrics.RuntimeOperation(kubeletmetrics.OpStartContainer, t, err)
 	return id, err

@@ -3,6 +3,7 @@ package node_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -125,6 +126,15 @@ var _ = Describe("Pods on the process runtime", func() {
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		Expect(string(body)).To(HavePrefix("ok"))
+
+		By("the agent's /pods lists it, as the kubelet's (nodes/proxy/pods)")
+		resp, err = http.Get(fmt.Sprintf("http://127.0.0.1:%d/pods", suite.agent.LogPort()))
+		Expect(err).NotTo(HaveOccurred())
+		var list corev1.PodList
+		Expect(json.NewDecoder(resp.Body).Decode(&list)).To(Succeed())
+		resp.Body.Close()
+		Expect(list.Kind).To(Equal("PodList"))
+		Expect(list.Items).To(ContainElement(And(HaveField("Name", "web"), HaveField("UID", p.UID))))
 
 		By("killing the container's process, the container restarts")
 		id := strings.TrimPrefix(st.ContainerID, "process://")

@@ -12,6 +12,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/kubeletmetrics"
 	"github.com/converge-dev/converge/builtin/node/podnet"
 )
 
@@ -106,6 +107,118 @@ func (w *podWorker) setupNetwork(ctx context.Context, pod *corev1.Pod) (ip, netn
 		}
 		backoff = min(2*backoff, 30*time.Second)
 	}
+}
+
+// startNetwork starts giving the pod its IP (setupNetwork). A CNI network is
+// set up in the background (done is closed when that ends): its namespace
+// path is known at once, so containers are prepared meanwhile and only their
+// start waits for it (ContainerSpec.Finish, finishSpec). Other networks are
+// set up before it returns; ok is false when ctx ended first.
+func (w *podWorker) startNetwork(ctx context.Context, pod *corev1.Pod) (done <-chan struct{}, ok bool) {
+	ch := make(chan struct{})
+	if pod.Spec.HostNetwork || w.a.podnet == nil {
+		defer close(ch)
+		ip, netns, ok := w.setupNetwork(ctx, pod)
+		if !ok {
+			return ch, false
+		}
+		w.mu.Lock()
+		w.podIP, w.netns = ip, netns
+		w.mu.Unlock()
+		w.sandboxPartDone()
+		return ch, true
+	}
+	w.mu.Lock()
+	w.netns = w.a.podnet.NetNSPath(w.uid)
+	w.mu.Unlock()
+	go func() {
+		defer close(ch)
+		ip, netns, ok := w.setupNetwork(ctx, pod)
+		if !ok {
+			return
+		}
+		w.mu.Lock()
+		w.podIP, w.netns = ip, netns
+		w.mu.Unlock()
+		w.sandboxPartDone()
+	}()
+	return ch, true
+}
+
+// sandboxPartDone marks one part of the sandbox ready (startNetwork,
+// lifecycle's volumes and DNS); after the last, the pod's sandbox is.
+func (w *podWorker) sandboxPartDone() {
+	w.mu.Lock()
+	w.sandboxParts--
+	last := w.sandboxParts == 0
+	if last {
+		w.sandboxOK, w.message = true, ""
+		close(w.sandboxReady)
+	}
+	w.mu.Unlock()
+	if last {
+		w.a.metrics.PodWorker(kubeletmetrics.WorkerCreate, w.sandboxStart)
+		w.markDirty()
+	}
+}
+
+// sandboxPending reports whether the pod's sandbox is still being set up.
+func (w *podWorker) sandboxPending() bool {
+	select {
+	case <-w.sandboxReady:
+		return false
+	default:
+		return true
+	}
+}
+
+// waitSandbox waits until the pod's sandbox is ready or ctx ends.
+func (w *podWorker) waitSandbox(ctx context.Context) error {
+	select {
+	case <-w.sandboxReady:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait for the pod's network: %w", ctx.Err())
+	}
+}
+
+// finishSpec is the ContainerSpec.Finish of a container whose spec was made
+// while the pod's network was set up: it waits for the sandbox, then sets
+// the pod IP (in POD_IP too when the agent added that variable,
+// implicitPodIP), the namespace and the /etc/hosts mount.
+func (w *podWorker) finishSpec(implicitPodIP bool) func(context.Context, *cri.ContainerSpec) error {
+	return func(ctx context.Context, spec *cri.ContainerSpec) error {
+		if err := w.waitSandbox(ctx); err != nil {
+			return err
+		}
+		spec.PodIP = w.ip()
+		if i := slices.IndexFunc(spec.Env, func(e string) bool { return strings.HasPrefix(e, "POD_IP=") }); implicitPodIP && i >= 0 {
+			spec.Env = slices.Clone(spec.Env)
+			spec.Env[i] = "POD_IP=" + spec.PodIP
+		}
+		w.sandboxMounts(spec)
+		return nil
+	}
+}
+
+// needsPodIP reports whether the container's spec may depend on the pod IP
+// other than through the POD_IP variable the agent adds (finishSpec): an
+// env var from status.podIP(s), a $(POD_IP) reference, a subPathExpr
+// (expanded against the environment). Its spec is made once the network is
+// set up.
+func needsPodIP(c corev1.Container) bool {
+	for _, e := range c.Env {
+		if e.ValueFrom != nil && e.ValueFrom.FieldRef != nil && strings.HasPrefix(e.ValueFrom.FieldRef.FieldPath, "status.podIP") {
+			return true
+		}
+		if strings.Contains(e.Value, "$(POD_IP)") {
+			return true
+		}
+	}
+	if slices.ContainsFunc(slices.Concat(c.Command, c.Args), func(s string) bool { return strings.Contains(s, "$(POD_IP)") }) {
+		return true
+	}
+	return slices.ContainsFunc(c.VolumeMounts, func(m corev1.VolumeMount) bool { return m.SubPathExpr != "" })
 }
 
 // releaseNetwork gives back the pod's IP; with CNI it tears the namespace

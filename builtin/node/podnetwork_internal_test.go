@@ -1,11 +1,13 @@
 package node
 
 import (
+	"context"
 	"os"
 	"testing"
 
 	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
@@ -62,5 +64,62 @@ func TestSandboxMountsHosts(t *testing.T) {
 	w.sandboxMounts(&own)
 	if len(own.Mounts) != 1 || own.Mounts[0].HostPath != "/etc/hosts" {
 		t.Errorf("own /etc/hosts mount: mounts %+v, want only the container's", own.Mounts)
+	}
+}
+
+func TestNeedsPodIP(t *testing.T) {
+	fromIP := func(path string) []corev1.EnvVar {
+		return []corev1.EnvVar{{Name: "X", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: path}}}}
+	}
+	for _, tc := range []struct {
+		name string
+		c    corev1.Container
+		want bool
+	}{
+		{"plain", corev1.Container{Command: []string{"sleep", "$(HOSTNAME)"}, Env: []corev1.EnvVar{{Name: "A", Value: "b"}}}, false},
+		{"other downward field", corev1.Container{Env: fromIP("metadata.name")}, false},
+		{"status.podIP", corev1.Container{Env: fromIP("status.podIP")}, true},
+		{"status.podIPs", corev1.Container{Env: fromIP("status.podIPs")}, true},
+		{"env refers to POD_IP", corev1.Container{Env: []corev1.EnvVar{{Name: "ADDR", Value: "$(POD_IP):80"}}}, true},
+		{"command refers to POD_IP", corev1.Container{Command: []string{"serve", "--listen=$(POD_IP):80"}}, true},
+		{"args refer to POD_IP", corev1.Container{Args: []string{"$(POD_IP)"}}, true},
+		{"subPathExpr", corev1.Container{VolumeMounts: []corev1.VolumeMount{{Name: "v", MountPath: "/v", SubPathExpr: "$(HOSTNAME)"}}}, true},
+	} {
+		if got := needsPodIP(tc.c); got != tc.want {
+			t.Errorf("%s: needsPodIP = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestFinishSpec: a spec made while the pod's network was set up gets the
+// pod IP (in POD_IP only when the agent added it), the namespace and the
+// hosts file once the sandbox is ready; a start that ends first fails.
+func TestFinishSpec(t *testing.T) {
+	w := &podWorker{dir: t.TempDir(), netns: "/run/netns/early", sandboxParts: 1, sandboxReady: make(chan struct{})}
+	spec := cri.ContainerSpec{Env: []string{"A=b", "POD_IP=", "HOSTNAME=p"}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := w.finishSpec(true)(ctx, &spec); err == nil {
+		t.Fatal("finish with the sandbox not ready and the start cancelled: no error")
+	}
+	if err := os.WriteFile(w.hostsPath(), []byte("10.1.2.3\tp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.podIP, w.netns = "10.1.2.3", "/run/netns/final"
+	close(w.sandboxReady)
+	if err := w.finishSpec(true)(context.Background(), &spec); err != nil {
+		t.Fatal(err)
+	}
+	want := cri.ContainerSpec{Env: []string{"A=b", "POD_IP=10.1.2.3", "HOSTNAME=p"}, PodIP: "10.1.2.3", NetNSPath: "/run/netns/final",
+		Mounts: []cri.Mount{{HostPath: w.hostsPath(), ContainerPath: "/etc/hosts", ReadOnly: true}}}
+	if diff := cmp.Diff(want, spec, cmpopts.IgnoreFields(cri.ContainerSpec{}, "Finish")); diff != "" {
+		t.Errorf("finished spec (-want +got):\n%s", diff)
+	}
+	own := cri.ContainerSpec{Env: []string{"POD_IP=mine"}}
+	if err := w.finishSpec(false)(context.Background(), &own); err != nil {
+		t.Fatal(err)
+	}
+	if own.Env[0] != "POD_IP=mine" || own.PodIP != "10.1.2.3" {
+		t.Errorf("the pod's own POD_IP: env %v, PodIP %q", own.Env, own.PodIP)
 	}
 }

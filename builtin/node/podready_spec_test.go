@@ -54,4 +54,46 @@ var _ = Describe("Pod readiness without probes", func() {
 		Expect(running.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", true)))
 		Expect(suite.c.Delete(ctx, pod)).To(Succeed())
 	}, SpecTimeout(30*time.Second))
+
+	// The agent writes the pod status as a merge patch whose conditions list
+	// replaces the stored one: conditions it does not own (DisruptionTarget
+	// from an eviction, a readiness gate's) must survive its writes, as with
+	// the kubelet: a Job's pod failure policy reads DisruptionTarget from the
+	// terminal status the agent writes after the eviction's delete.
+	It("keeps conditions set by others through its status writes, up to the terminal one", func(ctx SpecContext) {
+		const name = "evicted"
+		const gate = corev1.PodConditionType("example.com/gate")
+		pod := &corev1.Pod{}
+		pod.Name = name
+		pod.Finalizers = []string{"example.com/keep"} // the Job controller's tracking finalizer, say
+		pod.Spec.TerminationGracePeriodSeconds = ptr(int64(1))
+		pod.Spec.RestartPolicy = corev1.RestartPolicyNever
+		pod.Spec.Containers = []corev1.Container{helperContainer("main", "sleep", "forever")}
+		createAndBind(ctx, pod)
+		Eventually(func(g Gomega) {
+			p, err := getPod(ctx, name)()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Status.Phase).To(Equal(corev1.PodRunning))
+		}).WithContext(ctx).Should(Succeed())
+
+		p, err := getPod(ctx, name)()
+		Expect(err).NotTo(HaveOccurred())
+		p.Status.Conditions = append(p.Status.Conditions,
+			corev1.PodCondition{Type: gate, Status: corev1.ConditionTrue},
+			corev1.PodCondition{Type: corev1.DisruptionTarget, Status: corev1.ConditionTrue, Reason: "EvictionByEvictionAPI"})
+		Expect(suite.c.Status().Update(ctx, p)).To(Succeed())
+		Expect(suite.c.Delete(ctx, p)).To(Succeed())
+		Eventually(func(g Gomega) {
+			p, err := getPod(ctx, name)()
+			g.Expect(err).NotTo(HaveOccurred())
+			g.Expect(p.Status.Phase).To(Or(Equal(corev1.PodFailed), Equal(corev1.PodSucceeded)), "the agent's terminal status")
+			g.Expect(condition(p, corev1.DisruptionTarget)).To(Equal(corev1.ConditionTrue))
+			g.Expect(condition(p, gate)).To(Equal(corev1.ConditionTrue))
+			g.Expect(condition(p, corev1.PodReady)).To(Equal(corev1.ConditionFalse))
+		}).WithContext(ctx).Should(Succeed())
+		p, err = getPod(ctx, name)()
+		Expect(err).NotTo(HaveOccurred())
+		p.Finalizers = nil
+		Expect(suite.c.Update(ctx, p)).To(Succeed())
+	}, SpecTimeout(60*time.Second))
 })

@@ -154,6 +154,16 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 		conds[1].Reason = "PodCompleted"
 		w.conds[corev1.PodInitialized] = conds[1]
 	}
+	// Conditions others set (readiness gates' conditions, DisruptionTarget)
+	// are kept, as the kubelet keeps the ones it does not own: the status is
+	// written as a merge patch, which replaces the whole list.
+	for _, c := range pod.Status.Conditions {
+		switch c.Type {
+		case corev1.PodReadyToStartContainers, corev1.PodInitialized, corev1.ContainersReady, corev1.PodReady, corev1.PodScheduled:
+		default:
+			conds = append(conds, c)
+		}
+	}
 	st.Conditions = conds
 	return st
 }

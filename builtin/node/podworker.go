@@ -27,20 +27,26 @@ type podWorker struct {
 	resyncOnce sync.Once // starts resyncVolumes (volumes.go) after the first setup
 
 	mu          sync.Mutex
-	pod         *corev1.Pod                                     // latest seen; shared, never modified; guarded by mu
-	gone        bool                                            // the pod left the API; guarded by mu
-	terminating bool                                            // guarded by mu
-	podIP       string                                          // guarded by mu
-	netns       string                                          // the pod's network namespace (CNI); guarded by mu
-	startTime   api.Time                                        // guarded by mu
-	sandboxOK   bool                                            // IP and volumes ready; guarded by mu
-	initDone    bool                                            // guarded by mu
-	initFailed  bool                                            // an init container failed for good; guarded by mu
-	message     string                                          // pod-level problem (volumes); guarded by mu
-	conds       map[corev1.PodConditionType]corev1.PodCondition // last reported; guarded by mu
-	inits       []*containerRunner
-	ctrs        []*containerRunner
-	ephs        []*containerRunner // ephemeral containers, added as the spec gains them (ephemeral.go); guarded by mu
+	pod         *corev1.Pod // latest seen; shared, never modified; guarded by mu
+	gone        bool        // the pod left the API; guarded by mu
+	terminating bool        // guarded by mu
+	podIP       string      // guarded by mu
+	netns       string      // the pod's network namespace (CNI); guarded by mu
+	startTime   api.Time    // guarded by mu
+	sandboxOK   bool        // IP and volumes ready; guarded by mu
+	// sandboxParts counts the parts of the sandbox not ready yet (the
+	// network, the volumes with DNS); the last one sets sandboxOK and closes
+	// sandboxReady (sandboxPartDone). Guarded by mu.
+	sandboxParts int
+	sandboxReady chan struct{}
+	sandboxStart time.Time                                       // when lifecycle began preparing the sandbox
+	initDone     bool                                            // guarded by mu
+	initFailed   bool                                            // an init container failed for good; guarded by mu
+	message      string                                          // pod-level problem (volumes); guarded by mu
+	conds        map[corev1.PodConditionType]corev1.PodCondition // last reported; guarded by mu
+	inits        []*containerRunner
+	ctrs         []*containerRunner
+	ephs         []*containerRunner // ephemeral containers, added as the spec gains them (ephemeral.go); guarded by mu
 
 	// Termination (termination.go); guarded by mu.
 	killed       bool          // terminate stopped every container
@@ -66,6 +72,7 @@ func newPodWorker(a *Agent, pod *corev1.Pod) *podWorker {
 	w := &podWorker{a: a, uid: pod.UID, pod: pod, dir: filepath.Join(a.opts.RootDir, "pods", pod.UID),
 		log:     a.log.WithValues("pod", pod.Namespace+"/"+pod.Name),
 		changed: make(chan struct{}, 1), dirty: make(chan struct{}, 1), done: make(chan struct{}),
+		sandboxParts: 2, sandboxReady: make(chan struct{}),
 		conds: map[corev1.PodConditionType]corev1.PodCondition{}, startTime: api.Now(), seen: time.Now()}
 	if pod.Status.StartTime != nil {
 		w.startTime = *pod.Status.StartTime
@@ -180,14 +187,13 @@ func (w *podWorker) run() {
 
 // lifecycle prepares the sandbox, runs init containers, then containers.
 func (w *podWorker) lifecycle(ctx context.Context) {
-	t0 := time.Now()
-	ip, netns, ok := w.setupNetwork(ctx, w.current())
+	w.sandboxStart = time.Now()
+	netDone, ok := w.startNetwork(ctx, w.current())
 	if !ok {
 		return
 	}
-	w.mu.Lock()
-	w.podIP, w.netns = ip, netns
-	w.mu.Unlock()
+	// The network's goroutine ends with ctx at the latest.
+	defer func() { <-netDone }()
 	backoff := time.Second
 	for {
 		err := w.setupVolumes(ctx)
@@ -206,11 +212,7 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 		}
 		backoff = min(2*backoff, 30*time.Second)
 	}
-	w.mu.Lock()
-	w.sandboxOK, w.message = true, ""
-	w.mu.Unlock()
-	w.a.metrics.PodWorker(kubeletmetrics.WorkerCreate, t0)
-	w.markDirty()
+	w.sandboxPartDone()
 
 	for _, r := range w.inits {
 		if !r.run(ctx) {

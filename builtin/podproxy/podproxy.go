@@ -2,95 +2,153 @@ package podproxy
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
-	"strconv"
 	"strings"
 
-	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/storage"
 )
 
-// podPrefix and nodePrefix are the storage prefixes of Pods and Nodes.
+// Storage prefixes of the objects the subresources read.
 const (
-	podPrefix  = "/registry/core/pods/"
-	nodePrefix = "/registry/core/nodes/"
+	podPrefix       = "/registry/core/pods/"
+	nodePrefix      = "/registry/core/nodes/"
+	servicePrefix   = "/registry/core/services/"
+	endpointsPrefix = "/registry/core/endpoints/"
 )
 
-// PodGetter is the part of storage.Interface the subresource uses: pods are
-// read by the name inside NAME, which the parent (the whole NAME) cannot do,
-// and their nodes for the pod CIDRs.
-type PodGetter interface {
+// Getter is the part of storage.Interface the subresources use: objects are
+// read by the name inside NAME, which the parent (the whole NAME) cannot do.
+type Getter interface {
 	Get(ctx context.Context, key string) (storage.KeyValue, error)
 }
 
-// Subresource is the pods/proxy registry.Subresource.
-type Subresource struct {
-	store     PodGetter
+// Options configure New.
+type Options struct {
+	// Store holds the pods, services, endpoints and nodes (required).
+	Store Getter
+	// Transport makes the requests to pods, service endpoints and node ports
+	// other than the agent's (nil: a clone of http.DefaultTransport that does
+	// not verify HTTPS targets, as Kubernetes' proxy transport).
+	Transport http.RoundTripper
+	// NodeScheme and NodeTransport reach node agents' servers on their
+	// kubelet endpoint port (nil NodeTransport: "http" and Transport).
+	NodeScheme    string
+	NodeTransport http.RoundTripper
+}
+
+// Proxies are the pods/proxy, services/proxy and nodes/proxy subresources.
+type Proxies struct {
+	o Options
+}
+
+// New returns the proxy subresources configured by o.
+func New(o Options) (*Proxies, error) {
+	if o.Store == nil {
+		return nil, errors.New("podproxy: a store is required")
+	}
+	if o.Transport == nil {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.TLSClientConfig = &tls.Config{InsecureSkipVerify: true} //nolint:gosec // as Kubernetes' proxy transport: pods' certificates are their own
+		o.Transport = tr
+	}
+	if o.NodeTransport == nil {
+		o.NodeScheme, o.NodeTransport = "http", o.Transport
+	}
+	if o.NodeScheme == "" {
+		o.NodeScheme = "http"
+	}
+	return &Proxies{o: o}, nil
+}
+
+// Pods is the pods/proxy subresource.
+func (p *Proxies) Pods() registry.Subresource {
+	return &subresource{kind: "PodProxyOptions", resource: "pod", resolve: p.podTarget}
+}
+
+// Services is the services/proxy subresource.
+func (p *Proxies) Services() registry.Subresource {
+	return &subresource{kind: "ServiceProxyOptions", resource: "service", resolve: p.serviceTarget}
+}
+
+// Nodes is the nodes/proxy subresource.
+func (p *Proxies) Nodes() registry.Subresource {
+	return &subresource{kind: "NodeProxyOptions", resource: "node", resolve: p.nodeTarget}
+}
+
+// target is where one proxied request goes: scheme and host of url, through
+// transport.
+type target struct {
+	url       *url.URL
 	transport http.RoundTripper
 }
 
-var _ registry.Subresource = (*Subresource)(nil)
-
-// New returns the pods/proxy subresource reading pods from store; transport
-// makes the requests to pods (nil: a clone of http.DefaultTransport).
-func New(store PodGetter, transport http.RoundTripper) (*Subresource, error) {
-	if store == nil {
-		return nil, errors.New("podproxy: a pod store is required")
-	}
-	if transport == nil {
-		transport = http.DefaultTransport.(*http.Transport).Clone()
-	}
-	return &Subresource{store: store, transport: transport}, nil
+// subresource is one resource's proxy: resolve finds the target of
+// "scheme:name:port" in namespace ns ("" for nodes).
+type subresource struct {
+	kind     string
+	resource string
+	resolve  func(ctx context.Context, ns, scheme, name, port string) (*target, error)
 }
 
+var _ registry.Subresource = (*subresource)(nil)
+
 // Verbs implements registry.Subresource.
-func (*Subresource) Verbs() []string {
+func (*subresource) Verbs() []string {
 	return []string{"create", "delete", "get", "patch", "update"}
 }
 
-// Kind implements registry.Subresource: discovery reports pods/proxy as
-// kind PodProxyOptions, as Kubernetes does.
-func (*Subresource) Kind() api.GroupVersionKind {
-	return api.GroupVersionKind{Version: "v1", Kind: "PodProxyOptions"}
+// Kind implements registry.Subresource: discovery reports the proxy
+// subresources as kind PodProxyOptions, ServiceProxyOptions and
+// NodeProxyOptions, as Kubernetes does.
+func (s *subresource) Kind() api.GroupVersionKind {
+	return api.GroupVersionKind{Version: "v1", Kind: s.kind}
 }
 
-var proxyResource = api.GroupResource{Resource: "pods"}
+// credentialHeaders are the client's credentials, never passed on.
+var credentialHeaders = []string{"Authorization", "Impersonate-User", "Impersonate-Group", "Impersonate-Uid"}
 
 // Serve implements registry.Subresource.
-func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent registry.Parent) error {
+func (s *subresource) Serve(w http.ResponseWriter, r *http.Request, parent registry.Parent) error {
 	scheme, name, port, ok := SplitSchemeNamePort(parent.Name())
 	if !ok {
-		return apierrors.NewBadRequest(fmt.Sprintf("invalid pod request %q", parent.Name()))
+		return apierrors.NewBadRequest(fmt.Sprintf("invalid %s request %q", s.resource, parent.Name()))
 	}
-	pod, err := s.pod(r.Context(), parent.Namespace(), name)
+	t, err := s.resolve(r.Context(), parent.Namespace(), scheme, name, port)
 	if err != nil {
 		return err
 	}
-	loc, err := location(pod, scheme, port)
-	if err != nil {
-		return err
+	prefix, rest, ok := splitProxyPath(r.URL.Path, parent.Name())
+	if !ok && (r.Method == http.MethodGet || r.Method == http.MethodHead) {
+		// As Kubernetes: .../proxy goes to .../proxy/, so that the target's
+		// relative links resolve below the proxy.
+		loc := r.URL.Path + "/"
+		if r.URL.RawQuery != "" {
+			loc += "?" + r.URL.RawQuery
+		}
+		w.Header().Set("Location", loc)
+		w.WriteHeader(http.StatusMovedPermanently)
+		return nil
 	}
-	if err := s.checkHostLocal(r.Context(), pod, loc); err != nil {
-		return err
-	}
-	loc.Path = tail(r.URL.Path, parent.Name())
+	loc := *t.url
+	loc.Path = rest
 	loc.RawQuery = r.URL.RawQuery
+	rw := rewriter{prefix: prefix, targetHost: loc.Host}
 	var proxyErr error
 	rp := &httputil.ReverseProxy{
-		Transport: s.transport,
+		Transport: t.transport,
 		Rewrite: func(pr *httputil.ProxyRequest) {
-			pr.Out.URL = loc
+			pr.Out.URL = &loc
 			pr.Out.Host = loc.Host
-			for _, h := range []string{"Authorization", "Impersonate-User", "Impersonate-Group", "Impersonate-Uid"} {
+			for _, h := range credentialHeaders {
 				pr.Out.Header.Del(h)
 			}
 			for k := range pr.Out.Header {
@@ -99,6 +157,7 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 				}
 			}
 		},
+		ModifyResponse: rw.response,
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
 			if r.Context().Err() == nil {
 				proxyErr = apierrors.NewServiceUnavailable(fmt.Sprintf("error trying to reach service: %v", err))
@@ -109,20 +168,8 @@ func (s *Subresource) Serve(w http.ResponseWriter, r *http.Request, parent regis
 	return proxyErr
 }
 
-// pod reads pod ns/name.
-func (s *Subresource) pod(ctx context.Context, ns, name string) (*corev1.Pod, error) {
-	pod, found, err := read[corev1.Pod](ctx, s.store, podPrefix+ns+"/"+name)
-	if err != nil {
-		return nil, err
-	}
-	if !found {
-		return nil, apierrors.NewNotFound(proxyResource, name)
-	}
-	return pod, nil
-}
-
 // read decodes the stored object at key; found is false when there is none.
-func read[T any](ctx context.Context, store PodGetter, key string) (obj *T, found bool, err error) {
+func read[T any](ctx context.Context, store Getter, key string) (obj *T, found bool, err error) {
 	kv, err := store.Get(ctx, key)
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil, false, nil
@@ -137,85 +184,35 @@ func read[T any](ctx context.Context, store PodGetter, key string) (obj *T, foun
 	return obj, true, nil
 }
 
-// checkHostLocal refuses a loopback or link-local target unless it lies in
-// the pod CIDRs of the node the pod runs on (the process runtime gives pods
-// loopback addresses from its node's range). Anything else on the host's
-// loopback (the API server, etcd, the node agent) or a link-local address (a
-// cloud metadata service) is never reachable through pods/proxy, whatever
-// IP a pod's status claims.
-func (s *Subresource) checkHostLocal(ctx context.Context, pod *corev1.Pod, loc *url.URL) error {
-	ip := net.ParseIP(loc.Hostname())
-	if ip == nil || !(ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast()) {
-		return nil
-	}
-	denied := apierrors.NewBadRequest("address not allowed")
-	if pod.Spec.NodeName == "" {
-		return denied
-	}
-	node, found, err := read[corev1.Node](ctx, s.store, nodePrefix+pod.Spec.NodeName)
+// mustRead is read with a missing object as NotFound of resource.
+func mustRead[T any](ctx context.Context, store Getter, key, resource, name string) (*T, error) {
+	obj, found, err := read[T](ctx, store, key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if found && inCIDRs(ip, append([]string{node.Spec.PodCIDR}, node.Spec.PodCIDRs...)) {
-		return nil
+	if !found {
+		return nil, apierrors.NewNotFound(api.GroupResource{Resource: resource}, name)
 	}
-	return denied
+	return obj, nil
 }
 
-// inCIDRs reports whether ip lies in one of cidrs (unparsable ones ignored).
-func inCIDRs(ip net.IP, cidrs []string) bool {
-	for _, c := range cidrs {
-		if _, n, err := net.ParseCIDR(c); err == nil && n.Contains(ip) {
-			return true
-		}
-	}
-	return false
-}
-
-// location is where pod answers: its IP, and port or else its first
-// containerPort.
-func location(pod *corev1.Pod, scheme, port string) (*url.URL, error) {
-	if port == "" {
-		for _, c := range pod.Spec.Containers {
-			if len(c.Ports) > 0 {
-				port = strconv.Itoa(int(c.Ports[0].ContainerPort))
-				break
-			}
-		}
-	}
-	podIP := pod.Status.PodIP
-	if len(pod.Status.PodIPs) > 0 {
-		podIP = pod.Status.PodIPs[0].IP
-	}
-	ip := net.ParseIP(podIP)
-	if ip == nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("pod %s has no IP address", pod.Name))
-	}
-	if ip.IsUnspecified() || ip.IsMulticast() {
-		return nil, apierrors.NewBadRequest("address not allowed")
-	}
-	if scheme == "" {
-		scheme = "http"
-	}
-	loc := &url.URL{Scheme: scheme, Host: podIP}
-	if port != "" {
-		loc.Host = net.JoinHostPort(podIP, port)
-	}
-	return loc, nil
-}
-
-// tail is the part of path after ".../NAME/proxy", "/" when empty.
-func tail(path, name string) string {
+// splitProxyPath splits path at ".../NAME/proxy": prefix is up to and
+// including "/proxy", rest what follows ("/" when nothing does); ok is false
+// when nothing, not even a "/", follows.
+func splitProxyPath(path, name string) (prefix, rest string, ok bool) {
 	marker := "/" + name + "/proxy"
 	i := strings.Index(path, marker)
 	if i < 0 {
-		return "/"
+		return path, "/", false
 	}
-	rest := path[i+len(marker):]
-	if rest == "" || rest[0] != '/' {
-		return "/" + rest
+	prefix, rest = path[:i+len(marker)], path[i+len(marker):]
+	if rest == "" {
+		return prefix, "/", false
 	}
-	return rest
+	if rest[0] != '/' {
+		rest = "/" + rest
+	}
+	return prefix, rest, true
 }
 
 // SplitSchemeNamePort splits "name", "name:port" and "scheme:name:port"

@@ -7,6 +7,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/plugins/volumebinding"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
@@ -37,6 +38,30 @@ func claimNode(ctx context.Context, ns, name string) func() string {
 	}
 }
 
+// createLocalVolumeAndClaim creates a 1Gi local volume of class on node
+// (node affinity on metadata.name) and the claim "data" of that class; both
+// are deleted when the spec ends.
+func createLocalVolumeAndClaim(ctx context.Context, ns, class, node string) (*corev1.PersistentVolume, *corev1.PersistentVolumeClaim) {
+	pv := &corev1.PersistentVolume{ObjectMeta: api.ObjectMeta{Name: "local-" + ns}, Spec: corev1.PersistentVolumeSpec{
+		Capacity:               corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")},
+		AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		StorageClassName:       class,
+		PersistentVolumeSource: corev1.PersistentVolumeSource{Local: &corev1.LocalVolumeSource{Path: "/mnt/disk"}},
+		NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
+			MatchFields: []corev1.NodeSelectorRequirement{{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{node}}}}}}},
+	}}
+	Expect(c.Create(ctx, pv)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, pv))).To(Succeed()) })
+	pvc := &corev1.PersistentVolumeClaim{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: "data"}, Spec: corev1.PersistentVolumeClaimSpec{
+		AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
+		StorageClassName: api.Ptr(class),
+		Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}},
+	}}
+	Expect(c.Create(ctx, pvc)).To(Succeed())
+	DeferCleanup(func(ctx context.Context) { Expect(client.IgnoreNotFound(c.Delete(ctx, pvc))).To(Succeed()) })
+	return pv, pvc
+}
+
 func withClaim(volume, claim string) podOpt {
 	return func(p *corev1.Pod) {
 		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: volume, VolumeSource: corev1.VolumeSource{
@@ -62,6 +87,40 @@ var _ = Describe("VolumeBinding", func() {
 			Eventually(nodeNameOf(ctx, p)).Should(Equal("vb-b"))
 		}
 		Eventually(nodeNameOf(ctx, free)).Should(Equal("vb-a"))
+	})
+
+	It("places a pod whose claim is bound to a PersistentVolume on a node its node affinity admits", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		// vb-a has the more free cpu, so LeastAllocated prefers it.
+		createNode(ctx, "vb-a", "8", "16Gi")
+		createNode(ctx, "vb-b", "2", "16Gi")
+		pv, pvc := createLocalVolumeAndClaim(ctx, ns, "local-"+ns, "vb-b")
+		Eventually(func(g Gomega) string {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(pvc), pvc)).To(Succeed())
+			g.Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
+			return pvc.Spec.VolumeName
+		}).Should(Equal(pv.Name))
+		p := createPod(ctx, ns, "app", requests("100m", "128Mi"), withClaim("data", "data"))
+		Eventually(nodeNameOf(ctx, p)).Should(Equal("vb-b"))
+	})
+
+	It("places a pod whose claim waits for its first consumer on a node with a matching local volume", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		// vb-a has the more free cpu, so LeastAllocated prefers it.
+		createNode(ctx, "vb-a", "8", "16Gi")
+		createNode(ctx, "vb-b", "2", "16Gi")
+		wffc := storagev1.VolumeBindingWaitForFirstConsumer
+		sc := &storagev1.StorageClass{ObjectMeta: api.ObjectMeta{Name: "local-" + ns}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wffc}
+		Expect(c.Create(ctx, sc)).To(Succeed())
+		DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, sc)).To(Succeed()) })
+		pv, pvc := createLocalVolumeAndClaim(ctx, ns, sc.Name, "vb-b")
+		p := createPod(ctx, ns, "app", requests("100m", "128Mi"), withClaim("data", "data"))
+		Eventually(nodeNameOf(ctx, p)).Should(Equal("vb-b"))
+		Eventually(func(g Gomega) string {
+			g.Expect(c.Get(ctx, client.ObjectKeyFromObject(pvc), pvc)).To(Succeed())
+			g.Expect(pvc.Status.Phase).To(Equal(corev1.ClaimBound))
+			return pvc.Spec.VolumeName
+		}).Should(Equal(pv.Name))
 	})
 
 	It("explains a volume node affinity conflict like Kubernetes", func(ctx SpecContext) {

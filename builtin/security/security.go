@@ -117,7 +117,9 @@ func New(opts Options) (*Security, error) {
 		}
 	}
 	s.rbac = rbac.NewAuthorizer(s.list)
-	s.authorizer = filters.UnionAuthorizer(filters.Privileged, node.NewAuthorizer(s.pods), s.rbac)
+	nodes := node.NewAuthorizer(s.pods)
+	nodes.Claims = s.claimVolumes
+	s.authorizer = filters.UnionAuthorizer(filters.Privileged, nodes, s.rbac)
 	if opts.AlwaysAllow {
 		s.authorizer = filters.AlwaysAllow
 	}
@@ -313,6 +315,34 @@ func (csrRequester) Admit(_ context.Context, a *admission.Attributes) error {
 		}
 	}
 	return nil
+}
+
+// claimVolumes returns the volume of each PersistentVolumeClaim of
+// namespace (by claim name) for the Node authorizer.
+func (s *Security) claimVolumes(ctx context.Context, namespace string) (map[string]string, error) {
+	items, _, err := s.list(ctx, api.GroupVersionResource{Version: "v1", Resource: "persistentvolumeclaims"}, namespace)
+	if err != nil {
+		return nil, err
+	}
+	type claim struct {
+		Metadata struct {
+			Name string `json:"name"`
+		} `json:"metadata"`
+		Spec struct {
+			VolumeName string `json:"volumeName"`
+		} `json:"spec"`
+	}
+	claims, err := decodeAll[claim](items)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(claims))
+	for _, c := range claims {
+		if c.Spec.VolumeName != "" {
+			out[c.Metadata.Name] = c.Spec.VolumeName
+		}
+	}
+	return out, nil
 }
 
 // pods lists the pods of namespace bound to nodeName for the Node

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // Fast paths for the JSON-compatible maps the API server moves on every request
@@ -42,7 +43,10 @@ const maxFastDepth = 1000
 // input is not one it is sure about; the caller then decodes it with
 // encoding/json.
 func decodeMapFast(data []byte) (map[string]any, bool) {
-	d := fastDecoder{data: data}
+	return fastDecoder{data: data}.decodeMap()
+}
+
+func (d fastDecoder) decodeMap() (map[string]any, bool) {
 	d.skipSpace()
 	if d.i >= len(d.data) || d.data[d.i] != '{' {
 		return nil, false
@@ -61,6 +65,9 @@ func decodeMapFast(data []byte) (map[string]any, bool) {
 type fastDecoder struct {
 	data []byte
 	i    int
+	// withoutManagedFields: metadata.managedFields are skipped, not
+	// decoded; inMeta is set while the root's metadata is decoded.
+	withoutManagedFields, inMeta bool
 }
 
 func (d *fastDecoder) skipSpace() {
@@ -100,11 +107,26 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 		}
 		d.i++
 		d.skipSpace()
-		v, ok := d.value(depth)
-		if !ok {
-			return nil, false
+		switch {
+		case d.withoutManagedFields && depth == 1 && d.inMeta && k == "managedFields":
+			if !d.skip(depth) {
+				return nil, false
+			}
+		case d.withoutManagedFields && depth == 0 && k == "metadata":
+			d.inMeta = true
+			v, ok := d.value(depth)
+			d.inMeta = false
+			if !ok {
+				return nil, false
+			}
+			m[k] = v
+		default:
+			v, ok := d.value(depth)
+			if !ok {
+				return nil, false
+			}
+			m[k] = v
 		}
-		m[k] = v
 		d.skipSpace()
 		if d.i >= len(d.data) {
 			return nil, false
@@ -178,6 +200,110 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 		return d.number()
 	}
 	return nil, false
+}
+
+// skip reads a value as value does, building nothing; false when value
+// would fail.
+func (d *fastDecoder) skip(depth int) bool {
+	if d.i >= len(d.data) {
+		return false
+	}
+	switch c := d.data[d.i]; {
+	case c == '{', c == '[':
+		if depth+1 > maxFastDepth {
+			return false
+		}
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		d.i++
+		d.skipSpace()
+		if d.i < len(d.data) && d.data[d.i] == end {
+			d.i++
+			return true
+		}
+		for {
+			if c == '{' {
+				if d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() {
+					return false
+				}
+				d.skipSpace()
+				if d.i >= len(d.data) || d.data[d.i] != ':' {
+					return false
+				}
+				d.i++
+				d.skipSpace()
+			}
+			if !d.skip(depth + 1) {
+				return false
+			}
+			d.skipSpace()
+			if d.i >= len(d.data) {
+				return false
+			}
+			switch d.data[d.i] {
+			case ',':
+				d.i++
+				d.skipSpace()
+			case end:
+				d.i++
+				return true
+			default:
+				return false
+			}
+		}
+	case c == '"':
+		return d.skipString()
+	case c == 't':
+		return d.literal("true")
+	case c == 'f':
+		return d.literal("false")
+	case c == 'n':
+		return d.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, ok := d.number()
+		return ok
+	}
+	return false
+}
+
+// skipString reads a string as str does, without unquoting it; d.i is at
+// its opening quote.
+func (d *fastDecoder) skipString() bool {
+	i := d.i + 1
+	for i < len(d.data) {
+		switch c := d.data[i]; {
+		case c == '"':
+			d.i = i + 1
+			return true
+		case c < 0x20:
+			return false
+		case c == '\\':
+			if i+1 >= len(d.data) {
+				return false
+			}
+			switch d.data[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(d.data) {
+					return false
+				}
+				for _, h := range d.data[i+2 : i+6] {
+					if !('0' <= h && h <= '9' || 'a' <= h && h <= 'f' || 'A' <= h && h <= 'F') {
+						return false
+					}
+				}
+				i += 6
+			default:
+				return false
+			}
+		default:
+			i++
+		}
+	}
+	return false
 }
 
 func (d *fastDecoder) literal(lit string) bool {
@@ -318,7 +444,7 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 	case nil:
 		return append(dst, "null"...), nil
 	case string:
-		return appendJSONString(dst, t)
+		return AppendJSONString(dst, t), nil
 	case bool:
 		return strconv.AppendBool(dst, t), nil
 	case int64:
@@ -350,6 +476,8 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 			return append(dst, "null"...), nil
 		}
 		return appendJSONMap(dst, t)
+	case RawJSON:
+		return append(dst, t...), nil
 	case []any:
 		if t == nil {
 			return append(dst, "null"...), nil
@@ -373,6 +501,36 @@ func appendJSON(dst []byte, v any) ([]byte, error) {
 	return append(dst, b...), nil
 }
 
+// RawJSON is a value held as its JSON encoding in a JSON-compatible map, for
+// objects built to be encoded: AppendJSON and EncodeJSON write it as it is,
+// and so does encoding/json (compacted). It must be valid JSON, written as
+// AppendJSON would write the value it stands for, and is never changed once
+// in a map. Decoding never produces it, and code that reads decoded objects
+// does not expect it: whoever puts one in an object decodes it (DecodeValue)
+// before such code sees the object.
+type RawJSON []byte
+
+// MarshalJSON returns r.
+func (r RawJSON) MarshalJSON() ([]byte, error) { return r, nil }
+
+// SortObjectKeys sorts s by key (distinct for each element) in the order
+// AppendJSON writes an object's keys: by text, as encoding/json does, but for
+// the levels of managedFields' FieldsV1 sets (fieldsv1order.go).
+func SortObjectKeys[E any](s []E, key func(E) string) {
+	if len(s) < 2 {
+		return
+	}
+	slices.SortFunc(s, func(a, b E) int { return strings.Compare(key(a), key(b)) })
+	var small [16]string
+	keys := small[:0]
+	for _, e := range s {
+		keys = append(keys, key(e))
+	}
+	if isFieldsV1Level(keys) {
+		slices.SortStableFunc(s, func(a, b E) int { return compareFieldsV1Keys(key(a), key(b)) })
+	}
+}
+
 // appendJSONMap encodes m with its keys sorted, as encoding/json does.
 func appendJSONMap(dst []byte, m map[string]any) ([]byte, error) {
 	var small [16]string
@@ -389,11 +547,9 @@ func appendJSONMap(dst []byte, m map[string]any) ([]byte, error) {
 		if i > 0 {
 			dst = append(dst, ',')
 		}
-		var err error
-		if dst, err = appendJSONString(dst, k); err != nil {
-			return dst, err
-		}
+		dst = AppendJSONString(dst, k)
 		dst = append(dst, ':')
+		var err error
 		if dst, err = appendJSON(dst, m[k]); err != nil {
 			return dst, err
 		}
@@ -401,21 +557,19 @@ func appendJSONMap(dst []byte, m map[string]any) ([]byte, error) {
 	return append(dst, '}'), nil
 }
 
-// appendJSONString quotes s as encoding/json does (HTML-safe); strings that need
-// escaping or hold non-ASCII text are quoted by encoding/json itself.
-func appendJSONString(dst []byte, s string) ([]byte, error) {
+// AppendJSONString appends s quoted as encoding/json quotes it (HTML-safe);
+// strings that need escaping or hold non-ASCII text are quoted by
+// encoding/json itself.
+func AppendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
 		if !safeStringByte[s[i]] {
-			b, err := json.Marshal(s)
-			if err != nil {
-				return dst, err
-			}
-			return append(dst, b...), nil
+			b, _ := json.Marshal(s) // a string always encodes
+			return append(dst, b...)
 		}
 	}
 	dst = append(dst, '"')
 	dst = append(dst, s...)
-	return append(dst, '"'), nil
+	return append(dst, '"')
 }
 
 // DecodeValue decodes any JSON value as DecodeMap decodes the values inside an

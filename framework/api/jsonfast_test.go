@@ -42,6 +42,68 @@ func checkDecode(t *testing.T, in string) {
 	}
 }
 
+// checkDecodeWithout checks DecodeMapWithoutManagedFields against
+// encoding/json less metadata.managedFields: the same errors, the same maps.
+func checkDecodeWithout(t *testing.T, in string) {
+	want, wantErr := decodeMapStd([]byte(in))
+	if meta, ok := want["metadata"].(map[string]any); ok {
+		delete(meta, "managedFields")
+	}
+	got, err := DecodeMapWithoutManagedFields([]byte(in))
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q: error %v, encoding/json %v", in, err, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: %#v, encoding/json %#v", in, got, want)
+	}
+}
+
+// withManagedFields wraps v (JSON text, valid or not) as the managedFields
+// of an object, and elsewhere too.
+func withManagedFields(v string) []string {
+	return []string{
+		`{"metadata":{"name":"x","managedFields":` + v + `,"labels":{"a":"b"}},"spec":{"managedFields":1}}`,
+		`{"kind":"x","metadata":{"managedFields":` + v + `}}`,
+		`{"spec":{"managedFields":` + v + `},"metadata":{}}`,
+	}
+}
+
+var managedFieldsCorpus = []string{
+	`[{"apiVersion":"v1","fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{},"f:k":{}},"f:metadata":{"f:labels":{".":{},"f:\u003c\u2028é":{}}}},"manager":"m","operation":"Update","time":"2026-12-05T06:00:00Z"}]`,
+	`[ { "a" : [ 1 , -2.5e3 , true , false , null , "\"\\\/\b\f\n\r\t\u00e9" ] } ]`,
+	`[{"k:{\"port\":80}":{}}]`, `[]`, `{}`, `null`, `"x"`, `[1,]`, `[{"a"}]`, `["\q"]`, `["\u12g4"]`, "[\"\x01\"]",
+	`[{"a":1}`, `[01]`, `[tru]`, "[\"bad\xff\"]",
+}
+
+func TestDecodeMapWithoutManagedFields(t *testing.T) {
+	for _, in := range jsonCorpus {
+		checkDecodeWithout(t, in)
+		for _, w := range withManagedFields(in) {
+			checkDecodeWithout(t, w)
+		}
+	}
+	for _, v := range managedFieldsCorpus {
+		for _, w := range withManagedFields(v) {
+			checkDecodeWithout(t, w)
+		}
+	}
+}
+
+// FuzzDecodeMapWithoutManagedFields checks DecodeMapWithoutManagedFields
+// against encoding/json, the fuzzer's input as a whole document and as
+// managedFields.
+func FuzzDecodeMapWithoutManagedFields(f *testing.F) {
+	for _, in := range append(slices.Clone(jsonCorpus), managedFieldsCorpus...) {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		checkDecodeWithout(t, string(in))
+		for _, w := range withManagedFields(string(in)) {
+			checkDecodeWithout(t, w)
+		}
+	})
+}
+
 func checkEncode(t *testing.T, v any) {
 	want, wantErr := json.Marshal(v)
 	got, err := EncodeJSON(v)
@@ -148,4 +210,16 @@ func FuzzDecodeValue(f *testing.F) {
 			t.Fatalf("DecodeValue(%q) = %#v, encoding/json: %#v", in, got, want)
 		}
 	})
+}
+
+// DecodeMap accepts one object and whitespace only, whichever path decodes.
+func TestDecodeMapRejectsTrailingData(t *testing.T) {
+	for _, in := range []string{`{"a":1}}`, `{"a":1}]`, `{"a":1}{"b":2}`, `{"a":1},"x":2`, `{"a":1} x`} {
+		if m, err := DecodeMap([]byte(in)); err == nil {
+			t.Errorf("DecodeMap(%s) = %v, want an error", in, m)
+		}
+	}
+	if _, err := DecodeMap([]byte(" {\"a\":1} \n")); err != nil {
+		t.Errorf("surrounding whitespace: %v", err)
+	}
 }

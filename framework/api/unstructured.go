@@ -2,7 +2,9 @@ package api
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -68,6 +70,22 @@ func DecodeMap(data []byte) (map[string]any, error) {
 	return decodeMapStd(data)
 }
 
+// DecodeMapWithoutManagedFields is DecodeMap without metadata.managedFields
+// (read as JSON, not decoded), for readers of an object's other fields.
+func DecodeMapWithoutManagedFields(data []byte) (map[string]any, error) {
+	if m, ok := (fastDecoder{data: data, withoutManagedFields: true}).decodeMap(); ok {
+		return m, nil
+	}
+	m, err := decodeMapStd(data)
+	if err != nil {
+		return nil, err
+	}
+	if meta, ok := m["metadata"].(map[string]any); ok {
+		delete(meta, "managedFields")
+	}
+	return m, nil
+}
+
 // decodeMapStd is DecodeMap by encoding/json, the reference for decodeMapFast.
 func decodeMapStd(data []byte) (map[string]any, error) {
 	var v any
@@ -76,7 +94,8 @@ func decodeMapStd(data []byte) (map[string]any, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if dec.More() {
+	// Only whitespace may follow (More is false before a stray '}' or ']').
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("unexpected data after the JSON object")
 	}
 	m, ok := v.(map[string]any)

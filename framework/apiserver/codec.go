@@ -109,7 +109,17 @@ func storedBody(stored []byte, rv int64) jsonBody {
 
 // decodeStored decodes stored JSON into a map with resourceVersion set.
 func decodeStored(stored []byte, rv int64) (map[string]any, error) {
-	m, err := api.DecodeMap(stored)
+	return decodeStoredWith(api.DecodeMap, stored, rv)
+}
+
+// decodeStoredFields is decodeStored without metadata.managedFields, for
+// readers of the object's other fields (the watch cache's index of it).
+func decodeStoredFields(stored []byte, rv int64) (map[string]any, error) {
+	return decodeStoredWith(api.DecodeMapWithoutManagedFields, stored, rv)
+}
+
+func decodeStoredWith(decode func([]byte) (map[string]any, error), stored []byte, rv int64) (map[string]any, error) {
+	m, err := decode(stored)
 	if err != nil {
 		return nil, fmt.Errorf("decode stored object: %w", err)
 	}

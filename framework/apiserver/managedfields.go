@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -142,8 +143,48 @@ func (s *Server) takeManagedFields(q *request, mode updateMode, obj map[string]a
 // took. Failures keep live's entries, as in Kubernetes: bookkeeping never
 // fails a write.
 func (s *Server) trackWrite(q *request, mode updateMode, live, obj map[string]any, sent sentFields) {
-	if q.applied {
+	s.trackWriteAs(q, mode, live, obj, sent, false, false, time.Time{})
+}
+
+// createdFields are the managedFields entries trackCreate left decoded in an
+// object, and their encoding.
+type createdFields struct {
+	raw     api.RawJSON
+	entries []any
+}
+
+// trackCreate is trackWrite for a create at the time at (its
+// creationTimestamp's), which also builds the creator's entry as the bytes
+// encoding it writes (fieldmanager.UpdateEncoded). When nothing but the
+// encoder reads obj before it is stored (decoded false), obj holds those
+// bytes; else it holds the decoded entry, and encodeIn puts the bytes in its
+// place once the readers are done.
+func (s *Server) trackCreate(q *request, obj map[string]any, sent sentFields, at time.Time, decoded bool) createdFields {
+	raw := s.trackWriteAs(q, updateMain, nil, obj, sent, true, decoded, at)
+	if !decoded || raw == nil {
+		return createdFields{}
+	}
+	entries, _ := metaOf(obj)["managedFields"].([]any)
+	return createdFields{raw: raw, entries: entries}
+}
+
+// encodeIn puts the encoding of c's entries in obj in their place, for
+// encoding obj, when obj still holds them: a plugin that changed the object
+// (admission reports it) has it canonicalized again, which decodes new
+// entries.
+func (c createdFields) encodeIn(obj map[string]any) {
+	if len(c.entries) == 0 {
 		return
+	}
+	meta, _ := obj["metadata"].(map[string]any)
+	if cur, ok := meta["managedFields"].([]any); ok && len(cur) == len(c.entries) && &cur[0] == &c.entries[0] {
+		meta["managedFields"] = c.raw
+	}
+}
+
+func (s *Server) trackWriteAs(q *request, mode updateMode, live, obj map[string]any, sent sentFields, encoded, decoded bool, at time.Time) api.RawJSON {
+	if q.applied {
+		return nil
 	}
 	fm := s.fieldManagerFor(q, mode)
 	if fm == nil || !sent.taken {
@@ -155,14 +196,24 @@ func (s *Server) trackWrite(q *request, mode updateMode, live, obj map[string]an
 				}
 			}
 		}
-		return
+		return nil
 	}
 	if sent.present {
 		metaOf(obj)["managedFields"] = sent.value
 	}
-	if err := fm.Update(live, obj, fieldManagerName(q)); err != nil {
+	var (
+		raw api.RawJSON
+		err error
+	)
+	if encoded {
+		raw, err = fm.UpdateEncoded(live, obj, fieldManagerName(q), at, decoded)
+	} else {
+		err = fm.Update(live, obj, fieldManagerName(q))
+	}
+	if err != nil {
 		s.log.V(1).Info("managed fields not updated", "resource", q.res.GroupVersionResource().String(), "error", err.Error())
 	}
+	return raw
 }
 
 // unsentAdmissionDefaults are the AdmissionDefaults of res that the client's

@@ -97,7 +97,10 @@ func (s *Server) filterFor(q *request) (objectFilter, error) {
 		}
 	}
 	if !ls.Empty() || !fs.Empty() {
-		f.match = func(l, fl map[string]string) bool { return ls.Matches(l) && fs.Matches(fl) }
+		reqs := fs.Requirements()
+		f.match = func(o *cachedObject, fl map[string]string) bool {
+			return ls.Matches(o.labels) && fieldsMatch(reqs, o.name, fl)
+		}
 	}
 	return f, nil
 }
@@ -122,9 +125,9 @@ func selectableFieldsIn(res *registry.Resource) func(o *cachedObject) map[string
 			m, err = v.object(m)
 		}
 		if err != nil {
-			return map[string]string{"metadata.name": o.name, "metadata.namespace": o.namespace}
+			return map[string]string{"metadata.namespace": o.namespace}
 		}
-		return objectFields(m, o.name, o.namespace, res.Namespaced, res.SelectableFields)
+		return objectFields(m, o.namespace, res.Namespaced, res.SelectableFields)
 	}
 }
 
@@ -138,6 +141,26 @@ func storageFieldSelector(fs fields.Selector, labels map[string]string) fields.S
 		}
 	}
 	return fields.NewSelector(reqs...)
+}
+
+// fieldsMatch reports whether an object named name with selectable fields fl
+// (cachedObject.fields: metadata.name is not among them) satisfies every
+// requirement; a missing field is "".
+func fieldsMatch(reqs []fields.Requirement, name string, fl map[string]string) bool {
+	for _, r := range reqs {
+		v := fl[r.Field]
+		if r.Field == "metadata.name" {
+			v = name
+		}
+		ok := v == r.Value
+		if r.Operator == fields.NotEquals {
+			ok = !ok
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // hasKeys reports whether every key of want is in m.

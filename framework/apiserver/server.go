@@ -232,9 +232,14 @@ func (s *Server) ensureCacheLocked(res *registry.Resource) *cacheHandle {
 	cctx, cancel := context.WithCancel(s.ctx)
 	fieldsOf := s.storedFields(res)
 	namespaced := res.Namespaced
+	sets := newFieldSets()
 	wc := newWatchCache(s.opts.Storage, prefix, s.opts.WatchCacheCapacity, s.log.WithValues("resource", res.GroupVersionResource().GroupResource().String()),
 		func(key string, value []byte, rv int64) (*cachedObject, error) {
-			return buildCachedObject(key, value, rv, namespaced, fieldsOf)
+			o, err := buildCachedObject(key, value, rv, namespaced, fieldsOf)
+			if err == nil {
+				sets.share(o)
+			}
+			return o, err
 		})
 	h := &cacheHandle{cache: wc, cancel: cancel}
 	s.caches[prefix] = h
@@ -268,7 +273,7 @@ func (s *Server) storedFields(res *registry.Resource) func(map[string]any) map[s
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
-	m, err := decodeStored(value, rv)
+	m, err := decodeStoredFields(value, rv) // the fields below, none of managedFields
 	if err != nil {
 		return nil, err
 	}
@@ -278,13 +283,16 @@ func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fiel
 	o.name, _ = meta["name"].(string)
 	o.namespace, _ = meta["namespace"].(string)
 	o.labels = api.NestedStringMap(m, "metadata", "labels")
-	o.fields = objectFields(m, o.name, o.namespace, namespaced, fieldsOf)
+	o.fields = objectFields(m, o.namespace, namespaced, fieldsOf)
 	o.deleting = meta["deletionTimestamp"] != nil
 	return o, nil
 }
 
-func objectFields(m map[string]any, name, namespace string, namespaced bool, fieldsOf func(map[string]any) map[string]string) map[string]string {
-	f := map[string]string{"metadata.name": name}
+// objectFields returns the selectable fields of the decoded object m but
+// metadata.name, which is the cached object's name: without it the fields of
+// many objects are equal, and the watch cache keeps one map for them (fieldSets).
+func objectFields(m map[string]any, namespace string, namespaced bool, fieldsOf func(map[string]any) map[string]string) map[string]string {
+	f := map[string]string{}
 	if namespaced {
 		f["metadata.namespace"] = namespace
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
+	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
 func (s *Server) serveWatch(q *request) error {
@@ -33,8 +34,8 @@ func (s *Server) serveWatch(q *request) error {
 	if q.ri.name != "" {
 		name := q.ri.name
 		inner := f.match
-		f.match = func(l, fl map[string]string) bool {
-			return fl["metadata.name"] == name && (inner == nil || inner(l, fl))
+		f.match = func(o *cachedObject, fl map[string]string) bool {
+			return o.name == name && (inner == nil || inner(o, fl))
 		}
 	}
 	gv := q.res.GroupVersion
@@ -210,6 +211,9 @@ func (st *watchStream) run(ctx context.Context, w *cacheWatcher, initial []*cach
 		}
 	}
 	sink.Flush()
+	// The initial events are sent: priority and fairness gives the
+	// watch's seats back.
+	filters.WatchInitialized(ctx)
 	var timeoutC <-chan time.Time
 	if st.timeout > 0 {
 		t := time.NewTimer(st.timeout)

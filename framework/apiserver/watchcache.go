@@ -30,9 +30,9 @@ type cachedObject struct {
 	apiVersion string // as stored
 	rv         int64
 	data       []byte
-	labels     map[string]string
-	fields     map[string]string
-	deleting   bool // metadata.deletionTimestamp is set
+	labels     map[string]string // shared with other objects (fieldSets): read only
+	fields     map[string]string // selectable fields but metadata.name (name above); as labels
+	deleting   bool              // metadata.deletionTimestamp is set
 
 	convMu sync.Mutex
 	conv   map[string][]byte // renderings in other versions, by group/version
@@ -47,11 +47,17 @@ type cacheEvent struct {
 	prev *cachedObject // the previous state for MODIFIED and DELETED
 	rv   int64
 
-	// Events in the ring keep their frames in the stored version, rendered
-	// once per event type and written by every watcher (fan-out); they go
-	// with the event when the ring moves on. Objects keep none: the frames
-	// of every cached object held the cache twice.
-	inRing    bool
+	// Recent events in the ring keep their frames in the stored version,
+	// rendered once per event type and written by every watcher (fan-out):
+	// kept is set when the event enters the ring and dropped once it is
+	// keptFrames events old (watchers that far behind, or replaying, render
+	// their own) or leaves the ring. Objects keep none: the frames of every
+	// cached object held the cache twice.
+	kept atomic.Pointer[eventFrames]
+}
+
+// eventFrames are the shared watch frames of one recent ring event.
+type eventFrames struct {
 	frameOnce [3]sync.Once
 	frames    [3][]byte
 	// The same in protobuf, for watchers that prefer it (watchproto.go),
@@ -59,6 +65,19 @@ type cacheEvent struct {
 	protoOnce   [3]sync.Once
 	protoFrames [3][]byte
 	protoErrs   [3]error
+}
+
+// keptFrames is how many of the most recent ring events keep their shared
+// frames: watchers keeping up (the fan-out case) read those; the ring's
+// older events (up to WatchCacheCapacity, 4,096 by default) would otherwise
+// hold a second copy of up to that many objects' JSON, ≈8 MB of pods.
+const keptFrames = 512
+
+// newRingEvent returns an event that keeps shared frames while it is recent.
+func newRingEvent(typ string, obj, prev *cachedObject, rv int64) *cacheEvent {
+	ce := &cacheEvent{typ: typ, obj: obj, prev: prev, rv: rv}
+	ce.kept.Store(&eventFrames{})
+	return ce
 }
 
 // frameIndex is the index of an event type in cacheEvent's frames.
@@ -77,7 +96,8 @@ func frameIndex(typ string) int {
 // watcher; otherwise the frame rendered into *scratch, a buffer of the
 // calling stream that it may reuse once the frame is written.
 func (ev *cacheEvent) frame(typ string, v view, scratch *[]byte) ([]byte, error) {
-	if !ev.inRing || !v.identity(ev.obj) {
+	k := ev.kept.Load()
+	if k == nil || !v.identity(ev.obj) {
 		data, err := ev.obj.dataFor(v)
 		if err != nil {
 			return nil, err
@@ -89,8 +109,8 @@ func (ev *cacheEvent) frame(typ string, v view, scratch *[]byte) ([]byte, error)
 		return b, nil
 	}
 	i := frameIndex(typ)
-	ev.frameOnce[i].Do(func() { ev.frames[i] = appendFrame(nil, typ, ev.obj.data) })
-	return ev.frames[i], nil
+	k.frameOnce[i].Do(func() { k.frames[i] = appendFrame(nil, typ, ev.obj.data) })
+	return k.frames[i], nil
 }
 
 // maxKeptFrame bounds the scratch buffer a watch stream keeps between frames,
@@ -158,7 +178,9 @@ func (o *cachedObject) storeConverted(version string, data []byte) {
 // objectFilter selects objects by namespace, labels and fields.
 type objectFilter struct {
 	namespace string
-	match     func(labels, fields map[string]string) bool
+	// match sees the object and its selectable fields (o.fields or
+	// fieldsOf's): metadata.name is o.name, not among them.
+	match func(o *cachedObject, fields map[string]string) bool
 	// fieldsOf, when set, gives the fields match sees instead of the
 	// object's precomputed ones (selectable fields of a version other than
 	// the one they were computed in).
@@ -176,9 +198,9 @@ func (f objectFilter) matches(o *cachedObject) bool {
 		return true
 	}
 	if f.fieldsOf != nil {
-		return f.match(o.labels, f.fieldsOf(o))
+		return f.match(o, f.fieldsOf(o))
 	}
-	return f.match(o.labels, o.fields)
+	return f.match(o, o.fields)
 }
 
 // watchCache keeps the current objects of one resource and a ring of recent
@@ -191,9 +213,15 @@ func (f objectFilter) matches(o *cachedObject) bool {
 // A watcher whose cursor falls out of the ring (it is more than the ring's capacity
 // behind) is terminated; its client resumes or relists.
 //
-// Concurrency: ring slots, head and wake are read without the lock (slots hold
-// events tagged with their seq, so a reader detects an overwritten slot); they are
-// written only with mu held. Lock order: mu only; never block while holding it.
+// The ring starts small and doubles up to its capacity as events come
+// (resources with few changes keep a few slots, not WatchCacheCapacity of
+// them); it evicts only once it has grown to the capacity.
+//
+// Concurrency: the ring, its slots, head and wake are read without the lock
+// (slots hold events tagged with their seq, so a reader detects an overwritten
+// slot; a grown ring is a new slice, the old one keeps what it held, and a
+// reader loads the ring after head); they are written only with mu held. Lock
+// order: mu only; never block while holding it.
 type watchCache struct {
 	store   storage.Interface
 	prefix  string
@@ -201,9 +229,9 @@ type watchCache struct {
 	log     logr.Logger
 	ringCap int
 
-	ring []atomic.Pointer[cacheEvent]  // event seq s lives in ring[s%ringCap]
-	head atomic.Int64                  // seq of the next event; [head-ringLen, head) are retained
-	wake atomic.Pointer[chan struct{}] // closed and replaced after events are published or on relist
+	ring atomic.Pointer[[]atomic.Pointer[cacheEvent]] // event seq s lives in ring[s%len(ring)]
+	head atomic.Int64                                 // seq of the next event; [head-ringLen, head) are retained
+	wake atomic.Pointer[chan struct{}]                // closed and replaced after events are published or on relist
 
 	mu          sync.RWMutex
 	objects     map[string]*cachedObject
@@ -225,11 +253,38 @@ func newWatchCache(store storage.Interface, prefix string, capacity int, log log
 	c := &watchCache{
 		store: store, prefix: prefix, decode: decode, log: log, ringCap: capacity,
 		objects: map[string]*cachedObject{}, watchers: map[*cacheWatcher]struct{}{},
-		ring: make([]atomic.Pointer[cacheEvent], capacity), readyCh: make(chan struct{}),
+		readyCh: make(chan struct{}),
 	}
+	c.resetRing()
 	ch := make(chan struct{})
 	c.wake.Store(&ch)
 	return c
+}
+
+// minRing is the number of slots a ring starts with.
+const minRing = 64
+
+// resetRing installs an empty ring of minRing slots. Called with mu held (or
+// before the cache is shared).
+func (c *watchCache) resetRing() {
+	r := make([]atomic.Pointer[cacheEvent], min(minRing, c.ringCap))
+	c.ring.Store(&r)
+	c.ringLen = 0
+}
+
+// slots returns the current ring.
+func (c *watchCache) slots() []atomic.Pointer[cacheEvent] { return *c.ring.Load() }
+
+// growRing installs a ring twice as large (at most ringCap) holding the
+// retained events and returns it. Called with mu held, the ring full.
+func (c *watchCache) growRing(old []atomic.Pointer[cacheEvent]) []atomic.Pointer[cacheEvent] {
+	r := make([]atomic.Pointer[cacheEvent], min(2*len(old), c.ringCap))
+	head := c.head.Load()
+	for seq := head - int64(c.ringLen); seq < head; seq++ {
+		r[seq%int64(len(r))].Store(old[seq%int64(len(old))].Load())
+	}
+	c.ring.Store(&r)
+	return r
 }
 
 // wakeChan returns the channel closed when events after the current head are
@@ -286,10 +341,12 @@ func (c *watchCache) relist(ctx context.Context) (int64, error) {
 	c.objects = objs
 	c.rv = res.Revision
 	c.historyFrom = res.Revision
-	c.ringLen = 0
-	for i := range c.ring {
-		c.ring[i].Store(nil)
+	// Readers of the old ring see its events gone (errFellBehind).
+	old := c.slots()
+	for i := range old {
+		old[i].Store(nil)
 	}
+	c.resetRing()
 	// Watchers could have missed events: end them so their clients resume.
 	for w := range c.watchers {
 		w.terminate()
@@ -377,10 +434,11 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		c.mu.RLock()
 		prev := c.objects[ev.KV.Key]
 		c.mu.RUnlock()
-		ce = &cacheEvent{typ: api.EventAdded, obj: obj, prev: prev, rv: ev.KV.ModRevision, inRing: true}
+		typ := api.EventAdded
 		if prev != nil {
-			ce.typ = api.EventModified
+			typ = api.EventModified
 		}
+		ce = newRingEvent(typ, obj, prev, ev.KV.ModRevision)
 	case storage.EventDelete:
 		c.mu.RLock()
 		prev := c.objects[ev.KV.Key]
@@ -402,7 +460,7 @@ func (c *watchCache) apply(ev storage.Event) bool {
 		if last == nil {
 			return false
 		}
-		ce = &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: ev.KV.ModRevision, inRing: true}
+		ce = newRingEvent(api.EventDeleted, last, prev, ev.KV.ModRevision)
 	default:
 		return false
 	}
@@ -420,15 +478,27 @@ func (c *watchCache) apply(ev storage.Event) bool {
 	c.rv = ce.rv
 	// Append to the ring, evicting the oldest event when full.
 	seq := c.head.Load()
-	slot := &c.ring[seq%int64(c.ringCap)]
+	ring := c.slots()
+	if c.ringLen == len(ring) && len(ring) < c.ringCap {
+		ring = c.growRing(ring)
+	}
+	slot := &ring[seq%int64(len(ring))]
 	if c.ringLen == c.ringCap {
-		c.historyFrom = slot.Load().rv
+		evicted := slot.Load()
+		c.historyFrom = evicted.rv
+		evicted.kept.Store(nil)
 	} else {
 		c.ringLen++
 	}
 	ce.seq = seq
 	slot.Store(ce)
 	c.head.Store(seq + 1)
+	// The event keptFrames back stops sharing its frames.
+	if old := seq - keptFrames; old >= 0 {
+		if o := ring[old%int64(len(ring))].Load(); o != nil && o.seq == old {
+			o.kept.Store(nil)
+		}
+	}
 	return true
 }
 
@@ -575,13 +645,14 @@ func (c *watchCache) watch(fromRV int64, f objectFilter) (*cacheWatcher, []*cach
 		}
 		// The first retained event with rv > fromRV (rvs increase along the ring).
 		tail := head - int64(c.ringLen)
+		ring := c.slots()
 		cursor = tail + int64(sort.Search(c.ringLen, func(i int) bool {
-			return c.ring[(tail+int64(i))%int64(c.ringCap)].Load().rv > fromRV
+			return ring[(tail+int64(i))%int64(len(ring))].Load().rv > fromRV
 		}))
 	}
 	w := &cacheWatcher{
 		c: c, filter: f, startRV: startRV, lastRV: startRV,
-		cursor: cursor, slot: int(cursor % int64(c.ringCap)), done: make(chan struct{}),
+		cursor: cursor, done: make(chan struct{}),
 	}
 	if fromRV != 0 && cursor == head {
 		// Nothing to replay: the watcher has seen everything up to the cache's revision.
@@ -607,7 +678,6 @@ type cacheWatcher struct {
 	filter  objectFilter
 	startRV int64 // events at or before it are not delivered
 	cursor  int64 // seq of the next event to consume
-	slot    int   // cursor % ringCap
 	lastRV  int64 // the watcher has seen every event up to this revision
 	done    chan struct{}
 
@@ -628,16 +698,14 @@ func (w *cacheWatcher) consume(emit func(ev *cacheEvent, typ string) error) (n i
 		w.terminate()
 		return 0, errFellBehind
 	}
+	ring := c.slots() // after head: it holds every event before head
 	for w.cursor < head {
-		ev := c.ring[w.slot].Load()
+		ev := ring[w.cursor%int64(len(ring))].Load()
 		if ev == nil || ev.seq != w.cursor {
 			w.terminate()
 			return n, errFellBehind
 		}
 		w.cursor++
-		if w.slot++; w.slot == c.ringCap {
-			w.slot = 0
-		}
 		if ev.rv <= w.startRV {
 			continue
 		}

@@ -145,7 +145,7 @@ func TestWatchCacheDeliversInOrder(t *testing.T) {
 func TestWatchCacheSelectorTransitions(t *testing.T) {
 	t.Parallel()
 	wc, fs := startTestCache(t, 64)
-	f := objectFilter{namespace: "default", match: func(l, _ map[string]string) bool { return l["app"] == "a" }}
+	f := objectFilter{namespace: "default", match: func(o *cachedObject, _ map[string]string) bool { return o.labels["app"] == "a" }}
 	w, _, err := wc.watch(0, f)
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +264,7 @@ func TestWatchStreamBookmarkRV(t *testing.T) {
 	wc, fs := startTestCache(t, 64)
 	// The watcher selects nothing, but its bookmarks must still advance to the
 	// revision of the latest event.
-	f := objectFilter{match: func(l, _ map[string]string) bool { return l["app"] == "none" }}
+	f := objectFilter{match: func(o *cachedObject, _ map[string]string) bool { return o.labels["app"] == "none" }}
 	w, _, err := wc.watch(0, f)
 	if err != nil {
 		t.Fatal(err)
@@ -416,4 +416,97 @@ func TestCachedObjectRendersEachVersionOnce(t *testing.T) {
 func frameBytes(o *cachedObject, typ string, v view) ([]byte, error) {
 	var scratch []byte
 	return (&cacheEvent{typ: typ, obj: o, rv: o.rv}).frame(typ, v, &scratch)
+}
+
+// Recent ring events share one frame among watchers; events more than
+// keptFrames old, or evicted from the ring, drop it and render per watcher,
+// so the ring does not hold a second copy of thousands of objects.
+func TestWatchCacheKeepsFramesOfRecentEvents(t *testing.T) {
+	t.Parallel()
+	const capacity = keptFrames + 64
+	wc, fs := startTestCache(t, capacity)
+	w, _, err := wc.watch(1, objectFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.forget(w)
+	n := int64(capacity + 10)
+	for rv := int64(2); rv < 2+n; rv++ {
+		put(t, fs, fmt.Sprintf("cm-%d", rv), rv, nil)
+	}
+	waitRV(t, wc, 1+n)
+	head := wc.head.Load()
+	var kept, dropped int
+	for seq := head - int64(wc.ringLen); seq < head; seq++ {
+		ring := wc.slots()
+		ev := ring[seq%int64(len(ring))].Load()
+		if ev.kept.Load() != nil {
+			kept++
+			if head-seq > keptFrames {
+				t.Errorf("event %d of %d keeps its frames", seq, head)
+			}
+			var s1, s2 []byte
+			f1, _ := ev.frame(api.EventAdded, view{}, &s1)
+			f2, _ := ev.frame(api.EventAdded, view{}, &s2)
+			if &f1[0] != &f2[0] {
+				t.Errorf("recent event %d: frames not shared", seq)
+			}
+			continue
+		}
+		dropped++
+		var scratch []byte
+		f, err := ev.frame(api.EventAdded, view{}, &scratch)
+		if err != nil || !bytes.HasPrefix(f, []byte(`{"type":"ADDED","object":{`)) || &f[0] != &scratch[0] {
+			t.Errorf("old event %d: frame %q, %v, not rendered into the scratch buffer", seq, f, err)
+		}
+	}
+	if kept != keptFrames || dropped != capacity-keptFrames {
+		t.Errorf("%d events keep frames and %d do not, want %d and %d", kept, dropped, keptFrames, capacity-keptFrames)
+	}
+}
+
+// The ring starts with minRing slots and doubles up to its capacity: events
+// published across growths reach a watcher in order, a replay finds them in
+// the grown ring, and eviction starts only at the capacity.
+func TestWatchCacheRingGrows(t *testing.T) {
+	t.Parallel()
+	const capacity = 300
+	wc, fs := startTestCache(t, capacity)
+	if n := len(wc.slots()); n != minRing {
+		t.Fatalf("new ring has %d slots, want %d", n, minRing)
+	}
+	w, _, err := wc.watch(0, objectFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.forget(w)
+	var want, got []seen
+	for i := range 400 {
+		name := fmt.Sprintf("cm%d", i)
+		put(t, fs, name, int64(i+2), nil)
+		want = append(want, seen{api.EventAdded, name, int64(i + 2)})
+		if i%50 == 49 && i < capacity {
+			waitRV(t, wc, int64(i+2))
+			got = append(got, drain(t, w)...)
+		}
+	}
+	waitRV(t, wc, 401)
+	if n := len(wc.slots()); n != capacity {
+		t.Errorf("ring has %d slots after 400 events, want %d", n, capacity)
+	}
+	got = append(got, drain(t, w)...)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+	wr, _, err := wc.watch(350, objectFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.forget(wr)
+	if diff := cmp.Diff(want[349:], drain(t, wr)); diff != "" {
+		t.Errorf("replay (-want +got):\n%s", diff)
+	}
+	if _, _, err := wc.watch(50, objectFilter{}); !errors.As(err, new(errTooOld)) {
+		t.Errorf("watch from an evicted revision: %v, want errTooOld", err)
+	}
 }

@@ -64,7 +64,7 @@ func (s *Server) protoWatch(q *request, st *watchStream) bool {
 
 // protoFrame returns the protobuf watch frame of ev as type typ in v's
 // version, encoding the object's JSON with encode (nil when it cannot be): for
-// a ring event in the stored version, encoded once per event type and shared
+// a recent ring event in the stored version, encoded once per event type and shared
 // by every watcher, as the JSON frames are (cacheEvent.frame); otherwise for
 // this watcher alone.
 func (ev *cacheEvent) protoFrame(typ string, v view, encode func(js []byte) []byte) ([]byte, error) {
@@ -79,12 +79,13 @@ func (ev *cacheEvent) protoFrame(typ string, v view, encode func(js []byte) []by
 		}
 		return protoWatchFrame(typ, obj), nil
 	}
-	if !ev.inRing || !v.identity(ev.obj) {
+	k := ev.kept.Load()
+	if k == nil || !v.identity(ev.obj) {
 		return render()
 	}
 	i := frameIndex(typ)
-	ev.protoOnce[i].Do(func() { ev.protoFrames[i], ev.protoErrs[i] = render() })
-	return ev.protoFrames[i], ev.protoErrs[i]
+	k.protoOnce[i].Do(func() { k.protoFrames[i], k.protoErrs[i] = render() })
+	return k.protoFrames[i], k.protoErrs[i]
 }
 
 // protoWatchFrame renders a meta/v1 WatchEvent of type typ carrying obj (a

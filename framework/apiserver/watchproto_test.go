@@ -28,7 +28,7 @@ func TestProtoWatchFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &cacheEvent{typ: api.EventModified, obj: o, inRing: true}
+	ev := newRingEvent(api.EventModified, o, nil, 0)
 	f, err := ev.protoFrame(api.EventModified, view{}, enc.transcode)
 	if err != nil {
 		t.Fatal(err)
@@ -64,7 +64,7 @@ func TestProtoWatchFrame(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := (&cacheEvent{typ: api.EventAdded, obj: unknown, inRing: true}).protoFrame(api.EventAdded, view{}, enc.transcode); !errors.Is(err, errNotProtobuf) {
+	if _, err := newRingEvent(api.EventAdded, unknown, nil, 0).protoFrame(api.EventAdded, view{}, enc.transcode); !errors.Is(err, errNotProtobuf) {
 		t.Errorf("an object with a field the type lacks: %v, want errNotProtobuf", err)
 	}
 	if !bytes.Equal(protoWatchFrame("BOOKMARK", nil)[4:6], []byte{0x0a, 8}) {

@@ -256,7 +256,8 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	// Server-owned metadata is set before the strategy runs, so the object it
 	// canonicalizes (and may keep decoded for validation) is the one stored.
 	meta["uid"] = newUID()
-	meta["creationTimestamp"] = time.Now().UTC().Format(time.RFC3339)
+	now := time.Now()
+	meta["creationTimestamp"] = now.UTC().Format(time.RFC3339)
 	for _, k := range []string{"resourceVersion", "deletionTimestamp", "deletionGracePeriodSeconds", "selfLink", "generation"} {
 		delete(meta, k)
 	}
@@ -273,7 +274,14 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	if err != nil {
 		return jsonBody{}, err
 	}
-	s.trackWrite(q, updateMain, nil, withoutFields(obj, unsent), sent)
+	// The creator's entry is left decoded in obj for whatever reads obj as
+	// decoded JSON before it is encoded: admission, the strategy's
+	// preparation and Admitter, validation of an untyped object (typed
+	// validation reads the decoded value), a conversion to the storage
+	// version. With none of them obj holds the bytes stored.
+	_, admits := q.res.Strategy.(registry.Admitter)
+	readers := s.admissionEnabled() || prepares || admits || dec.Value == nil || dec.Meta == nil || q.res.Convert != nil
+	created := s.trackCreate(q, withoutFields(obj, unsent), sent, now, readers)
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return jsonBody{}, err
 	}
@@ -313,6 +321,9 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	}
 	committed := false
 	defer func() { adm.end(ctx, committed) }()
+	if q.res.Convert == nil {
+		created.encodeIn(obj) // the readers are done
+	}
 	if q.dryRun() {
 		b, err := api.EncodeJSON(obj)
 		if err != nil {

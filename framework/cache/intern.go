@@ -5,6 +5,7 @@ import (
 	"unique"
 
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/api/sharedmaps"
 )
 
 // maxInternLen bounds the strings worth interning: label keys and values,
@@ -12,29 +13,42 @@ import (
 // certificates) are rarely shared.
 const maxInternLen = 256
 
-// internObject interns the short strings of a typed object that is about to
-// be cached, as lists' items are (an Unstructured object's strings sit in
-// interface values, which cannot be replaced in place, and are left).
-func internObject(obj any) {
+// stringMap is the type of labels, annotations and the like, which objects
+// of one workload share (interner.maps).
+var stringMap = reflect.TypeFor[map[string]string]()
+
+// interner makes the objects of one cache share memory: short strings are
+// interned process-wide (unique), and equal map[string]string values
+// (labels, annotations, node selectors) are one map per cache, from maps.
+// Cached objects are read only (Store), so sharing them is safe.
+type interner struct{ maps *sharedmaps.Table }
+
+func newInterner() interner { return interner{sharedmaps.NewTable(0)} }
+
+// object interns a typed object that is about to be cached (an Unstructured
+// object's strings sit in interface values, which cannot be replaced in
+// place, and are left).
+func (in interner) object(obj any) {
 	if _, ok := obj.(*api.Unstructured); ok {
 		return
 	}
-	internStrings(reflect.ValueOf(obj))
+	in.strings(reflect.ValueOf(obj))
 }
 
-// internStrings replaces every short string reachable from v (a pointer to a
+// strings replaces every short string reachable from v (a pointer to a
 // decoded object) with its canonical copy, so that the thousands of identical
-// label values, namespaces and enum strings in a cache share one allocation.
-func internStrings(v reflect.Value) {
+// label values, namespaces and enum strings in a cache share one allocation,
+// and every map[string]string with an equal one seen before.
+func (in interner) strings(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			internStrings(v.Elem())
+			in.strings(v.Elem())
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
-				internStrings(f)
+				in.strings(f)
 			}
 		}
 	case reflect.Slice:
@@ -42,14 +56,20 @@ func internStrings(v reflect.Value) {
 			return
 		}
 		for i := range v.Len() {
-			internStrings(v.Index(i))
+			in.strings(v.Index(i))
 		}
 	case reflect.Array:
 		for i := range v.Len() {
-			internStrings(v.Index(i))
+			in.strings(v.Index(i))
 		}
 	case reflect.Map:
 		if v.IsNil() || v.Len() == 0 {
+			return
+		}
+		if v.Type() == stringMap && in.maps != nil {
+			if v.CanSet() {
+				v.Set(reflect.ValueOf(in.maps.Share(v.Interface().(map[string]string), internMap)))
+			}
 			return
 		}
 		kt, et := v.Type().Key(), v.Type().Elem()
@@ -61,10 +81,10 @@ func internStrings(v reflect.Value) {
 		for it.Next() {
 			k := reflect.New(kt).Elem()
 			k.Set(it.Key())
-			internStrings(k)
+			in.strings(k)
 			e := reflect.New(et).Elem()
 			e.Set(it.Value())
-			internStrings(e)
+			in.strings(e)
 			out.SetMapIndex(k, e)
 		}
 		if v.CanSet() {
@@ -75,4 +95,20 @@ func internStrings(v reflect.Value) {
 			v.SetString(unique.Make(s).Value())
 		}
 	}
+}
+
+// internMap returns a copy of m with its short strings interned.
+func internMap(m map[string]string) map[string]string {
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[internString(k)] = internString(v)
+	}
+	return out
+}
+
+func internString(s string) string {
+	if len(s) == 0 || len(s) > maxInternLen {
+		return s
+	}
+	return unique.Make(s).Value()
 }

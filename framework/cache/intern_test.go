@@ -1,6 +1,7 @@
 package cache_test
 
 import (
+	"reflect"
 	"testing"
 	"time"
 	"unsafe"
@@ -39,5 +40,47 @@ func TestWatchedObjectsShareStrings(t *testing.T) {
 	}
 	if unsafe.StringData(a.Labels["app"]) != unsafe.StringData(b.Labels["app"]) {
 		t.Error("two watched objects hold separate copies of one label value")
+	}
+}
+
+// Objects with equal labels share one labels map, whether they came from the
+// list or the watch; other labels keep their own.
+func TestCachedObjectsShareEqualLabels(t *testing.T) {
+	c := newClient(t)
+	ctx := t.Context()
+	if err := c.Create(ctx, configMap("default", "listed", map[string]string{"app": "web", "tier": "1"})); err != nil {
+		t.Fatal(err)
+	}
+	inf, err := cache.NewClientInformer[CM](c, cache.InformerOptions[CM]{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start(t, inf)
+	for name, labels := range map[string]map[string]string{"a": {"tier": "1", "app": "web"}, "b": {"app": "web", "tier": "1"}, "other": {"app": "db"}} {
+		if err := c.Create(ctx, configMap("default", name, labels)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := map[string]CM{}
+	deadline := time.Now().Add(10 * time.Second)
+	for len(got) < 4 {
+		for _, name := range []string{"listed", "a", "b", "other"} {
+			if o, ok := inf.Store().Get("default/" + name); ok {
+				got[name] = o
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cached %d of 4 objects", len(got))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	same := func(a, b map[string]string) bool {
+		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+	}
+	if !same(got["listed"].Labels, got["a"].Labels) || !same(got["a"].Labels, got["b"].Labels) {
+		t.Error("equal labels are not one map")
+	}
+	if same(got["a"].Labels, got["other"].Labels) || got["other"].Labels["app"] != "db" || got["b"].Labels["tier"] != "1" {
+		t.Errorf("labels: other %v, b %v", got["other"].Labels, got["b"].Labels)
 	}
 }

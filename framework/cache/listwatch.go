@@ -102,13 +102,12 @@ func extractList[T api.Object](list any) ([]T, string, error) {
 	}
 	// Each item gets its own allocation: pointers into the list's backing array
 	// would keep the whole array (and its spare capacity) alive for as long as any
-	// one item stays cached. Short strings are interned while copying.
+	// one item stays cached. The Reflector interns the items (interner).
 	out := make([]T, 0, items.Len())
 	elem := items.Type().Elem()
 	for i := range items.Len() {
 		p := reflect.New(elem)
 		p.Elem().Set(items.Index(i))
-		internStrings(p)
 		obj, ok := p.Interface().(T)
 		if !ok {
 			return nil, "", fmt.Errorf("cache: item of %T is not a %s", list,

@@ -58,6 +58,7 @@ type Reflector[T api.Object] struct {
 
 	// rv is the last resourceVersion seen; only Run's goroutine uses it.
 	rv         string
+	in         interner // of the objects stored; only Run's goroutine uses it
 	syncedOnce sync.Once
 }
 
@@ -75,7 +76,7 @@ func NewReflector[T api.Object](lw ListerWatcher[T], store *Store[T], opts Refle
 	if opts.Deliver == nil {
 		opts.Deliver = func(apply func() []Event[T]) { apply() }
 	}
-	return &Reflector[T]{lw: lw, store: store, opts: opts}
+	return &Reflector[T]{lw: lw, store: store, opts: opts, in: newInterner()}
 }
 
 // errGone marks a watch that must be followed by a relist.
@@ -168,6 +169,7 @@ func (r *Reflector[T]) list(ctx context.Context, rv string) error {
 	}
 	for i := range items {
 		items[i] = r.transform(items[i])
+		r.in.object(items[i])
 	}
 	r.opts.Deliver(func() []Event[T] { return r.store.Replace(items, listRV) })
 	r.rv = listRV
@@ -215,7 +217,7 @@ func (r *Reflector[T]) watch(ctx context.Context) (int, error) {
 			}
 			obj = r.transform(obj)
 			if ev.Type != client.Deleted {
-				internObject(obj)
+				r.in.object(obj)
 			}
 			r.opts.Deliver(func() []Event[T] { return r.apply(ev.Type, obj) })
 			r.rv = obj.GetResourceVersion()

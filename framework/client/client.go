@@ -215,6 +215,23 @@ func decodeInto(data []byte, obj any) error {
 	return nil
 }
 
+// decodeFresh decodes data into obj, a new object with at most its kind set
+// (a watch event's, from the scheme): decodeInto without the second zero
+// object decodeInto decodes into and copies over. As with decodeInto, the
+// kind is data's.
+func decodeFresh(data []byte, obj any) error {
+	switch o := obj.(type) {
+	case *api.Unstructured, *api.UnstructuredList:
+		return decodeInto(data, obj)
+	case api.Object:
+		o.SetGroupVersionKind(api.GroupVersionKind{})
+	}
+	if err := json.Unmarshal(data, obj); err != nil {
+		return fmt.Errorf("decode response into %T: %w", obj, err)
+	}
+	return nil
+}
+
 // isStatus reports whether data is a Status object (the answer of some deletes
 // and subresource creates).
 func isStatus(data []byte) bool {

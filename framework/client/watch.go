@@ -95,45 +95,61 @@ func (w *streamWatcher) run(ctx context.Context, body io.ReadCloser, newObj func
 	defer close(w.ch)
 	defer body.Close()
 	defer w.cancel()
-	dec := json.NewDecoder(body)
+	frames := newFrameReader(body)
 	for {
-		var raw api.WatchEvent
-		if err := dec.Decode(&raw); err != nil {
+		f, err := frames.next()
+		if err != nil {
 			if errors.Is(err, io.EOF) || ctx.Err() != nil {
 				return
 			}
 			w.send(ctx, Event{Type: Error, Err: fmt.Errorf("watch stream: %w", err)})
 			return
 		}
-		ev := Event{Type: EventType(raw.Type)}
-		switch ev.Type {
-		case Error:
-			var st api.Status
-			if err := json.Unmarshal(raw.Object.Raw, &st); err != nil {
-				ev.Err = fmt.Errorf("watch stream: decode error event: %w", err)
-			} else {
-				if st.Status == "" {
-					st.Status = api.StatusFailure
-				}
-				ev.Err = apierrors.FromStatus(st)
+		ev := decodeEvent(f, newObj)
+		if f.split && ev.Type == Error {
+			// The line was not the event it looked like (e.g. a field after
+			// the object): read the stream as JSON from the line on.
+			if f, err = frames.reread(f); err != nil {
+				w.send(ctx, Event{Type: Error, Err: fmt.Errorf("watch stream: %w", err)})
+				return
 			}
-		case Added, Modified, Deleted, Bookmark:
-			obj, err := newObj()
-			if err == nil {
-				err = decodeInto(raw.Object.Raw, obj)
-			}
-			if err != nil {
-				ev = Event{Type: Error, Err: fmt.Errorf("watch stream: %s event: %w", raw.Type, err)}
-			} else {
-				ev.Object = obj
-			}
-		default:
-			ev = Event{Type: Error, Err: fmt.Errorf("watch stream: unknown event type %q", raw.Type)}
+			ev = decodeEvent(f, newObj)
 		}
 		if !w.send(ctx, ev) {
 			return
 		}
 	}
+}
+
+// decodeEvent turns one event as read into an Event with its object decoded.
+func decodeEvent(f frame, newObj func() (api.Object, error)) Event {
+	raw := f.raw
+	ev := Event{Type: EventType(raw.Type)}
+	switch ev.Type {
+	case Error:
+		var st api.Status
+		if err := json.Unmarshal(raw.Object.Raw, &st); err != nil {
+			ev.Err = fmt.Errorf("watch stream: decode error event: %w", err)
+		} else {
+			if st.Status == "" {
+				st.Status = api.StatusFailure
+			}
+			ev.Err = apierrors.FromStatus(st)
+		}
+	case Added, Modified, Deleted, Bookmark:
+		obj, err := newObj()
+		if err == nil {
+			err = decodeFresh(raw.Object.Raw, obj)
+		}
+		if err != nil {
+			ev = Event{Type: Error, Err: fmt.Errorf("watch stream: %s event: %w", raw.Type, err)}
+		} else {
+			ev.Object = obj
+		}
+	default:
+		ev = Event{Type: Error, Err: fmt.Errorf("watch stream: unknown event type %q", raw.Type)}
+	}
+	return ev
 }
 
 func (w *streamWatcher) send(ctx context.Context, ev Event) bool {

@@ -126,4 +126,28 @@ var _ = Describe("PodDisruptionBudget status and eviction", func() {
 		Expect(c.Create(ctx, p)).To(Succeed())
 		Expect(evict(ctx, p)).To(Succeed())
 	})
+
+	It("marks the evicted pod DisruptionTarget (EvictionByEvictionAPI) before deleting it, and honours the delete's preconditions", func(ctx SpecContext) {
+		ns := newNamespace(ctx)
+		p := runningPod(ctx, ns, "kept", nil)
+		// A finalizer keeps the deleted pod visible, as a node's graceful
+		// termination or a Job's tracking finalizer does.
+		p.Finalizers = []string{"example.com/keep"}
+		Expect(c.Update(ctx, p)).To(Succeed())
+		stale := "1"
+		err := c.SubResource("eviction").Create(ctx, p, &policyv1.Eviction{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: p.Name},
+			DeleteOptions: &api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &stale}}})
+		Expect(apierrors.IsConflict(err)).To(BeTrue(), "a stale resourceVersion precondition: %v", err)
+		rv := p.ResourceVersion
+		Expect(c.SubResource("eviction").Create(ctx, p, &policyv1.Eviction{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: p.Name},
+			DeleteOptions: &api.DeleteOptions{Preconditions: &api.Preconditions{ResourceVersion: &rv}}})).To(Succeed())
+		got := &corev1.Pod{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: p.Name}, got)).To(Succeed())
+		Expect(got.DeletionTimestamp).NotTo(BeNil())
+		Expect(got.Status.Conditions).To(ContainElement(And(HaveField("Type", corev1.DisruptionTarget),
+			HaveField("Status", corev1.ConditionTrue), HaveField("Reason", "EvictionByEvictionAPI"), HaveField("Message", "Eviction API: evicting"))))
+		Expect(got.Status.Conditions).To(ContainElement(HaveField("Type", corev1.PodReady)), "the other conditions stay")
+		got.Finalizers = nil
+		Expect(c.Update(ctx, got)).To(Succeed())
+	})
 })

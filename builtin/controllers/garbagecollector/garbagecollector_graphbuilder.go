@@ -10,7 +10,6 @@ import (
 	"github.com/go-logr/logr"
 
 	"github.com/converge-dev/converge/builtin/controllers/internal/metawatch"
-	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/handler"
@@ -25,7 +24,7 @@ const syncTimeout = 30 * time.Second
 
 // monitor is one resource's running informer.
 type monitor struct {
-	inf    *cache.Informer[*api.Unstructured]
+	inf    *cache.Informer[*metawatch.Meta]
 	cancel context.CancelFunc
 	done   chan struct{}
 }
@@ -64,10 +63,11 @@ func (b *graphBuilder) discover(ctx context.Context) ([]resource, error) {
 	return discoverResources(ctx, b.c.REST(), "list", "watch", "delete")
 }
 
-// newInformer builds the informer of one resource: object metadata only.
-func (b *graphBuilder) newInformer(res resource) *cache.Informer[*api.Unstructured] {
-	return cache.NewInformer[*api.Unstructured](&metawatch.ListWatch{Client: b.c, GVK: res.GVK()},
-		cache.InformerOptions[*api.Unstructured]{Transform: metadataOnly})
+// newInformer builds the informer of one resource: the metadata the graph
+// needs only (metawatch.Meta).
+func (b *graphBuilder) newInformer(res resource) *cache.Informer[*metawatch.Meta] {
+	return cache.NewInformer[*metawatch.Meta](metawatch.NewMetaListWatch(b.c, res.GVK()),
+		cache.InformerOptions[*metawatch.Meta]{})
 }
 
 // Start implements controller.Source: it runs discovery and the monitors in
@@ -115,7 +115,7 @@ func (b *graphBuilder) run(ctx context.Context) {
 		}
 		if first {
 			b.mu.Lock()
-			infs := make([]*cache.Informer[*api.Unstructured], 0, len(b.monitors))
+			infs := make([]*cache.Informer[*metawatch.Meta], 0, len(b.monitors))
 			for _, m := range b.monitors {
 				infs = append(infs, m.inf)
 			}
@@ -165,7 +165,7 @@ func (b *graphBuilder) sync(ctx context.Context) error {
 			continue
 		}
 		inf := b.newInformer(r)
-		inf.AddHandler(func(ev cache.Event[*api.Unstructured]) { b.handle(key, r, ev) })
+		inf.AddHandler(func(ev cache.Event[*metawatch.Meta]) { b.handle(key, r, ev) })
 		mctx, cancel := context.WithCancel(ctx)
 		m := &monitor{inf: inf, cancel: cancel, done: make(chan struct{})}
 		b.monitors[key] = m
@@ -229,7 +229,7 @@ func (b *graphBuilder) enqueueRelated(n *node) {
 
 // handle applies one informer event to the graph. It only enqueues uids; the
 // reconciler decides from the current state, whatever the event was.
-func (b *graphBuilder) handle(key string, r resource, ev cache.Event[*api.Unstructured]) {
+func (b *graphBuilder) handle(key string, r resource, ev cache.Event[*metawatch.Meta]) {
 	if r.GVR.Resource+"."+r.GVR.Group == crdResource {
 		select {
 		case b.poke <- struct{}{}:
@@ -274,6 +274,3 @@ func (b *graphBuilder) handle(key string, r resource, ev cache.Event[*api.Unstru
 		}
 	}
 }
-
-// metadataOnly keeps only what the graph needs.
-var metadataOnly = metawatch.Keep("name", "namespace", "uid", "resourceVersion", "deletionTimestamp", "finalizers", "ownerReferences")

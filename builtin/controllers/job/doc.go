@@ -6,7 +6,10 @@
 // template's labels (the server already added batch.kubernetes.io/job-name and
 // batch.kubernetes.io/controller-uid) and a controller ownerReference. Indexed
 // pods carry the batch.kubernetes.io/job-completion-index annotation and label
-// and a JOB_COMPLETION_INDEX env var in every container.
+// and a JOB_COMPLETION_INDEX env var in every container; their host name is
+// "<job>-<index>". Like Kubernetes' ControllerRefManager, an active Job adopts
+// orphan pods its selector matches and releases pods it owns that no longer
+// match (looked for only while status.active counts more pods than it owns).
 //
 // Failure handling: failed pods count against backoffLimit unless a
 // podFailurePolicy rule says otherwise (Ignore: not counted; FailJob: the Job

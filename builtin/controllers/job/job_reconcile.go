@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,6 +149,11 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{RequeueAfter: time.Second}, nil
 	}
 	pods := ownedPods(job, all)
+	if job.DeletionTimestamp == nil && !isFinished(job) {
+		if pods, err = r.claimPods(ctx, job, sel, all, pods); err != nil {
+			return reconcile.Result{}, err
+		}
+	}
 	if job.DeletionTimestamp != nil || isFinished(job) {
 		// Nothing is counted any more: let every pod go.
 		if _, err := r.removeFinalizers(ctx, withFinalizer(pods)); err != nil {
@@ -160,6 +166,76 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return r.reconcileFinished(ctx, job)
 	}
 	return r.reconcileActive(ctx, job, pods)
+}
+
+// claimPods adopts the orphans among all (the pods job's selector matches)
+// and releases the pods job owns that its selector no longer matches, as
+// Kubernetes' Job controller (ControllerRefManager) does; it returns owned
+// with the adopted pods added.
+func (r *reconciler) claimPods(ctx context.Context, job *batchv1.Job, sel labels.Selector, all, owned []corev1.Pod) ([]corev1.Pod, error) {
+	if sel.Empty() {
+		return owned, nil
+	}
+	ref := controllerutil.NewControllerRef(job, batchv1.GroupVersion.WithKind("Job"))
+	for i := range all {
+		p := all[i]
+		if controllerutil.GetControllerOf(&p) != nil || p.DeletionTimestamp != nil {
+			continue
+		}
+		p.OwnerReferences = append(slices.Clone(p.OwnerReferences), ref)
+		if err := r.setPodOwners(ctx, &p); err != nil {
+			return nil, fmt.Errorf("adopt pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+		owned = append(owned, p)
+	}
+	// A pod that stopped matching is still counted in status.active: only
+	// then is the namespace listed for it (a steady reconcile lists nothing
+	// more).
+	if int(job.Status.Active) <= activeCount(owned) {
+		return owned, nil
+	}
+	every, _, err := r.listPods(ctx, job.Namespace, labels.Everything())
+	if err != nil {
+		return nil, fmt.Errorf("list pods of namespace %s: %w", job.Namespace, err)
+	}
+	for i := range every {
+		p := every[i]
+		if c := controllerutil.GetControllerOf(&p); c == nil || c.UID != job.UID || sel.Matches(p.Labels) {
+			continue
+		}
+		p.OwnerReferences = slices.DeleteFunc(slices.Clone(p.OwnerReferences), func(o api.OwnerReference) bool { return o.UID == job.UID })
+		if err := r.setPodOwners(ctx, &p); err != nil {
+			return nil, fmt.Errorf("release pod %s/%s: %w", p.Namespace, p.Name, err)
+		}
+	}
+	return owned, nil
+}
+
+// activeCount is how many of pods are neither finished nor being deleted.
+func activeCount(pods []corev1.Pod) int {
+	n := 0
+	for i := range pods {
+		p := &pods[i]
+		if p.DeletionTimestamp == nil && p.Status.Phase != corev1.PodSucceeded && p.Status.Phase != corev1.PodFailed {
+			n++
+		}
+	}
+	return n
+}
+
+// setPodOwners writes p's ownerReferences, failing with a Conflict if the pod
+// changed since it was read (a pod already gone is no error).
+func (r *reconciler) setPodOwners(ctx context.Context, p *corev1.Pod) error {
+	patch, err := controllerutil.OwnerReferencesPatch(p.ResourceVersion, p.OwnerReferences)
+	if err != nil {
+		return err
+	}
+	target := &corev1.Pod{ObjectMeta: api.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}
+	if err := r.client.Patch(ctx, target, patch); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	r.expect.wrotePod(target, r.now())
+	return nil
 }
 
 // releaseOrphans removes the tracking finalizer from the pods of the Job

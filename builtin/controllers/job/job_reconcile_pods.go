@@ -317,6 +317,9 @@ func newPod(job *batchv1.Job, index int, prev indexState) (*corev1.Pod, error) {
 		}
 		pod.Labels[batchv1.JobCompletionIndexAnnotation] = idx
 		pod.Annotations[batchv1.JobCompletionIndexAnnotation] = idx
+		// As Kubernetes: an indexed pod's host name is JOB-INDEX (with the
+		// template's subdomain, a stable DNS name per index).
+		pod.Spec.Hostname = fmt.Sprintf("%s-%d", job.Name, index)
 		if job.Spec.BackoffLimitPerIndex != nil {
 			pod.Annotations[batchv1.JobIndexFailureCountAnnotation] = strconv.Itoa(int(prev.failures))
 			if prev.ignored > 0 {

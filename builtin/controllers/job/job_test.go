@@ -52,6 +52,36 @@ var _ = Describe("Job", func() {
 			HavePrefix("Normal/SuccessfulCreate: Created pod: pi-"), "Normal/Completed: Job completed"))
 	})
 
+	It("adopts a matching orphan and releases a pod that no longer matches", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		j := newJob(ns, "adopt", func(j *batchv1.Job) {
+			j.Spec.Parallelism, j.Spec.Completions = api.Ptr[int32](1), api.Ptr[int32](2)
+		})
+		Expect(c.Create(ctx, j)).To(Succeed())
+		Eventually(func() int { return len(livePods(ctx, j)) }).Should(Equal(1))
+		p := livePods(ctx, j)[0]
+		key := client.ObjectKeyFromObject(&p)
+
+		By("orphaning the pod: the Job adopts it again")
+		p.OwnerReferences = nil
+		Expect(c.Update(ctx, &p)).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &corev1.Pod{}
+			g.Expect(c.Get(ctx, key, got)).To(Succeed())
+			g.Expect(got.OwnerReferences).To(ConsistOf(And(HaveField("UID", j.UID), HaveField("Kind", "Job"), HaveField("Controller", HaveValue(BeTrue())))))
+		}).Should(Succeed())
+
+		By("removing its labels: the Job releases it")
+		Expect(c.Get(ctx, key, &p)).To(Succeed())
+		p.Labels = nil
+		Expect(c.Update(ctx, &p)).To(Succeed())
+		Eventually(func(g Gomega) {
+			got := &corev1.Pod{}
+			g.Expect(c.Get(ctx, key, got)).To(Succeed())
+			g.Expect(got.OwnerReferences).To(BeEmpty())
+		}).Should(Succeed())
+	})
+
 	It("gives Indexed pods their completion index and tracks completedIndexes", func(ctx SpecContext) {
 		ns := namespace(ctx)
 		j := newJob(ns, "idx", func(j *batchv1.Job) {

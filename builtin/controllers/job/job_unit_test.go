@@ -513,3 +513,29 @@ func TestExpectationsObserved(t *testing.T) {
 		})
 	}
 }
+
+// TestNewPodIndexedHostname: as Kubernetes, an Indexed Job's pod is named
+// after its index and its host name is JOB-INDEX, whatever the template says;
+// a NonIndexed Job's pod keeps the template's host name.
+func TestNewPodIndexedHostname(t *testing.T) {
+	t.Parallel()
+	job := &batchv1.Job{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "indexed-job"}}
+	job.Spec.Template.Spec.Hostname = "from-template"
+	job.Spec.Template.Spec.Containers = []corev1.Container{{Name: "c", Image: "busybox"}}
+	for _, c := range []struct {
+		index                  int
+		generateName, hostname string
+	}{
+		{3, "indexed-job-3-", "indexed-job-3"},
+		{0, "indexed-job-0-", "indexed-job-0"},
+		{-1, "indexed-job-", "from-template"},
+	} {
+		pod, err := newPod(job, c.index, indexState{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pod.GenerateName != c.generateName || pod.Spec.Hostname != c.hostname {
+			t.Errorf("index %d: generateName %q, hostname %q; want %q, %q", c.index, pod.GenerateName, pod.Spec.Hostname, c.generateName, c.hostname)
+		}
+	}
+}

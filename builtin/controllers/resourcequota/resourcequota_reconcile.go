@@ -56,6 +56,10 @@ var watched = map[api.GroupResource]func() client.ObjectList{
 	{Resource: "resourcequotas"}:         func() client.ObjectList { return &corev1.ResourceQuotaList{} },
 }
 
+// recountAfterRelease is how soon a quota whose usage went down is counted
+// again.
+const recountAfterRelease = time.Second
+
 // conflictRetry is how soon a quota whose status write conflicted is
 // recalculated.
 const conflictRetry = 100 * time.Millisecond
@@ -78,6 +82,14 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	next := reconcile.Result{RequeueAfter: r.opts.ResyncPeriod}
 	if quotaEqual(q.Status.Hard, q.Spec.Hard) && quotaEqual(q.Status.Used, used) {
 		return next, nil
+	}
+	// A recount lower than what the quota holds may be a release, or an
+	// object admission charged that the cache (or the store) does not show
+	// yet: count again shortly, so such a charge is not lost until the
+	// resync (Kubernetes' quota controller waits for its resync).
+	if noneLower, _ := quota.LessThanOrEqual(q.Status.Used, used); !noneLower &&
+		(next.RequeueAfter == 0 || next.RequeueAfter > recountAfterRelease) {
+		next.RequeueAfter = recountAfterRelease
 	}
 	q.Status = corev1.ResourceQuotaStatus{Hard: q.Spec.Hard, Used: used}
 	err = r.client.Status().Update(ctx, q)

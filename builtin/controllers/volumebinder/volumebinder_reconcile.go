@@ -10,6 +10,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
+	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/reconcile"
 )
 
@@ -33,15 +34,18 @@ const (
 // VolumeName is the name of the volume a claim with uid is bound to.
 func VolumeName(uid string) string { return "pvc-" + uid }
 
-// reader reads claims and pods from the informer cache (manager.Reader).
+// reader reads claims, pods and volumes from the informer cache
+// (manager.Reader), and storage classes and nodes from the API server
+// (client.Client).
 type reader interface {
 	Get(ctx context.Context, key client.ObjectKey, obj api.Object) error
 	List(ctx context.Context, list client.ObjectList, opts ...client.ListOption) error
 }
 
-// writer writes claims and their status (client.Client).
+// writer writes claims, volumes and their status (client.Client).
 type writer interface {
 	Update(ctx context.Context, obj api.Object, opts ...client.UpdateOption) error
+	Delete(ctx context.Context, obj api.Object, opts ...client.DeleteOption) error
 	Status() client.StatusWriter
 }
 
@@ -53,15 +57,20 @@ type recorder interface {
 // reconciler binds claims. A claim read from a stale cache fails its update
 // with a Conflict and is reconciled again.
 type reconciler struct {
-	reader   reader
+	reader reader
+	// direct reads storage classes and nodes, which have no informer here.
+	direct   reader
 	client   writer
 	recorder recorder
 }
 
 var _ reconcile.Reconciler = (*reconciler)(nil)
 
-// Reconcile binds the claim to a volume on the node of its first scheduled
-// consumer, if it is not bound yet.
+// Reconcile keeps the claim's protection finalizer (and lets a deleted claim
+// go once no pod uses it), binds a pending claim to a PersistentVolume that
+// satisfies it, or else to a local directory volume on the node of its first
+// scheduled consumer, and completes or checks the binding of a claim whose
+// spec.volumeName is set.
 func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 	pvc := &corev1.PersistentVolumeClaim{}
 	err := r.reader.Get(ctx, req.ObjectKey, pvc)
@@ -72,26 +81,42 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		return reconcile.Result{}, fmt.Errorf("get claim %s: %w", req.ObjectKey, err)
 	}
 	if pvc.DeletionTimestamp != nil {
-		return reconcile.Result{}, nil
+		return r.releaseClaim(ctx, pvc)
 	}
+	if controllerutil.AddFinalizer(pvc, FinalizerPVCProtection) {
+		if err := r.client.Update(ctx, pvc); err != nil {
+			return reconcile.Result{}, fmt.Errorf("add finalizer to claim %s: %w", req.ObjectKey, err)
+		}
+	}
+	switch {
+	case pvc.Spec.VolumeName != "" && pvc.Spec.VolumeName != VolumeName(pvc.UID):
+		return reconcile.Result{}, r.syncPreBound(ctx, pvc)
+	case pvc.Spec.VolumeName == "":
+		bound, err := r.bindStatic(ctx, pvc)
+		if err != nil || bound {
+			return reconcile.Result{}, err
+		}
+	}
+	return reconcile.Result{}, r.provisionLocal(ctx, pvc)
+}
+
+// provisionLocal binds the claim to a local directory volume on the node of
+// its first scheduled consumer, if it is not bound yet.
+func (r *reconciler) provisionLocal(ctx context.Context, pvc *corev1.PersistentVolumeClaim) error {
+	key := client.ObjectKeyFromObject(pvc)
 	node := pvc.Annotations[AnnSelectedNode]
 	if node != "" && pvc.Status.Phase == corev1.ClaimBound {
-		return reconcile.Result{}, nil
+		return nil
 	}
 	if node == "" {
-		pods := &corev1.PodList{}
-		if err := r.reader.List(ctx, pods, client.InNamespace(pvc.Namespace)); err != nil {
-			return reconcile.Result{}, fmt.Errorf("list pods of %s: %w", req.ObjectKey, err)
-		}
-		node = consumerNode(pods.Items, pvc.Name)
-		if node == "" {
-			r.recorder.Event(ctx, pvc, "Normal", reasonWaitForFirstConsumer,
-				"waiting for first consumer to be created before binding")
-			return reconcile.Result{}, nil
+		var err error
+		node, err = r.firstConsumerNode(ctx, pvc)
+		if err != nil || node == "" {
+			return err
 		}
 		if msg := unsupported(pvc); msg != "" {
 			r.recorder.Event(ctx, pvc, "Warning", reasonProvisioningFailed, msg)
-			return reconcile.Result{}, nil
+			return nil
 		}
 	}
 	vol := VolumeName(pvc.UID)
@@ -104,7 +129,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		pvc.Annotations[AnnBoundByController] = "yes"
 		pvc.Spec.VolumeName = vol
 		if err := r.client.Update(ctx, pvc); err != nil {
-			return reconcile.Result{}, fmt.Errorf("bind claim %s: %w", req.ObjectKey, err)
+			return fmt.Errorf("bind claim %s: %w", key, err)
 		}
 	}
 	pvc.Status.Phase = corev1.ClaimBound
@@ -114,21 +139,34 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 		pvc.Status.Capacity[string(corev1.ResourceStorage)] = q
 	}
 	if err := r.client.Status().Update(ctx, pvc); err != nil {
-		return reconcile.Result{}, fmt.Errorf("update status of claim %s: %w", req.ObjectKey, err)
+		return fmt.Errorf("update status of claim %s: %w", key, err)
 	}
-	logr.FromContextOrDiscard(ctx).Info("Bound claim", "claim", req.ObjectKey.String(), "volume", vol, "node", node)
+	logr.FromContextOrDiscard(ctx).Info("Bound claim", "claim", key.String(), "volume", vol, "node", node)
 	r.recorder.Event(ctx, pvc, "Normal", reasonProvisioned,
 		fmt.Sprintf("Successfully provisioned volume %s on node %s", vol, node))
-	return reconcile.Result{}, nil
+	return nil
+}
+
+// firstConsumerNode returns the node of the claim's first scheduled
+// consumer; "" (with a WaitForFirstConsumer event) when there is none.
+func (r *reconciler) firstConsumerNode(ctx context.Context, pvc *corev1.PersistentVolumeClaim) (string, error) {
+	pods := &corev1.PodList{}
+	if err := r.reader.List(ctx, pods, client.InNamespace(pvc.Namespace)); err != nil {
+		return "", fmt.Errorf("list pods of %s/%s: %w", pvc.Namespace, pvc.Name, err)
+	}
+	node := consumerNode(pods.Items, pvc.Name)
+	if node == "" {
+		r.recorder.Event(ctx, pvc, "Normal", reasonWaitForFirstConsumer,
+			"waiting for first consumer to be created before binding")
+	}
+	return node, nil
 }
 
 // unsupported says why the claim cannot get a local directory volume, or "".
 func unsupported(pvc *corev1.PersistentVolumeClaim) string {
 	switch {
 	case pvc.Spec.Selector != nil:
-		return "claim.Spec.Selector is not supported: volumes are provisioned as local directories"
-	case pvc.Spec.VolumeName != "" && pvc.Spec.VolumeName != VolumeName(pvc.UID):
-		return fmt.Sprintf("volume %q does not exist: PersistentVolumes are not supported, volumes are provisioned as local directories", pvc.Spec.VolumeName)
+		return "claim.Spec.Selector is not supported for dynamic provisioning: volumes are provisioned as local directories"
 	case pvc.Spec.VolumeMode != nil && *pvc.Spec.VolumeMode == corev1.PersistentVolumeBlock:
 		return "volumeMode Block is not supported: volumes are provisioned as local directories"
 	}

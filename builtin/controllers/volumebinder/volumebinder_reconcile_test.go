@@ -16,7 +16,7 @@ import (
 
 func claim(mut ...func(*corev1.PersistentVolumeClaim)) *corev1.PersistentVolumeClaim {
 	pvc := &corev1.PersistentVolumeClaim{
-		ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "data", UID: "u1"},
+		ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "data", UID: "u1", Finalizers: []string{FinalizerPVCProtection}},
 		Spec: corev1.PersistentVolumeClaimSpec{
 			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
 			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{string(corev1.ResourceStorage): api.MustParseQuantity("1Gi")}},
@@ -71,10 +71,10 @@ func TestReconcile(t *testing.T) {
 		pods:       []corev1.Pod{consumer("p", "n1", 0, corev1.PodPending, "data")},
 		wantReason: reasonProvisioningFailed,
 	}, {
-		name:       "pre-bound to a volume that does not exist: not provisioned",
+		name:       "pre-bound to a volume that does not exist: waits for it",
 		pvc:        claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "pv-1" }),
 		pods:       []corev1.Pod{consumer("p", "n1", 0, corev1.PodPending, "data")},
-		wantReason: reasonProvisioningFailed,
+		wantReason: reasonFailedBinding,
 	}, {
 		name: "already bound: left alone",
 		pvc: claim(func(c *corev1.PersistentVolumeClaim) {
@@ -107,7 +107,7 @@ func TestReconcile(t *testing.T) {
 				}
 			}
 			rec := &fakeclient.Recorder{}
-			r := &reconciler{reader: fc, client: fc, recorder: rec}
+			r := &reconciler{reader: fc, direct: fc, client: fc, recorder: rec}
 			if _, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Namespace: "ns", Name: "data"}}); err != nil {
 				t.Fatalf("Reconcile: %v", err)
 			}

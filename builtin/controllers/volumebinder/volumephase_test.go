@@ -32,6 +32,9 @@ func TestVolumePhase(t *testing.T) {
 		{name: "claim names the volume", phase: corev1.VolumeAvailable, ref: ref("u1"),
 			pvc: claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "pv1" }), want: corev1.VolumeBound},
 		{name: "claim gone", phase: corev1.VolumeBound, ref: ref("u1"), want: corev1.VolumeReleased},
+		{name: "claim being bound to it", phase: corev1.VolumeAvailable, ref: ref("u1"), pvc: claim(), want: corev1.VolumeBound},
+		{name: "claim bound to another volume", phase: corev1.VolumeBound, ref: ref("u1"),
+			pvc: claim(func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "pv9" }), want: corev1.VolumeAvailable},
 		{name: "claim replaced", phase: corev1.VolumeBound, ref: ref("old"), pvc: claim(), want: corev1.VolumeReleased},
 		{name: "failed stays failed", phase: corev1.VolumeFailed, want: corev1.VolumeFailed},
 	} {
@@ -48,7 +51,7 @@ func TestVolumePhase(t *testing.T) {
 				objs = append(objs, tc.pvc)
 			}
 			fc := fakeclient.New(sch, objs...)
-			r := &phaseReconciler{reader: fc, client: fc, now: func() time.Time { return now }}
+			r := &phaseReconciler{reader: fc, client: fc, recorder: &fakeclient.Recorder{}, now: func() time.Time { return now }}
 			if _, err := r.Reconcile(t.Context(), reconcile.Request{ObjectKey: client.ObjectKey{Name: "pv1"}}); err != nil {
 				t.Fatalf("Reconcile: %v", err)
 			}

@@ -90,6 +90,22 @@ type ContainerSpec struct {
 	// running container whose PID namespace it joins where the runtime gives
 	// containers their own; empty means the container's usual namespaces.
 	TargetID string
+	// Finish, when set, completes the spec once the pod's sandbox is ready:
+	// the agent sets up the pod's network while the container is prepared,
+	// and Finish waits for it, then fills in what depends on it (PodIP, the
+	// POD_IP variable, the /etc/hosts mount). A runtime that implements
+	// SpecFinisher calls it in Start after the work the spec does not decide
+	// (image lookup, root filesystem), so that work overlaps the network's
+	// setup; for other runtimes the agent calls it before Start. An error
+	// fails the start (the runtime removes what it prepared).
+	Finish func(ctx context.Context, spec *ContainerSpec) error `json:"-"`
+}
+
+// SpecFinisher is implemented by runtimes whose Start calls
+// ContainerSpec.Finish itself (see there).
+type SpecFinisher interface {
+	// FinishesSpecs marks the runtime; it does nothing.
+	FinishesSpecs()
 }
 
 // State is a container's lifecycle state.

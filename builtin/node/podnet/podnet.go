@@ -175,6 +175,11 @@ func (n *Network) CheckPlugins() error {
 
 func (n *Network) nsPath(uid string) string { return filepath.Join(n.opts.RootDir, "netns", uid) }
 
+// NetNSPath is where Setup creates the pod's network namespace: known
+// before Setup returns, so a container's spec can name it while the network
+// is set up.
+func (n *Network) NetNSPath(uid string) string { return n.nsPath(uid) }
+
 func (n *Network) recordPath(uid string) string {
 	return filepath.Join(n.opts.RootDir, "podnet", uid+".json")
 }

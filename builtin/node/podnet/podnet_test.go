@@ -30,6 +30,9 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		p.Name = "web"
 		p.Spec.Containers = []corev1.Container{sh("web", webScript), sh("side", "exec /bin/busybox sleep 3600")}
 		p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: port, Protocol: corev1.ProtocolTCP}}
+		// "side" reads the pod IP from the downward API: its spec waits for
+		// the network; "web" is prepared while the network is set up.
+		p.Spec.Containers[1].Env = []corev1.EnvVar{{Name: "MY_IP", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "status.podIP"}}}}
 		createOn(ctx, suite.a, p)
 		o := &corev1.Pod{}
 		o.Name = "other"
@@ -50,6 +53,14 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		Expect(execIn(ctx, web, "side", "/bin/busybox", "hostname")).To(Equal("web\n"))
 		Expect(execIn(ctx, web, "side", "/bin/busybox", "cat", "/etc/hosts")).To(ContainSubstring(web.Status.PodIP + "\tweb\n"))
 		Expect(execIn(ctx, web, "side", "/bin/busybox", "ip", "-4", "-o", "addr", "show", "eth0")).To(ContainSubstring(web.Status.PodIP + "/"))
+		Expect(execIn(ctx, web, "web", "/bin/busybox", "cat", "/etc/hosts")).To(ContainSubstring(web.Status.PodIP + "\tweb\n"))
+	})
+
+	It("gives the containers the pod IP in their environment, whether prepared during the network's setup or after it", func(ctx SpecContext) {
+		Expect(execIn(ctx, web, "web", "/bin/busybox", "env")).To(ContainSubstring("POD_IP=" + web.Status.PodIP + "\n"))
+		env, err := execIn(ctx, web, "side", "/bin/busybox", "env")
+		Expect(err).NotTo(HaveOccurred())
+		Expect(env).To(And(ContainSubstring("POD_IP="+web.Status.PodIP+"\n"), ContainSubstring("MY_IP="+web.Status.PodIP+"\n")))
 	})
 
 	It("lets a pod reach a pod of another node by IP", func(ctx SpecContext) {

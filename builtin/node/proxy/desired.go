@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"slices"
 	"strconv"
+	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	discoveryv1 "github.com/converge-dev/converge/builtin/api/discovery/v1"
@@ -17,6 +18,9 @@ type frontend struct {
 	Service string
 	// Backends are "ip:port" of the endpoints to use, sorted.
 	Backends []string
+	// Affinity is how long a client IP sticks to the endpoint it was sent to
+	// (the Service's sessionAffinity ClientIP and its timeout); 0: none.
+	Affinity time.Duration
 }
 
 // labelServiceProxyName marks a Service another proxy serves (the cluster DNS
@@ -24,7 +28,12 @@ type frontend struct {
 // leaves such Services alone.
 const labelServiceProxyName = "service.kubernetes.io/service-proxy-name"
 
-// desired computes the wanted listeners ("ip:port" → frontend) from the
+// udpPrefix marks the listening addresses of UDP ports ("udp/ip:port"; TCP
+// ones are plain "ip:port").
+const udpPrefix = "udp/"
+
+// desired computes the wanted listeners ("ip:port" or "udp/ip:port" →
+// frontend) from the
 // Services and EndpointSlices in the caches. It is a pure function.
 func desired(svcs []*corev1.Service, epSlices []*discoveryv1.EndpointSlice, nodePortAddrs []string) map[string]frontend {
 	bySvc := map[string][]*discoveryv1.EndpointSlice{}
@@ -47,24 +56,49 @@ func desired(svcs []*corev1.Service, epSlices []*discoveryv1.EndpointSlice, node
 		}
 		key := svc.Namespace + "/" + svc.Name
 		for _, sp := range svc.Spec.Ports {
-			if sp.Protocol != "" && sp.Protocol != corev1.ProtocolTCP {
-				continue // UDP and SCTP are not proxied
+			prefix := ""
+			switch sp.Protocol {
+			case "", corev1.ProtocolTCP:
+			case corev1.ProtocolUDP:
+				prefix = udpPrefix
+			default:
+				continue // SCTP is not proxied
 			}
 			fe := frontend{
 				Service:  key + ":" + portLabel(sp),
-				Backends: backends(bySvc[key], sp.Name),
+				Backends: backends(bySvc[key], sp.Name, protocol(sp)),
+				Affinity: affinity(svc),
 			}
 			for _, ip := range ips {
-				out[net.JoinHostPort(ip, strconv.Itoa(int(sp.Port)))] = fe
+				out[prefix+net.JoinHostPort(ip, strconv.Itoa(int(sp.Port)))] = fe
 			}
 			if sp.NodePort != 0 && (svc.Spec.Type == corev1.ServiceTypeNodePort || svc.Spec.Type == corev1.ServiceTypeLoadBalancer) {
 				for _, a := range nodePortAddrs {
-					out[net.JoinHostPort(a, strconv.Itoa(int(sp.NodePort)))] = fe
+					out[prefix+net.JoinHostPort(a, strconv.Itoa(int(sp.NodePort)))] = fe
 				}
 			}
 		}
 	}
 	return out
+}
+
+// protocol is sp's protocol (TCP when unset).
+func protocol(sp corev1.ServicePort) corev1.Protocol {
+	if sp.Protocol == "" {
+		return corev1.ProtocolTCP
+	}
+	return sp.Protocol
+}
+
+// affinity is the Service's client IP affinity timeout (0 without).
+func affinity(svc *corev1.Service) time.Duration {
+	if svc.Spec.SessionAffinity != corev1.ServiceAffinityClientIP {
+		return 0
+	}
+	if c := svc.Spec.SessionAffinityConfig; c != nil && c.ClientIP != nil && c.ClientIP.TimeoutSeconds != nil && *c.ClientIP.TimeoutSeconds > 0 {
+		return time.Duration(*c.ClientIP.TimeoutSeconds) * time.Second
+	}
+	return corev1.DefaultClientIPAffinitySeconds * time.Second
 }
 
 // clusterIPs returns the IPv4 cluster IPs of a Service that has some (not
@@ -96,10 +130,10 @@ func portLabel(sp corev1.ServicePort) string {
 // backends returns the sorted "ip:port" addresses serving the Service port
 // named portName: the ready endpoints or, when none is ready, the serving
 // and terminating ones.
-func backends(epSlices []*discoveryv1.EndpointSlice, portName string) []string {
+func backends(epSlices []*discoveryv1.EndpointSlice, portName string, proto corev1.Protocol) []string {
 	ready, fallback := map[string]bool{}, map[string]bool{}
 	for _, s := range epSlices {
-		port, ok := endpointPort(s.Ports, portName)
+		port, ok := endpointPort(s.Ports, portName, proto)
 		if !ok {
 			continue
 		}
@@ -124,13 +158,16 @@ func backends(epSlices []*discoveryv1.EndpointSlice, portName string) []string {
 }
 
 // endpointPort finds the TCP port named name in a slice's ports.
-func endpointPort(ports []discoveryv1.EndpointPort, name string) (int32, bool) {
+func endpointPort(ports []discoveryv1.EndpointPort, name string, proto corev1.Protocol) (int32, bool) {
 	for _, p := range ports {
-		n := ""
+		n, pp := "", corev1.ProtocolTCP
 		if p.Name != nil {
 			n = *p.Name
 		}
-		if n != name || p.Port == nil || (p.Protocol != nil && *p.Protocol != corev1.ProtocolTCP) {
+		if p.Protocol != nil {
+			pp = *p.Protocol
+		}
+		if n != name || p.Port == nil || pp != proto {
 			continue
 		}
 		return *p.Port, true

@@ -30,7 +30,11 @@ func slice(svcName, name string, ports map[string]int32, eps ...ep) *discoveryv1
 		AddressType: discoveryv1.AddressTypeIPv4,
 	}
 	for n, p := range ports {
-		s.Ports = append(s.Ports, discoveryv1.EndpointPort{Name: api.Ptr(n), Port: api.Ptr(p), Protocol: api.Ptr(corev1.ProtocolTCP)})
+		proto := corev1.ProtocolTCP // the port named "udp" is UDP
+		if n == "udp" {
+			proto = corev1.ProtocolUDP
+		}
+		s.Ports = append(s.Ports, discoveryv1.EndpointPort{Name: api.Ptr(n), Port: api.Ptr(p), Protocol: api.Ptr(proto)})
 	}
 	for _, e := range eps {
 		s.Endpoints = append(s.Endpoints, discoveryv1.Endpoint{Addresses: []string{e.ip},
@@ -73,15 +77,17 @@ func TestDesired(t *testing.T) {
 			want: map[string]frontend{"127.96.0.5:80": {Service: "ns/web:http", Backends: []string{"127.10.0.2:8080"}}},
 		},
 		{
-			name: "ports matched by name; UDP skipped; no endpoints still listens",
+			name: "ports matched by name; UDP on its own address; SCTP skipped; no endpoints still listens",
 			svcs: []*corev1.Service{svc("dns", corev1.ServiceTypeClusterIP, "127.96.0.6",
 				corev1.ServicePort{Name: "tcp", Port: 53, Protocol: corev1.ProtocolTCP},
 				corev1.ServicePort{Name: "udp", Port: 53, Protocol: corev1.ProtocolUDP},
-				corev1.ServicePort{Name: "metrics", Port: 9153, Protocol: corev1.ProtocolTCP})},
+				corev1.ServicePort{Name: "metrics", Port: 9153, Protocol: corev1.ProtocolTCP},
+				corev1.ServicePort{Name: "sctp", Port: 7, Protocol: corev1.ProtocolSCTP})},
 			slices: []*discoveryv1.EndpointSlice{slice("dns", "dns-a", map[string]int32{"tcp": 5353, "udp": 5353}, ep{ip: "127.10.0.4"})},
 			want: map[string]frontend{
-				"127.96.0.6:53":   {Service: "ns/dns:tcp", Backends: []string{"127.10.0.4:5353"}},
-				"127.96.0.6:9153": {Service: "ns/dns:metrics"},
+				"127.96.0.6:53":     {Service: "ns/dns:tcp", Backends: []string{"127.10.0.4:5353"}},
+				"udp/127.96.0.6:53": {Service: "ns/dns:udp", Backends: []string{"127.10.0.4:5353"}},
+				"127.96.0.6:9153":   {Service: "ns/dns:metrics"},
 			},
 		},
 		{

@@ -1,8 +1,8 @@
 // Package proxy makes Service addresses work on a machine without kernel
-// packet rewriting: it is a userspace TCP proxy, the node agent's equivalent of
+// packet rewriting: it is a userspace TCP and UDP proxy, the node agent's equivalent of
 // kube-proxy for the process runtime, where every pod has its own loopback IP.
 //
-// For every TCP port of every Service with a cluster IP it listens on
+// For every TCP and UDP port of every Service with a cluster IP it listens on
 // clusterIP:port, and for NodePort and LoadBalancer Services also on
 // ADDR:nodePort for each configured node port address (default 0.0.0.0).
 // Each accepted connection goes to the next ready endpoint, round robin, from
@@ -37,7 +37,15 @@
 // another proxy and skipped, as kube-proxy does (the cluster DNS server,
 // builtin/clusterdns, serves kube-system/kube-dns itself).
 //
-// Out of scope: UDP and SCTP ports (skipped), session affinity, external IPs,
+// A Service with sessionAffinity ClientIP sends each client IP to the
+// endpoint it last used, for the affinity timeout (per listening address),
+// while that endpoint stays in the Service and accepts connections.
+//
+// UDP ports are proxied too: each client address is a flow to one endpoint
+// (chosen as for a TCP connection), whose answers go back from the Service's
+// address; a flow ends after 30 s without an answer.
+//
+// Out of scope: SCTP ports (skipped), external IPs,
 // load balancer ingress IPs, internal/external traffic policy Local (all
 // endpoints are used), topology hints, and reaching pods on other machines
 // (process-runtime pod IPs are machine-local loopback addresses).

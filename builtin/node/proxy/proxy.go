@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -170,7 +171,7 @@ func (p *Proxy) sync(ctx context.Context) {
 	// then new listeners (their addresses must be there).
 	for addr, l := range p.listeners {
 		if _, ok := want[addr]; !ok {
-			_ = l.ln.Close()
+			l.close()
 			delete(p.listeners, addr)
 			p.log.V(1).Info("Stopped listening", "address", addr, "service", l.frontend().Service)
 		}
@@ -192,7 +193,13 @@ func (p *Proxy) sync(ctx context.Context) {
 			l.set(fe)
 			continue
 		}
-		ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+		l := &listener{}
+		var err error
+		if udpAddr, ok := strings.CutPrefix(addr, udpPrefix); ok {
+			l.pc, err = (&net.ListenConfig{}).ListenPacket(ctx, "udp", udpAddr)
+		} else {
+			l.ln, err = (&net.ListenConfig{}).Listen(ctx, "tcp", addr)
+		}
 		if err != nil {
 			if !p.failed[addr] {
 				p.log.Error(err, "Cannot listen for service", "address", addr, "service", fe.Service)
@@ -201,11 +208,14 @@ func (p *Proxy) sync(ctx context.Context) {
 			continue
 		}
 		delete(p.failed, addr)
-		l := &listener{ln: ln}
 		l.set(fe)
 		p.listeners[addr] = l
 		p.log.V(1).Info("Listening", "address", addr, "service", fe.Service)
-		p.wg.Go(func() { p.accept(ctx, l) })
+		if l.pc != nil {
+			p.wg.Go(func() { p.serveUDP(ctx, l) })
+		} else {
+			p.wg.Go(func() { p.accept(ctx, l) })
+		}
 	}
 }
 
@@ -213,19 +223,81 @@ func (p *Proxy) closeAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for addr, l := range p.listeners {
-		_ = l.ln.Close()
+		l.close()
 		delete(p.listeners, addr)
 	}
 }
 
-// listener is one listening address; its frontend changes in place.
+// listener is one listening address, TCP (ln) or UDP (pc); its frontend
+// changes in place.
 type listener struct {
 	ln   net.Listener
+	pc   net.PacketConn
 	fe   atomic.Pointer[frontend]
 	next atomic.Uint64 // round-robin position
+
+	mu     sync.Mutex
+	sticky map[string]stickyBackend // by client IP, with the frontend's Affinity; guarded by mu
+}
+
+// stickyBackend is where a client IP went last, and when.
+type stickyBackend struct {
+	backend string
+	at      time.Time
+}
+
+// order is the order in which serve tries fe's backends for client: from the
+// next round-robin position, but with client IP affinity the backend the
+// client used last (within the timeout, and still an endpoint) first.
+func (l *listener) order(fe frontend, client string, now time.Time) []string {
+	n := len(fe.Backends)
+	start := int((l.next.Add(1) - 1) % uint64(n))
+	out := make([]string, 0, n+1)
+	if fe.Affinity > 0 {
+		l.mu.Lock()
+		sb, ok := l.sticky[client]
+		l.mu.Unlock()
+		if ok && now.Sub(sb.at) < fe.Affinity && slices.Contains(fe.Backends, sb.backend) {
+			out = append(out, sb.backend)
+		}
+	}
+	for i := range n {
+		if b := fe.Backends[(start+i)%n]; len(out) == 0 || b != out[0] {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// used records, with affinity, that client went to backend; entries past
+// their timeout are dropped on the way.
+func (l *listener) used(fe frontend, client, backend string, now time.Time) {
+	if fe.Affinity <= 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sticky == nil {
+		l.sticky = map[string]stickyBackend{}
+	}
+	for ip, sb := range l.sticky {
+		if now.Sub(sb.at) >= fe.Affinity {
+			delete(l.sticky, ip)
+		}
+	}
+	l.sticky[client] = stickyBackend{backend: backend, at: now}
 }
 
 func (l *listener) set(fe frontend) { l.fe.Store(&fe) }
+
+// close stops listening.
+func (l *listener) close() {
+	if l.pc != nil {
+		_ = l.pc.Close()
+		return
+	}
+	_ = l.ln.Close()
+}
 
 func (l *listener) frontend() frontend { return *l.fe.Load() }
 
@@ -252,14 +324,14 @@ func (p *Proxy) serve(ctx context.Context, l *listener, c net.Conn) {
 		p.log.V(1).Info("No endpoints; connection refused", "service", fe.Service)
 		return
 	}
-	start := int((l.next.Add(1) - 1) % uint64(n))
+	client, _, _ := net.SplitHostPort(c.RemoteAddr().String())
 	d := net.Dialer{Timeout: p.opts.DialTimeout}
 	var up net.Conn
-	for i := range n {
-		b := fe.Backends[(start+i)%n]
+	for _, b := range l.order(fe, client, time.Now()) {
 		conn, err := d.DialContext(ctx, "tcp", b)
 		if err == nil {
 			up = conn
+			l.used(fe, client, b, time.Now())
 			break
 		}
 		p.log.V(1).Info("Backend failed; trying the next", "service", fe.Service, "backend", b, "error", err.Error())
@@ -284,5 +356,72 @@ func pipe(dst, src net.Conn) {
 		_ = cw.CloseWrite()
 	} else {
 		_ = dst.Close()
+	}
+}
+
+// udpIdle is how long a UDP client's flow to its endpoint lives without
+// traffic.
+const udpIdle = 30 * time.Second
+
+// serveUDP forwards the datagrams of each client address (a flow) to one
+// endpoint, chosen as for TCP, and the endpoint's answers back from the
+// listening address, until the listener closes.
+func (p *Proxy) serveUDP(ctx context.Context, l *listener) {
+	var mu sync.Mutex
+	flows := map[string]net.Conn{} // by client address; guarded by mu
+	defer func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range flows {
+			_ = c.Close()
+		}
+	}()
+	buf := make([]byte, 64<<10)
+	for {
+		n, client, err := l.pc.ReadFrom(buf)
+		if err != nil {
+			return // closed
+		}
+		key := client.String()
+		mu.Lock()
+		up := flows[key]
+		mu.Unlock()
+		if up == nil {
+			fe := l.frontend()
+			if len(fe.Backends) == 0 {
+				continue
+			}
+			host, _, _ := net.SplitHostPort(key)
+			b := l.order(fe, host, time.Now())[0]
+			d := net.Dialer{Timeout: p.opts.DialTimeout}
+			if up, err = d.DialContext(ctx, "udp", b); err != nil {
+				p.log.V(1).Info("Backend failed", "service", fe.Service, "backend", b, "error", err.Error())
+				continue
+			}
+			l.used(fe, host, b, time.Now())
+			mu.Lock()
+			flows[key] = up
+			mu.Unlock()
+			p.wg.Go(func() {
+				defer func() {
+					mu.Lock()
+					delete(flows, key)
+					mu.Unlock()
+					_ = up.Close()
+				}()
+				rbuf := make([]byte, 64<<10)
+				for {
+					_ = up.SetReadDeadline(time.Now().Add(udpIdle))
+					n, err := up.Read(rbuf)
+					if err != nil {
+						return
+					}
+					if _, err := l.pc.WriteTo(rbuf[:n], client); err != nil {
+						return
+					}
+				}
+			})
+		}
+		_, _ = up.Write(buf[:n])
 	}
 }

@@ -214,6 +214,78 @@ var _ = Describe("Service proxy", func() {
 		}).Should(HaveOccurred())
 	})
 
+	It("sends a client IP to the same endpoint with ClientIP session affinity, and round robin again without", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		a := startBackend("a", 0)
+		port := a.port()
+		b := startBackend("b", int(port))
+		svc, _ := selectorless(ctx, ns, "sticky", corev1.ServiceTypeClusterIP, port, endpoint(a.ip(), nil), endpoint(b.ip(), nil))
+		addr := net.JoinHostPort(svc.Spec.ClusterIP, "8080")
+		Eventually(func() string { return ask(addr) }).ShouldNot(BeEmpty())
+
+		By("switching to ClientIP affinity: every connection of this client goes to one endpoint")
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+		Expect(c.Update(ctx, svc)).To(Succeed())
+		Eventually(func() []string {
+			got := askN(addr, 6)
+			for _, g := range got[1:] {
+				if g != got[0] {
+					return got
+				}
+			}
+			return nil
+		}).Should(BeNil())
+		first := ask(addr)
+		Expect(askN(addr, 8)).To(HaveEach(first))
+
+		By("switching back to None: round robin")
+		Expect(c.Get(ctx, client.ObjectKeyFromObject(svc), svc)).To(Succeed())
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityNone
+		svc.Spec.SessionAffinityConfig = nil
+		Expect(c.Update(ctx, svc)).To(Succeed())
+		Eventually(func() []string { return askN(addr, 2) }).Should(ConsistOf("a", "b"))
+	})
+
+	It("forwards a UDP port's datagrams to an endpoint and its answers back", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		ip := fmt.Sprintf("127.10.%d.%d", 100+rand.IntN(150), 1+rand.IntN(250))
+		pc, err := net.ListenPacket("udp", net.JoinHostPort(ip, "0"))
+		Expect(err).NotTo(HaveOccurred())
+		DeferCleanup(func() { _ = pc.Close() })
+		go func() {
+			buf := make([]byte, 1500)
+			for {
+				n, from, err := pc.ReadFrom(buf)
+				if err != nil {
+					return
+				}
+				_, _ = pc.WriteTo([]byte("echo:"+string(buf[:n])), from)
+			}
+		}()
+		port := int32(pc.LocalAddr().(*net.UDPAddr).Port)
+		svc := &corev1.Service{ObjectMeta: api.ObjectMeta{Namespace: ns, Name: "udp"},
+			Spec: corev1.ServiceSpec{Ports: []corev1.ServicePort{{Name: "tcp", Port: 8080, Protocol: corev1.ProtocolTCP},
+				{Name: "udp", Port: 8080, Protocol: corev1.ProtocolUDP}}}}
+		Expect(c.Create(ctx, svc)).To(Succeed())
+		Expect(c.Create(ctx, &discoveryv1.EndpointSlice{
+			ObjectMeta:  api.ObjectMeta{Namespace: ns, Name: "udp-1", Labels: map[string]string{discoveryv1.LabelServiceName: "udp"}},
+			AddressType: discoveryv1.AddressTypeIPv4,
+			Endpoints:   []discoveryv1.Endpoint{endpoint(ip, nil)},
+			Ports: []discoveryv1.EndpointPort{{Name: api.Ptr("udp"), Port: api.Ptr(port), Protocol: api.Ptr(corev1.ProtocolUDP)},
+				{Name: api.Ptr("tcp"), Port: api.Ptr(port), Protocol: api.Ptr(corev1.ProtocolTCP)}},
+		})).To(Succeed())
+		conn, err := net.Dial("udp", net.JoinHostPort(svc.Spec.ClusterIP, "8080"))
+		Expect(err).NotTo(HaveOccurred())
+		defer conn.Close()
+		Eventually(func() string {
+			_, _ = conn.Write([]byte("hostName"))
+			_ = conn.SetReadDeadline(time.Now().Add(200 * time.Millisecond))
+			buf := make([]byte, 100)
+			n, _ := conn.Read(buf)
+			return string(buf[:n])
+		}).Should(Equal("echo:hostName"))
+	})
+
 	It("forwards node ports", func(ctx SpecContext) {
 		ns := namespace(ctx)
 		a := startBackend("np", 0)

@@ -40,11 +40,18 @@ func User(name string) *filters.User {
 // others too (they are filtered again).
 type PodLister func(ctx context.Context, namespace, node string) ([]Pod, error)
 
+// ClaimVolumes returns, for the PersistentVolumeClaims of a namespace, the
+// volume each is bound to (spec.volumeName) by claim name.
+type ClaimVolumes func(ctx context.Context, namespace string) (map[string]string, error)
+
 // Authorizer is the Node authorizer.
 type Authorizer struct {
 	// Pods lists the pods the relationships are read from.
-	Pods  PodLister
-	rules []rbacv1.PolicyRule
+	Pods PodLister
+	// Claims reads the claims' volumes (nil: nodes get no
+	// PersistentVolume).
+	Claims ClaimVolumes
+	rules  []rbacv1.PolicyRule
 }
 
 // NewAuthorizer returns a Node authorizer reading pods through pods.
@@ -76,6 +83,11 @@ func (a *Authorizer) Authorize(ctx context.Context, attrs filters.Attributes) (f
 				return filters.DecisionNoOpinion, fmt.Sprintf("node %q can only get individual %s", node, attrs.Resource), nil
 			}
 			return a.related(ctx, node, attrs)
+		case attrs.Resource == "persistentvolumes" && attrs.Subresource == "":
+			if attrs.Verb != "get" || attrs.Name == "" {
+				return filters.DecisionNoOpinion, fmt.Sprintf("node %q can only get individual %s", node, attrs.Resource), nil
+			}
+			return a.relatedVolume(ctx, node, attrs.Name)
 		case attrs.Resource == "serviceaccounts" && attrs.Subresource == "token":
 			if attrs.Verb != "create" || attrs.Name == "" {
 				return filters.DecisionNoOpinion, fmt.Sprintf("node %q can only create tokens for individual service accounts", node), nil
@@ -118,4 +130,39 @@ func (a *Authorizer) related(ctx context.Context, node string, attrs filters.Att
 		}
 	}
 	return filters.DecisionNoOpinion, fmt.Sprintf("no relationship found between node '%s' and this object", node), nil
+}
+
+// relatedVolume allows getting the PersistentVolume name when a pod bound to
+// node uses a claim bound to it (Kubernetes' node authorizer graph: pod,
+// claim, volume).
+func (a *Authorizer) relatedVolume(ctx context.Context, node, name string) (filters.Decision, string, error) {
+	deny := fmt.Sprintf("no relationship found between node '%s' and this object", node)
+	if a.Claims == nil {
+		return filters.DecisionNoOpinion, deny, nil
+	}
+	pods, err := a.Pods(ctx, "", node)
+	if err != nil {
+		return filters.DecisionNoOpinion, "", fmt.Errorf("node authorizer: list pods of node %q: %w", node, err)
+	}
+	volumes := map[string]map[string]string{} // by namespace
+	for i := range pods {
+		p := &pods[i]
+		if p.Spec.NodeName != node {
+			continue
+		}
+		for _, claim := range p.references("persistentvolumeclaims") {
+			ns := p.Metadata.Namespace
+			if volumes[ns] == nil {
+				v, err := a.Claims(ctx, ns)
+				if err != nil {
+					return filters.DecisionNoOpinion, "", fmt.Errorf("node authorizer: read claims in %q: %w", ns, err)
+				}
+				volumes[ns] = v
+			}
+			if volumes[ns][claim] == name {
+				return filters.DecisionAllow, "", nil
+			}
+		}
+	}
+	return filters.DecisionNoOpinion, deny, nil
 }

@@ -28,7 +28,7 @@ func authorizer(t *testing.T) *Authorizer {
 	if err := json.Unmarshal([]byte(podsJSON), &pods); err != nil {
 		t.Fatal(err)
 	}
-	return NewAuthorizer(func(_ context.Context, ns, _ string) ([]Pod, error) {
+	a := NewAuthorizer(func(_ context.Context, ns, _ string) ([]Pod, error) {
 		var out []Pod
 		for _, p := range pods {
 			if ns == "" || p.Metadata.Namespace == ns {
@@ -37,6 +37,13 @@ func authorizer(t *testing.T) *Authorizer {
 		}
 		return out, nil
 	})
+	a.Claims = func(_ context.Context, ns string) (map[string]string, error) {
+		if ns != "ns" {
+			return nil, nil
+		}
+		return map[string]string{"data": "pv-data", "unused": "pv-unused"}, nil
+	}
+	return a
 }
 
 func TestAuthorizer(t *testing.T) {
@@ -60,6 +67,9 @@ func TestAuthorizer(t *testing.T) {
 		{"configmap volume", res("get", "", "configmaps", "", "ns", "vol-cm"), filters.DecisionAllow},
 		{"projected configmap", res("get", "", "configmaps", "", "ns", "proj-cm"), filters.DecisionAllow},
 		{"pvc", res("get", "", "persistentvolumeclaims", "", "ns", "data"), filters.DecisionAllow},
+		{"volume of its pod's claim", res("get", "", "persistentvolumes", "", "", "pv-data"), filters.DecisionAllow},
+		{"volume of a claim no pod of the node uses", res("get", "", "persistentvolumes", "", "", "pv-unused"), filters.DecisionNoOpinion},
+		{"list volumes", res("list", "", "persistentvolumes", "", "", ""), filters.DecisionNoOpinion},
 		{"token for its pod's service account", res("create", "", "serviceaccounts", "token", "ns", "web-sa"), filters.DecisionAllow},
 		{"its pod's service account", res("get", "", "serviceaccounts", "", "ns", "web-sa"), filters.DecisionAllow},
 		{"another service account", res("get", "", "serviceaccounts", "", "ns", "default"), filters.DecisionNoOpinion},

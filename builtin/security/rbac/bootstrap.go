@@ -47,9 +47,12 @@ func aggregated(label string) *rbacv1.AggregationRule {
 // Kubernetes), system:discovery, system:basic-user, system:auth-delegator
 // (delegated authentication and authorization: tokenreviews and
 // subjectaccessreviews, bound to nobody), system:public-info-viewer,
+// system:service-account-issuer-discovery (the OIDC discovery document and
+// keys, bound to every ServiceAccount, as Kubernetes),
 // system:monitoring (metrics and health checks) and the components' roles
 // (system:node, system:kube-scheduler, system:kube-controller-manager,
-// system:node-proxier).
+// system:node-proxier) and system:kubelet-api-admin (the node agents' API,
+// nodes/proxy among it, bound to nobody).
 func ClusterRoles() []rbacv1.ClusterRole {
 	core, apps, batch := []string{""}, []string{"apps"}, []string{"batch"}
 	tm := api.TypeMeta{APIVersion: rbacv1.GroupVersion.String(), Kind: "ClusterRole"}
@@ -110,6 +113,9 @@ func ClusterRoles() []rbacv1.ClusterRole {
 			rule([]string{"create"}, []string{"authentication.k8s.io"}, "tokenreviews"),
 			rule([]string{"create"}, []string{"authorization.k8s.io"}, "subjectaccessreviews"),
 		}},
+		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:service-account-issuer-discovery", nil), Rules: []rbacv1.PolicyRule{
+			{Verbs: []string{"get"}, NonResourceURLs: []string{"/.well-known/openid-configuration", "/.well-known/openid-configuration/", "/openid/v1/jwks", "/openid/v1/jwks/"}},
+		}},
 		{TypeMeta: tm, ObjectMeta: bootstrapMeta("system:public-info-viewer", nil), Rules: []rbacv1.PolicyRule{
 			{Verbs: []string{"get"}, NonResourceURLs: []string{"/healthz", "/livez", "/readyz", "/version", "/version/"}},
 		}},
@@ -122,6 +128,7 @@ func ClusterRoles() []rbacv1.ClusterRole {
 // ClusterRoleBindings returns the default bindings: cluster-admin to
 // system:masters, system:discovery and system:basic-user to
 // system:authenticated, system:public-info-viewer to everyone,
+// system:service-account-issuer-discovery to system:serviceaccounts,
 // system:monitoring to the group of that name, and each
 // component's role to its user.
 func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
@@ -139,6 +146,7 @@ func ClusterRoleBindings() []rbacv1.ClusterRoleBinding {
 		bind("system:discovery", filters.GroupAuthenticated),
 		bind("system:basic-user", filters.GroupAuthenticated),
 		bind("system:public-info-viewer", filters.GroupAuthenticated, filters.GroupUnauthenticated),
+		bind("system:service-account-issuer-discovery", filters.GroupServiceAccounts),
 		bind(MonitoringGroup, MonitoringGroup),
 	}, componentBindings(tm)...)
 }

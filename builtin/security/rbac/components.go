@@ -96,6 +96,12 @@ func componentRoles(tm api.TypeMeta) []rbacv1.ClusterRole {
 		role("system:kube-scheduler", SchedulerRules()),
 		role("system:kube-controller-manager", ControllerManagerRules()),
 		role("system:node-proxier", ProxyRules()),
+		// As Kubernetes: full access to the node agents' API (nodes/proxy
+		// among it), bound to nobody by default.
+		role("system:kubelet-api-admin", []rbacv1.PolicyRule{
+			rule([]string{"get", "list", "watch", "proxy"}, []string{""}, "nodes"),
+			rule([]string{"*"}, []string{""}, "nodes/log", "nodes/metrics", "nodes/proxy", "nodes/stats"),
+		}),
 	}, bootstrapRoles(tm)...)
 }
 

@@ -17,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -30,7 +31,8 @@ func main() {
 	flag.StringVar(&o.duration, "duration", "", "wall time of the run, recorded in the header")
 	flag.StringVar(&o.note, "note", "", "extra paragraph for the header (e.g. why only a subset ran)")
 	flag.StringVar(&o.version, "version", "v1.34.4", "the k8s.io/kubernetes version the e2e binary was built from")
-	flag.BoolVar(&o.runsImages, "runs-images", false, "the node runs container images (converge up --runtime containerd): a pod that did not run is a failure, never \"cannot run here\"")
+	flag.BoolVar(&o.runsImages, "runs-images", false, "the node runs container images (converge up --runtime containerd): a pod that did not run is a failure, never \"cannot run here\" (but see -served-images)")
+	flag.StringVar(&o.served, "served-images", "", "with -runs-images: the images the run's registry serves, comma-separated (e.g. registry.k8s.io/pause:3.10.1); a spec whose pod waited on the pull of another image cannot run here")
 	flag.Parse()
 	if err := run(o); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
@@ -41,6 +43,15 @@ func main() {
 type options struct {
 	junit, out, command, duration, note, version string
 	runsImages                                   bool
+	served                                       string
+}
+
+// servedImages is the list -served-images gives.
+func (o options) servedImages() []string {
+	if o.served == "" {
+		return nil
+	}
+	return strings.Split(o.served, ",")
 }
 
 func run(o options) error {
@@ -63,7 +74,7 @@ func run(o options) error {
 		}
 		runs = append(runs, cases)
 	}
-	r := summarize(merge(runs), o.runsImages)
+	r := summarize(merge(runs), o.runsImages, o.servedImages())
 	w := io.Writer(os.Stdout)
 	if o.out != "" {
 		f, err := os.Create(o.out)
@@ -99,7 +110,7 @@ func merge(runs [][]testCase) []testCase {
 
 // selectedBy reports whether the run of c selected it.
 func selectedBy(c testCase) bool {
-	_, selected := classify(c, false)
+	_, selected := classify(c, false, nil)
 	return selected
 }
 
@@ -183,14 +194,14 @@ type report struct {
 	total       time.Duration
 }
 
-func summarize(cases []testCase, runsImages bool) report {
+func summarize(cases []testCase, runsImages bool, served []string) report {
 	r := report{results: map[string][]result{}, notSelected: map[string]int{}}
 	for _, c := range cases {
 		if !strings.Contains(c.Name, "[Conformance]") {
 			continue
 		}
 		sig := sigOf(c.Name)
-		res, selected := classify(c, runsImages)
+		res, selected := classify(c, runsImages, served)
 		if !selected {
 			r.notSelected[sig]++
 			continue
@@ -214,8 +225,9 @@ func sigOf(name string) string {
 // classify decides a spec's outcome. selected is false for a spec the run's
 // focus/skip filtered out (Ginkgo reports it skipped without a reason).
 // runsImages is true when the node runs container images: then image
-// markers do not make a failure "cannot run here".
-func classify(c testCase, runsImages bool) (res result, selected bool) {
+// markers do not make a failure "cannot run here", except a pull of an image
+// not in served (when served is not empty).
+func classify(c testCase, runsImages bool, served []string) (res result, selected bool) {
 	res.name = strings.TrimPrefix(c.Name, "[It] ")
 	switch {
 	case c.Skipped != nil:
@@ -239,7 +251,7 @@ func classify(c testCase, runsImages bool) (res result, selected bool) {
 	if f.Type != "" && f.Type != "failed" {
 		first = "(" + f.Type + ") " + first
 	}
-	if reason, ok := cannotRunReason(text, c.SystemErr, runsImages); ok {
+	if reason, ok := cannotRunReason(text, c.SystemErr, runsImages, served); ok {
 		res.outcome, res.detail = cannotRun, reason+"; failure: "+first
 		return res, true
 	}
@@ -276,6 +288,10 @@ var nodeMarkers = []struct{ marker, reason string }{
 	{"at least two nodes", "needs at least two nodes"},
 }
 
+// failedPull finds the node's pull failures (events and container states) and
+// the image each names, quotes escaped or not.
+var failedPull = regexp.MustCompile(`(?:Back-off pulling|Failed to pull) image \\*"([^"\\]+)\\*"`)
+
 // podWait matches a failure that is about a pod (or a workload of pods) not
 // reaching a running, ready or finished state, or about its image. A
 // Deployment the suite waits for (a webhook, conversion webhook or sample API
@@ -289,15 +305,28 @@ var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|succes
 // not running (a spec failing earlier, or on something else, whose pods also
 // could not run, has a failure of its own and stays failed). With runsImages
 // (a node that runs images, e.g. on containerd) image markers never count: a
-// pod that did not run there failed on its merits.
-func cannotRunReason(failure, timeline string, runsImages bool) (string, bool) {
+// pod that did not run there failed on its merits, unless it waited on the
+// pull of an image the run's registry does not serve (served non-empty; the
+// machine has no other registry).
+func cannotRunReason(failure, timeline string, runsImages bool, served []string) (string, bool) {
 	text := failure + "\n" + timeline
 	for _, m := range nodeMarkers {
 		if i := strings.Index(text, m.marker); i >= 0 {
 			return m.reason + " (`" + lineAround(text, i) + "`)", true
 		}
 	}
-	if runsImages || !podWait.MatchString(failure) {
+	if !podWait.MatchString(failure) {
+		return "", false
+	}
+	if runsImages {
+		if len(served) == 0 {
+			return "", false
+		}
+		for _, m := range failedPull.FindAllStringSubmatchIndex(text, -1) {
+			if img := text[m[2]:m[3]]; !slices.Contains(served, img) {
+				return "image " + img + " is not served to this run's node (`" + lineAround(text, m[0]) + "`)", true
+			}
+		}
 		return "", false
 	}
 	for _, m := range imageMarkers {
@@ -439,7 +468,13 @@ func (r report) write(w io.Writer, o options) error {
 	fmt.Fprintf(&b, "  could not have run either.\n")
 	if o.runsImages {
 		fmt.Fprintf(&b, "  **This run's node runs container images** (`-runs-images`): image markers are not used, so a spec\n")
-		fmt.Fprintf(&b, "  whose pods did not run is **failed**.\n")
+		fmt.Fprintf(&b, "  whose pods did not run is **failed**")
+		if served := o.servedImages(); len(served) > 0 {
+			fmt.Fprintf(&b, ", unless its failure is about a pod not running and the node's\n")
+			fmt.Fprintf(&b, "  events or pod states show a failed pull of an image other than the ones the run's registry serves\n")
+			fmt.Fprintf(&b, "  (`%s`): the machine reaches no other registry, so such a spec **cannot run here**", strings.Join(served, "`, `"))
+		}
+		fmt.Fprintf(&b, ".\n")
 	}
 	fmt.Fprintf(&b, "- **failed**: every other failure, timeout, panic or interruption; the first line of its failure is listed.\n")
 	fmt.Fprintf(&b, "- **not selected**: `[Conformance]` specs the run's `--focus`/`--skip` left out (Ginkgo reports them\n")

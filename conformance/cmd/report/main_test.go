@@ -48,7 +48,7 @@ func TestClassify(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, sel := classify(tt.c, false)
+			res, sel := classify(tt.c, false, nil)
 			if sel != tt.wantSelected {
 				t.Fatalf("selected = %v, want %v", sel, tt.wantSelected)
 			}
@@ -67,15 +67,49 @@ func TestClassify(t *testing.T) {
 func TestClassifyRunsImages(t *testing.T) {
 	pull := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Timed out after 300s.\nExpected Pod to be in <v1.PodPhase>: \"Running\""},
 		SystemErr: "event: Failed: Back-off pulling image \"registry.k8s.io/e2e-test-images/agnhost:2.56\": ImagePullBackOff\n"}
-	if res, _ := classify(pull, false); res.outcome != cannotRun {
+	if res, _ := classify(pull, false, nil); res.outcome != cannotRun {
 		t.Errorf("process runtime: %v %q, want cannot run here", res.outcome, res.detail)
 	}
-	if res, _ := classify(pull, true); res.outcome != failed || res.detail != "Timed out after 300s." {
+	if res, _ := classify(pull, true, nil); res.outcome != failed || res.detail != "Timed out after 300s." {
 		t.Errorf("runs images: %v %q, want failed \"Timed out after 300s.\"", res.outcome, res.detail)
 	}
 	nodes := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Requires at least 2 nodes (not 1)"}}
-	if res, _ := classify(nodes, true); res.outcome != cannotRun {
+	if res, _ := classify(nodes, true, nil); res.outcome != cannotRun {
 		t.Errorf("runs images, two nodes: %v %q, want cannot run here", res.outcome, res.detail)
+	}
+}
+
+// TestClassifyServedImages: on a node that runs images, with the images the
+// run's registry serves known, a pod waiting on the pull of another image
+// cannot run here; a failed pull of a served image stays a failure.
+func TestClassifyServedImages(t *testing.T) {
+	served := []string{"registry.k8s.io/e2e-test-images/agnhost:2.56", "registry.k8s.io/pause:3.10.1"}
+	wait := &failure{Type: "failed", Description: "[FAILED] Timed out after 300s.\nExpected Pod to be in <v1.PodPhase>: \"Running\""}
+	for _, tt := range []struct {
+		name, timeline string
+		want           outcome
+		wantDetail     string
+	}{
+		{"unserved image in an event", "event: Failed: Back-off pulling image \"registry.k8s.io/e2e-test-images/httpd:2.4.38-4\": ImagePullBackOff\n",
+			cannotRun, "image registry.k8s.io/e2e-test-images/httpd:2.4.38-4 is not served"},
+		{"unserved image in a dumped pod state, quotes escaped", `message: Back-off pulling image \"registry.k8s.io/e2e-test-images/nginx:1.14-4\"` + "\n",
+			cannotRun, "image registry.k8s.io/e2e-test-images/nginx:1.14-4 is not served"},
+		{"served image", "event: Warning Failed: Failed to pull image \"registry.k8s.io/e2e-test-images/agnhost:2.56\": not found\n",
+			failed, "Timed out after 300s."},
+		{"no pull failure", "event: Normal Pulling: Pulling image \"registry.k8s.io/e2e-test-images/httpd:2.4.38-4\"\n",
+			failed, "Timed out after 300s."},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, _ := classify(testCase{Status: "failed", Failure: wait, SystemErr: tt.timeline}, true, served)
+			if res.outcome != tt.want || !strings.HasPrefix(res.detail, tt.wantDetail) {
+				t.Fatalf("got (%v, %q), want (%v, %q…)", res.outcome, res.detail, tt.want, tt.wantDetail)
+			}
+		})
+	}
+	other := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] the server rejected our request"},
+		SystemErr: "event: Failed: Back-off pulling image \"registry.k8s.io/e2e-test-images/httpd:2.4.38-4\"\n"}
+	if res, _ := classify(other, true, served); res.outcome != failed {
+		t.Errorf("a failure not about a pod: %v %q, want failed", res.outcome, res.detail)
 	}
 }
 

@@ -2,6 +2,10 @@ package fieldmanager
 
 import (
 	"maps"
+	"slices"
+	"strings"
+
+	"github.com/converge-dev/converge/framework/api"
 	"strconv"
 	"sync"
 
@@ -88,7 +92,7 @@ func (t *Type) compiledRoot() *cnode {
 				meta := *f.n
 				meta.stripped = map[string]bool{}
 				for _, k := range strippedMeta {
-					meta.stripped[k[len("f:"):]] = true
+					meta.stripped[k] = true
 				}
 				r.fields["metadata"] = cfield{n: &meta, key: f.key}
 			}
@@ -232,84 +236,234 @@ func handled(a atomKinds) atomKinds {
 	return aList
 }
 
-// leaf is the FieldsV1 node of a path owned with nothing below it.
-func leaf() map[string]any { return map[string]any{} }
+// fnode is a node of a FieldsV1 set as the walk builds it: owned says the
+// path itself is owned (written "." beside what is owned below it, or as {}
+// when nothing is), kids what is owned below it. The zero fnode is nothing
+// owned. Nodes are values, their kids in their walk's arena.
+type fnode struct {
+	owned bool
+	kids  []fkid
+}
+
+// fkid is a child of an fnode under its FieldsV1 key: "f:"+key when field
+// (a map's key, kept without the prefix so that the walk builds no strings
+// for them; full is the whole key when the schema has it), else key
+// ("k:{...}", "v:...").
+type fkid struct {
+	key, full string
+	field     bool
+	n         fnode
+}
+
+// fullKey is k's FieldsV1 key.
+func (k fkid) fullKey() string {
+	switch {
+	case k.full != "":
+		return k.full
+	case k.field:
+		return "f:" + k.key
+	}
+	return k.key
+}
+
+// walk is the memory of one walk of a create: the kids of the nodes it
+// built, in arena, and the kids of the nodes it is building, on stack (a
+// node's are the top of the stack, above its mark, until they are moved to
+// the arena in one piece). Walks are reused (getWalk, putWalk): a create
+// allocates no lists of kids.
+type walk struct {
+	stack, arena []fkid
+}
+
+var walks = sync.Pool{New: func() any { return new(walk) }}
+
+func getWalk() *walk { return walks.Get().(*walk) }
+
+// putWalk returns w for reuse once nothing built in it is used.
+func putWalk(w *walk) {
+	if cap(w.arena) > 1024 || cap(w.stack) > 1024 {
+		return // a rare large object: not kept
+	}
+	// Only what this walk used is cleared (the capacity left by a larger
+	// object before stays): every kid it pushed was moved to the arena but
+	// those still on the stack (a walk that gave up).
+	n := len(w.arena)
+	clear(w.arena[:n])
+	clear(w.stack[:min(n+len(w.stack), cap(w.stack))])
+	w.arena, w.stack = w.arena[:0], w.stack[:0]
+	walks.Put(w)
+}
+
+// node is a node (owned or not) with the kids above mark on the stack,
+// moved to the arena.
+func (w *walk) node(owned bool, mark int) fnode {
+	kids := w.stack[mark:]
+	if len(kids) == 0 {
+		return fnode{owned: owned}
+	}
+	start := len(w.arena)
+	// When the arena grows, nodes already built keep the old array.
+	w.arena = append(w.arena, kids...)
+	w.stack = w.stack[:mark]
+	return fnode{owned: owned, kids: w.arena[start:len(w.arena):len(w.arena)]}
+}
+
+// leafNode is a path owned with nothing below it.
+var leafNode = fnode{owned: true}
+
+func (n fnode) empty() bool { return !n.owned && len(n.kids) == 0 }
+
+// kid is the index among n's kids of the one with key (a field's when
+// field), or -1.
+func (n fnode) kid(key string, field bool) int {
+	for i := range n.kids {
+		if n.kids[i].key == key && n.kids[i].field == field {
+			return i
+		}
+	}
+	return -1
+}
+
+// toMap is n as decoded FieldsV1 JSON (nil when n is empty).
+func (n fnode) toMap() map[string]any {
+	if n.empty() {
+		return nil
+	}
+	out := make(map[string]any, len(n.kids)+1)
+	if n.owned && len(n.kids) > 0 {
+		out["."] = map[string]any{}
+	}
+	for _, k := range n.kids {
+		out[k.fullKey()] = k.n.toMap()
+	}
+	return out
+}
+
+// appendJSON appends n as AppendJSON writes toMap's result (keys in its
+// order, api.SortObjectKeys); n's kids are sorted on the way.
+func (n fnode) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	if n.owned && len(n.kids) > 0 {
+		b = append(b, `".":{},`...)
+	}
+	sortKids(n.kids)
+	for i, k := range n.kids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if k.field {
+			// "f:" and then key as JSON quotes it: quoting is rune by
+			// rune, so the prefix changes nothing of the rest.
+			b = append(b, `"f:`...)
+			at := len(b)
+			b = api.AppendJSONString(b, k.key)
+			b = append(b[:at], b[at+1:]...) // key's opening quote
+		} else {
+			b = api.AppendJSONString(b, k.key)
+		}
+		b = append(b, ':')
+		b = k.n.appendJSON(b)
+	}
+	return append(b, '}')
+}
+
+// sortKids sorts kids in the order AppendJSON writes their keys
+// (api.SortObjectKeys).
+func sortKids(kids []fkid) {
+	fields := 0
+	for _, k := range kids {
+		if k.field {
+			fields++
+		}
+	}
+	switch fields {
+	case len(kids):
+		// "f:"+key orders as key, and a level of fields only is ordered
+		// as text.
+		slices.SortFunc(kids, func(a, b fkid) int { return strings.Compare(a.key, b.key) })
+	case 0:
+		api.SortObjectKeys(kids, func(k fkid) string { return k.key })
+	default:
+		api.SortObjectKeys(kids, fkid.fullKey)
+	}
+}
 
 // added returns the FieldsV1 node of v added where the empty object has
 // nothing: the path is owned, and what v holds when n merges it granularly.
-func added(n *cnode, v any) (map[string]any, bool) {
+func (w *walk) added(n *cnode, v any) (fnode, bool) {
 	if n.invalid {
-		return nil, false
+		return fnode{}, false
 	}
 	k := kindOf(v)
 	if k == kOther {
-		return nil, false
+		return fnode{}, false
 	}
 	switch handled(n.deduce(k)) {
 	case aMap:
 		m, _ := v.(map[string]any) // anything else is no map: a leaf
 		if n.mapAtomic || len(m) == 0 {
-			return leaf(), true
+			return leafNode, true
 		}
-		out := make(map[string]any, len(m)+1)
-		out["."] = leaf()
+		mark := len(w.stack)
 		for key, cv := range m {
-			cn, fk := n.field(key)
+			cn, full := n.field(key)
 			if cn == nil {
-				return nil, false
+				return fnode{}, false
 			}
-			c, ok := added(cn, cv)
+			c, ok := w.added(cn, cv)
 			if !ok {
-				return nil, false
+				return fnode{}, false
 			}
-			out[fk] = c
+			w.stack = append(w.stack, fkid{key: key, full: full, field: true, n: c})
 		}
-		return out, true
+		return w.node(true, mark), true
 	case aList:
 		l, _ := v.([]any)
 		if !n.listAssoc || len(l) == 0 {
-			return leaf(), true
+			return leafNode, true
 		}
-		out := make(map[string]any, len(l)+1)
-		out["."] = leaf()
-		if !addedItems(n, l, out) {
-			return nil, false
-		}
-		return out, true
+		return w.addedItems(n, l, true)
 	}
-	return leaf(), true
+	return leafNode, true
 }
 
-// addedItems adds to out the nodes of the items of l, added to a list of the
-// associative type n; false when the walk gives up.
-func addedItems(n *cnode, l []any, out map[string]any) bool {
+// addedItems is the node (owned or not) of the items of l, added to a list
+// of the associative type n; false when the walk gives up.
+func (w *walk) addedItems(n *cnode, l []any, owned bool) (fnode, bool) {
+	var seen map[string]bool // for long lists; short ones are searched
+	if len(l) > 16 {
+		seen = make(map[string]bool, len(l))
+	}
+	mark := len(w.stack)
 	for _, item := range l {
 		key, ok := n.itemKey(item)
 		if !ok {
-			return false
+			return fnode{}, false
 		}
-		if _, dup := out[key]; dup {
-			return false
+		if seen != nil {
+			if seen[key] {
+				return fnode{}, false
+			}
+			seen[key] = true
+		} else if (fnode{kids: w.stack[mark:]}).kid(key, false) >= 0 {
+			return fnode{}, false
 		}
-		c, ok := added(n.item, item)
+		c, ok := w.added(n.item, item)
 		if !ok {
-			return false
+			return fnode{}, false
 		}
-		out[key] = c
+		w.stack = append(w.stack, fkid{key: key, n: c})
 	}
-	return true
+	return w.node(owned, mark), true
 }
 
-// field is the type of key in a map of type n (nil when it has none) and
-// its FieldsV1 key.
+// field is the type of key in a map of type n (nil when it has none), and
+// its FieldsV1 key when the schema names the field ("" for other keys).
 func (n *cnode) field(key string) (*cnode, string) {
 	if f, ok := n.fields[key]; ok {
 		return f.n, f.key
 	}
-	if n.elem == nil {
-		return nil, ""
-	}
-	return n.elem, "f:" + key
+	return n.elem, ""
 }
 
 // itemKey is the serialized path element of a list item ("k:{...}" or
@@ -422,31 +576,31 @@ func appendPlain(b []byte, v any) ([]byte, bool) {
 }
 
 // changed returns the FieldsV1 node of what differs from lhs (the empty
-// object's value, present) to rhs; nil when nothing does.
-func changed(n *cnode, lhs, rhs any) (map[string]any, bool) {
+// object's value, present) to rhs; empty when nothing does.
+func (w *walk) changed(n *cnode, lhs, rhs any) (fnode, bool) {
 	if n.invalid {
-		return nil, false
+		return fnode{}, false
 	}
 	lk, rk := kindOf(lhs), kindOf(rhs)
 	if lk == kOther || rk == kOther {
-		return nil, false
+		return fnode{}, false
 	}
 	// Values the type deduces apart (a null and a string of an untyped
 	// field) are compared as each: what either finds is owned.
 	al, ar := handled(n.deduce(lk)), handled(n.deduce(rk))
-	c, ok := changedAs(ar, n, lhs, rhs)
+	c, ok := w.changedAs(ar, n, lhs, rhs)
 	if !ok || al == ar {
 		return c, ok
 	}
-	d, ok := changedAs(al, n, lhs, rhs)
+	d, ok := w.changedAs(al, n, lhs, rhs)
 	if !ok {
-		return nil, false
+		return fnode{}, false
 	}
 	return union(c, d), true
 }
 
 // changedAs is changed with the values handled as atom kind a.
-func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
+func (w *walk) changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
 	switch a {
 	case aMap:
 		lm, _ := lhs.(map[string]any)
@@ -454,7 +608,7 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
 		if n.mapAtomic || (len(lm) == 0 && len(rm) == 0) {
 			return leafChange(lhs, rhs), true
 		}
-		return changedMap(n, lm, rm, nil)
+		return w.changedMap(n, lm, rm, nil)
 	case aList:
 		ll, _ := lhs.([]any)
 		rl, _ := rhs.([]any)
@@ -462,13 +616,9 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
 			return leafChange(lhs, rhs), true
 		}
 		if len(ll) > 0 {
-			return nil, false // the empty object's lists are empty
+			return fnode{}, false // the empty object's lists are empty
 		}
-		out := make(map[string]any, len(rl))
-		if !addedItems(n, rl, out) {
-			return nil, false
-		}
-		return out, true
+		return w.addedItems(n, rl, false)
 	}
 	return leafChange(lhs, rhs), true
 }
@@ -476,12 +626,12 @@ func changedAs(a atomKinds, n *cnode, lhs, rhs any) (map[string]any, bool) {
 // changedMap is changed for two maps of the granular map type n, at least
 // one not empty. Keys in ignored are compared all the same (what does not
 // fit fails the comparison), then not owned.
-func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[string]any, bool) {
-	var out map[string]any
+func (w *walk) changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (fnode, bool) {
+	mark := len(w.stack)
 	for key, rv := range rm {
-		cn, fk := n.field(key)
+		cn, full := n.field(key)
 		if cn == nil || cn.invalid {
-			return nil, false
+			return fnode{}, false
 		}
 		if n.stripped[key] && isScalar(rv) && (lm[key] == nil || isScalar(lm[key])) {
 			// A scalar is owned as a whole (or not at all), and no one
@@ -489,22 +639,19 @@ func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[s
 			continue
 		}
 		var (
-			c  map[string]any
+			c  fnode
 			ok bool
 		)
 		if lv, in := lm[key]; in {
-			c, ok = changed(cn, lv, rv)
+			c, ok = w.changed(cn, lv, rv)
 		} else {
-			c, ok = added(cn, rv)
+			c, ok = w.added(cn, rv)
 		}
 		if !ok {
-			return nil, false
+			return fnode{}, false
 		}
-		if c != nil && !ignored[key] {
-			if out == nil {
-				out = map[string]any{}
-			}
-			out[fk] = c
+		if !c.empty() && !ignored[key] {
+			w.stack = append(w.stack, fkid{key: key, full: full, field: true, n: c})
 		}
 	}
 	for key := range lm {
@@ -512,40 +659,28 @@ func changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (map[s
 			continue
 		}
 		if cn, _ := n.field(key); cn == nil {
-			return nil, false
+			return fnode{}, false
 		}
 	}
-	return out, true
+	return w.node(false, mark), true
 }
 
-// union is the union of two FieldsV1 nodes (nil is empty; an empty map is a
-// path owned with nothing below it).
-func union(a, b map[string]any) map[string]any {
+// union is the union of two FieldsV1 nodes.
+func union(a, b fnode) fnode {
 	switch {
-	case a == nil:
+	case a.empty():
 		return b
-	case b == nil:
+	case b.empty():
 		return a
 	}
-	owned := func(m map[string]any) bool { _, dot := m["."]; return len(m) == 0 || dot }
-	out := make(map[string]any, len(a)+len(b))
-	for k, v := range a {
-		if k != "." {
-			out[k] = v
-		}
-	}
-	for k, v := range b {
-		if k == "." {
-			continue
-		}
-		if prev, ok := out[k].(map[string]any); ok {
-			out[k] = union(prev, v.(map[string]any))
+	out := fnode{owned: a.owned || b.owned, kids: make([]fkid, len(a.kids), len(a.kids)+len(b.kids))}
+	copy(out.kids, a.kids)
+	for _, k := range b.kids {
+		if i := out.kid(k.key, k.field); i >= 0 {
+			out.kids[i].n = union(out.kids[i].n, k.n)
 		} else {
-			out[k] = v
+			out.kids = append(out.kids, k)
 		}
-	}
-	if (owned(a) || owned(b)) && len(out) > 0 {
-		out["."] = leaf()
 	}
 	return out
 }
@@ -553,59 +688,56 @@ func union(a, b map[string]any) map[string]any {
 func isScalar(v any) bool { return kindOf(v) == kScalar }
 
 // leafChange is the node of a leaf in both objects: owned when it differs.
-func leafChange(lhs, rhs any) map[string]any {
+func leafChange(lhs, rhs any) fnode {
 	if value.Equals(value.NewValueInterface(rhs), value.NewValueInterface(lhs)) {
-		return nil
+		return fnode{}
 	}
-	return leaf()
+	return leafNode
 }
 
-// stripped are the FieldsV1 keys of stripSet: the top-level members, and
+// stripped are the fields of stripSet: the top-level members, and
 // metadata's.
 var (
-	strippedTop  = []string{"f:apiVersion", "f:kind", "f:metadata"}
-	strippedMeta = []string{"f:name", "f:namespace", "f:creationTimestamp", "f:selfLink", "f:uid", "f:clusterName",
-		"f:generation", "f:managedFields", "f:resourceVersion"}
+	strippedTop  = []string{"apiVersion", "kind", "metadata"}
+	strippedMeta = []string{"name", "namespace", "creationTimestamp", "selfLink", "uid", "clusterName",
+		"generation", "managedFields", "resourceVersion"}
 )
 
-// unown removes the membership of key in node (the path itself, not what is
-// below it), and key when nothing is left.
-func unown(node map[string]any, key string) {
-	c, ok := node[key].(map[string]any)
-	if !ok {
+// unown removes the membership of field key in node (the path itself, not
+// what is below it), and key when nothing is left.
+func unown(node *fnode, key string) {
+	i := node.kid(key, true)
+	if i < 0 {
 		return
 	}
-	delete(c, ".")
-	if len(c) == 0 {
-		delete(node, key)
+	node.kids[i].n.owned = false
+	if len(node.kids[i].n.kids) == 0 {
+		node.kids = append(node.kids[:i], node.kids[i+1:]...)
 	}
 }
 
 // createFields is the FieldsV1 set an Update owns when it creates obj (no
-// managedFields in it): nil when it owns nothing; ok false when the walk
+// managedFields in it): empty when it owns nothing; ok false when the walk
 // gives up (see above).
-func (m *Manager) createFields(obj map[string]any) (map[string]any, bool) {
+func (m *Manager) createFields(w *walk, obj map[string]any) (fnode, bool) {
 	if m.only != nil {
-		return nil, false
+		return fnode{}, false
 	}
 	root := m.typ.compiledRoot()
 	if root.invalid || !root.hasMap || root.mapAtomic {
-		return nil, false
+		return fnode{}, false
 	}
-	out, ok := changedMap(root, m.typ.zero, obj, m.ignored)
+	out, ok := w.changedMap(root, m.typ.zero, obj, m.ignored)
 	if !ok {
-		return nil, false
+		return fnode{}, false
 	}
-	if meta, ok := out["f:metadata"].(map[string]any); ok {
+	if i := out.kid("metadata", true); i >= 0 {
 		for _, k := range strippedMeta {
-			unown(meta, k)
+			unown(&out.kids[i].n, k)
 		}
 	}
 	for _, k := range strippedTop {
-		unown(out, k)
-	}
-	if len(out) == 0 {
-		return nil, true
+		unown(&out, k)
 	}
 	return out, true
 }

@@ -102,7 +102,7 @@ func (g *objGen) mapOf(n *cnode, depth int) map[string]any {
 	}
 	if n.elem != nil {
 		for range g.r.IntN(3) {
-			out[[]string{"k1", "k2", "k3"}[g.r.IntN(3)]] = g.value(n.elem, depth+1)
+			out[[]string{"k1", "k2", "k3", "a<&>", "é", "q\"", "\u2028", "\xff"}[g.r.IntN(8)]] = g.value(n.elem, depth+1)
 		}
 	}
 	if g.chance(g.noise) {
@@ -157,7 +157,7 @@ func sameCreates(t *testing.T, typ *Type, apiVersion string, ignore []string, ob
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, walked := fast.createFields(obj)
+	_, walked := fast.createFields(&walk{}, obj)
 	a, b := api.DeepCopyJSON(obj), api.DeepCopyJSON(obj)
 	errA, errB := fast.Update(nil, a, "creator"), slow.Update(nil, b, "creator")
 	ea, eb := entries(t, a), entries(t, b)
@@ -165,7 +165,50 @@ func sameCreates(t *testing.T, typ *Type, apiVersion string, ignore []string, ob
 		in, _ := api.EncodeJSON(obj)
 		t.Fatalf("create of %s:\nwalk:    %s (%v)\nlibrary: %s (%v)", in, ea, errA, eb, errB)
 	}
+	sameEncoded(t, fast, obj, a, errA)
 	return walked
+}
+
+// sameEncoded fails unless UpdateEncoded's create of obj, with the entries
+// left encoded or decoded, stores the bytes Update's (want, with its error)
+// encode to; creates the walk computes must return those bytes, and leave
+// them in obj unless asked for decoded entries, which must then be want's.
+func sameEncoded(t *testing.T, m *Manager, obj, want map[string]any, wantErr error) {
+	t.Helper()
+	o, sent, present := WithoutManagedFields(obj)
+	_, walked := m.createFields(&walk{}, o)
+	walked = walked && (!present || sent == nil || isReset(sent))
+	wb, errW := api.EncodeJSON(want)
+	if errW != nil {
+		t.Fatal(errW)
+	}
+	wantMF, _ := api.NestedField(want, "metadata", "managedFields")
+	for _, decoded := range []bool{false, true} {
+		got := api.DeepCopyJSON(obj)
+		raw, err := m.UpdateEncoded(nil, got, "creator", time.Time{}, decoded)
+		if (err == nil) != (wantErr == nil) {
+			t.Fatalf("UpdateEncoded: %v, Update: %v", err, wantErr)
+		}
+		mf, has := api.NestedField(got, "metadata", "managedFields")
+		if walked && has && raw == nil {
+			t.Fatalf("a walked create returned no encoding")
+		}
+		if raw != nil {
+			if wmf, _ := api.EncodeJSON(wantMF); string(raw) != string(wmf) {
+				t.Fatalf("encoded managedFields %s, want %s", raw, wmf)
+			}
+		}
+		if _, isRaw := mf.(api.RawJSON); isRaw != (!decoded && raw != nil) {
+			t.Fatalf("decoded %v: managedFields left as %T", decoded, mf)
+		}
+		if decoded && !reflect.DeepEqual(mf, wantMF) {
+			t.Fatalf("decoded managedFields %#v, want %#v", mf, wantMF)
+		}
+		if gb, err := api.EncodeJSON(got); err != nil || string(gb) != string(wb) {
+			in, _ := api.EncodeJSON(obj)
+			t.Fatalf("create of %s (decoded %v):\nencoded: %s (%v)\nwant:    %s", in, decoded, gb, err, wb)
+		}
+	}
 }
 
 // crdSchema is a custom resource's structural schema with every list and map
@@ -324,7 +367,7 @@ func TestCreateFieldsWalksServerObjects(t *testing.T) {
 	o := canon(t, dep)
 	meta := o["metadata"].(map[string]any)
 	meta["uid"], meta["creationTimestamp"] = "6c1f1a1e-0000-4000-8000-000000000000", "2026-12-05T06:00:00Z"
-	if _, ok := m.createFields(o); !ok {
+	if _, ok := m.createFields(&walk{}, o); !ok {
 		t.Fatal("the walk gave up on a server's create")
 	}
 	if !sameCreates(t, m.typ, "apps/v1", []string{"status"}, o) {

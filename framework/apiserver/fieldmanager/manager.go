@@ -149,8 +149,13 @@ func (m *Manager) id(manager, operation string) string {
 
 // stamp is the time of an entry written now: whole seconds, formatted once
 // a second.
-func (m *Manager) stamp() string {
-	t := m.now()
+func (m *Manager) stamp() string { return m.stampAt(time.Time{}) }
+
+// stampAt is stamp for an entry written at t (zero: now).
+func (m *Manager) stampAt(t time.Time) string {
+	if t.IsZero() {
+		t = m.now()
+	}
 	sec := t.Unix()
 	if c := m.lastStamp.Load(); c != nil && c.sec == sec {
 		return c.s
@@ -193,19 +198,23 @@ func WithoutManagedFields(obj map[string]any) (out map[string]any, mf any, prese
 }
 
 func setManagedFields(obj map[string]any, entries []any) {
+	if entries == nil {
+		if meta, ok := obj["metadata"].(map[string]any); ok {
+			delete(meta, "managedFields")
+		}
+		return
+	}
+	setManagedFieldsValue(obj, entries)
+}
+
+// setManagedFieldsValue sets obj's metadata.managedFields to v.
+func setManagedFieldsValue(obj map[string]any, v any) {
 	meta, ok := obj["metadata"].(map[string]any)
 	if !ok {
-		if entries == nil {
-			return
-		}
 		meta = map[string]any{}
 		obj["metadata"] = meta
 	}
-	if entries == nil {
-		delete(meta, "managedFields")
-		return
-	}
-	meta["managedFields"] = entries
+	meta["managedFields"] = v
 }
 
 // Update records in obj's metadata.managedFields what an Update by manager
@@ -215,23 +224,43 @@ func setManagedFields(obj map[string]any, entries []any) {
 // none and already exists stays without (Kubernetes starts tracking on create
 // or apply). On an error obj keeps live's managedFields, as Kubernetes does.
 func (m *Manager) Update(live, obj map[string]any, manager string) error {
+	_, err := m.update(live, obj, manager, false, false, time.Time{})
+	return err
+}
+
+// UpdateEncoded is Update at the time of the write (at; zero is now) that
+// also returns, for a create whose fields the walk of creates computes, its
+// managedFields as the bytes AppendJSON writes for them (an api.RawJSON,
+// built from the walk; nil for any other write). With decoded false obj
+// holds those bytes instead of the decoded entries, for a caller that
+// encodes obj before anything reads it (the API server's create path);
+// with decoded true obj holds the decoded entries, and the caller may put
+// the bytes in their place to encode obj while they are untouched.
+func (m *Manager) UpdateEncoded(live, obj map[string]any, manager string, at time.Time, decoded bool) (api.RawJSON, error) {
+	return m.update(live, obj, manager, true, decoded, at)
+}
+
+func (m *Manager) update(live, obj map[string]any, manager string, encoded, decoded bool, at time.Time) (api.RawJSON, error) {
 	newObj, newMF, newHas := WithoutManagedFields(obj)
 	if live == nil && !m.libraryCreates && (!newHas || newMF == nil || isReset(newMF)) {
-		if fields, ok := m.createFields(newObj); ok {
-			if fields == nil {
+		w := getWalk()
+		defer putWalk(w)
+		if fields, ok := m.createFields(w, newObj); ok {
+			if fields.empty() {
 				setManagedFields(obj, nil)
-				return nil
+				return nil, nil
 			}
-			e := map[string]any{"manager": manager, "operation": OperationUpdate, "apiVersion": m.apiVersion,
-				"fieldsType": fieldsTypeV1, "fieldsV1": fields, "time": m.stamp()}
-			if manager == "" {
-				e["manager"] = "unknown"
+			stamp := m.stampAt(at)
+			var raw api.RawJSON
+			if encoded {
+				raw = m.appendCreateEntry(make([]byte, 0, 256), fields, manager, stamp)
 			}
-			if m.subresource != "" {
-				e["subresource"] = m.subresource
+			if encoded && !decoded {
+				setManagedFieldsValue(obj, raw)
+			} else {
+				setManagedFields(obj, []any{m.createEntry(fields, manager, stamp)})
 			}
-			setManagedFields(obj, []any{e})
-			return nil
+			return raw, nil
 		}
 	}
 	liveObj, liveMF, _ := WithoutManagedFields(m.orZero(live))
@@ -256,19 +285,55 @@ func (m *Manager) Update(live, obj map[string]any, manager string) error {
 	}
 	if len(mg.fields) == 0 && api.NestedString(liveObj, "metadata", "uid") != "" {
 		setManagedFields(obj, nil)
-		return nil
+		return nil, nil
 	}
-	if err := m.update(liveObj, newObj, mg, m.id(manager, OperationUpdate)); err != nil {
+	if err := m.updateSets(liveObj, newObj, mg, m.id(manager, OperationUpdate)); err != nil {
 		setManagedFields(obj, liveMFOrNil(liveMF))
-		return err
+		return nil, err
 	}
 	entries, err := mg.encode()
 	if err != nil {
 		setManagedFields(obj, liveMFOrNil(liveMF))
-		return err
+		return nil, err
 	}
 	setManagedFields(obj, entries)
-	return nil
+	return nil, nil
+}
+
+// createEntry is the managedFields entry of a create by manager owning
+// fields (not empty) at stamp.
+func (m *Manager) createEntry(fields fnode, manager, stamp string) map[string]any {
+	if manager == "" {
+		manager = "unknown"
+	}
+	e := map[string]any{"manager": manager, "operation": OperationUpdate, "apiVersion": m.apiVersion,
+		"fieldsType": fieldsTypeV1, "fieldsV1": fields.toMap(), "time": stamp}
+	if m.subresource != "" {
+		e["subresource"] = m.subresource
+	}
+	return e
+}
+
+// appendCreateEntry appends the managedFields of a create at stamp,
+// [createEntry], as AppendJSON writes them (an object's keys sorted).
+func (m *Manager) appendCreateEntry(b []byte, fields fnode, manager, stamp string) []byte {
+	if manager == "" {
+		manager = "unknown"
+	}
+	b = append(b, `[{"apiVersion":`...)
+	b = api.AppendJSONString(b, m.apiVersion)
+	b = append(b, `,"fieldsType":"`+fieldsTypeV1+`","fieldsV1":`...)
+	b = fields.appendJSON(b)
+	b = append(b, `,"manager":`...)
+	b = api.AppendJSONString(b, manager)
+	b = append(b, `,"operation":"`+OperationUpdate+`"`...)
+	if m.subresource != "" {
+		b = append(b, `,"subresource":`...)
+		b = api.AppendJSONString(b, m.subresource)
+	}
+	b = append(b, `,"time":`...)
+	b = api.AppendJSONString(b, stamp)
+	return append(b, "}]"...)
 }
 
 func liveMFOrNil(v any) []any {
@@ -284,11 +349,11 @@ func (m *Manager) orZero(obj map[string]any) map[string]any {
 	return obj
 }
 
-// update runs an Update of id from live to obj (neither holding
+// updateSets runs an Update of id from live to obj (neither holding
 // managedFields) over mg: the changed fields are added to id's set, taken
 // from other managers' sets, and id's time is now; then the Update entries
 // are capped.
-func (m *Manager) update(live, obj map[string]any, mg *managed, id string) error {
+func (m *Manager) updateSets(live, obj map[string]any, mg *managed, id string) error {
 	// Both objects passed the strategy's decoding; the comparison reports
 	// what does not fit the schema, so they are not validated first.
 	liveTV := m.typ.unvalidated(live)

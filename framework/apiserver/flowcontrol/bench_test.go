@@ -25,7 +25,7 @@ func BenchmarkFilter(b *testing.B) {
 		ctx := filters.WithUser(r.Context(), &filters.User{Name: "user-" + strconv.Itoa(i), Groups: []string{"devs", "system:authenticated"}})
 		reqs[i] = r.WithContext(filters.WithRequestInfo(ctx, filters.NewRequestInfo(r)))
 	}
-	run := func(b *testing.B, h http.Handler) {
+	run := func(b *testing.B, h http.Handler, reqs []*http.Request) {
 		b.ReportAllocs()
 		b.RunParallel(func(pb *testing.PB) {
 			w := &discard{h: http.Header{}}
@@ -37,14 +37,28 @@ func BenchmarkFilter(b *testing.B) {
 		})
 	}
 	b.Run("maxinflight", func(b *testing.B) {
-		run(b, filters.WithMaxInFlight(noop, filters.MaxInFlightOptions{Mutating: 200, ReadOnly: 400, PerUserPercent: 50}))
+		run(b, filters.WithMaxInFlight(noop, filters.MaxInFlightOptions{Mutating: 200, ReadOnly: 400, PerUserPercent: 50}), reqs)
 	})
 	b.Run("apf", func(b *testing.B) {
 		c := New(Options{ServerConcurrencyLimit: 600, ObjectCounts: func() map[string]int64 {
 			return map[string]int64{"configmaps": 50, "pods": 1000, "deployments.apps": 10}
 		}}, benchConfig())
 		c.RefreshObjectCounts()
-		run(b, c.Filter(noop))
+		run(b, c.Filter(noop), reqs)
+	})
+	// A watch (resourceVersion=0: initial events) holds its seat until it
+	// signals that its initial events are sent, as the watch handler does.
+	watches := make([]*http.Request, len(reqs))
+	for i, r := range reqs {
+		w := httptest.NewRequest(http.MethodGet, "/api/v1/namespaces/ns/configmaps?watch=1&resourceVersion=0", nil)
+		u, _ := filters.UserFrom(r.Context())
+		ctx := filters.WithUser(w.Context(), u)
+		watches[i] = w.WithContext(filters.WithRequestInfo(ctx, filters.NewRequestInfo(w)))
+	}
+	initialized := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { filters.WatchInitialized(r.Context()) })
+	b.Run("apf-watch", func(b *testing.B) {
+		c := New(Options{ServerConcurrencyLimit: 600}, benchConfig())
+		run(b, c.Filter(initialized), watches)
 	})
 }
 

@@ -3,6 +3,8 @@ package flowcontrol
 import (
 	"strings"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
 
@@ -17,6 +19,9 @@ type compiledSchema struct {
 	// capped: the schema's flows are users held to their share of the
 	// level.
 	capped bool
+	// seats observes the requests' estimated seats
+	// (apiserver_flowcontrol_work_estimated_seats).
+	seats prometheus.Observer
 }
 
 type compiledRule struct {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
@@ -54,6 +55,9 @@ type Controller struct {
 	est      estimator
 	// fairProp is the last allocation's fair proportion (under mu).
 	fairProp float64
+	// estimatedSeats is apiserver_flowcontrol_work_estimated_seats; each
+	// compiled schema keeps its own observer.
+	estimatedSeats *prometheus.HistogramVec
 }
 
 // snapshot is one immutable configuration.
@@ -107,7 +111,7 @@ func New(opts Options, cfg Config) *Controller {
 	if opts.ObjectCountPeriod <= 0 {
 		opts.ObjectCountPeriod = time.Minute
 	}
-	c := &Controller{opts: opts, watches: newWatchTracker()}
+	c := &Controller{opts: opts, watches: newWatchTracker(), estimatedSeats: newEstimatedSeats()}
 	c.est = estimator{cacheServesConsistent: opts.ConsistentListFromCache, watches: c.watches}
 	if opts.ObjectCounts != nil {
 		c.est.counts = func() map[countKey]int64 {
@@ -191,6 +195,7 @@ func (c *Controller) Update(cfg Config) {
 		}
 		cs := compiledSchema{fs: &fs, level: st.run, levelState: st, uidHeader: header(fs.UID),
 			capped: fs.Distinguisher == ByUser && !st.pl.Exempt}
+		cs.seats = c.estimatedSeats.WithLabelValues(st.pl.Name, fs.Name)
 		for _, r := range fs.Rules {
 			cs.rules = append(cs.rules, compileRule(r))
 		}
@@ -205,7 +210,8 @@ func (c *Controller) Update(cfg Config) {
 		fallback.run.configure(&pl, 1, 100)
 	}
 	s.fallback = compiledSchema{fs: &FlowSchema{Name: "catch-all", PriorityLevel: fallback.pl.Name, Distinguisher: ByUser},
-		level: fallback.run, levelState: fallback, capped: true}
+		level: fallback.run, levelState: fallback, capped: true,
+		seats: c.estimatedSeats.WithLabelValues(fallback.pl.Name, "catch-all")}
 	c.adjustLocked(s, false)
 	c.cur.Store(s)
 }

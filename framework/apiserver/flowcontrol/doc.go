@@ -79,10 +79,24 @@
 //
 // Watches are classified and must get their seats to start (one, or a
 // list's estimate with sendInitialEvents=true), so a saturated level queues
-// or rejects new watches, but give them back as soon as they start instead
-// of holding them while their initial events are sent (Kubernetes holds
-// them through initialization); the filter counts open watches for the
-// write estimate. Other long-running requests (exec, attach,
-// port-forward, proxy, logs) are classified for the headers and never wait
-// for a seat.
+// or rejects new watches, and hold them while their initial events are sent,
+// as Kubernetes does: the filter puts a filters.WatchInitSignal in the
+// request's context; the watch handler calls filters.WatchInitialized once
+// the initial events (resourceVersion=0 or unset: the current state;
+// sendInitialEvents=true: the streamed list and its initial-events-end
+// bookmark) are written and flushed, and the seats are given back then (or
+// when the watch ends, if earlier), while the watch runs on. The filter
+// counts open watches for the write estimate. Other long-running requests
+// (exec, attach, port-forward, proxy, logs) are classified for the headers
+// and never wait for a seat.
+//
+// # Metrics
+//
+// Collect reports the levels' limits, demand, executing and waiting seats
+// and the rejections under Kubernetes' names, and
+// apiserver_flowcontrol_work_estimated_seats (priority_level, flow_schema;
+// buckets 1, 2, 4, 10): the seats of each request that takes seats (exempt
+// ones too, as Kubernetes 1.34 estimates them; not the long-running requests
+// other than watches), observed through an observer each compiled schema
+// keeps (no label lookup per request).
 package flowcontrol

@@ -2,6 +2,7 @@ package flowcontrol
 
 import (
 	"net/http"
+	"sync/atomic"
 
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
@@ -18,8 +19,11 @@ const (
 // the request once its level gives it the seats its estimate asks for;
 // exempt levels always do (their seats are counted for borrowing),
 // long-running requests other than watches do not wait, watches give their
-// seats back once they start. A request that gets no seat is answered 429
-// with Retry-After.
+// seats back once their initial events are sent (filters.WatchInitialized)
+// or they end. A request that gets no seat is answered 429 with
+// Retry-After. The seats of each request that takes seats (exempt ones
+// included, as Kubernetes 1.34 estimates them) are observed in
+// apiserver_flowcontrol_work_estimated_seats.
 func (c *Controller) Filter(next http.Handler) http.Handler {
 	retry := c.opts.RetryAfterSeconds
 	wait := c.opts.QueueWaitLimit
@@ -42,6 +46,7 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 			return
 		}
 		e := c.est.estimate(ri, r.URL.RawQuery, cs.levelState.maxSeats)
+		cs.seats.Observe(float64(e.seats()))
 		t, why := cs.level.acquire(r.Context(), flowHash(cs.fs.Name, d), cs.capped, e, wait)
 		if why != "" {
 			c.rejected.add(cs.fs.Name, cs.levelState.pl.Name, why)
@@ -51,8 +56,9 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 		}
 		if ri.Verb == "watch" {
 			forget := c.watches.register(ri, r.URL.RawQuery)
-			t.finish()
-			next.ServeHTTP(w, r)
+			init := &watchInit{t: t}
+			next.ServeHTTP(w, r.WithContext(filters.WithWatchInitSignal(r.Context(), init)))
+			init.Signal() // it ended before its initial events were sent
 			if forget != nil {
 				forget()
 			}
@@ -61,4 +67,19 @@ func (c *Controller) Filter(next http.Handler) http.Handler {
 		defer t.finish()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// watchInit holds a watch's seats until its initial events are sent (or it
+// ends, whichever comes first): Kubernetes' initialization signal.
+type watchInit struct {
+	t    ticket
+	done atomic.Bool
+}
+
+// Signal implements filters.WatchInitSignal: the first call gives the seats
+// back.
+func (s *watchInit) Signal() {
+	if s.done.CompareAndSwap(false, true) {
+		s.t.finish()
+	}
 }

@@ -192,17 +192,6 @@ func TestQueuedRequestGetsFreedSeat(t *testing.T) {
 	}
 }
 
-// TestWatchGivesSeatBack: a running watch holds no seat.
-func TestWatchGivesSeatBack(t *testing.T) {
-	t.Parallel()
-	c := New(Options{ServerConcurrencyLimit: 1, PerFlowPercent: 100}, oneLevel(PriorityLevel{NominalConcurrencyShares: 1, Reject: true}))
-	x := newHarness(t, c)
-	x.hold(newRequest("alice", pods+"?watch=1&hold=1"))
-	if rec := x.serve(newRequest("bob", pods)); rec.Code != http.StatusOK {
-		t.Errorf("list while a watch runs: %d, want 200", rec.Code)
-	}
-}
-
 // TestCancelledWhileQueued: a request whose client goes away leaves its queue.
 func TestCancelledWhileQueued(t *testing.T) {
 	t.Parallel()

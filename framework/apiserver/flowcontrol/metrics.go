@@ -41,6 +41,18 @@ var (
 		"Number of requests rejected by API Priority and Fairness subsystem", []string{"flow_schema", "priority_level", "reason"}, nil)
 )
 
+// newEstimatedSeats returns apiserver_flowcontrol_work_estimated_seats as
+// Kubernetes defines it: the seats (the larger of initial and final) of each
+// request that takes seats, by priority level and flow schema, in buckets up
+// to the widest request (10 seats).
+func newEstimatedSeats() *prometheus.HistogramVec {
+	return prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "apiserver_flowcontrol_work_estimated_seats",
+		Help:    "Number of estimated seats (maximum of initial and final seats) associated with requests in API Priority and Fairness",
+		Buckets: []float64{1, 2, 4, 10},
+	}, []string{"priority_level", "flow_schema"})
+}
+
 // rejectionKey labels a rejection counter.
 type rejectionKey struct{ schema, level, reason string }
 
@@ -74,6 +86,7 @@ func (c *Controller) Describe(ch chan<- *prometheus.Desc) {
 		descDemandStdev, descDemandSmoothed, descTarget, descFair, descExecuting, descInQueue, descInQueueSeats, descRejected} {
 		ch <- d
 	}
+	c.estimatedSeats.Describe(ch)
 }
 
 // levelMetrics is what Collect reports of a level.
@@ -113,6 +126,7 @@ func (c *Controller) Collect(ch chan<- prometheus.Metric) {
 		gauge(descInQueue, float64(n.waiting), m.name)
 		gauge(descInQueueSeats, float64(n.seatsWaiting), m.name)
 	}
+	c.estimatedSeats.Collect(ch)
 	c.rejected.mu.Lock()
 	defer c.rejected.mu.Unlock()
 	for k, n := range c.rejected.n {

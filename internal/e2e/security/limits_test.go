@@ -1,6 +1,7 @@
 package security
 
 import (
+	"bufio"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -239,6 +240,33 @@ var _ = Describe("Per-user limits and API Priority and Fairness", Ordered, func(
 			`{"metadata":{"annotations":{"apf.kubernetes.io/autoupdate-spec":"true"}}}`, "Content-Type", "application/merge-patch+json")
 		Expect(r.code).To(Equal(http.StatusOK), r.String())
 		Eventually(func() any { return sharesOf(ctx, admin, fc+"prioritylevelconfigurations/workload-low") }).WithContext(ctx).Should(BeEquivalentTo(100))
+	}, SpecTimeout(45*time.Second))
+
+	It("holds a watch's seat only until its initial events are sent", func(ctx SpecContext) {
+		// bob's flow may hold two of global-default's seats: were his two
+		// running watches still holding theirs, his list would wait in his
+		// queue (up to 15 s) instead of being answered at once.
+		wctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		for range 2 {
+			req, err := http.NewRequestWithContext(wctx, http.MethodGet, cp.URL()+cms+"?watch=1&resourceVersion=0&timeoutSeconds=60", nil)
+			Expect(err).NotTo(HaveOccurred())
+			resp, err := bob.http.Do(req)
+			Expect(err).NotTo(HaveOccurred())
+			DeferCleanup(resp.Body.Close)
+			Expect(resp.StatusCode).To(Equal(http.StatusOK))
+			// The initial events (the configmaps stored so far) arrive.
+			line, err := bufio.NewReader(resp.Body).ReadString('\n')
+			Expect(err).NotTo(HaveOccurred())
+			Expect(line).To(ContainSubstring(`"type":"ADDED"`))
+		}
+		start := time.Now()
+		Expect(call(ctx, bob.http, http.MethodGet, cp.URL()+cms, nil).code).To(Equal(http.StatusOK))
+		Expect(time.Since(start)).To(BeNumerically("<", 5*time.Second), "bob's list waited for a seat his watches hold")
+		cancel()
+		Eventually(func() int {
+			return call(ctx, bob.http, http.MethodGet, cp.URL()+cms+"?watch=1&timeoutSeconds=1", nil).code
+		}).WithContext(ctx).Should(Equal(http.StatusOK), "closed watches give their slots back")
 	}, SpecTimeout(45*time.Second))
 
 	It("limits the open watches of each user", func(ctx SpecContext) {

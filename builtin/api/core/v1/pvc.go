@@ -99,13 +99,19 @@ func validateAccessModes(modes []PersistentVolumeAccessMode, p *field.Path) fiel
 }
 
 // ValidatePersistentVolumeClaimUpdate checks an update: the spec is immutable
-// except that an unbound claim may get a volumeName, a bound claim may change its
-// storage request, and volumeAttributesClassName may change.
+// except that an unbound claim may get a volumeName, a claim without a storage
+// class may get one, a bound claim may change its storage request, and
+// volumeAttributesClassName may change.
 func ValidatePersistentVolumeClaimUpdate(c, old *PersistentVolumeClaim) field.ErrorList {
 	errs := ValidatePersistentVolumeClaim(c)
 	a, b := c.Spec, old.Spec
 	if b.VolumeName == "" {
 		b.VolumeName = a.VolumeName
+	}
+	// Retroactive default storage class: a claim without a class (nor the
+	// beta class annotation) may be given one.
+	if _, beta := old.Annotations["volume.beta.kubernetes.io/storage-class"]; b.StorageClassName == nil && !beta {
+		b.StorageClassName = a.StorageClassName
 	}
 	a.VolumeAttributesClassName, b.VolumeAttributesClassName = nil, nil
 	if old.Status.Phase == ClaimBound {

@@ -92,6 +92,28 @@ func TestValidatePersistentVolumeClaimUpdate(t *testing.T) {
 	}
 }
 
+// TestValidatePersistentVolumeClaimUpdateClass: a claim without a class may
+// get one (Kubernetes' retroactive default storage class), not change it.
+func TestValidatePersistentVolumeClaimUpdateClass(t *testing.T) {
+	t.Parallel()
+	old := validPVC()
+	old.Spec.StorageClassName = nil
+	c := validPVC()
+	c.Spec.StorageClassName = api.Ptr("standard")
+	if got := messages(ValidatePersistentVolumeClaimUpdate(c, old)); got != "" {
+		t.Errorf("giving a claim without a class one: %s", got)
+	}
+	old.Annotations = map[string]string{"volume.beta.kubernetes.io/storage-class": "x"}
+	if got := messages(ValidatePersistentVolumeClaimUpdate(c, old)); got == "" {
+		t.Error("a claim with the beta class annotation got a class")
+	}
+	old = validPVC()
+	old.Spec.StorageClassName = api.Ptr("gold")
+	if got := messages(ValidatePersistentVolumeClaimUpdate(c, old)); got == "" {
+		t.Error("changing a claim's class was allowed")
+	}
+}
+
 func TestPersistentVolumeClaimPrinter(t *testing.T) {
 	t.Parallel()
 	p := PersistentVolumeClaimPrinter()

@@ -144,7 +144,7 @@ func storageClassPrinter() *registry.Printer {
 				return nil, fmt.Errorf("decode storageclass: %w", err)
 			}
 			name := c.Name
-			if c.Annotations["storageclass.kubernetes.io/is-default-class"] == "true" {
+			if c.Annotations[AnnIsDefaultClass] == "true" {
 				name += " (default)"
 			}
 			reclaim, binding := "Delete", "Immediate"

@@ -327,3 +327,24 @@ func ValidateCSINode(n *CSINode) field.ErrorList {
 	}
 	return errs
 }
+
+// AnnIsDefaultClass marks the StorageClass a claim without one gets.
+const AnnIsDefaultClass = "storageclass.kubernetes.io/is-default-class"
+
+// DefaultClass returns the default StorageClass among classes, as Kubernetes
+// chooses it when several are annotated AnnIsDefaultClass "true": the newest,
+// then the first by name; nil when none is.
+func DefaultClass(classes []StorageClass) *StorageClass {
+	var def *StorageClass
+	for i := range classes {
+		sc := &classes[i]
+		if sc.Annotations[AnnIsDefaultClass] != "true" {
+			continue
+		}
+		if def == nil || sc.CreationTimestamp.After(def.CreationTimestamp.Time) ||
+			sc.CreationTimestamp.Time.Equal(def.CreationTimestamp.Time) && sc.Name < def.Name {
+			def = sc
+		}
+	}
+	return def
+}

@@ -66,7 +66,10 @@ type Runtime struct {
 	closing bool
 }
 
-var _ cri.Runtime = (*Runtime)(nil)
+var (
+	_ cri.Runtime      = (*Runtime)(nil)
+	_ cri.SpecFinisher = (*Runtime)(nil)
+)
 
 // New connects to containerd at opts.Address and picks the snapshotter. ctx
 // bounds the connection checks only.

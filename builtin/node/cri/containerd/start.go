@@ -48,27 +48,51 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	if err != nil {
 		return "", fmt.Errorf("start container %s: %w", what, err)
 	}
-	opts := specOpts(metaImage{Image: img, m: meta}, spec)
+	var pidNS string
 	if spec.TargetID != "" {
 		// kubectl debug --target: the target container's PID namespace.
-		pidNS, err := r.targetPIDNamespace(spec.TargetID)
-		if err != nil {
+		if pidNS, err = r.targetPIDNamespace(spec.TargetID); err != nil {
 			return "", fmt.Errorf("start container %s: %w", what, err)
 		}
-		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: pidNS}))
 	}
 	id := newID()
-	cont, ociSpec, err := r.newContainer(ctx, id, img, meta, spec, opts)
+	// The root filesystem does not depend on the spec: it is prepared
+	// while the pod's sandbox may still be set up (spec.Finish).
+	err = r.prepare(ctx, id, meta)
 	if errdefs.IsNotFound(err) {
 		// The image's snapshots went (an image removed by another client and
-		// imported again), or the shared lease did: unpack and create once more.
-		r.unpacked.Delete(img.Target().Digest.String())
-		r.dropLease()
+		// imported again), or the shared lease did: unpack and prepare once more.
+		r.forget(img)
 		if err = r.unpack(ctx, img); err == nil {
-			cont, ociSpec, err = r.newContainer(ctx, id, img, meta, spec, opts)
+			err = r.prepare(ctx, id, meta)
 		}
 	}
 	if err != nil {
+		return "", fmt.Errorf("start container %s: prepare root filesystem: %w", what, err)
+	}
+	if spec.Finish != nil {
+		if err = spec.Finish(ctx, &spec); err == nil {
+			if verr := validate(spec); verr != nil {
+				err = fmt.Errorf("%w: %w", cri.ErrInvalidSpec, verr)
+			}
+		}
+		if err != nil {
+			r.removeSnapshot(ctx, id)
+			return "", fmt.Errorf("start container %s: %w", what, err)
+		}
+	}
+	opts := specOpts(metaImage{Image: img, m: meta}, spec)
+	if pidNS != "" {
+		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: pidNS}))
+	}
+	cont, ociSpec, err := r.newContainer(ctx, id, img, spec, opts)
+	if errdefs.IsNotFound(err) {
+		// The shared lease went: create once more on a new one.
+		r.dropLease()
+		cont, ociSpec, err = r.newContainer(ctx, id, img, spec, opts)
+	}
+	if err != nil {
+		r.removeSnapshot(ctx, id)
 		return "", fmt.Errorf("start container %s: create: %w", what, err)
 	}
 	// From here on, a failure removes what was created.
@@ -188,24 +212,45 @@ func classifyStartErr(err error) error {
 	return err
 }
 
-// newContainer creates container id of img with a new snapshot and returns
-// it with its spec. It shares the runtime's lease (withLease) instead of
-// the one per container client.NewContainer makes, and keeps the spec it
-// generates instead of reading it back.
-func (r *Runtime) newContainer(ctx context.Context, id string, img client.Image, m *imageMeta, spec cri.ContainerSpec, opts []oci.SpecOpts) (client.Container, *oci.Spec, error) {
+// prepare creates the container's writable snapshot, id, over the image's
+// unpacked layers (what client.WithNewSnapshot does, without reading the
+// image's manifest and the snapshotter's capabilities again), under the
+// runtime's shared lease (withLease) until the container holds it.
+func (r *Runtime) prepare(ctx context.Context, id string, m *imageMeta) error {
+	ctx, err := r.withLease(ctx)
+	if err != nil {
+		return err
+	}
+	_, err = r.client.SnapshotService(r.snapshotter).Prepare(ctx, id, m.chainID)
+	return err
+}
+
+// removeSnapshot removes the snapshot prepare made for a container that was
+// not created (the lease would keep it until it expires).
+func (r *Runtime) removeSnapshot(ctx context.Context, id string) {
+	if err := r.client.SnapshotService(r.snapshotter).Remove(context.WithoutCancel(ctx), id); err != nil && !errdefs.IsNotFound(err) {
+		logr.FromContextOrDiscard(ctx).Error(err, "Remove the snapshot of a container that was not created", "container", id)
+	}
+}
+
+// forget drops what the runtime remembers of img's unpacked snapshots and
+// the shared lease (either found gone).
+func (r *Runtime) forget(img client.Image) {
+	r.unpacked.Delete(img.Target().Digest.String())
+	r.dropLease()
+}
+
+// newContainer creates container id of img on its prepared snapshot (id)
+// and returns it with its spec. It shares the runtime's lease (withLease)
+// instead of the one per container client.NewContainer makes, and keeps the
+// spec it generates instead of reading it back.
+func (r *Runtime) newContainer(ctx context.Context, id string, img client.Image, spec cri.ContainerSpec, opts []oci.SpecOpts) (client.Container, *oci.Spec, error) {
 	ctx, err := r.withLease(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	var s *oci.Spec
-	prepared := false
-	withSnapshot := func(ctx context.Context, c *client.Client, ctr *containers.Container) error {
-		// What client.WithNewSnapshot does, without reading the image's
-		// manifest and the snapshotter's capabilities again.
-		if _, err := c.SnapshotService(r.snapshotter).Prepare(ctx, id, m.chainID); err != nil {
-			return err
-		}
-		prepared = true
+	withSnapshot := func(_ context.Context, _ *client.Client, ctr *containers.Container) error {
 		ctr.Snapshotter, ctr.SnapshotKey = r.snapshotter, id
 		return nil
 	}
@@ -231,15 +276,14 @@ func (r *Runtime) newContainer(ctx context.Context, id string, img client.Image,
 		withSpec,
 	)
 	if err != nil {
-		if prepared { // the lease would keep it until it expires
-			if rerr := r.client.SnapshotService(r.snapshotter).Remove(context.WithoutCancel(ctx), id); rerr != nil && !errdefs.IsNotFound(rerr) {
-				err = errors.Join(err, fmt.Errorf("remove snapshot: %w", rerr))
-			}
-		}
 		return nil, nil, err
 	}
 	return cont, s, nil
 }
+
+// FinishesSpecs marks the Runtime as a cri.SpecFinisher: Start calls
+// ContainerSpec.Finish after the root filesystem is prepared.
+func (r *Runtime) FinishesSpecs() {}
 
 // image finds a local image by reference, normalized name, or digest.
 func (r *Runtime) image(ctx context.Context, ref string) (client.Image, error) {

@@ -18,9 +18,24 @@
 //     claim that has selected-node is remembered; a pod without claims, or
 //     whose claims are all unbound, skips Filter (unbound claims put no
 //     constraint: the binder binds them to the chosen node afterwards).
-//   - Filter: a node other than the claims' node is UnschedulableAndUnresolvable
-//     "node(s) had volume node affinity conflict" (every node is, when the
-//     pod's claims live on different nodes).
+//     A claim bound to a PersistentVolume object (spec.volumeName other than
+//     "pvc-<uid>", read from the PersistentVolume informer) contributes its
+//     volume's required node affinity.
+//   - Filter: a node other than the claims' node, or one the node affinity
+//     of a claim's PersistentVolume does not admit, is
+//     UnschedulableAndUnresolvable "node(s) had volume node affinity
+//     conflict" (every node is, when the pod's claims live on different
+//     nodes). An unbound claim of a WaitForFirstConsumer class whose
+//     provisioner is kubernetes.io/no-provisioner (pre-created local
+//     volumes; read from the StorageClass informer) admits only the nodes
+//     where a PersistentVolume matches it (volumematch, the binder's rules,
+//     node affinity included): elsewhere "node(s) didn't find available
+//     persistent volumes to bind", as kube-scheduler's FindPodVolumes. Each
+//     claim is matched on its own (two claims of a pod may count the same
+//     volume), and a volume created later does not requeue the pod (a claim
+//     or node event, or the periodic flush, does). Claims of other classes
+//     put no constraint: the binder gives them a local directory volume
+//     where the pod lands when no volume matches there.
 //   - Reserve: the pod's unbound claims are reserved for its node in memory
 //     until the binder's selected-node shows up in the informer (or the claim
 //     is deleted, the pod's binding fails, or DefaultAssumeTTL passes), and

@@ -6,7 +6,10 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
+	"github.com/converge-dev/converge/builtin/scheduler/nodeselector"
 	"github.com/converge-dev/converge/builtin/scheduler/plugin"
+	"github.com/converge-dev/converge/builtin/volumematch"
 	"github.com/converge-dev/converge/framework/cache"
 )
 
@@ -26,21 +29,53 @@ const stateKey plugin.StateKey = "PreFilter" + Name
 // false when there is none. The claim must not be modified.
 type ClaimGetter func(namespace, name string) (*corev1.PersistentVolumeClaim, bool)
 
-// stateData is what PreFilter found: the node the pod's bound claims are on.
+// VolumeGetter returns the PersistentVolume name from the scheduler's
+// cache; false when there is none. The volume must not be modified.
+type VolumeGetter func(name string) (*corev1.PersistentVolume, bool)
+
+// stateData is what PreFilter found: the node the pod's bound claims are on,
+// and the node affinity of the PersistentVolumes its claims are bound to.
 type stateData struct {
-	// node is the node of every claim that has one.
+	// node is the node of every claim that has one ("": none has).
 	node string
+	// affinity holds the required node affinity of the claims' volumes.
+	affinity []*corev1.NodeSelector
 	// conflict: the claims are on different nodes, so no node fits.
 	conflict bool
+	// waiting are the unbound claims of WaitForFirstConsumer classes of
+	// pre-created volumes only (kubernetes.io/no-provisioner), with their
+	// class; volumes is the volumes they may be bound to.
+	waiting []waitingClaim
+	volumes []*corev1.PersistentVolume
 }
+
+// waitingClaim is an unbound claim that needs a pre-created volume on the
+// pod's node.
+type waitingClaim struct {
+	pvc   *corev1.PersistentVolumeClaim
+	class string
+}
+
+// ErrReasonBindConflict rejects a node where no volume would match a claim
+// that waits for its first consumer, worded like kube-scheduler's.
+const ErrReasonBindConflict = "node(s) didn't find available persistent volumes to bind"
+
+// ClassGetter returns the StorageClass name from the scheduler's cache.
+type ClassGetter func(name string) (*storagev1.StorageClass, bool)
+
+// VolumeLister lists the PersistentVolumes of the scheduler's cache.
+type VolumeLister func() []*corev1.PersistentVolume
 
 // Clone implements plugin.StateData; the value is never modified.
 func (s *stateData) Clone() plugin.StateData { return s }
 
 // VolumeBinding is the plugin.
 type VolumeBinding struct {
-	getClaim ClaimGetter
-	assumed  *assumeCache
+	getClaim    ClaimGetter
+	getVolume   VolumeGetter
+	listVolumes VolumeLister
+	getClass    ClassGetter
+	assumed     *assumeCache
 	// skip is the Skip status PreFilter returns for pods without bound
 	// claims, shared so that those pods allocate nothing; never modified.
 	skip *plugin.Status
@@ -68,7 +103,15 @@ func New(_ context.Context, _ any, h plugin.Handle) (plugin.Plugin, error) {
 		get = func(namespace, name string) (*corev1.PersistentVolumeClaim, bool) {
 			return store.Get(claimKey(namespace, name))
 		}
-		pl := NewWithGetter(get, DefaultAssumeTTL, time.Now)
+		pvs, err := cache.InformerFor(inf, cache.InformerOptions[*corev1.PersistentVolume]{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: persistentvolume informer: %w", Name, err)
+		}
+		classes, err := cache.InformerFor(inf, cache.InformerOptions[*storagev1.StorageClass]{})
+		if err != nil {
+			return nil, fmt.Errorf("%s: storageclass informer: %w", Name, err)
+		}
+		pl := NewWithGetter(get, DefaultAssumeTTL, time.Now).WithVolumes(pvs.Store().Get, pvs.Store().List, classes.Store().Get)
 		pvcs.AddHandler(pl.onClaimEvent)
 		return pl, nil
 	}
@@ -79,6 +122,15 @@ func New(_ context.Context, _ any, h plugin.Handle) (plugin.Plugin, error) {
 // of unbound claims last at most assumeTTL by the clock now.
 func NewWithGetter(get ClaimGetter, assumeTTL time.Duration, now func() time.Time) *VolumeBinding {
 	return &VolumeBinding{getClaim: get, assumed: newAssumeCache(assumeTTL, now), skip: plugin.NewStatus(plugin.Skip)}
+}
+
+// WithVolumes makes the plugin read PersistentVolumes through get and list
+// (the node affinity of the volumes claims are bound to, the volumes an
+// unbound claim may get) and StorageClasses through class; without, no
+// volume or class exists.
+func (pl *VolumeBinding) WithVolumes(get VolumeGetter, list VolumeLister, class ClassGetter) *VolumeBinding {
+	pl.getVolume, pl.listVolumes, pl.getClass = get, list, class
+	return pl
 }
 
 // onClaimEvent forgets reservations that the binder has recorded
@@ -196,20 +248,64 @@ func (pl *VolumeBinding) claimsNode(pod *corev1.Pod) (*stateData, *plugin.Status
 		if ephemeral && !controlledBy(pvc, pod) {
 			return nil, unresolvable("PVC %s/%s was not created for pod %s/%s (pod is not owner)", pvc.Namespace, pvc.Name, pod.Namespace, pod.Name)
 		}
+		if sel := pl.volumeAffinity(pvc); sel != nil {
+			if s == nil {
+				s = &stateData{}
+			}
+			s.affinity = append(s.affinity, sel)
+		}
 		node := pvc.Annotations[AnnSelectedNode]
 		if node == "" {
 			// Reserved by an earlier consumer and not bound yet.
 			node = pl.assumed.node(pvc)
 		}
+		if class, ok := pl.needsStaticVolume(pvc); ok && node == "" {
+			if s == nil {
+				s = &stateData{}
+			}
+			if s.volumes == nil {
+				s.volumes = pl.listVolumes()
+			}
+			s.waiting = append(s.waiting, waitingClaim{pvc: pvc, class: class})
+		}
 		switch {
 		case node == "":
 		case s == nil:
 			s = &stateData{node: node}
+		case s.node == "":
+			s.node = node
 		case s.node != node:
 			s.conflict = true
 		}
 	}
 	return s, nil
+}
+
+// volumeAffinity returns the required node affinity of the PersistentVolume
+// pvc is bound to (nil: none, or not a PersistentVolume object).
+func (pl *VolumeBinding) volumeAffinity(pvc *corev1.PersistentVolumeClaim) *corev1.NodeSelector {
+	if pl.getVolume == nil || pvc.Spec.VolumeName == "" || pvc.Spec.VolumeName == "pvc-"+pvc.UID {
+		return nil
+	}
+	pv, ok := pl.getVolume(pvc.Spec.VolumeName)
+	if !ok || pv.Spec.NodeAffinity == nil {
+		return nil
+	}
+	return pv.Spec.NodeAffinity.Required
+}
+
+// needsStaticVolume reports whether pvc is an unbound claim of a
+// WaitForFirstConsumer class of pre-created volumes only, and its class.
+func (pl *VolumeBinding) needsStaticVolume(pvc *corev1.PersistentVolumeClaim) (string, bool) {
+	if pl.getClass == nil || pvc.Spec.VolumeName != "" || pvc.Spec.StorageClassName == nil {
+		return "", false
+	}
+	sc, ok := pl.getClass(*pvc.Spec.StorageClassName)
+	if !ok || sc.Provisioner != volumematch.NoProvisioner || sc.VolumeBindingMode == nil ||
+		*sc.VolumeBindingMode != storagev1.VolumeBindingWaitForFirstConsumer {
+		return "", false
+	}
+	return sc.Name, true
 }
 
 func unresolvable(format string, args ...any) *plugin.Status {
@@ -230,14 +326,25 @@ func controlledBy(pvc *corev1.PersistentVolumeClaim, pod *corev1.Pod) bool {
 // not depend on other pods.
 func (pl *VolumeBinding) PreFilterExtensions() plugin.PreFilterExtensions { return nil }
 
-// Filter implements plugin.FilterPlugin: only the claims' node fits.
+// Filter implements plugin.FilterPlugin: only the claims' node fits, and
+// only a node the node affinity of the claims' PersistentVolumes admits.
 func (pl *VolumeBinding) Filter(_ context.Context, state *plugin.CycleState, _ *corev1.Pod, ni *plugin.NodeInfo) *plugin.Status {
 	s, err := plugin.ReadState[*stateData](state, stateKey)
 	if err != nil {
 		return plugin.AsStatus(fmt.Errorf("%s: %w", Name, err))
 	}
-	if s.conflict || ni.NodeName() != s.node {
+	if s.conflict || s.node != "" && ni.NodeName() != s.node {
 		return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+	}
+	for _, sel := range s.affinity {
+		if !nodeselector.SelectorMatches(sel, ni.Node()) {
+			return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonNodeConflict)
+		}
+	}
+	for _, w := range s.waiting {
+		if volumematch.Best(w.pvc, s.volumes, w.class, ni.Node()) == nil {
+			return plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonBindConflict)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	storagev1 "github.com/converge-dev/converge/builtin/api/storage/v1"
 	"github.com/converge-dev/converge/builtin/scheduler/plugin"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/cache"
@@ -36,6 +37,28 @@ func deleting(c *corev1.PersistentVolumeClaim) {
 func lost(c *corev1.PersistentVolumeClaim) {
 	c.Spec.VolumeName = "pvc-gone"
 	c.Status.Phase = corev1.ClaimLost
+}
+
+// toVolume binds a claim to the PersistentVolume name (see volumes).
+func toVolume(name string) func(*corev1.PersistentVolumeClaim) {
+	return func(c *corev1.PersistentVolumeClaim) {
+		c.Spec.VolumeName = name
+		c.Status.Phase = corev1.ClaimBound
+	}
+}
+
+// volumes has pv-a, whose node affinity admits node a only, and pv-any,
+// without node affinity.
+func volumes(name string) (*corev1.PersistentVolume, bool) {
+	switch name {
+	case "pv-a":
+		return &corev1.PersistentVolume{Spec: corev1.PersistentVolumeSpec{NodeAffinity: &corev1.VolumeNodeAffinity{
+			Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchFields: []corev1.NodeSelectorRequirement{
+				{Key: "metadata.name", Operator: corev1.NodeSelectorOpIn, Values: []string{"a"}}}}}}}}}, true
+	case "pv-any":
+		return &corev1.PersistentVolume{}, true
+	}
+	return nil, false
 }
 
 func ownedBy(uid string) func(*corev1.PersistentVolumeClaim) {
@@ -126,12 +149,20 @@ func TestPreFilterAndFilter(t *testing.T) {
 			preFilter: unresolvable(`PVC ns/p-scratch was not created for pod ns/p (pod is not owner)`)},
 		{name: "ephemeral claim bound", pod: pod(ephemeralVolume("scratch")), claims: []*corev1.PersistentVolumeClaim{claim("p-scratch", ownedBy("pod-uid"), boundTo("a"))},
 			filter: map[string]*plugin.Status{"a": nil, "b": conflict}},
+		{name: "claim bound to a PersistentVolume with node affinity", pod: pod(claimVolume("x", "x")),
+			claims: []*corev1.PersistentVolumeClaim{claim("x", toVolume("pv-a"))},
+			filter: map[string]*plugin.Status{"a": nil, "b": conflict}},
+		{name: "claim bound to a PersistentVolume without node affinity", pod: pod(claimVolume("x", "x")),
+			claims: []*corev1.PersistentVolumeClaim{claim("x", toVolume("pv-any"))}, preFilter: plugin.NewStatus(plugin.Skip)},
+		{name: "volume affinity and a claim on another node", pod: pod(claimVolume("x", "x"), claimVolume("y", "y")),
+			claims: []*corev1.PersistentVolumeClaim{claim("x", toVolume("pv-a")), claim("y", boundTo("b"))},
+			filter: map[string]*plugin.Status{"a": conflict, "b": conflict}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			pl := NewWithGetter(getter(tt.claims...), DefaultAssumeTTL, time.Now)
+			pl := NewWithGetter(getter(tt.claims...), DefaultAssumeTTL, time.Now).WithVolumes(volumes, nil, nil)
 			state := plugin.NewCycleState()
 			_, st := pl.PreFilter(ctx, state, tt.pod, nil)
 			if !st.Equal(tt.preFilter) {
@@ -318,5 +349,67 @@ func TestReservationsEnd(t *testing.T) {
 	pl.onClaimEvent(cache.Event[*corev1.PersistentVolumeClaim]{Type: cache.Updated, Old: pending, Object: pending})
 	if n := pl.assumed.len(); n != 1 {
 		t.Errorf("%d reservations after an unrelated update, want 1", n)
+	}
+}
+
+// TestWaitForFirstConsumerStatic: an unbound claim of a WaitForFirstConsumer
+// class of pre-created volumes only fits the nodes where a volume matches.
+func TestWaitForFirstConsumerStatic(t *testing.T) {
+	t.Parallel()
+	wffc := storagev1.VolumeBindingWaitForFirstConsumer
+	classes := func(name string) (*storagev1.StorageClass, bool) {
+		switch name {
+		case "local":
+			return &storagev1.StorageClass{ObjectMeta: api.ObjectMeta{Name: name}, Provisioner: "kubernetes.io/no-provisioner", VolumeBindingMode: &wffc}, true
+		case "dynamic":
+			return &storagev1.StorageClass{ObjectMeta: api.ObjectMeta{Name: name}, Provisioner: "example.com/csi", VolumeBindingMode: &wffc}, true
+		}
+		return nil, false
+	}
+	pvA, _ := volumes("pv-a") // a fresh object
+	pvA.Name, pvA.Spec.StorageClassName = "pv-a", "local"
+	pvA.Spec.Capacity = corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}
+	pvA.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+	list := func() []*corev1.PersistentVolume { return []*corev1.PersistentVolume{pvA} }
+	withClass := func(class string) func(*corev1.PersistentVolumeClaim) {
+		return func(c *corev1.PersistentVolumeClaim) {
+			c.Spec.StorageClassName = &class
+			c.Spec.AccessModes = []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce}
+			c.Spec.Resources.Requests = corev1.ResourceList{"storage": api.MustParseQuantity("1Gi")}
+		}
+	}
+	noVolume := plugin.NewStatus(plugin.UnschedulableAndUnresolvable, ErrReasonBindConflict)
+	for _, tc := range []struct {
+		name   string
+		claim  *corev1.PersistentVolumeClaim
+		filter map[string]*plugin.Status
+	}{
+		{"local class: only where a volume matches", claim("x", withClass("local")), map[string]*plugin.Status{"a": nil, "b": noVolume}},
+		{"provisioned class: no constraint", claim("x", withClass("dynamic")), nil},
+		{"too big for the volume", claim("x", withClass("local"), func(c *corev1.PersistentVolumeClaim) {
+			c.Spec.Resources.Requests = corev1.ResourceList{"storage": api.MustParseQuantity("2Gi")}
+		}), map[string]*plugin.Status{"a": noVolume, "b": noVolume}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pl := NewWithGetter(getter(tc.claim), DefaultAssumeTTL, time.Now).WithVolumes(volumes, list, classes)
+			state := plugin.NewCycleState()
+			p := pod(claimVolume("x", "x"))
+			_, st := pl.PreFilter(context.Background(), state, p, nil)
+			if tc.filter == nil {
+				if st.Code() != plugin.Skip {
+					t.Fatalf("PreFilter = %v, want Skip", st)
+				}
+				return
+			}
+			if !st.IsSuccess() {
+				t.Fatalf("PreFilter = %v", st)
+			}
+			for node, want := range tc.filter {
+				if got := pl.Filter(context.Background(), state, p, nodeInfo(node)); !got.Equal(want) {
+					t.Errorf("Filter(%s) = %v, want %v", node, got, want)
+				}
+			}
+		})
 	}
 }
