@@ -19,8 +19,8 @@ import (
 // kube-aggregator.kubernetes.io/automanaged and reported Available (reason
 // Local). A group version that stops being served (a CRD version removed)
 // loses its automanaged APIService. APIServices naming a Service are left as
-// their owners wrote them, with Available=False: Converge does not proxy to
-// aggregated API servers. Writes go through the API server's own handler as
+// their owners wrote them; their Available condition is the aggregator's
+// check (builtin/aggregator), redone every availabilityInterval. Writes go through the API server's own handler as
 // the bootstrap user, like the CRD lifecycle's.
 
 const apiServicesPath = "/apis/apiregistration.k8s.io/v1/apiservices"
@@ -48,13 +48,8 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 			return fmt.Errorf("add readyz check %s: %w", name, err)
 		}
 	}
-	kick := make(chan struct{}, 1)
-	cp.registry.OnChange(func() {
-		select {
-		case kick <- struct{}{}:
-		default:
-		}
-	})
+	kick := cp.apiServicesKick
+	cp.registry.OnChange(cp.kickAPIServices)
 	cp.wg.Add(1)
 	go func() {
 		defer cp.wg.Done()
@@ -62,6 +57,9 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 		running.Store(true)
 		for {
 			err := cp.syncAPIServices(ctx)
+			if err == nil {
+				err = cp.aggregator.Refresh(ctx)
+			}
 			if err == nil {
 				synced.Store(true)
 			}
@@ -80,10 +78,21 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 			case <-kick:
 				// Let a burst of registry changes (a CRD's versions) settle.
 				time.Sleep(50 * time.Millisecond)
+			case <-time.After(availabilityInterval):
+				// Recheck the aggregated APIServices (and see new ones).
 			}
 		}
 	}()
 	return nil
+}
+
+// kickAPIServices asks the APIService loop for a pass now (a registry
+// change, a new aggregated APIService).
+func (cp *ControlPlane) kickAPIServices() {
+	select {
+	case cp.apiServicesKick <- struct{}{}:
+	default:
+	}
 }
 
 // wantedAPIServices returns the local APIService of every served group
@@ -156,10 +165,11 @@ func (cp *ControlPlane) syncAPIServices(ctx context.Context) error {
 			continue
 		}
 		if cur.Spec.Service != nil {
-			if err := cp.setAvailable(ctx, cur, "False", "ServiceNotSupported",
-				"Converge does not proxy to aggregated API servers; the API server serves only its own group versions"); err != nil {
+			c := cp.aggregator.Check(ctx, cur)
+			if err := cp.setAvailable(ctx, cur, c.Status, c.Reason, c.Message); err != nil {
 				return err
 			}
+			cp.aggregator.Record(name, c)
 			continue
 		}
 		if cur.Labels[apiregistrationv1.AutomanagedLabel] != "" {
@@ -171,16 +181,34 @@ func (cp *ControlPlane) syncAPIServices(ctx context.Context) error {
 	return nil
 }
 
-// setAvailable writes the Available condition of s when it differs.
+// availabilityInterval is how often the loop rechecks Service-backed
+// APIServices' availability (and picks up new ones) without a registry
+// change.
+const availabilityInterval = 2 * time.Second
+
+// setAvailable writes the Available condition of s when its status or
+// reason differs; the transition time changes with the status.
 func (cp *ControlPlane) setAvailable(ctx context.Context, s *apiregistrationv1.APIService, status, reason, msg string) error {
 	for _, c := range s.Status.Conditions {
 		if c.Type == apiregistrationv1.Available && c.Status == status && c.Reason == reason {
 			return nil
 		}
 	}
+	// Other conditions (written by clients) stay, in place.
 	upd := *s
-	upd.Status.Conditions = []apiregistrationv1.APIServiceCondition{{Type: apiregistrationv1.Available, Status: status,
-		Reason: reason, Message: msg, LastTransitionTime: api.Now()}}
+	cond := apiregistrationv1.APIServiceCondition{Type: apiregistrationv1.Available, Status: status,
+		Reason: reason, Message: msg, LastTransitionTime: api.Now()}
+	upd.Status.Conditions = slices.Clone(s.Status.Conditions)
+	if i := slices.IndexFunc(upd.Status.Conditions, func(c apiregistrationv1.APIServiceCondition) bool {
+		return c.Type == apiregistrationv1.Available
+	}); i >= 0 {
+		if upd.Status.Conditions[i].Status == status {
+			cond.LastTransitionTime = upd.Status.Conditions[i].LastTransitionTime
+		}
+		upd.Status.Conditions[i] = cond
+	} else {
+		upd.Status.Conditions = append([]apiregistrationv1.APIServiceCondition{cond}, upd.Status.Conditions...)
+	}
 	if err := cp.loopback(ctx, http.MethodPut, apiServicesPath+"/"+s.Name+"/status", upd, s); err != nil {
 		return fmt.Errorf("update status of apiservice %s: %w", s.Name, err)
 	}

@@ -12,12 +12,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-logr/logr"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/converge-dev/converge/builtin/aggregator"
 	schedulingv1 "github.com/converge-dev/converge/builtin/api/scheduling/v1"
 	"github.com/converge-dev/converge/builtin/clusterdns"
 	"github.com/converge-dev/converge/builtin/controllers/volumebinder"
@@ -186,14 +188,22 @@ type ControlPlane struct {
 	listener net.Listener
 	url      string
 
-	pki         *pki.PKI
-	security    *security.Security
-	flowControl *flowcontrol.Controller
-	manager     *manager.Manager
-	scheduler   *manager.Manager // the scheduler's manager (nil without Scheduler)
-	controllers []string
-	operators   []loader.Report
-	dashboard   *dashboard.Dashboard
+	pki      *pki.PKI
+	security *security.Security
+	// aggregator proxies aggregated group versions (aggregator.go);
+	// frontProxyCA signs its client certificate (nil without a PKI dir);
+	// served memoizes servesLocally (*servedGroups).
+	aggregator   *aggregator.Aggregator
+	frontProxyCA *pki.PKI
+	served       atomic.Value
+	// apiServicesKick wakes the APIService loop (kickAPIServices).
+	apiServicesKick chan struct{}
+	flowControl     *flowcontrol.Controller
+	manager         *manager.Manager
+	scheduler       *manager.Manager // the scheduler's manager (nil without Scheduler)
+	controllers     []string
+	operators       []loader.Report
+	dashboard       *dashboard.Dashboard
 
 	etcd   *etcdstore.Embedded
 	client *clientv3.Client
@@ -212,7 +222,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, err
 	}
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	cp := &ControlPlane{opts: opts, log: opts.Logger, cancel: cancel, errCh: make(chan error, 4)}
+	cp := &ControlPlane{opts: opts, log: opts.Logger, cancel: cancel, errCh: make(chan error, 4), apiServicesKick: make(chan struct{}, 1)}
 	if err := cp.start(ctx, runCtx); err != nil {
 		_ = cp.Close()
 		return nil, err
@@ -277,6 +287,9 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		return err
 	}
 	attachMetrics := cp.serveMetricsAPI(&secOpts)
+	if err := cp.setupAggregator(&secOpts); err != nil {
+		return err
+	}
 	alloc, err := servicenet.New(cp.store, servicenet.Options{
 		ServiceCIDR: opts.ServiceCIDR, NodePortRange: opts.NodePortRange, Logger: cp.log.WithName("servicenet"),
 	})
@@ -300,7 +313,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		Storage: cp.store, Registry: cp.registry, Logger: cp.log.WithName("apiserver"),
 		KubernetesVersion: opts.KubernetesVersion, BookmarkInterval: opts.BookmarkInterval,
 		Security: secOpts, TracerProvider: cp.tracerProvider(), Collectors: cp.flowControlMetrics(),
-		OpenAPIDefinitions: builtinopenapi.Definitions,
+		OpenAPIDefinitions: builtinopenapi.Definitions, RemoteVersions: cp.aggregator.RemoteVersions,
 	})
 	if err != nil {
 		return err
@@ -408,6 +421,9 @@ func (cp *ControlPlane) bootstrap(ctx context.Context) error {
 		// Not fatal: on a store from before the cluster DNS another Service
 		// may hold the address.
 		cp.log.Error(err, "No cluster DNS Service", "clusterIP", ip.String())
+	}
+	if err := cp.bootstrapExtensionAuth(ctx); err != nil {
+		return err
 	}
 	if cp.security != nil {
 		return cp.security.Bootstrap(ctx, h)

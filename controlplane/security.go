@@ -162,6 +162,12 @@ func (cp *ControlPlane) nodeLogTLS(hosts ...string) (*tls.Config, error) {
 // (converge node --ca-cert-hash).
 func (cp *ControlPlane) serverTLSConfig() *tls.Config {
 	cfg := cp.pki.ServerTLSConfig()
+	if cp.frontProxyCA != nil {
+		// The front proxy's client certificates (requestheader
+		// authentication, aggregator.go) are signed by its own CA.
+		cfg.ClientCAs = cp.pki.CAPool()
+		cfg.ClientCAs.AppendCertsFromPEM(cp.frontProxyCA.CAPEM())
+	}
 	block, _ := pem.Decode(cp.pki.CAPEM())
 	if block == nil || cfg.GetCertificate == nil {
 		return cfg

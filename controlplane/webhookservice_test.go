@@ -89,12 +89,20 @@ func TestWebhookThroughService(t *testing.T) {
 // the PEM, as a configuration's caBundle).
 func serveHook(t *testing.T, h http.Handler) (int, string) {
 	t.Helper()
+	return serveTLS(t, h, "hook.default.svc", nil)
+}
+
+// serveTLS serves h over HTTPS on loopback with a self-signed certificate for
+// name only, requiring client certificates of clientCAs when set; it returns
+// the port and the CA bundle (base64 of the PEM).
+func serveTLS(t *testing.T, h http.Handler, name string, clientCAs *x509.CertPool) (int, string) {
+	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "hook.default.svc"},
-		DNSNames: []string{"hook.default.svc"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
+		DNSNames: []string{name}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
 		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
 		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
@@ -105,7 +113,11 @@ func serveHook(t *testing.T, h http.Handler) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &http.Server{Handler: h, TLSConfig: &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}}
+	cfg := &tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}}
+	if clientCAs != nil {
+		cfg.ClientAuth, cfg.ClientCAs = tls.RequireAndVerifyClientCert, clientCAs
+	}
+	srv := &http.Server{Handler: h, TLSConfig: cfg}
 	go func() { _ = srv.ServeTLS(ln, "", "") }()
 	t.Cleanup(func() { _ = srv.Close() })
 	return ln.Addr().(*net.TCPAddr).Port, base64.StdEncoding.EncodeToString(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))

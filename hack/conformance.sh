@@ -215,9 +215,14 @@ if [[ -n $registry_pid ]]; then
 	build_push e2e-test-images/busybox 1.37.0-1 --binary /bin/busybox --path /bin/busybox --entrypoint "" --cmd sh \
 		--file /bin/bash-static=/bin/sh "${busybox_sh_links[@]}"
 	build_push pause 3.10.1 --binary "$data/pause" --path /pause
+	# The Aggregator spec's: upstream sample-apiserver has ENTRYPOINT
+	# ["/sample-apiserver"]; its pod runs etcd as /usr/local/bin/etcd.
+	build_push e2e-test-images/sample-apiserver 1.29.2 --binary "$bins/sample-apiserver" --path /sample-apiserver
+	build_push etcd 3.6.4-0 --binary "$bins/etcd" --path /usr/local/bin/etcd
 	# What the report counts a failed pull of another image against: the
 	# machine reaches no other registry.
 	served=registry.k8s.io/e2e-test-images/agnhost:2.56,registry.k8s.io/e2e-test-images/busybox:1.37.0-1,registry.k8s.io/pause:3.10.1
+	served+=,registry.k8s.io/e2e-test-images/sample-apiserver:1.29.2,registry.k8s.io/etcd:3.6.4-0
 	log "images in $registry: $(curl -s "http://$registry/v2/_catalog")"
 fi
 

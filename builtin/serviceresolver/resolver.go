@@ -23,6 +23,9 @@ type Lister func(ctx context.Context, gvr api.GroupVersionResource, namespace st
 // ErrNoEndpoints: the Service has no ready endpoint for the port.
 var ErrNoEndpoints = errors.New("service has no ready endpoints")
 
+// ErrServiceNotFound: there is no such Service.
+var ErrServiceNotFound = errors.New("service not found")
+
 var (
 	servicesGVR       = api.GroupVersionResource{Version: "v1", Resource: "services"}
 	endpointSlicesGVR = api.GroupVersionResource{Group: "discovery.k8s.io", Version: "v1", Resource: "endpointslices"}
@@ -96,7 +99,7 @@ func (r *Resolver) dial(ctx context.Context, network, addr string) (net.Conn, er
 // namespace/name leads to, in random order: its ready endpoints, or its
 // external name.
 func (r *Resolver) Resolve(ctx context.Context, namespace, name string, port int32) ([]string, error) {
-	svc, err := r.service(ctx, namespace, name)
+	svc, err := r.Service(ctx, namespace, name)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +163,9 @@ func slicePort(ports []discoveryv1.EndpointPort, name string) (int32, bool) {
 	return 0, false
 }
 
-func (r *Resolver) service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
+// Service returns Service namespace/name; ErrServiceNotFound when there is
+// none.
+func (r *Resolver) Service(ctx context.Context, namespace, name string) (*corev1.Service, error) {
 	items, _, err := r.List(ctx, servicesGVR, namespace)
 	if err != nil {
 		return nil, fmt.Errorf("list services of %s: %w", namespace, err)
@@ -174,5 +179,5 @@ func (r *Resolver) service(ctx context.Context, namespace, name string) (*corev1
 			return &s, nil
 		}
 	}
-	return nil, fmt.Errorf("service %s/%s not found", namespace, name)
+	return nil, fmt.Errorf("service %s/%s: %w", namespace, name, ErrServiceNotFound)
 }

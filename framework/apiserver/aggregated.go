@@ -84,10 +84,15 @@ func (s *Server) serveAggregated(w http.ResponseWriter, v string, core bool) {
 		v1 := api.GroupVersion{Version: "v1"}
 		items = []discoveryGroup{{Metadata: map[string]any{}, Versions: []discoveryVersion{discoveryVersionOf(v1, byGV[v1])}}}
 	} else {
-		for _, g := range s.groups() {
+		groups, remote := s.mergeRemote(s.groups())
+		for _, g := range groups {
 			dg := discoveryGroup{Metadata: map[string]any{"name": g.Name}}
 			for _, v := range g.Versions { // preferred version first
 				gv := api.GroupVersion{Group: g.Name, Version: v.Version}
+				if rv := remote[gv]; rv != nil {
+					dg.Versions = append(dg.Versions, remoteDiscoveryVersion(rv))
+					continue
+				}
 				dg.Versions = append(dg.Versions, discoveryVersionOf(gv, byGV[gv]))
 			}
 			items = append(items, dg)

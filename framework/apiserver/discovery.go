@@ -170,7 +170,8 @@ func (s *Server) serveAPIGroupList(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Vary", "Accept")
-	writeJSON(w, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": s.groups()})
+	groups, _ := s.mergeRemote(s.groups())
+	writeJSON(w, http.StatusOK, map[string]any{"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})
 }
 
 func (s *Server) serveAPIGroup(w http.ResponseWriter, r *http.Request, group string) {

@@ -62,6 +62,10 @@ type Options struct {
 	// references as bare names (openapibuiltin.go). Called once, on the
 	// first OpenAPI request; they are published, never used to validate.
 	OpenAPIDefinitions func() (map[string]json.RawMessage, error)
+	// RemoteVersions, if set, returns the group versions aggregated API
+	// servers serve, for discovery (remotediscovery.go); their requests are
+	// the Security filters' Inner handler's to route.
+	RemoteVersions func() []RemoteVersion
 }
 
 func (o *Options) complete() error {

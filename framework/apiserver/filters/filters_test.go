@@ -47,6 +47,11 @@ func TestRequestInfo(t *testing.T) {
 		{"GET", "/api/v1/namespaces/default/pods/p/log", RequestInfo{IsResourceRequest: true, Verb: "get", APIVersion: "v1", Namespace: "default", Resource: "pods", Name: "p", Subresource: "log"}},
 		{"DELETE", "/apis/apps/v1/namespaces/ns/deployments", RequestInfo{IsResourceRequest: true, Verb: "deletecollection", APIGroup: "apps", APIVersion: "v1", Namespace: "ns", Resource: "deployments"}},
 		{"PUT", "/api/v1/namespaces/ns/finalize", RequestInfo{IsResourceRequest: true, Verb: "update", APIVersion: "v1", Namespace: "ns", Resource: "namespaces", Name: "ns", Subresource: "finalize"}},
+		{"GET", "/api/v1/namespaces/kube-system/configmaps?fieldSelector=metadata.name%3Dextension-apiserver-authentication&watch=true",
+			RequestInfo{IsResourceRequest: true, Verb: "watch", APIVersion: "v1", Namespace: "kube-system", Resource: "configmaps", Name: "extension-apiserver-authentication"}},
+		{"GET", "/api/v1/configmaps?fieldSelector=status.phase%3DRunning,metadata.name%3D%3Dx", RequestInfo{IsResourceRequest: true, Verb: "list", APIVersion: "v1", Resource: "configmaps", Name: "x"}},
+		{"GET", "/api/v1/configmaps?fieldSelector=metadata.name!%3Dx", RequestInfo{IsResourceRequest: true, Verb: "list", APIVersion: "v1", Resource: "configmaps"}},
+		{"GET", "/api/v1/configmaps?fieldSelector=metadata.name%3D..", RequestInfo{IsResourceRequest: true, Verb: "list", APIVersion: "v1", Resource: "configmaps"}},
 		{"GET", "/apis/apps/v1", RequestInfo{Verb: "get"}},
 		{"POST", "/healthz", RequestInfo{Verb: "post"}},
 	}

@@ -77,6 +77,12 @@ func NewRequestInfo(r *http.Request) *RequestInfo {
 		default:
 			ri.Verb = "get"
 		}
+		if ri.Name == "" && (ri.Verb == "list" || ri.Verb == "watch") {
+			// As Kubernetes: a list or watch of one name (fieldSelector
+			// metadata.name=NAME) is authorized as that name, so RBAC's
+			// resourceNames apply (informers of one object).
+			ri.Name = selectedName(r.URL.Query().Get("fieldSelector"))
+		}
 	case http.MethodPost:
 		ri.Verb = "create"
 	case http.MethodPut:
@@ -116,6 +122,28 @@ func lowerMethod(method string) string {
 }
 
 // watchParam reports whether the query sets watch=true (or 1).
+// selectedName is the name a field selector requires exactly
+// (metadata.name=NAME or ==, among other terms), if it is a valid path
+// segment; "" otherwise.
+func selectedName(selector string) string {
+	for _, term := range strings.Split(selector, ",") {
+		key, value, ok := strings.Cut(term, "=")
+		if !ok || strings.HasSuffix(key, "!") {
+			continue
+		}
+		value = strings.TrimPrefix(value, "=")
+		if strings.TrimSpace(key) != "metadata.name" {
+			continue
+		}
+		value = strings.TrimSpace(value)
+		if value == "" || value == "." || value == ".." || strings.ContainsAny(value, "/%") {
+			return ""
+		}
+		return value
+	}
+	return ""
+}
+
 func watchParam(r *http.Request) bool {
 	v := r.URL.Query().Get("watch")
 	return v == "true" || v == "1"

@@ -7,6 +7,7 @@
 // (no spec.service), kept by the control plane (controlplane/apiservices.go)
 // as kube-apiserver's autoregistration does, so that clients which discover
 // through APIServices — and the upstream discovery conformance specs — find
-// them. Converge does not proxy to aggregated API servers: an APIService
-// naming a Service is stored and reported Available=False.
+// them. An APIService naming a Service routes its group version to that
+// Service's aggregated API server (builtin/aggregator), which checks its
+// availability.
 package v1
