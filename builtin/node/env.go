@@ -327,6 +327,7 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 	spec.LogPath = filepath.Join(w.a.opts.RootDir, "logs", pod.Namespace+"_"+pod.Name+"_"+pod.UID, c.Name, strconv.Itoa(attempt)+".log")
 	if sc := pod.Spec.SecurityContext; sc != nil {
 		spec.RunAsUser, spec.RunAsGroup = sc.RunAsUser, sc.RunAsGroup
+		spec.Sysctls = podSysctls(pod)
 	}
 	if sc := c.SecurityContext; sc != nil {
 		spec.ReadOnlyRootfs = sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem

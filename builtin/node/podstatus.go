@@ -110,6 +110,9 @@ func (w *podWorker) computeStatus() corev1.PodStatus {
 	if w.deadlineExceeded && phase != corev1.PodSucceeded {
 		phase, reason, message = corev1.PodFailed, reasonDeadlineExceeded, messageDeadlineExceeded
 	}
+	if w.rejectReason != "" {
+		phase, reason, message = corev1.PodFailed, w.rejectReason, w.rejectMessage
+	}
 	st := corev1.PodStatus{
 		Phase: phase, HostIP: w.a.opts.InternalIP, HostIPs: []corev1.HostIP{{IP: w.a.opts.InternalIP}},
 		StartTime: &w.startTime, InitContainerStatuses: inits, ContainerStatuses: ctrs, EphemeralContainerStatuses: ephs, QOSClass: qosClass(pod),

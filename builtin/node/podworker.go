@@ -55,6 +55,9 @@ type podWorker struct {
 	shortened    chan struct{} // closed when killBy moves
 	// spec.activeDeadlineSeconds passed (activedeadline.go); guarded by mu.
 	deadlineExceeded bool
+	// The node refused the pod before running it (sysctl.go): its reason and
+	// message; guarded by mu.
+	rejectReason, rejectMessage string
 
 	statusMu   sync.Mutex // serialises status writes
 	lastStatus string     // the last status written; guarded by statusMu
@@ -187,6 +190,10 @@ func (w *podWorker) run() {
 
 // lifecycle prepares the sandbox, runs init containers, then containers.
 func (w *podWorker) lifecycle(ctx context.Context) {
+	if err := checkSysctls(w.current()); err != nil {
+		w.reject(ctx, reasonSysctlForbidden, err.Error())
+		return
+	}
 	w.sandboxStart = time.Now()
 	netDone, ok := w.startNetwork(ctx, w.current())
 	if !ok {
@@ -352,4 +359,16 @@ func (w *podWorker) recordStart(st corev1.PodStatus) {
 		}
 	}
 	w.a.metrics.PodStarted(time.Since(w.seen))
+}
+
+// reject fails the pod before anything of it runs, as the kubelet's
+// admission rejects a pod: phase Failed, the reason, and "Pod was rejected:
+// <message>".
+func (w *podWorker) reject(ctx context.Context, reason, message string) {
+	w.mu.Lock()
+	w.rejectReason, w.rejectMessage = reason, "Pod was rejected: "+message
+	w.mu.Unlock()
+	w.log.Info("Pod rejected", "reason", reason, "message", message)
+	w.a.rec.Event(ctx, w.current(), "Warning", reason, message)
+	w.markDirty()
 }

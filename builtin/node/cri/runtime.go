@@ -76,7 +76,12 @@ type ContainerSpec struct {
 	// (securityContext.readOnlyRootFilesystem); its Mounts keep their own
 	// mode. A runtime that cannot returns ErrInvalidSpec.
 	ReadOnlyRootfs bool
-	Resources      Resources
+	// Sysctls are the pod's kernel parameters (securityContext.sysctls, by
+	// their dotted names), set in the container's own namespaces (network,
+	// IPC) where the runtime gives it some; the process runtime's containers
+	// share the host's, so it ignores them.
+	Sysctls   map[string]string
+	Resources Resources
 	// Attempt counts restarts of this container (0 for the first run).
 	Attempt int
 	// Stdin keeps the container's stdin open for attach (StdinAttacher);

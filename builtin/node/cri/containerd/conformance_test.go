@@ -18,5 +18,6 @@ func TestConformance(t *testing.T) {
 		EnforcesReadOnlyMounts: true,
 		EnforcesReadOnlyRootfs: true,
 		HostPIDs:               true,
+		SetsSysctls:            true,
 	})
 }

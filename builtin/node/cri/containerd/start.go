@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -394,6 +395,9 @@ func specOpts(img oci.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	if spec.ReadOnlyRootfs {
 		opts = append(opts, oci.WithRootFSReadonly())
 	}
+	if len(spec.Sysctls) > 0 {
+		opts = append(opts, withSysctls(spec.Sysctls))
+	}
 	if h := hostname(spec.PodName); h != "" {
 		opts = append(opts, oci.WithHostname(h))
 	}
@@ -434,6 +438,21 @@ func specOpts(img oci.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 		opts = append(opts, oci.WithCPUCFS(quota, cfsPeriod))
 	}
 	return opts
+}
+
+// withSysctls sets the pod's sysctls, which the OCI runtime writes in the
+// container's namespaces before it starts the process.
+func withSysctls(sysctls map[string]string) oci.SpecOpts {
+	return func(_ context.Context, _ oci.Client, _ *containers.Container, s *oci.Spec) error {
+		if s.Linux == nil {
+			s.Linux = &specs.Linux{}
+		}
+		if s.Linux.Sysctl == nil {
+			s.Linux.Sysctl = map[string]string{}
+		}
+		maps.Copy(s.Linux.Sysctl, sysctls)
+		return nil
+	}
 }
 
 // withGID sets the primary group, keeping the image's user.

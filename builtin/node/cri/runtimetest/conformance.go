@@ -39,6 +39,10 @@ type Options struct {
 	EnforcesReadOnlyRootfs bool
 	// HostPIDs: Status reports the host PID of a running container.
 	HostPIDs bool
+	// SetsSysctls: a container's Sysctls are set in its own namespaces
+	// (kernel.shm_rmid_forced in its IPC namespace). Without it the suite
+	// does not check them.
+	SetsSysctls bool
 	// Timeout bounds each wait for a container (default 20 s).
 	Timeout time.Duration
 }
@@ -213,6 +217,7 @@ func RunConformance(t *testing.T, newRuntime func(t *testing.T) cri.Runtime, opt
 		{"WorkingDir", testWorkingDir},
 		{"Mounts", testMounts},
 		{"ReadOnlyRootfs", testReadOnlyRootfs},
+		{"Sysctls", testSysctls},
 		{"StatusWhileRunning", testStatusRunning},
 		{"StopGraceful", testStopGraceful},
 		{"StopKillsAfterGrace", testStopKill},
@@ -368,6 +373,29 @@ func testReadOnlyRootfs(t *testing.T, s *suite) {
 	rw.Mounts = []cri.Mount{{HostPath: host, ContainerPath: target}}
 	if st := s.wait(t, s.start(t, rw)); st.ExitCode != 0 {
 		t.Errorf("without ReadOnlyRootfs: exit code %d; log: %v", st.ExitCode, ReadLog(t, rw.LogPath))
+	}
+}
+
+func testSysctls(t *testing.T, s *suite) {
+	if !s.opts.SetsSysctls {
+		return
+	}
+	host, err := os.ReadFile("/proc/sys/kernel/shm_rmid_forced")
+	if err != nil {
+		t.Fatalf("read the host's kernel.shm_rmid_forced: %v", err)
+	}
+	want := "1"
+	if strings.TrimSpace(string(host)) == "1" {
+		want = "0"
+	}
+	spec := s.spec(t, "cat", "/proc/sys/kernel/shm_rmid_forced")
+	spec.Sysctls = map[string]string{"kernel.shm_rmid_forced": want}
+	if st := s.wait(t, s.start(t, spec)); st.ExitCode != 0 {
+		t.Fatalf("exit code %d; log: %v", st.ExitCode, ReadLog(t, spec.LogPath))
+	}
+	s.waitLog(t, spec.LogPath, "stdout", want)
+	if after, _ := os.ReadFile("/proc/sys/kernel/shm_rmid_forced"); string(after) != string(host) {
+		t.Errorf("the host's kernel.shm_rmid_forced changed: %q, was %q", after, host)
 	}
 }
 
