@@ -15,6 +15,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/labels"
+	"github.com/converge-dev/converge/framework/api/validation"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 	"github.com/converge-dev/converge/framework/storage"
 )
@@ -67,6 +68,13 @@ func (s Subresource) Serve(w http.ResponseWriter, r *http.Request, p registry.Pa
 	}
 	if ev.Name != p.Name() {
 		return apierrors.NewBadRequest(fmt.Sprintf("name in URL does not match name in Eviction object: %s != %s", p.Name(), ev.Name))
+	}
+	// The delete's options are checked before the budget is spent or the pod
+	// marked: a refused eviction writes nothing.
+	if ev.DeleteOptions != nil {
+		if errs := validation.ValidateDeleteOptions(ev.DeleteOptions); len(errs) > 0 {
+			return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", errs[:1])
+		}
 	}
 	ctx := r.Context()
 	obj, err := p.Get(ctx)

@@ -819,27 +819,11 @@ func (s *Server) deleteOptions(q *request) (*api.DeleteOptions, error) {
 	return opts, nil
 }
 
-// validateDeleteOptions refuses what Kubernetes' ValidateDeleteOptions refuses:
-// unknown dryRun values and propagation policies, and orphanDependents together
-// with propagationPolicy.
+// validateDeleteOptions refuses what Kubernetes' ValidateDeleteOptions refuses
+// (validation.ValidateDeleteOptions) with its first error, 422.
 func validateDeleteOptions(opts *api.DeleteOptions) error {
-	for _, v := range opts.DryRun {
-		if v != "All" {
-			return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
-				field.NotSupported(field.NewPath("dryRun"), v, []string{"All"})})
-		}
-	}
-	if p := opts.PropagationPolicy; p != nil {
-		switch *p {
-		case api.DeletePropagationOrphan, api.DeletePropagationBackground, api.DeletePropagationForeground:
-		default:
-			return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
-				field.NotSupported(field.NewPath("propagationPolicy"), *p, []string{api.DeletePropagationForeground, api.DeletePropagationBackground, api.DeletePropagationOrphan})})
-		}
-		if opts.OrphanDependents != nil {
-			return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", field.ErrorList{
-				field.Invalid(field.NewPath("propagationPolicy"), *p, "orphanDependents and deletionPropagation cannot be both set")})
-		}
+	if errs := validation.ValidateDeleteOptions(opts); len(errs) > 0 {
+		return apierrors.NewInvalid(api.GroupKind{Kind: "DeleteOptions"}, "", errs[:1])
 	}
 	return nil
 }
