@@ -25,6 +25,10 @@ import (
 
 const apiServicesPath = "/apis/apiregistration.k8s.io/v1/apiservices"
 
+// apiServicesStartWait bounds how long Start waits for the APIService loop's
+// first pass (milliseconds, unless the machine is very busy).
+const apiServicesStartWait = 10 * time.Second
+
 // The /readyz checks of the APIService loop, named as kube-apiserver names
 // its own: the loop runs, and its first pass has written every local
 // APIService (Available) of the group versions served at that time.
@@ -35,8 +39,11 @@ const (
 
 // startAPIServices keeps the local APIServices in step with the registry
 // until ctx ends, and adds its readiness checks to the API server's /readyz.
-func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
+// The channel it returns is closed once the first pass succeeded (what
+// autoregister-completion reports).
+func (cp *ControlPlane) startAPIServices(ctx context.Context) (<-chan struct{}, error) {
 	var running, synced atomic.Bool
+	firstPass := make(chan struct{})
 	for name, done := range map[string]*atomic.Bool{readyzAPIServiceController: &running, readyzAutoregister: &synced} {
 		err := cp.server.AddReadyzCheck(name, func(*http.Request) error {
 			if !done.Load() {
@@ -45,7 +52,7 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 			return nil
 		})
 		if err != nil {
-			return fmt.Errorf("add readyz check %s: %w", name, err)
+			return nil, fmt.Errorf("add readyz check %s: %w", name, err)
 		}
 	}
 	kick := cp.apiServicesKick
@@ -60,8 +67,8 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 			if err == nil {
 				err = cp.aggregator.Refresh(ctx)
 			}
-			if err == nil {
-				synced.Store(true)
+			if err == nil && !synced.Swap(true) {
+				close(firstPass)
 			}
 			if err != nil && ctx.Err() == nil {
 				log.Error(err, "Keeping the local APIServices failed; retrying")
@@ -83,7 +90,7 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) error {
 			}
 		}
 	}()
-	return nil
+	return firstPass, nil
 }
 
 // kickAPIServices asks the APIService loop for a pass now (a registry

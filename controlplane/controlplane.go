@@ -325,11 +325,22 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 		cp.security.Attach(srv)
 	}
 	cp.startCRDs(runCtx)
-	if err := cp.startAPIServices(filters.WithUser(runCtx, rbac.BootstrapUser)); err != nil {
+	apiServicesSynced, err := cp.startAPIServices(filters.WithUser(runCtx, rbac.BootstrapUser))
+	if err != nil {
 		return err
 	}
 	if err := cp.bootstrap(filters.WithUser(ctx, rbac.BootstrapUser)); err != nil {
 		return err
+	}
+	// Ready as kube-apiserver is after its post-start hooks: the local
+	// APIServices exist (/readyz's autoregister-completion) before Start
+	// returns, so a client that checks readiness right away finds it.
+	select {
+	case <-apiServicesSynced:
+	case <-time.After(apiServicesStartWait):
+		cp.log.Info("The APIServices' first pass has not finished; /readyz reports it until it has", "waited", apiServicesStartWait)
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(opts.BindAddress, strconv.Itoa(opts.Port)))
 	if err != nil {
