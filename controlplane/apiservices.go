@@ -79,18 +79,34 @@ func (cp *ControlPlane) startAPIServices(ctx context.Context) (<-chan struct{}, 
 				}
 				continue
 			}
-			select {
-			case <-ctx.Done():
+			if !cp.waitAPIServicePass(ctx, kick) {
 				return
-			case <-kick:
-				// Let a burst of registry changes (a CRD's versions) settle.
-				time.Sleep(50 * time.Millisecond)
-			case <-time.After(availabilityInterval):
-				// Recheck the aggregated APIServices (and see new ones).
 			}
 		}
 	}()
 	return firstPass, nil
+}
+
+// waitAPIServicePass waits until the APIService loop has a pass to do: a
+// registry change (kick), or the availabilityInterval recheck of the
+// Service-backed APIServices, which only needs a pass when there are some
+// (the aggregator's table, refreshed from the watch cache, says; a new one
+// kicks). It reports false when ctx ended.
+func (cp *ControlPlane) waitAPIServicePass(ctx context.Context, kick <-chan struct{}) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-kick:
+			// Let a burst of registry changes (a CRD's versions) settle.
+			time.Sleep(50 * time.Millisecond)
+			return true
+		case <-time.After(availabilityInterval):
+			if err := cp.aggregator.Refresh(ctx); err != nil || cp.aggregator.HasRemote() {
+				return true
+			}
+		}
+	}
 }
 
 // kickAPIServices asks the APIService loop for a pass now (a registry

@@ -35,40 +35,37 @@ func (cp *ControlPlane) quotaAdmission(mutating []admission.Mutator, validating 
 
 // cachedLimitRanges lists a namespace's LimitRanges from the watch cache.
 func (cp *ControlPlane) cachedLimitRanges(ctx context.Context, namespace string) ([]*corev1.LimitRange, error) {
-	if cp.server == nil {
-		return nil, errors.New("controlplane: the API server is not created yet")
-	}
-	items, _, err := cp.server.CachedObjects(ctx, api.GroupVersionResource{Version: "v1", Resource: "limitranges"}, namespace)
+	items, err := cachedList[corev1.LimitRange](ctx, cp, api.GroupVersionResource{Version: "v1", Resource: "limitranges"}, namespace)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]*corev1.LimitRange, 0, len(items))
-	for _, raw := range items {
-		lr := &corev1.LimitRange{}
-		if err := json.Unmarshal(raw, lr); err != nil {
-			return nil, fmt.Errorf("decode limit range: %w", err)
-		}
-		out = append(out, lr)
+	out := make([]*corev1.LimitRange, len(items))
+	for i := range items {
+		out[i] = &items[i]
 	}
 	return out, nil
 }
 
 // cachedStorageClasses lists the StorageClasses from the watch cache.
 func (cp *ControlPlane) cachedStorageClasses(ctx context.Context) ([]storagev1.StorageClass, error) {
+	return cachedList[storagev1.StorageClass](ctx, cp, api.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}, "")
+}
+
+// cachedList decodes the objects of gvr in namespace ("" for all) held by
+// the API server's watch cache.
+func cachedList[T any](ctx context.Context, cp *ControlPlane, gvr api.GroupVersionResource, namespace string) ([]T, error) {
 	if cp.server == nil {
 		return nil, errors.New("controlplane: the API server is not created yet")
 	}
-	items, _, err := cp.server.CachedObjects(ctx, api.GroupVersionResource{Group: "storage.k8s.io", Version: "v1", Resource: "storageclasses"}, "")
+	items, _, err := cp.server.CachedObjects(ctx, gvr, namespace)
 	if err != nil {
 		return nil, err
 	}
-	out := make([]storagev1.StorageClass, 0, len(items))
-	for _, raw := range items {
-		var sc storagev1.StorageClass
-		if err := json.Unmarshal(raw, &sc); err != nil {
-			return nil, fmt.Errorf("decode storage class: %w", err)
+	out := make([]T, len(items))
+	for i, raw := range items {
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
+			return nil, fmt.Errorf("decode %s: %w", gvr.Resource, err)
 		}
-		out = append(out, sc)
 	}
 	return out, nil
 }

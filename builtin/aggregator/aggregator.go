@@ -115,6 +115,10 @@ func (a *Aggregator) Refresh(ctx context.Context) error {
 	return nil
 }
 
+// HasRemote reports whether the last Refresh found Service-backed
+// APIServices.
+func (a *Aggregator) HasRemote() bool { return len(a.table.Load().byName) > 0 }
+
 // lookup returns the Service-backed APIService of a group version,
 // refreshing the table once when it has none.
 func (a *Aggregator) lookup(ctx context.Context, group, version string) *apiregistrationv1.APIService {

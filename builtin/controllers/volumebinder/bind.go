@@ -27,9 +27,6 @@ const (
 	reasonExternalProvisioning = "ExternalProvisioning"
 )
 
-// AnnDefaultClass marks the default StorageClass.
-const AnnDefaultClass = storagev1.AnnIsDefaultClass
-
 // NoProvisioner is the provisioner of classes of pre-created volumes only
 // (local volumes): their claims are never given a local directory volume.
 const NoProvisioner = volumematch.NoProvisioner

@@ -204,7 +204,7 @@ var _ = Describe("static binding", func() {
 	It("gives a claim without a class the default StorageClass and binds it to a volume of that class", func(ctx SpecContext) {
 		ns := env.Namespace(ctx)
 		sc := &storagev1.StorageClass{ObjectMeta: api.ObjectMeta{Name: "default-" + ns,
-			Annotations: map[string]string{volumebinder.AnnDefaultClass: "true"}}, Provisioner: "kubernetes.io/no-provisioner"}
+			Annotations: map[string]string{storagev1.AnnIsDefaultClass: "true"}}, Provisioner: "kubernetes.io/no-provisioner"}
 		Expect(c.Create(ctx, sc)).To(Succeed())
 		DeferCleanup(func(ctx context.Context) { Expect(c.Delete(ctx, sc)).To(Succeed()) })
 		createPV(ctx, ns+"-default", sc.Name, "1Gi")
