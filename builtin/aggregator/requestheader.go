@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/converge-dev/converge/framework/apiserver/filters"
 )
@@ -27,12 +28,58 @@ var (
 // certificate signed by Roots (the front-proxy CA) whose common name is in
 // AllowedNames (any, when empty) makes the X-Remote-* headers the user.
 // Requests without such a certificate are not its to judge.
+//
+// The zero value with Roots set verifies the certificate on every request;
+// NewRequestHeader remembers each connection's verdict (most clients' certificates
+// are another CA's, and a failed chain search costs as much as a verified one).
 type RequestHeader struct {
 	Roots        *x509.CertPool
 	AllowedNames []string
+
+	verdicts *filters.CertMemo[frontProxyVerdict] // nil: no memory
+}
+
+// frontProxyVerdict is what verifying a client certificate against the
+// front-proxy CA found: signed by it and valid until notAfter, or not.
+type frontProxyVerdict struct {
+	front    bool
+	notAfter time.Time
+}
+
+// NewRequestHeader returns a RequestHeader that verifies each connection's
+// client certificate once. Roots must not change afterwards.
+func NewRequestHeader(roots *x509.CertPool, allowedNames []string) RequestHeader {
+	return RequestHeader{Roots: roots, AllowedNames: allowedNames, verdicts: &filters.CertMemo[frontProxyVerdict]{}}
 }
 
 var _ filters.Authenticator = RequestHeader{}
+
+// signedByFrontProxyCA reports whether the client certificate chain verifies
+// against Roots for client authentication at now, from memory when this
+// connection's certificate was verified before. A verdict that may change with
+// time (valid until the chain's first expiry; refused as expired or not yet
+// valid) is not remembered past it.
+func (a RequestHeader) signedByFrontProxyCA(peer []*x509.Certificate, now time.Time) bool {
+	leaf := peer[0]
+	if v, ok := a.verdicts.Get(leaf); ok && (!v.front || !now.After(v.notAfter)) {
+		return v.front
+	}
+	inter := x509.NewCertPool()
+	for _, c := range peer[1:] {
+		inter.AddCert(c)
+	}
+	chains, err := leaf.Verify(x509.VerifyOptions{Roots: a.Roots, Intermediates: inter,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}, CurrentTime: now})
+	if err != nil {
+		var invalid x509.CertificateInvalidError
+		if !errors.As(err, &invalid) || invalid.Reason != x509.Expired {
+			a.verdicts.Put(leaf, frontProxyVerdict{})
+		}
+		return false
+	}
+	a.verdicts.Put(leaf, frontProxyVerdict{front: true, notAfter: filters.ChainExpiry(chains)})
+	return true
+}
 
 // Authenticate implements filters.Authenticator.
 func (a RequestHeader) Authenticate(r *http.Request) (*filters.User, bool, error) {
@@ -40,12 +87,7 @@ func (a RequestHeader) Authenticate(r *http.Request) (*filters.User, bool, error
 		return nil, false, nil
 	}
 	leaf := r.TLS.PeerCertificates[0]
-	inter := x509.NewCertPool()
-	for _, c := range r.TLS.PeerCertificates[1:] {
-		inter.AddCert(c)
-	}
-	if _, err := leaf.Verify(x509.VerifyOptions{Roots: a.Roots, Intermediates: inter,
-		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}); err != nil {
+	if !a.signedByFrontProxyCA(r.TLS.PeerCertificates, time.Now()) {
 		return nil, false, nil // another CA's client: the x509 authenticator's
 	}
 	if len(a.AllowedNames) > 0 && !slices.Contains(a.AllowedNames, leaf.Subject.CommonName) {

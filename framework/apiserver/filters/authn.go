@@ -10,12 +10,9 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"time"
-	"weak"
 
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 )
@@ -100,13 +97,13 @@ func (a X509) Authenticate(r *http.Request) (*User, bool, error) {
 		return nil, false, errors.New("client certificate has no common name")
 	}
 	u := &User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}
-	a.verified.put(leaf, u, chainExpiry(chains))
+	a.verified.put(leaf, u, ChainExpiry(chains))
 	return u, true, nil
 }
 
-// chainExpiry is the earliest NotAfter of the certificates of the verified
+// ChainExpiry is the earliest NotAfter of the certificates of the verified
 // chain that expires last (Verify accepts a certificate while any chain holds).
-func chainExpiry(chains [][]*x509.Certificate) time.Time {
+func ChainExpiry(chains [][]*x509.Certificate) time.Time {
 	var best time.Time
 	for _, chain := range chains {
 		end := chain[0].NotAfter
@@ -125,7 +122,7 @@ func chainExpiry(chains [][]*x509.Certificate) time.Time {
 // verifiedCerts remembers the users of verified client certificates, for as
 // long as each parsed certificate lives.
 type verifiedCerts struct {
-	certs sync.Map // weak.Pointer[x509.Certificate] → verifiedCert
+	CertMemo[verifiedCert]
 }
 
 type verifiedCert struct {
@@ -140,12 +137,8 @@ func (v *verifiedCerts) get(leaf *x509.Certificate, now time.Time) (*User, bool)
 	if v == nil {
 		return nil, false
 	}
-	e, ok := v.certs.Load(weak.Make(leaf))
-	if !ok {
-		return nil, false
-	}
-	c := e.(verifiedCert)
-	if now.After(c.notAfter) {
+	c, ok := v.Get(leaf)
+	if !ok || now.After(c.notAfter) {
 		return nil, false
 	}
 	// One spare slot: authentication appends system:authenticated.
@@ -158,19 +151,11 @@ func (v *verifiedCerts) put(leaf *x509.Certificate, u *User, notAfter time.Time)
 	if v == nil {
 		return
 	}
-	key := weak.Make(leaf)
-	_, loaded := v.certs.Swap(key, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups), notAfter: notAfter})
-	if !loaded {
-		runtime.AddCleanup(leaf, func(k weak.Pointer[x509.Certificate]) { v.certs.Delete(k) }, key)
-	}
+	v.Put(leaf, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups), notAfter: notAfter})
 }
 
 // count is the number of certificates remembered (for tests).
-func (v *verifiedCerts) count() int {
-	n := 0
-	v.certs.Range(func(any, any) bool { n++; return true })
-	return n
-}
+func (v *verifiedCerts) count() int { return v.Len() }
 
 // TokenAuthenticator identifies the user of a bearer token.
 type TokenAuthenticator interface {
