@@ -13,6 +13,7 @@ run createil . -run '^$' -bench 'BenchmarkInterleavedCreate' -benchtime 10000x -
 run secure . -run '^$' -bench 'BenchmarkSecureCreate' -benchtime 20000x -count 3 ./controlplane/
 run tracing . -run '^$' -bench 'BenchmarkTracingCost' -benchtime 20000x -count 3 ./controlplane/
 run managedfields . -run '^$' -bench 'BenchmarkManagedFields' -benchtime 100x -count 3 ./framework/apiserver/
+run securetransport bench -run '^$' -bench 'BenchmarkSecureCreateTransport' -benchtime 20000x -count 3 ./secure/
 run secureapply bench -run '^$' -bench 'BenchmarkSecureApplyClientGo' -benchtime 20000x -count 3 ./secure/
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
 run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
