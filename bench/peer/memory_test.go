@@ -61,7 +61,43 @@ func BenchmarkConvergeMemory(b *testing.B) {
 		b.Logf("status: %s; after the GC: heap sys %.0f MB, idle %.0f MB, released %.0f MB, next GC at %.0f MB",
 			procStatus(b, s.pids[0], "RssAnon", "RssFile"), mb("go_memstats_heap_sys_bytes"), mb("go_memstats_heap_idle_bytes"),
 			mb("go_memstats_heap_released_bytes"), mb("go_memstats_next_gc_bytes"))
+		b.Logf("stacks %.1f MB (%.0f goroutines), runtime other: mspan %.1f, mcache %.1f, buckhash %.1f, gc sys %.1f, other sys %.1f MB",
+			mb("go_memstats_stack_inuse_bytes"), metric(b, s, "go_goroutines"), mb("go_memstats_mspan_inuse_bytes"),
+			mb("go_memstats_mcache_inuse_bytes"), mb("go_memstats_buck_hash_sys_bytes"), mb("go_memstats_gc_sys_bytes"),
+			mb("go_memstats_other_sys_bytes"))
+		b.Logf("mappings by RSS: %s", smapsByMapping(b, s.pids[0]))
 	}
+}
+
+// smapsByMapping sums /proc/PID/smaps' Rss per mapped file (anonymous
+// mappings as "[anon]") and returns the largest, as "name MB" pairs.
+func smapsByMapping(tb testing.TB, pid int) string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	kb := map[string]int{}
+	var cur string
+	for line := range strings.SplitSeq(string(b), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) >= 5 && strings.Contains(f[0], "-") && !strings.HasSuffix(f[0], ":"):
+			cur = "[anon]"
+			if len(f) >= 6 {
+				cur = filepath.Base(f[5])
+			}
+		case len(f) == 3 && f[0] == "Rss:":
+			n, _ := strconv.Atoi(f[1])
+			kb[cur] += n
+		}
+	}
+	var out []string
+	for name, n := range kb {
+		if n >= 1024 {
+			out = append(out, fmt.Sprintf("%s %.1f", name, float64(n)/1024))
+		}
+	}
+	return strings.Join(out, ", ")
 }
 
 // procStatus returns the named lines of /proc/PID/status.

@@ -75,6 +75,9 @@ func BenchmarkKubeAPIServer(b *testing.B) {
 		time.Sleep(2 * time.Second)
 		for _, s := range sides {
 			s.rssBytes = s.rss(b)
+			for _, pid := range s.pids {
+				b.Logf("%s pid %d: %s", s.name, pid, procStatus(b, pid, "VmRSS", "RssAnon", "RssFile"))
+			}
 		}
 		for range listRounds {
 			for _, s := range sides {

@@ -18,12 +18,16 @@ const maxInternLen = 256
 var stringMap = reflect.TypeFor[map[string]string]()
 
 // interner makes the objects of one cache share memory: short strings are
-// interned process-wide (unique), and equal map[string]string values
-// (labels, annotations, node selectors) are one map per cache, from maps.
+// interned process-wide (unique), equal map[string]string values (labels,
+// annotations, node selectors) are one map per cache, from maps, and equal
+// pointed-to values and short slices one value per cache, from values.
 // Cached objects are read only (Store), so sharing them is safe.
-type interner struct{ maps *sharedmaps.Table }
+type interner struct {
+	maps   *sharedmaps.Table
+	values *valueTable
+}
 
-func newInterner() interner { return interner{sharedmaps.NewTable(0)} }
+func newInterner() interner { return interner{sharedmaps.NewTable(0), newValueTable()} }
 
 // object interns a typed object that is about to be cached (an Unstructured
 // object's strings sit in interface values, which cannot be replaced in
@@ -41,10 +45,16 @@ func (in interner) object(obj any) {
 // and every map[string]string with an equal one seen before.
 func (in interner) strings(v reflect.Value) {
 	switch v.Kind() {
-	case reflect.Pointer, reflect.Interface:
+	case reflect.Interface:
 		if !v.IsNil() {
 			in.strings(v.Elem())
 		}
+	case reflect.Pointer:
+		if v.IsNil() {
+			return
+		}
+		in.strings(v.Elem())
+		in.share(v)
 	case reflect.Struct:
 		for i := range v.NumField() {
 			if f := v.Field(i); f.CanSet() {
@@ -58,6 +68,7 @@ func (in interner) strings(v reflect.Value) {
 		for i := range v.Len() {
 			in.strings(v.Index(i))
 		}
+		in.share(v)
 	case reflect.Array:
 		for i := range v.Len() {
 			in.strings(v.Index(i))
@@ -94,6 +105,17 @@ func (in interner) strings(v reflect.Value) {
 		if s := v.String(); len(s) > 0 && len(s) <= maxInternLen && v.CanSet() {
 			v.SetString(unique.Make(s).Value())
 		}
+	}
+}
+
+// share replaces v, a settable pointer or slice whose content is shared
+// already, with an equal value seen before.
+func (in interner) share(v reflect.Value) {
+	if in.values == nil || !v.CanSet() {
+		return
+	}
+	if c, ok := in.values.share(v); ok {
+		v.Set(c)
 	}
 }
 
