@@ -28,6 +28,13 @@ func managedFieldsServer(tb testing.TB, bypass bool) http.Handler {
 // managedFieldsServerOn is managedFieldsServer over store.
 func managedFieldsServerOn(tb testing.TB, store storage.Interface, bypass bool) http.Handler {
 	tb.Helper()
+	return managedFieldsServerWith(tb, store, bypass, Security{})
+}
+
+// managedFieldsServerWith is managedFieldsServerOn with sec's filters and
+// admission chain.
+func managedFieldsServerWith(tb testing.TB, store storage.Interface, bypass bool, sec Security) http.Handler {
+	tb.Helper()
 	reg := registry.New()
 	res := &registry.Resource{
 		GroupVersion: api.GroupVersion{Version: "v1"}, Resource: "configmaps", Kind: "ConfigMap",
@@ -35,7 +42,7 @@ func managedFieldsServerOn(tb testing.TB, store storage.Interface, bypass bool) 
 		Strategy: registry.Typed[benchConfigMap]{Validate: func(cm *benchConfigMap) field.ErrorList { return nil }},
 	}
 	reg.Add(res)
-	srv, err := New(Options{Storage: store, Registry: reg, Logger: logr.Discard()})
+	srv, err := New(Options{Storage: store, Registry: reg, Logger: logr.Discard(), Security: sec})
 	if err != nil {
 		tb.Fatal(err)
 	}
