@@ -369,11 +369,14 @@ func metaForValidation(obj map[string]any) (api.ObjectMeta, error) {
 			return api.MetaFromMap(obj)
 		}
 		var me api.ManagedFieldsEntry
-		for k, dst := range map[string]*string{"manager": &me.Manager, "operation": &me.Operation,
-			"apiVersion": &me.APIVersion, "fieldsType": &me.FieldsType, "subresource": &me.Subresource} {
-			switch v := em[k].(type) {
+		for _, f := range [...]struct {
+			key string
+			dst *string
+		}{{"manager", &me.Manager}, {"operation", &me.Operation}, {"apiVersion", &me.APIVersion},
+			{"fieldsType", &me.FieldsType}, {"subresource", &me.Subresource}} {
+			switch v := em[f.key].(type) {
 			case string:
-				*dst = v
+				*f.dst = v
 			case nil:
 			default:
 				return api.MetaFromMap(obj)

@@ -281,7 +281,7 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	// conversion to the storage version. Else it is built as the bytes
 	// stored only and put in obj once the rest is done (the strategy and
 	// validation ignore managedFields; the entry is valid as built).
-	readers := q.res.Convert != nil || s.admissionReadsManagedFields(ctx, q, name, obj)
+	readers := sent.taken && (q.res.Convert != nil || s.admissionReadsManagedFields(ctx, q, name, obj))
 	created := s.trackCreate(q, withoutFields(obj, unsent), sent, now, readers)
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return jsonBody{}, err
