@@ -183,6 +183,17 @@ type decision struct {
 	index int
 }
 
+// MayReadManagedFields implements admission.ManagedFieldsScoper: a
+// policy's expressions may read the object's managedFields, so the plugin
+// may whenever a binding exists (or the bindings cannot be listed).
+func (p *Plugin) MayReadManagedFields(ctx context.Context, a *admission.Attributes) bool {
+	if exempt(a) {
+		return false
+	}
+	bindings, _, err := p.opts.List(ctx, bindingsGVR, "")
+	return err != nil || len(bindings) > 0
+}
+
 // Validate implements admission.Validator.
 func (p *Plugin) Validate(ctx context.Context, a *admission.Attributes) error {
 	if exempt(a) {

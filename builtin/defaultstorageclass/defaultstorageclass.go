@@ -28,6 +28,10 @@ var (
 	claimsGR                          = api.GroupResource{Resource: "persistentvolumeclaims"}
 )
 
+// MayReadManagedFields implements admission.ManagedFieldsScoper: the
+// plugin reads a claim's storageClassName only.
+func (p *Admission) MayReadManagedFields(context.Context, *admission.Attributes) bool { return false }
+
 // MayMutate implements admission.MutationScoper: only claim creates.
 func (p *Admission) MayMutate(_ context.Context, a *admission.Attributes) bool {
 	return a.Operation == admission.Create && a.Subresource == "" && a.Resource.GroupResource() == claimsGR

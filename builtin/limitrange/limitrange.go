@@ -65,6 +65,10 @@ func (p *Admission) ranges(ctx context.Context, a *admission.Attributes) ([]*cor
 	return lrs, nil
 }
 
+// MayReadManagedFields implements admission.ManagedFieldsScoper: the
+// plugin reads containers' resources and pod overhead, never managedFields.
+func (p *Admission) MayReadManagedFields(context.Context, *admission.Attributes) bool { return false }
+
 // MayMutate implements admission.MutationScoper: only new pods are defaulted.
 func (p *Admission) MayMutate(_ context.Context, a *admission.Attributes) bool {
 	return a.Resource.GroupResource() == podsGR && a.Operation == admission.Create

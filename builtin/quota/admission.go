@@ -56,6 +56,10 @@ func NewAdmission(store Store) *Admission {
 
 var _ admission.Validator = (*Admission)(nil)
 
+// MayReadManagedFields implements admission.ManagedFieldsScoper: usage
+// and scopes never depend on managedFields.
+func (p *Admission) MayReadManagedFields(context.Context, *admission.Attributes) bool { return false }
+
 // Validate refuses a request that exceeds a quota of its namespace and
 // charges the ones it fits.
 func (p *Admission) Validate(ctx context.Context, a *admission.Attributes) error {

@@ -280,6 +280,10 @@ func (s *Security) secrets(ctx context.Context, namespace string) ([][]byte, err
 // (spec.username, uid, groups, extra), whatever the client sent.
 type csrRequester struct{}
 
+// MayReadManagedFields implements admission.ManagedFieldsScoper: the
+// plugin writes a request's spec only.
+func (csrRequester) MayReadManagedFields(context.Context, *admission.Attributes) bool { return false }
+
 // MayMutate implements admission.MutationScoper: only creates change.
 func (csrRequester) MayMutate(_ context.Context, a *admission.Attributes) bool {
 	return a.Operation == admission.Create

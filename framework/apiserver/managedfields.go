@@ -146,33 +146,45 @@ func (s *Server) trackWrite(q *request, mode updateMode, live, obj map[string]an
 	s.trackWriteAs(q, mode, live, obj, sent, false, false, time.Time{})
 }
 
-// createdFields are the managedFields entries trackCreate left decoded in an
-// object, and their encoding.
+// createdFields is the creator's managedFields entry of a create, encoded
+// (raw), and either the decoded entries trackCreate left in the object for
+// the readers of its managedFields, or nothing in the object (detached).
 type createdFields struct {
-	raw     api.RawJSON
-	entries []any
+	raw      api.RawJSON
+	entries  []any
+	detached bool
 }
 
 // trackCreate is trackWrite for a create at the time at (its
 // creationTimestamp's), which also builds the creator's entry as the bytes
-// encoding it writes (fieldmanager.UpdateEncoded). When nothing but the
-// encoder reads obj before it is stored (decoded false), obj holds those
-// bytes; else it holds the decoded entry, and encodeIn puts the bytes in its
-// place once the readers are done.
+// encoding it writes (fieldmanager.UpdateEncoded). When nothing reads obj's
+// managedFields before it is encoded (decoded false), the entry is built as
+// those bytes only and kept out of obj: admission, the strategy and
+// validation see obj without it (they ignore managedFields), and encodeIn
+// puts the bytes in. Else obj holds the decoded entry, and encodeIn puts the
+// bytes in its place once the readers are done.
 func (s *Server) trackCreate(q *request, obj map[string]any, sent sentFields, at time.Time, decoded bool) createdFields {
 	raw := s.trackWriteAs(q, updateMain, nil, obj, sent, true, decoded, at)
-	if !decoded || raw == nil {
+	if raw == nil {
 		return createdFields{}
+	}
+	if !decoded {
+		delete(metaOf(obj), "managedFields")
+		return createdFields{raw: raw, detached: true}
 	}
 	entries, _ := metaOf(obj)["managedFields"].([]any)
 	return createdFields{raw: raw, entries: entries}
 }
 
-// encodeIn puts the encoding of c's entries in obj in their place, for
-// encoding obj, when obj still holds them: a plugin that changed the object
-// (admission reports it) has it canonicalized again, which decodes new
-// entries.
+// encodeIn puts the encoding of c's entry in obj, for encoding obj: when it
+// was kept out of obj, or in place of the decoded entries when obj still
+// holds them (a plugin that changed the object has it canonicalized again,
+// which decodes new entries).
 func (c createdFields) encodeIn(obj map[string]any) {
+	if c.detached {
+		metaOf(obj)["managedFields"] = c.raw
+		return
+	}
 	if len(c.entries) == 0 {
 		return
 	}
@@ -180,6 +192,45 @@ func (c createdFields) encodeIn(obj map[string]any) {
 	if cur, ok := meta["managedFields"].([]any); ok && len(cur) == len(c.entries) && &cur[0] == &c.entries[0] {
 		meta["managedFields"] = c.raw
 	}
+}
+
+// invalidManagedFieldsWarning is the warning of a request whose
+// managedFields a mutating admission plugin left invalid, in Kubernetes'
+// words.
+const invalidManagedFieldsWarning = ".metadata.managedFields was in an invalid state after admission; this could be caused by an outdated mutating admission controller; please fix your requests: %v"
+
+// keepValidManagedFields gives obj back the managedFields it had before
+// mutating admission (before; had says whether it had the key) when the
+// plugins left it invalid ones, with a warning to the client, as
+// kube-apiserver's managedFields check after mutating admission does.
+// Entries a plugin changed into other valid ones are kept.
+func keepValidManagedFields(q *request, obj map[string]any, before any, had bool) {
+	meta, _ := obj["metadata"].(map[string]any)
+	after, has := meta["managedFields"]
+	if has == had && sameValue(after, before) {
+		return
+	}
+	err := fieldmanager.ValidateManagedFields(after)
+	if err == nil {
+		return
+	}
+	if had {
+		metaOf(obj)["managedFields"] = before
+	} else if meta != nil {
+		delete(meta, "managedFields")
+	}
+	addWarning(q.w, fmt.Sprintf(invalidManagedFieldsWarning, err))
+}
+
+// sameValue reports whether a and b are the very same list, or both nil:
+// entries a plugin did not touch.
+func sameValue(a, b any) bool {
+	la, okA := a.([]any)
+	lb, okB := b.([]any)
+	if okA && okB {
+		return len(la) == len(lb) && (len(la) == 0 || &la[0] == &lb[0])
+	}
+	return a == nil && b == nil
 }
 
 func (s *Server) trackWriteAs(q *request, mode updateMode, live, obj map[string]any, sent sentFields, encoded, decoded bool, at time.Time) api.RawJSON {
@@ -318,11 +369,14 @@ func metaForValidation(obj map[string]any) (api.ObjectMeta, error) {
 			return api.MetaFromMap(obj)
 		}
 		var me api.ManagedFieldsEntry
-		for k, dst := range map[string]*string{"manager": &me.Manager, "operation": &me.Operation,
-			"apiVersion": &me.APIVersion, "fieldsType": &me.FieldsType, "subresource": &me.Subresource} {
-			switch v := em[k].(type) {
+		for _, f := range [...]struct {
+			key string
+			dst *string
+		}{{"manager", &me.Manager}, {"operation", &me.Operation}, {"apiVersion", &me.APIVersion},
+			{"fieldsType", &me.FieldsType}, {"subresource", &me.Subresource}} {
+			switch v := em[f.key].(type) {
 			case string:
-				*dst = v
+				*f.dst = v
 			case nil:
 			default:
 				return api.MetaFromMap(obj)

@@ -88,20 +88,46 @@ func (s *Server) mutateCreate(ctx context.Context, q *request, name string, obj 
 	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
 		return obj, dec, nil
 	}
+	a, changed, err := s.admit(ctx, q, admissionchain.Create, name, obj, nil)
+	if err != nil || !changed {
+		return obj, dec, err
+	}
+	return s.canonicalizeTyped(q, a.Object, name, typed)
+}
+
+// admissionReadsManagedFields reports whether a plugin of the admission
+// chain may read or change the managedFields of obj, created by q
+// (admission.ManagedFieldsScoper).
+func (s *Server) admissionReadsManagedFields(ctx context.Context, q *request, name string, obj map[string]any) bool {
+	if !s.admissionEnabled() {
+		return false
+	}
+	return s.opts.Security.Admission.MayReadManagedFields(ctx, s.admissionAttributes(ctx, q, admissionchain.Create, name, obj, nil))
+}
+
+// admit runs the mutating plugins on obj and reports whether they may have
+// changed it; managedFields they left invalid are reset to obj's
+// (keepValidManagedFields). err is the request's error.
+func (s *Server) admit(ctx context.Context, q *request, op admissionchain.Operation, name string, obj, old map[string]any) (*admissionchain.Attributes, bool, error) {
 	ctx = s.admissionContext(ctx, q)
-	a := s.admissionAttributes(ctx, q, admissionchain.Create, name, obj, nil)
+	a := s.admissionAttributes(ctx, q, op, name, obj, old)
+	var meta map[string]any
+	if m, ok := obj["metadata"].(map[string]any); ok {
+		meta = m
+	}
+	before, had := meta["managedFields"]
 	start := time.Now()
 	actx, span := tracing.Child(ctx, tracerName, "admission admit")
 	changed, err := s.opts.Security.Admission.AdmitReport(actx, a)
 	tracing.End(span, err)
 	s.metrics.observeAdmission("admit", a.Operation, err, start)
 	if err != nil {
-		return nil, dec, admissionError(q, name, err)
+		return a, changed, admissionError(q, name, err)
 	}
-	if !changed {
-		return obj, dec, nil
+	if changed {
+		keepValidManagedFields(q, a.Object, before, had)
 	}
-	return s.canonicalizeTyped(q, a.Object, name, typed)
+	return a, changed, nil
 }
 
 // mutateUpdate runs the mutating plugins on a canonical updated object.
@@ -109,18 +135,9 @@ func (s *Server) mutateUpdate(ctx context.Context, q *request, name string, obj,
 	if !s.admissionEnabled() || len(s.opts.Security.Admission.Mutators) == 0 {
 		return obj, nil
 	}
-	ctx = s.admissionContext(ctx, q)
-	a := s.admissionAttributes(ctx, q, admissionchain.Update, name, obj, old)
-	start := time.Now()
-	actx, span := tracing.Child(ctx, tracerName, "admission admit")
-	changed, err := s.opts.Security.Admission.AdmitReport(actx, a)
-	tracing.End(span, err)
-	s.metrics.observeAdmission("admit", a.Operation, err, start)
-	if err != nil {
-		return nil, admissionError(q, name, err)
-	}
-	if !changed {
-		return obj, nil
+	a, changed, err := s.admit(ctx, q, admissionchain.Update, name, obj, old)
+	if err != nil || !changed {
+		return obj, err
 	}
 	return s.canonicalize(q, a.Object, name)
 }

@@ -274,13 +274,14 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	if err != nil {
 		return jsonBody{}, err
 	}
-	// The creator's entry is left decoded in obj for whatever reads obj as
-	// decoded JSON before it is encoded: admission, the strategy's
-	// preparation and Admitter, validation of an untyped object (typed
-	// validation reads the decoded value), a conversion to the storage
-	// version. With none of them obj holds the bytes stored.
-	_, admits := q.res.Strategy.(registry.Admitter)
-	readers := s.admissionEnabled() || prepares || admits || dec.Value == nil || dec.Meta == nil || q.res.Convert != nil
+	// The creator's entry is computed now, before mutating admission, as in
+	// Kubernetes. It is built decoded, in obj, only for what may read obj's
+	// managedFields before it is encoded: admission plugins that say they
+	// may (webhooks whose rules select the request, admission policies), a
+	// conversion to the storage version. Else it is built as the bytes
+	// stored only and put in obj once the rest is done (the strategy and
+	// validation ignore managedFields; the entry is valid as built).
+	readers := sent.taken && (q.res.Convert != nil || s.admissionReadsManagedFields(ctx, q, name, obj))
 	created := s.trackCreate(q, withoutFields(obj, unsent), sent, now, readers)
 	if obj, dec, err = s.mutateCreate(ctx, q, name, obj, dec, !prepares); err != nil {
 		return jsonBody{}, err

@@ -20,6 +20,10 @@ type Restriction struct{}
 
 var _ admission.Validator = Restriction{}
 
+// MayReadManagedFields implements admission.ManagedFieldsScoper: the
+// plugin reads names, labels and bindings, never managedFields.
+func (Restriction) MayReadManagedFields(context.Context, *admission.Attributes) bool { return false }
+
 // Validate implements admission.Validator.
 func (Restriction) Validate(_ context.Context, a *admission.Attributes) error {
 	node, ok := Identity(a.User)

@@ -23,7 +23,7 @@ import (
 // system:masters, and in-process writers without a user, are exempt. authz is the
 // server's full authorizer (for escalate and bind).
 func EscalationCheck(a *Authorizer, authz filters.Authorizer) admission.Validator {
-	return admission.ValidatorFunc(func(ctx context.Context, attrs *admission.Attributes) error {
+	return escalationCheck(func(ctx context.Context, attrs *admission.Attributes) error {
 		if attrs.Resource.Group != rbacv1.GroupName || attrs.Subresource != "" ||
 			(attrs.Operation != admission.Create && attrs.Operation != admission.Update) {
 			return nil
@@ -84,6 +84,25 @@ func EscalationCheck(a *Authorizer, authz filters.Authorizer) admission.Validato
 		}
 		return nil
 	})
+}
+
+// escalationCheck is EscalationCheck's validator: the rules, role
+// references and subjects it reads are not managedFields.
+type escalationCheck func(ctx context.Context, attrs *admission.Attributes) error
+
+var (
+	_ admission.Validator           = escalationCheck(nil)
+	_ admission.ManagedFieldsScoper = escalationCheck(nil)
+)
+
+// Validate implements admission.Validator.
+func (f escalationCheck) Validate(ctx context.Context, a *admission.Attributes) error {
+	return f(ctx, a)
+}
+
+// MayReadManagedFields implements admission.ManagedFieldsScoper.
+func (escalationCheck) MayReadManagedFields(context.Context, *admission.Attributes) bool {
+	return false
 }
 
 // confirmNoEscalation is Kubernetes' ConfirmNoEscalation message:

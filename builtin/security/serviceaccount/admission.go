@@ -75,6 +75,10 @@ func (p *Admission) Admit(ctx context.Context, a *admission.Attributes) error {
 	return err
 }
 
+// MayReadManagedFields implements admission.ManagedFieldsScoper: the
+// plugin reads a pod's spec and never its managedFields.
+func (p *Admission) MayReadManagedFields(context.Context, *admission.Attributes) bool { return false }
+
 // MayMutate implements admission.MutationScoper: only new pods change.
 func (p *Admission) MayMutate(_ context.Context, a *admission.Attributes) bool {
 	return a.Operation == admission.Create && a.Resource.GroupResource() == (api.GroupResource{Resource: "pods"})

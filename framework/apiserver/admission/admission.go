@@ -181,6 +181,38 @@ func (c *Chain) MayMutate(ctx context.Context, a *Attributes) bool {
 	return false
 }
 
+// ManagedFieldsScoper is an optional extension of Mutators and Validators:
+// MayReadManagedFields reports whether the plugin could read or change the
+// object's metadata.managedFields on a request like a (false: it ignores
+// them). A plugin without it may. When no plugin of a chain may, the API
+// server leaves out of the object it admits the managedFields entry a create
+// adds (as kube-apiserver, it computes the entry before mutating admission)
+// and puts it in only once admission is done, as the bytes it stores: that
+// entry is then never built as decoded JSON.
+type ManagedFieldsScoper interface {
+	MayReadManagedFields(ctx context.Context, a *Attributes) bool
+}
+
+// MayReadManagedFields reports whether a plugin of the chain, mutating or
+// validating, could read or change the managedFields of the object of a
+// request like a (see ManagedFieldsScoper).
+func (c *Chain) MayReadManagedFields(ctx context.Context, a *Attributes) bool {
+	if c == nil {
+		return false
+	}
+	for _, m := range c.Mutators {
+		if s, ok := m.(ManagedFieldsScoper); !ok || s.MayReadManagedFields(ctx, a) {
+			return true
+		}
+	}
+	for _, v := range c.Validators {
+		if s, ok := v.(ManagedFieldsScoper); !ok || s.MayReadManagedFields(ctx, a) {
+			return true
+		}
+	}
+	return false
+}
+
 // Empty reports whether the chain has no plugins.
 func (c *Chain) Empty() bool { return c == nil || (len(c.Mutators) == 0 && len(c.Validators) == 0) }
 

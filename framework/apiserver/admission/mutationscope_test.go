@@ -44,3 +44,45 @@ func TestWebhooksMayMutate(t *testing.T) {
 		t.Error("a chain of webhooks without hooks: MayMutate true")
 	}
 }
+
+func TestMayReadManagedFields(t *testing.T) {
+	t.Parallel()
+	cmCreate := &Attributes{Operation: Create, Resource: api.GroupVersionResource{Version: "v1", Resource: "configmaps"}, Namespaced: true}
+	hooks := func(rules ...Rule) func(context.Context) ([]Hook, error) {
+		return func(context.Context) ([]Hook, error) { return []Hook{{Name: "h", Rules: rules}}, nil }
+	}
+	all := Rule{Operations: []string{"*"}, APIGroups: []string{"*"}, APIVersions: []string{"*"}, Resources: []string{"*"}}
+	pods := Rule{Operations: []string{"*"}, APIGroups: []string{""}, APIVersions: []string{"v1"}, Resources: []string{"pods"}}
+	none := func(context.Context) ([]Hook, error) { return nil, nil }
+	for _, tt := range []struct {
+		name string
+		w    *Webhooks
+		want bool
+	}{
+		{"validating, a hook for every resource", &Webhooks{Hooks: hooks(all)}, true},
+		{"mutating, a hook for every resource", &Webhooks{Mutating: true, Hooks: hooks(all)}, true},
+		{"validating, a hook for pods", &Webhooks{Hooks: hooks(pods)}, false},
+		{"mutating, no hooks", &Webhooks{Mutating: true, Hooks: none}, false},
+		{"hooks that cannot be listed", &Webhooks{Hooks: func(context.Context) ([]Hook, error) { return nil, errors.New("boom") }}, true},
+	} {
+		if got := tt.w.MayReadManagedFields(t.Context(), cmCreate); got != tt.want {
+			t.Errorf("%s: got %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	quiet := &Chain{Mutators: []Mutator{&Webhooks{Mutating: true, Hooks: none}}, Validators: []Validator{&Webhooks{Hooks: none}}}
+	if quiet.MayReadManagedFields(t.Context(), cmCreate) {
+		t.Error("a chain of webhooks without hooks: MayReadManagedFields true")
+	}
+	if (*Chain)(nil).MayReadManagedFields(t.Context(), cmCreate) {
+		t.Error("no chain: MayReadManagedFields true")
+	}
+	nop := func(context.Context, *Attributes) error { return nil }
+	for _, c := range []*Chain{
+		{Mutators: append(quiet.Mutators, MutatorFunc(nop)), Validators: quiet.Validators},
+		{Mutators: quiet.Mutators, Validators: append(quiet.Validators, ValidatorFunc(nop))},
+	} {
+		if !c.MayReadManagedFields(t.Context(), cmCreate) {
+			t.Error("a chain with a plugin that does not say what it reads: MayReadManagedFields false")
+		}
+	}
+}

@@ -165,6 +165,8 @@ var (
 	_ Validator      = (*Webhooks)(nil)
 	_ ChangeReporter = (*Webhooks)(nil)
 	_ MutationScoper = (*Webhooks)(nil)
+
+	_ ManagedFieldsScoper = (*Webhooks)(nil)
 )
 
 // Admit implements Mutator (a no-op unless Mutating).
@@ -187,7 +189,21 @@ func (w *Webhooks) AdmitReport(ctx context.Context, a *Attributes) (bool, error)
 // some current hook's rules could select (selectors and match conditions are
 // not evaluated: they only narrow); if the hooks cannot be listed, anything.
 func (w *Webhooks) MayMutate(ctx context.Context, a *Attributes) bool {
-	if !w.Mutating || exempt(a) {
+	return w.Mutating && w.mayCall(ctx, a)
+}
+
+// MayReadManagedFields implements ManagedFieldsScoper: webhooks receive the
+// object with its managedFields (and mutating ones may change them) on the
+// requests some current hook's rules could select; if the hooks cannot be
+// listed, on any.
+func (w *Webhooks) MayReadManagedFields(ctx context.Context, a *Attributes) bool {
+	return w.mayCall(ctx, a)
+}
+
+// mayCall reports whether a current hook's rules could select a request
+// like a (true when the hooks cannot be listed).
+func (w *Webhooks) mayCall(ctx context.Context, a *Attributes) bool {
+	if exempt(a) {
 		return false
 	}
 	hooks, err := w.Hooks(ctx)

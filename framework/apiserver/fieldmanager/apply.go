@@ -51,7 +51,7 @@ func (m *Manager) Apply(live, config map[string]any, manager string, force bool)
 		if err != nil {
 			return nil, false, apierrors.NewInternalError(err)
 		}
-		bfa := m.id(beforeFirstApply, OperationUpdate)
+		bfa := m.idIn(mg, beforeFirstApply, OperationUpdate)
 		fields, changed, err := m.updateTyped(emptyTV, liveTV, mg.fields, bfa)
 		if err != nil {
 			return nil, false, apierrors.NewInternalError(err)
@@ -66,7 +66,7 @@ func (m *Manager) Apply(live, config map[string]any, manager string, force bool)
 	if err != nil {
 		return nil, false, &ConfigError{Err: err}
 	}
-	id := m.id(manager, OperationApply)
+	id := m.idIn(mg, manager, OperationApply)
 	if manager != kubectlManager && m.unchanged(liveTV, configTV, mg, id) {
 		entries, err := mg.encode()
 		if err != nil {

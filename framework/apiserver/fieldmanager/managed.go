@@ -181,6 +181,15 @@ func (c *setCache) decodeManaged(v any, stored bool) (*managed, error) {
 	return m, nil
 }
 
+// ValidateManagedFields checks a metadata.managedFields value as decoded
+// from JSON as Kubernetes' ValidateManagedFields does: a list (or null) of
+// entries with operation Apply or Update, an apiVersion, fieldsType FieldsV1
+// and a fieldsV1 that is a field set.
+func ValidateManagedFields(v any) error {
+	_, err := (&setCache{}).decodeManaged(v, false)
+	return err
+}
+
 // ParseFieldsV1 parses a FieldsV1 value as decoded from JSON (nil is the empty
 // set).
 func ParseFieldsV1(v any) (*fieldpath.Set, error) {

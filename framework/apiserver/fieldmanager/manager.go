@@ -140,11 +140,19 @@ var stripSet = fieldpath.NewSet(
 	fieldpath.MakePathOrDie("metadata", "resourceVersion"),
 )
 
-func (m *Manager) id(manager, operation string) string {
+// idIn is the key of the sets of manager's writes of operation; it records
+// the identity in mg (when not nil), so that encoding mg need not parse the
+// key back.
+func (m *Manager) idIn(mg *managed, manager, operation string) string {
 	if manager == "" {
 		manager = "unknown"
 	}
-	return identity{Manager: manager, Operation: operation, APIVersion: m.apiVersion, Subresource: m.subresource}.key()
+	id := identity{Manager: manager, Operation: operation, APIVersion: m.apiVersion, Subresource: m.subresource}
+	key := id.key()
+	if mg != nil {
+		mg.ids[key] = id
+	}
+	return key
 }
 
 // stamp is the time of an entry written now: whole seconds, formatted once
@@ -287,7 +295,7 @@ func (m *Manager) update(live, obj map[string]any, manager string, encoded, deco
 		setManagedFields(obj, nil)
 		return nil, nil
 	}
-	if err := m.updateSets(liveObj, newObj, mg, m.id(manager, OperationUpdate)); err != nil {
+	if err := m.updateSets(liveObj, newObj, mg, m.idIn(mg, manager, OperationUpdate)); err != nil {
 		setManagedFields(obj, liveMFOrNil(liveMF))
 		return nil, err
 	}
