@@ -60,7 +60,7 @@ func (cp *ControlPlane) setupAggregator(sec *apiserver.Security) error {
 		cp.frontProxyCA = ca
 		if sec.Filters.Authenticator != nil {
 			sec.Filters.Authenticator = filters.Union(
-				aggregator.RequestHeader{Roots: ca.CAPool(), AllowedNames: []string{aggregator.FrontProxyUserName}},
+				aggregator.NewRequestHeader(ca.CAPool(), []string{aggregator.FrontProxyUserName}),
 				sec.Filters.Authenticator)
 		}
 	}

@@ -46,14 +46,23 @@ var _ = Describe("RequestHeader", func() {
 
 	DescribeTable("authenticates",
 		func(ca func() *pki.PKI, cn string, header http.Header, want *filters.User, wantOK, wantErr bool) {
-			a := aggregator.RequestHeader{Roots: frontProxy.CAPool(), AllowedNames: []string{"front-proxy-client"}}
-			r := request(ca(), cn, header.Clone())
-			u, ok, err := a.Authenticate(r)
-			Expect(ok).To(Equal(wantOK))
-			Expect(err != nil).To(Equal(wantErr), "error %v", err)
-			Expect(u).To(Equal(want))
-			if ok {
-				Expect(r.Header.Get("X-Remote-User")).To(BeEmpty(), "the headers are consumed")
+			allowed := []string{"front-proxy-client"}
+			first := request(ca(), cn, header.Clone())
+			// Without memory, and with it: the connection's second request
+			// (the same parsed certificate) is answered from memory alike.
+			for _, a := range []aggregator.RequestHeader{{Roots: frontProxy.CAPool(), AllowedNames: allowed},
+				aggregator.NewRequestHeader(frontProxy.CAPool(), allowed)} {
+				for i := range 2 {
+					r := first.Clone(first.Context())
+					r.Header = header.Clone()
+					u, ok, err := a.Authenticate(r)
+					Expect(ok).To(Equal(wantOK), "request %d", i)
+					Expect(err != nil).To(Equal(wantErr), "request %d: error %v", i, err)
+					Expect(u).To(Equal(want), "request %d", i)
+					if ok {
+						Expect(r.Header.Get("X-Remote-User")).To(BeEmpty(), "the headers are consumed")
+					}
+				}
 			}
 		},
 		Entry("the front proxy: the user of the headers", func() *pki.PKI { return frontProxy }, "front-proxy-client", remote,

@@ -100,13 +100,13 @@ func (a X509) Authenticate(r *http.Request) (*User, bool, error) {
 		return nil, false, errors.New("client certificate has no common name")
 	}
 	u := &User{Name: leaf.Subject.CommonName, Groups: slices.Clone(leaf.Subject.Organization)}
-	a.verified.put(leaf, u, chainExpiry(chains))
+	a.verified.put(leaf, u, ChainExpiry(chains))
 	return u, true, nil
 }
 
-// chainExpiry is the earliest NotAfter of the certificates of the verified
+// ChainExpiry is the earliest NotAfter of the certificates of the verified
 // chain that expires last (Verify accepts a certificate while any chain holds).
-func chainExpiry(chains [][]*x509.Certificate) time.Time {
+func ChainExpiry(chains [][]*x509.Certificate) time.Time {
 	var best time.Time
 	for _, chain := range chains {
 		end := chain[0].NotAfter
@@ -125,13 +125,12 @@ func chainExpiry(chains [][]*x509.Certificate) time.Time {
 // verifiedCerts remembers the users of verified client certificates, for as
 // long as each parsed certificate lives.
 type verifiedCerts struct {
-	certs sync.Map // weak.Pointer[x509.Certificate] → verifiedCert
+	memo CertMemo[verifiedCert]
 }
 
 type verifiedCert struct {
-	name     string
-	groups   []string
-	notAfter time.Time
+	name   string
+	groups []string
 }
 
 // get returns a fresh User for leaf when it was verified and its chain is
@@ -140,12 +139,8 @@ func (v *verifiedCerts) get(leaf *x509.Certificate, now time.Time) (*User, bool)
 	if v == nil {
 		return nil, false
 	}
-	e, ok := v.certs.Load(weak.Make(leaf))
+	c, ok := v.memo.Get(leaf, now)
 	if !ok {
-		return nil, false
-	}
-	c := e.(verifiedCert)
-	if now.After(c.notAfter) {
 		return nil, false
 	}
 	// One spare slot: authentication appends system:authenticated.
@@ -155,20 +150,56 @@ func (v *verifiedCerts) get(leaf *x509.Certificate, now time.Time) (*User, bool)
 }
 
 func (v *verifiedCerts) put(leaf *x509.Certificate, u *User, notAfter time.Time) {
-	if v == nil {
-		return
-	}
-	key := weak.Make(leaf)
-	_, loaded := v.certs.Swap(key, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups), notAfter: notAfter})
-	if !loaded {
-		runtime.AddCleanup(leaf, func(k weak.Pointer[x509.Certificate]) { v.certs.Delete(k) }, key)
+	if v != nil {
+		v.memo.Put(leaf, verifiedCert{name: u.Name, groups: slices.Clone(u.Groups)}, notAfter)
 	}
 }
 
 // count is the number of certificates remembered (for tests).
-func (v *verifiedCerts) count() int {
+func (v *verifiedCerts) count() int { return v.memo.Len() }
+
+// CertMemo remembers a value per parsed TLS peer certificate (the leaf of
+// r.TLS.PeerCertificates) until a time, so that an authenticator verifies a
+// connection's certificate chain once instead of on every request. A
+// connection's requests share one parsed certificate, so the memory is found
+// by pointer, without hashing, and held weakly: it is forgotten when the
+// connection (its parsed certificate) is gone. The zero value is ready to use.
+type CertMemo[V any] struct {
+	certs sync.Map // weak.Pointer[x509.Certificate] → certMemoEntry[V]
+}
+
+type certMemoEntry[V any] struct {
+	v     V
+	until time.Time
+}
+
+// Get returns the value remembered for leaf if now is not after its time.
+func (m *CertMemo[V]) Get(leaf *x509.Certificate, now time.Time) (V, bool) {
+	var zero V
+	e, ok := m.certs.Load(weak.Make(leaf))
+	if !ok {
+		return zero, false
+	}
+	c := e.(certMemoEntry[V])
+	if now.After(c.until) {
+		return zero, false
+	}
+	return c.v, true
+}
+
+// Put remembers v for leaf until the given time.
+func (m *CertMemo[V]) Put(leaf *x509.Certificate, v V, until time.Time) {
+	key := weak.Make(leaf)
+	_, loaded := m.certs.Swap(key, certMemoEntry[V]{v: v, until: until})
+	if !loaded {
+		runtime.AddCleanup(leaf, func(k weak.Pointer[x509.Certificate]) { m.certs.Delete(k) }, key)
+	}
+}
+
+// Len is the number of certificates remembered.
+func (m *CertMemo[V]) Len() int {
 	n := 0
-	v.certs.Range(func(any, any) bool { n++; return true })
+	m.certs.Range(func(any, any) bool { n++; return true })
 	return n
 }
 
