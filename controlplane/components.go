@@ -19,7 +19,7 @@ import (
 // startComponents runs the controller manager (the selected controllers and
 // the operators) and the scheduler, each built as its split command builds it
 // (NewControllerManager, NewScheduler) and each a client of this control
-// plane's API server over loopback with its own identity. Operators that fail
+// plane's API server in process (inProcessConfig) with its own identity. Operators that fail
 // to load are reported, never fatal. When both run, the scheduler reads the
 // controller manager's pod informer (one watch and one cache of every pod in
 // the process) instead of its own; its other informers are its own.
@@ -27,7 +27,7 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 	var pods *cache.Informer[*corev1.Pod]
 	if cp.wantsControllerManager() {
 		t0 := time.Now()
-		cfg, err := cp.componentConfig(rbac.ControllerManagerUser)
+		cfg, err := cp.inProcessConfig(rbac.ControllerManagerUser)
 		if err != nil {
 			return err
 		}
@@ -68,7 +68,7 @@ func (cp *ControlPlane) startComponents(ctx context.Context) error {
 	}
 	if cp.opts.Scheduler {
 		t0 := time.Now()
-		cfg, err := cp.componentConfig(rbac.SchedulerUser)
+		cfg, err := cp.inProcessConfig(rbac.SchedulerUser)
 		if err != nil {
 			return err
 		}

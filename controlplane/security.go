@@ -16,6 +16,7 @@ import (
 	"github.com/converge-dev/converge/framework/apiserver"
 	"github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/filters"
+	"github.com/converge-dev/converge/framework/apiserver/inprocess"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/rest"
 	"github.com/converge-dev/converge/framework/storage"
@@ -145,6 +146,22 @@ func (cp *ControlPlane) componentConfig(user string, groups ...string) (*client.
 	}
 	return &client.Config{Host: cp.url, UserAgent: user,
 		TLS: rest.TLSConfig{CAData: cp.pki.CAPEM(), CertData: cert, KeyData: key}}, nil
+}
+
+// inProcessConfig is componentConfig for a component that runs in this
+// process: its requests call the API server's handler directly, as user in
+// groups (the identity its certificate proves), through the whole filter
+// chain — authentication sees the in-process identity, then audit, priority
+// and fairness, authorization and admission as for any request — without TLS,
+// TCP and HTTP/2 framing on both sides. Host and the certificate stay in the
+// configuration for anything that dials the server itself.
+func (cp *ControlPlane) inProcessConfig(user string, groups ...string) (*client.Config, error) {
+	cfg, err := cp.componentConfig(user, groups...)
+	if err != nil || cp.pki == nil {
+		return cfg, err
+	}
+	cfg.Transport = inprocess.New(cp.server.Handler(), filters.User{Name: user, Groups: groups})
+	return cfg, nil
 }
 
 // nodeLogTLS is the local node agent's log server configuration: HTTPS

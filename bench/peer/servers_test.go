@@ -73,7 +73,8 @@ func (s *server) rss(tb testing.TB) int64 {
 	return total
 }
 
-// binaries builds converge and peeretcd into a temporary directory and finds
+// binaries builds converge (or takes $PEER_CONVERGE) and peeretcd into a
+// temporary directory and finds
 // kube-apiserver: $PEER_KUBE_APISERVER, or bench/.envtest-bin/kube-apiserver
 // as `make peer-bin` (or `make envtest-compare`) builds it from k8s.io/kubernetes.
 func binaries(tb testing.TB) (converge, etcd, kubeAPIServer string) {
@@ -87,7 +88,13 @@ func binaries(tb testing.TB) (converge, etcd, kubeAPIServer string) {
 	}
 	dir := tb.TempDir()
 	converge, etcd = filepath.Join(dir, "converge"), filepath.Join(dir, "peeretcd")
-	for _, b := range []struct{ dir, out, pkg string }{{"../..", converge, "./cmd/converge"}, {"..", etcd, "./cmd/peeretcd"}} {
+	builds := []struct{ dir, out, pkg string }{{"..", etcd, "./cmd/peeretcd"}}
+	if bin := os.Getenv("PEER_CONVERGE"); bin != "" {
+		converge = bin // a converge built elsewhere (another commit's, to compare)
+	} else {
+		builds = append(builds, struct{ dir, out, pkg string }{"../..", converge, "./cmd/converge"})
+	}
+	for _, b := range builds {
 		cmd := exec.Command("go", "build", "-o", b.out, b.pkg)
 		cmd.Dir = b.dir
 		if out, err := cmd.CombinedOutput(); err != nil {

@@ -142,11 +142,8 @@ func (w *protoWriter) finish() {
 // transcode returns body (JSON) as a protobuf body, or nil when it is not an
 // object or list of the resource or holds a field its Go type does not know.
 func (w *protoWriter) transcode(body []byte) []byte {
-	var head struct {
-		APIVersion string `json:"apiVersion"`
-		Kind       string `json:"kind"`
-	}
-	if json.Unmarshal(body, &head) != nil {
+	head, ok := peekTypeMeta(body)
+	if !ok {
 		return nil
 	}
 	tm := api.TypeMeta{APIVersion: head.APIVersion, Kind: head.Kind}
@@ -209,4 +206,127 @@ func strictJSON(js []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
+}
+
+// peekTypeMeta reads the top-level apiVersion and kind of the JSON object
+// body without decoding the rest, which it only skips over (a response's
+// body is decoded in full afterwards, strictly, when its kind is one to
+// transcode; that decoding is what rejects malformed JSON). ok is false for
+// anything but an object whose keys are plain (ASCII, unescaped) strings and
+// whose apiVersion and kind, when present, are plain strings.
+func peekTypeMeta(body []byte) (tm api.TypeMeta, ok bool) {
+	i := skipJSONSpace(body, 0)
+	if i >= len(body) || body[i] != '{' {
+		return tm, false
+	}
+	i++
+	for {
+		i = skipJSONSpace(body, i)
+		if i < len(body) && body[i] == '}' {
+			return tm, true
+		}
+		key, next, ok := plainJSONString(body, i)
+		if !ok {
+			return tm, false
+		}
+		i = skipJSONSpace(body, next)
+		if i >= len(body) || body[i] != ':' {
+			return tm, false
+		}
+		i = skipJSONSpace(body, i+1)
+		switch {
+		case key == "apiVersion" || key == "kind":
+			v, next, ok := plainJSONString(body, i)
+			if !ok {
+				return tm, false
+			}
+			if key == "kind" {
+				tm.Kind = v
+			} else {
+				tm.APIVersion = v
+			}
+			i = next
+		case strings.EqualFold(key, "apiVersion") || strings.EqualFold(key, "kind"):
+			return tm, false // encoding/json would take it for the field: leave it to it
+		default:
+			if i = skipJSONValue(body, i); i < 0 {
+				return tm, false
+			}
+		}
+		i = skipJSONSpace(body, i)
+		switch {
+		case i < len(body) && body[i] == ',':
+			i++
+		case i < len(body) && body[i] == '}':
+			return tm, true
+		default:
+			return tm, false
+		}
+	}
+}
+
+func skipJSONSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// plainJSONString returns the string starting at b[i] and the index after
+// it; ok is false when there is none or it has escapes.
+func plainJSONString(b []byte, i int) (s string, next int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return "", 0, false
+	}
+	end := bytes.IndexByte(b[i+1:], '"')
+	if end < 0 {
+		return "", 0, false
+	}
+	raw := b[i+1 : i+1+end]
+	for _, c := range raw {
+		if c == '\\' || c < 0x20 || c >= 0x80 {
+			return "", 0, false // escapes, control characters, non-ASCII
+		}
+	}
+	return string(raw), i + end + 2, true
+}
+
+// skipJSONValue returns the index after the value starting at b[i], or -1
+// when the input ends first. It checks no more than it needs to find the end.
+func skipJSONValue(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch c := b[i]; c {
+		case '"':
+			i++
+			for i < len(b) && b[i] != '"' {
+				if b[i] == '\\' {
+					i++
+				}
+				i++
+			}
+			if i >= len(b) {
+				return -1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of the enclosing object
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return i
+			}
+		}
+		i++
+		if depth == 0 && i <= len(b) && (b[i-1] == '"' || b[i-1] == '}' || b[i-1] == ']') {
+			return i
+		}
+	}
+	if depth == 0 {
+		return i
+	}
+	return -1
 }

@@ -102,8 +102,11 @@ func (s *Server) readBody(r *http.Request) ([]byte, error) {
 // contentType returns the request's media type without parameters.
 func contentType(r *http.Request) string {
 	ct := r.Header.Get("Content-Type")
-	if ct == "" || ct == mediaJSON {
+	switch ct {
+	case "", mediaJSON:
 		return mediaJSON
+	case mediaProtobuf, mediaYAML, mediaMergePatch, mediaStrategicPatch, mediaJSONPatch, mediaApplyPatch:
+		return ct // what clients send, already a bare lower-case media type
 	}
 	mt, _, err := mime.ParseMediaType(ct)
 	if err != nil {

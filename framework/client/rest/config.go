@@ -3,6 +3,7 @@ package rest
 import (
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"slices"
 	"time"
@@ -39,6 +40,12 @@ type Config struct {
 	Burst int
 	// MaxTries bounds the attempts per request, first included (default 5).
 	MaxTries int
+	// Transport, when set, carries every request instead of a network
+	// connection: TLS is then not used (the transport authenticates its
+	// requests itself), the other settings still apply. `converge up` gives
+	// its in-process components one that calls the API server's handler
+	// (framework/apiserver/inprocess).
+	Transport http.RoundTripper
 }
 
 // TLSConfig configures TLS. File fields are paths; Data fields hold PEM bytes and

@@ -189,6 +189,20 @@ func (s *tokenSource) Token() (string, error) {
 // newHTTPClient builds the *http.Client for cfg. It has no overall timeout, so
 // that watches can stream; per-request timeouts are applied by Client.Do.
 func newHTTPClient(cfg *Config) (*http.Client, error) {
+	ua := cfg.UserAgent
+	if ua == "" {
+		ua = DefaultUserAgent
+	}
+	withAuth := func(base http.RoundTripper) *http.Client {
+		at := &authTransport{base: base, userAgent: ua, user: cfg.Username, password: cfg.Password}
+		if cfg.BearerToken != "" || cfg.BearerTokenFile != "" {
+			at.token = &tokenSource{static: cfg.BearerToken, file: cfg.BearerTokenFile}
+		}
+		return &http.Client{Transport: at}
+	}
+	if cfg.Transport != nil {
+		return withAuth(cfg.Transport), nil
+	}
 	tlsCfg, err := buildTLS(cfg.TLS)
 	if err != nil {
 		return nil, fmt.Errorf("rest config: TLS: %w", err)
@@ -205,13 +219,5 @@ func newHTTPClient(cfg *Config) (*http.Client, error) {
 	// (watches, mostly) fail and are re-opened instead of hanging (client-go's
 	// values).
 	base.HTTP2 = &http.HTTP2Config{SendPingTimeout: 30 * time.Second, PingTimeout: 15 * time.Second}
-	ua := cfg.UserAgent
-	if ua == "" {
-		ua = DefaultUserAgent
-	}
-	at := &authTransport{base: &firstConn{base: base}, userAgent: ua, user: cfg.Username, password: cfg.Password}
-	if cfg.BearerToken != "" || cfg.BearerTokenFile != "" {
-		at.token = &tokenSource{static: cfg.BearerToken, file: cfg.BearerTokenFile}
-	}
-	return &http.Client{Transport: at}, nil
+	return withAuth(&firstConn{base: base}), nil
 }
