@@ -36,6 +36,11 @@ import (
 //
 //	go test ./builtin/node -run '^$' -bench PodStartup -benchtime 200x
 //	go test ./builtin/node -run '^$' -bench PodStartup/containerd -benchtime 50x
+//
+// BENCH_NODE and BENCH_POD_CIDR choose the node (its bridge) and the pod
+// CIDR, BENCH_SHIM_GROUPS containerd.Options.ShimGroups, BENCH_PODNET the pod
+// network; BENCH_WINDOW=1 logs the burst's start and end (Unix ns) for
+// hack/podstart-cpu.sh.
 func BenchmarkPodStartup(b *testing.B) {
 	b.Run("process", func(b *testing.B) {
 		helper := runtimetest.BuildHelper(b)
