@@ -19,10 +19,15 @@ var _ = Describe("activeDeadlineSeconds on the process runtime", func() {
 		createAndBind(ctx, pod)
 		Eventually(func() (string, error) { return podLogs(ctx, "deadline", "main", "") }).WithContext(ctx).Should(ContainSubstring("ready"))
 
-		p, err := getPod(ctx, "deadline")()
-		Expect(err).NotTo(HaveOccurred())
-		p.Spec.ActiveDeadlineSeconds = ptr(int64(1))
-		Expect(suite.c.Update(ctx, p)).To(Succeed())
+		// The agent writes the pod's status meanwhile: a conflict is read again.
+		var p *corev1.Pod
+		Eventually(func() (err error) {
+			if p, err = getPod(ctx, "deadline")(); err != nil {
+				return err
+			}
+			p.Spec.ActiveDeadlineSeconds = ptr(int64(1))
+			return suite.c.Update(ctx, p)
+		}).WithContext(ctx).Should(Succeed())
 
 		Eventually(getPod(ctx, "deadline")).WithContext(ctx).WithTimeout(20 * time.Second).Should(And(
 			HaveField("Status.Phase", corev1.PodFailed),

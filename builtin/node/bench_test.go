@@ -2,11 +2,13 @@ package node_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +36,11 @@ import (
 //
 //	go test ./builtin/node -run '^$' -bench PodStartup -benchtime 200x
 //	go test ./builtin/node -run '^$' -bench PodStartup/containerd -benchtime 50x
+//
+// BENCH_NODE and BENCH_POD_CIDR choose the node (its bridge) and the pod
+// CIDR, BENCH_SHIM_GROUPS containerd.Options.ShimGroups, BENCH_PODNET the pod
+// network; BENCH_WINDOW=1 logs the burst's start and end (Unix ns) for
+// hack/podstart-cpu.sh.
 func BenchmarkPodStartup(b *testing.B) {
 	b.Run("process", func(b *testing.B) {
 		helper := runtimetest.BuildHelper(b)
@@ -52,7 +59,8 @@ func BenchmarkPodStartup(b *testing.B) {
 			b.Fatalf("containerd is required (apt-get install containerd runc): %v", err)
 		}
 		defer func() { stop(); <-d.Done() }()
-		rt, err := containerd.New(ctx, containerd.Options{Address: d.Address()})
+		groups, _ := strconv.Atoi(os.Getenv("BENCH_SHIM_GROUPS")) // -1: a shim per container
+		rt, err := containerd.New(ctx, containerd.Options{Address: d.Address(), ShimGroups: groups})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -64,12 +72,17 @@ func BenchmarkPodStartup(b *testing.B) {
 		if _, err := image.Import(ctx, rt.Client(), &archive); err != nil {
 			b.Fatal(err)
 		}
-		defer func() { _ = podnet.RemoveMasquerade("bench") }()
-		podStartup(b, node.Options{Runtime: rt, PodCIDR: "10.87.0.0/22", PodNetwork: os.Getenv("BENCH_PODNET")},
+		defer func() { _ = podnet.RemoveMasquerade(benchNode()) }()
+		podStartup(b, node.Options{Runtime: rt, PodCIDR: cmp.Or(os.Getenv("BENCH_POD_CIDR"), "10.87.0.0/22"), PodNetwork: os.Getenv("BENCH_PODNET")},
 			corev1.Container{Name: "c", Image: "bench/busybox:v1", ImagePullPolicy: corev1.PullNever,
 				Command: []string{"/bin/busybox", "sleep", "3600"}})
 	})
 }
+
+// benchNode is the benchmark's node name (BENCH_NODE, default "bench"): it
+// names the node's pod bridge, so two runs on one machine can use two (with
+// BENCH_POD_CIDR for two address ranges).
+func benchNode() string { return cmp.Or(os.Getenv("BENCH_NODE"), "bench") }
 
 // podStartup runs the startup benchmark on an agent made from opts, with pods
 // of one container ctr.
@@ -83,7 +96,8 @@ func podStartup(b *testing.B, opts node.Options, ctr corev1.Container) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	opts.NodeName, opts.Config, opts.RootDir = "bench", &client.Config{Host: env.URL}, filepath.Join(env.Dir, "node")
+	nodeName := benchNode()
+	opts.NodeName, opts.Config, opts.RootDir = nodeName, &client.Config{Host: env.URL}, filepath.Join(env.Dir, "node")
 	agent, err := node.New(opts)
 	if err != nil {
 		b.Fatal(err)
@@ -98,7 +112,7 @@ func podStartup(b *testing.B, opts node.Options, ctr corev1.Container) {
 	var lat []time.Duration
 	running := map[string]bool{}
 	w, err := c.Watch(ctx, &corev1.PodList{}, client.InNamespace("default"),
-		&client.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", "bench")})
+		&client.ListOptions{FieldSelector: fields.OneTermEqualSelector("spec.nodeName", nodeName)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -124,13 +138,14 @@ func podStartup(b *testing.B, opts node.Options, ctr corev1.Container) {
 	}()
 	sem := make(chan struct{}, 10)
 	b.ResetTimer()
+	burst := time.Now()
 	for i := range b.N {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem }()
 			pod := &corev1.Pod{}
 			pod.Name, pod.Namespace = fmt.Sprintf("p%d", i), "default"
-			pod.Spec.NodeName = "bench"
+			pod.Spec.NodeName = nodeName
 			pod.Spec.Containers = []corev1.Container{ctr}
 			mu.Lock()
 			created[pod.Name] = time.Now()
@@ -157,6 +172,9 @@ func podStartup(b *testing.B, opts node.Options, ctr corev1.Container) {
 		b.Fatal("pods did not all run")
 	}
 	b.StopTimer()
+	if os.Getenv("BENCH_WINDOW") != "" { // for hack/podstart-cpu.sh: the burst's CPU
+		b.Logf("burst window %d %d", burst.UnixNano(), time.Now().UnixNano())
+	}
 	mu.Lock()
 	slices.Sort(lat)
 	p50, p99 := lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]

@@ -206,9 +206,14 @@ func (n *Network) Setup(ctx context.Context, pod Pod) (Sandbox, error) {
 		return Sandbox{}, fmt.Errorf("set up pod network: %w", err)
 	}
 	sb := Sandbox{NetNSPath: path, Ports: pod.Ports}
-	if err := n.writeRecord(pod.UID, sb); err != nil { // before ADD, so Teardown knows the ports
-		_ = removeNetNS(path)
-		return Sandbox{}, err
+	// Recorded before ADD when the pod maps ports, so that Teardown of an
+	// interrupted setup runs DEL with portmap; one without ports is torn
+	// down without a record as it is set up (one file write less a start).
+	if len(sb.Ports) > 0 {
+		if err := n.writeRecord(pod.UID, sb); err != nil {
+			_ = removeNetNS(path)
+			return Sandbox{}, err
+		}
 	}
 	unlock := n.lockIptables(sb)
 	res, err := n.cniFor(sb).Setup(ctx, pod.UID, path, n.nsOpts(sb)...)

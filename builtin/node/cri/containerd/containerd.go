@@ -38,6 +38,7 @@ type Runtime struct {
 	snapshotter string
 	runtime     string
 	registries  Registries
+	shimGroups  int
 
 	// pullMu guards pulls, the pulls in flight by normalized reference and credentials (pullKey).
 	pullMu sync.Mutex
@@ -92,7 +93,7 @@ func New(ctx context.Context, opts Options) (*Runtime, error) {
 		return nil, fmt.Errorf("connect to containerd at %s: %w", opts.Address, err)
 	}
 	r := &Runtime{client: c, dialer: dialer, address: dialer.path, namespace: opts.Namespace, runtime: opts.Runtime,
-		registries: opts.Registries, running: map[string]*container{}, pulls: map[string]*pullCall{}}
+		registries: opts.Registries, shimGroups: opts.ShimGroups, running: map[string]*container{}, pulls: map[string]*pullCall{}}
 	ctx = r.nsCtx(ctx)
 	if _, err := c.Version(ctx); err != nil {
 		c.Close()

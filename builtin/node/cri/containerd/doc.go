@@ -67,6 +67,13 @@
 // container and its snapshot. A container whose task has exited keeps its exit
 // status until Remove.
 //
+// Pods share runc shims (Options.ShimGroups, by default two per CPU): a
+// container's spec carries the io.containerd.runc.v2.group annotation of its
+// pod's group, so a start runs the shim's start command, which finds the
+// group's shim running, instead of a new shim daemon per container (a Go
+// process's start-up and one more exec per container). A shim that dies
+// takes the tasks of its group's pods with it.
+//
 // State lives in containerd: a Runtime created after an agent restart finds the
 // containers, their status and their exit codes (log capture of containers
 // started by an earlier process is lost, since their FIFOs had no reader).

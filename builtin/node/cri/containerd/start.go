@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"maps"
 	"os"
@@ -83,6 +84,9 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 		}
 	}
 	opts := specOpts(metaImage{Image: img, m: meta}, spec)
+	if g := r.shimGroup(spec.PodUID); g != "" {
+		opts = append(opts, oci.WithAnnotations(map[string]string{shimGroupAnnotation: g}))
+	}
 	if pidNS != "" {
 		opts = append(opts, oci.WithLinuxNamespace(specs.LinuxNamespace{Type: specs.PIDNamespace, Path: pidNS}))
 	}
@@ -176,6 +180,21 @@ func (r *Runtime) Start(ctx context.Context, spec cri.ContainerSpec) (string, er
 	})
 	log.V(1).Info("Started container", "container", id, "pod", spec.PodNamespace+"/"+spec.PodName, "name", spec.Name, "image", img.Name(), "pid", c.pid)
 	return id, nil
+}
+
+// shimGroupAnnotation makes containerd's runc shim serve the containers
+// whose specs carry the same value from one shim process.
+const shimGroupAnnotation = "io.containerd.runc.v2.group"
+
+// shimGroup is the shim group of a pod's containers ("" without
+// Options.ShimGroups).
+func (r *Runtime) shimGroup(podUID string) string {
+	if r.shimGroups <= 0 || podUID == "" {
+		return ""
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(podUID))
+	return fmt.Sprintf("converge-shim-%d", h.Sum32()%uint32(r.shimGroups))
 }
 
 // validate checks what the agent must always fill in.
