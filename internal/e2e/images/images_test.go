@@ -85,7 +85,7 @@ spec:
 	})
 
 	It("answers the NodePort and a hostPort at the node's InternalIP, from the host and from a pod", func() {
-		nodeIP := jsonpath("nodes", "", `.items[0].status.addresses[?(@.type=="InternalIP")].address`)
+		nodeIP := strings.TrimSpace(mustKubectl("get", "nodes", "-o", `jsonpath={.items[0].status.addresses[?(@.type=="InternalIP")].address}`))
 		Expect(nodeIP).NotTo(BeElementOf("", "127.0.0.1"), "pods cannot reach the node at their own loopback")
 		url := "http://" + nodeIP + ":" + nodePort + "/"
 		Eventually(func() (string, error) { return httpGet(url) }).Should(HavePrefix("web v2 "))
