@@ -90,6 +90,19 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		Eventually(httpGet("http://127.0.0.1:" + strconv.Itoa(int(svc.Spec.Ports[0].NodePort)) + "/")).Should(Equal("hello from web\n"))
 		Expect(addrsOf(suite.proxyIface)).To(ContainElement(svc.Spec.ClusterIP + "/32"))
 
+		By("leaving alone an address another proxy put on the shared interface")
+		foreign := fmt.Sprintf("10.199.%d.7/32", GinkgoRandomSeed()%250)
+		Expect(runIP("addr", "add", foreign, "dev", suite.proxyIface)).Error().NotTo(HaveOccurred())
+		DeferCleanup(func() { _, _ = runIP("addr", "del", foreign, "dev", suite.proxyIface) })
+		svc2 := &corev1.Service{}
+		svc2.Namespace, svc2.Name = "default", "web-2"
+		svc2.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
+		Expect(suite.c.Create(ctx, svc2)).To(Succeed())
+		Eventually(func() []string { return addrsOf(suite.proxyIface) }).Should(ContainElement(svc2.Spec.ClusterIP + "/32"))
+		Expect(suite.c.Delete(ctx, svc2)).To(Succeed())
+		Eventually(func() []string { return addrsOf(suite.proxyIface) }).ShouldNot(ContainElement(svc2.Spec.ClusterIP + "/32"))
+		Expect(addrsOf(suite.proxyIface)).To(ContainElement(foreign))
+
 		By("reaching the node port on the node's address from the host, from a pod, and from the Service's own pod (hairpin)")
 		nodePort := "http://" + net.JoinHostPort(suite.nodeIP, strconv.Itoa(int(svc.Spec.Ports[0].NodePort))) + "/"
 		Eventually(httpGet(nodePort)).Should(Equal("hello from web\n"))
