@@ -103,6 +103,10 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		Eventually(func() []string { return addrsOf(suite.proxyIface) }).ShouldNot(ContainElement(svc2.Spec.ClusterIP + "/32"))
 		Expect(addrsOf(suite.proxyIface)).To(ContainElement(foreign))
 
+		By("putting back its own address when something else removed it")
+		Expect(runIP("addr", "del", svc.Spec.ClusterIP+"/32", "dev", suite.proxyIface)).Error().NotTo(HaveOccurred())
+		Eventually(func() []string { return addrsOf(suite.proxyIface) }).Should(ContainElement(svc.Spec.ClusterIP + "/32"))
+
 		By("reaching the node port on the node's address from the host, from a pod, and from the Service's own pod (hairpin)")
 		nodePort := "http://" + net.JoinHostPort(suite.nodeIP, strconv.Itoa(int(svc.Spec.Ports[0].NodePort))) + "/"
 		Eventually(httpGet(nodePort)).Should(Equal("hello from web\n"))

@@ -29,8 +29,9 @@
 // "converge0": a dummy, or a bridge without ports where the kernel has no
 // dummy driver) before it listens on them, and removed when their Services
 // go. Proxies of several control planes on one machine may share the
-// interface: each removes only the addresses it added, and deletes the
-// interface when Start returns only if no address is left on it. Pods reach them through
+// interface: each removes only the addresses it added, puts back its own
+// when something else removed them (checked every RetryInterval), and
+// deletes the interface when Start returns only if no address is left on it. Pods reach them through
 // their bridge gateway. This needs CAP_NET_ADMIN; without it those listeners
 // fail and are retried. Ports below 1024 need root or
 // CAP_NET_BIND_SERVICE (or net.ipv4.ip_unprivileged_port_start=0).

@@ -144,6 +144,12 @@ func (p *Proxy) Start(ctx context.Context) error {
 		case <-retry.C:
 			p.mu.Lock()
 			pending := len(p.failed) > 0 || p.ifaceErr
+			if !pending && p.ifaceUsed {
+				// Put back cluster IPs something else removed from the
+				// interface (an older proxy sharing it removed every
+				// address it did not want).
+				p.syncAddresses(p.svcs.Store().List())
+			}
 			p.mu.Unlock()
 			if pending {
 				p.sync(ctx)
@@ -179,13 +185,7 @@ func (p *Proxy) sync(ctx context.Context) {
 			p.log.V(1).Info("Stopped listening", "address", addr, "service", l.frontend().Service)
 		}
 	}
-	if ips := hostedIPs(svcs); len(ips) > 0 || p.ifaceUsed {
-		err := syncInterface(p.opts.Interface, ips, p.ifaceOwn)
-		if err != nil && !p.ifaceErr {
-			p.log.Error(err, "Cannot put cluster IPs on the proxy's interface", "interface", p.opts.Interface)
-		}
-		p.ifaceErr, p.ifaceUsed = err != nil, true
-	}
+	p.syncAddresses(svcs)
 	for addr := range p.failed {
 		if _, ok := want[addr]; !ok {
 			delete(p.failed, addr)
@@ -236,6 +236,20 @@ func (p *Proxy) sync(ctx context.Context) {
 			p.wg.Go(func() { p.accept(ctx, l) })
 		}
 	}
+}
+
+// syncAddresses makes the proxy's addresses on its interface the hosted
+// cluster IPs of svcs. Called with mu held.
+func (p *Proxy) syncAddresses(svcs []*corev1.Service) {
+	ips := hostedIPs(svcs)
+	if len(ips) == 0 && !p.ifaceUsed {
+		return
+	}
+	err := syncInterface(p.opts.Interface, ips, p.ifaceOwn)
+	if err != nil && !p.ifaceErr {
+		p.log.Error(err, "Cannot put cluster IPs on the proxy's interface", "interface", p.opts.Interface)
+	}
+	p.ifaceErr, p.ifaceUsed = err != nil, true
 }
 
 func (p *Proxy) closeAll() {
