@@ -136,6 +136,11 @@ type Options struct {
 	CNIBinDirs []string
 	// NodeName names the local node (default: the hostname).
 	NodeName string
+	// NodeIP is the local node's InternalIP (the kubelet's --node-ip; default
+	// with RuntimeContainerd the address of the host's default-route
+	// interface, which pods reach from their network namespaces, see
+	// builtin/node/nodeip; else 127.0.0.1).
+	NodeIP string
 	// PodCIDR is the range the local node's pod IPs come from (default
 	// 127.10.0.0/16, loopback; with RuntimeContainerd 10.42.0.0/24, see
 	// node.DefaultCNIPodCIDR). Control planes on one machine need distinct ones.

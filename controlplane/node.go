@@ -20,6 +20,7 @@ import (
 	"github.com/converge-dev/converge/builtin/node/cri/containerd/daemon"
 	"github.com/converge-dev/converge/builtin/node/cri/process"
 	"github.com/converge-dev/converge/builtin/node/fleet"
+	"github.com/converge-dev/converge/builtin/node/nodeip"
 	"github.com/converge-dev/converge/builtin/node/proxy"
 	securitynode "github.com/converge-dev/converge/builtin/security/node"
 	"github.com/converge-dev/converge/builtin/security/rbac"
@@ -239,7 +240,14 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		logTLS, err := cp.nodeLogTLS("127.0.0.1", "localhost")
+		nodeIP, err := nodeip.ForNode(opts.NodeIP, opts.NodeRuntime == RuntimeContainerd)
+		if nodeIP == "" {
+			return err
+		}
+		if err != nil {
+			cp.log.Error(err, "Cannot find the host's address for the local node")
+		}
+		logTLS, err := cp.nodeLogTLS(nodeIP, nodeip.Loopback, "localhost")
 		if err != nil {
 			return err
 		}
@@ -248,7 +256,7 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 			clusterDNS = []string{ip.String()}
 		}
 		n, err := NewNode(ctx, NodeOptions{
-			Agent: node.Options{NodeName: name, Config: cfg, RootDir: filepath.Join(opts.DataDir, "node"),
+			Agent: node.Options{NodeName: name, Config: cfg, RootDir: filepath.Join(opts.DataDir, "node"), InternalIP: nodeIP,
 				Logger: cp.log.WithName("node"), PodCIDR: opts.PodCIDR, CNIBinDirs: opts.CNIBinDirs, LogTLS: logTLS, ClusterDNS: clusterDNS},
 			Runtime: opts.NodeRuntime, ContainerdAddress: opts.ContainerdAddress, RegistriesFile: opts.RegistriesFile, ServiceProxy: proxyCfg, DNSServer: proxyCfg,
 		})

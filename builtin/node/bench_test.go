@@ -72,7 +72,15 @@ func BenchmarkPodStartup(b *testing.B) {
 		if _, err := image.Import(ctx, rt.Client(), &archive); err != nil {
 			b.Fatal(err)
 		}
-		defer func() { _ = podnet.RemoveMasquerade(benchNode()) }()
+		// The node goes for good: its masquerade rule and bridge too (a
+		// bridge left with this pod CIDR's gateway would be replaced by the
+		// next node of this name with another CIDR, but not leaked meanwhile).
+		defer func() {
+			if err := podnet.RemoveBridge(benchNode()); err != nil {
+				b.Logf("remove the bench node's bridge: %v", err)
+			}
+			_ = podnet.RemoveMasquerade(benchNode())
+		}()
 		podStartup(b, node.Options{Runtime: rt, PodCIDR: cmp.Or(os.Getenv("BENCH_POD_CIDR"), "10.87.0.0/22"), PodNetwork: os.Getenv("BENCH_PODNET")},
 			corev1.Container{Name: "c", Image: "bench/busybox:v1", ImagePullPolicy: corev1.PullNever,
 				Command: []string{"/bin/busybox", "sleep", "3600"}})

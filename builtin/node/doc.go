@@ -7,8 +7,9 @@
 //   - Registration: the Node gets capacity/allocatable (the machine's CPU and
 //     memory unless Options.Capacity overrides them), the kubernetes.io/hostname,
 //     kubernetes.io/os and kubernetes.io/arch labels (plus
-//     topology.kubernetes.io/zone when Options.Zone is set), InternalIP and
-//     Hostname addresses, nodeInfo, spec.podCIDR and
+//     topology.kubernetes.io/zone when Options.Zone is set), InternalIP
+//     (Options.InternalIP; with PodNetworkCNI by default the host's
+//     default-route address, package nodeip) and Hostname addresses, nodeInfo, spec.podCIDR and
 //     status.daemonEndpoints.kubeletEndpoint.Port (the log server).
 //   - Heartbeats: the Lease kube-node-lease/<node> is renewed every
 //     LeaseRenewInterval (10 s). Node conditions (Ready, MemoryPressure,

@@ -13,6 +13,7 @@ import (
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
 	"github.com/converge-dev/converge/builtin/node/cri"
+	"github.com/converge-dev/converge/builtin/node/nodeip"
 	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 )
@@ -42,7 +43,11 @@ type Options struct {
 	// RootDir/cni/net.d). Used with PodNetworkCNI.
 	CNIBinDirs []string
 	CNIConfDir string
-	// InternalIP is the node's address (default 127.0.0.1).
+	// InternalIP is the node's address, reported in its status, given to
+	// hostNetwork pods and used for hostPort mappings (the kubelet's
+	// --node-ip). Default with PodNetworkCNI: the address of the host's
+	// default-route interface, which pods in their own network namespace
+	// reach (package nodeip); else 127.0.0.1.
 	InternalIP string
 	// LogAddress is the log server's listen address (default InternalIP:0).
 	LogAddress string
@@ -149,11 +154,13 @@ func (o *Options) complete() error {
 	if _, _, err := net.ParseCIDR(o.PodCIDR); err != nil {
 		errs = append(errs, fmt.Errorf("node: PodCIDR: %w", err))
 	}
-	if o.InternalIP == "" {
-		o.InternalIP = "127.0.0.1"
-	}
-	if net.ParseIP(o.InternalIP) == nil {
-		errs = append(errs, fmt.Errorf("node: InternalIP %q is not an IP", o.InternalIP))
+	if ip, err := nodeip.ForNode(o.InternalIP, o.PodNetwork == PodNetworkCNI); ip == "" {
+		errs = append(errs, fmt.Errorf("node: InternalIP: %w", err))
+	} else {
+		if err != nil {
+			o.Logger.Error(err, "Cannot find the host's address")
+		}
+		o.InternalIP = ip
 	}
 	if o.LogAddress == "" {
 		o.LogAddress = net.JoinHostPort(o.InternalIP, "0")

@@ -173,7 +173,7 @@ func TestNodeAgentDeath(t *testing.T) {
 	for i, name := range []string{"worker-1", "worker-2"} {
 		root := filepath.Join(t.TempDir(), name)
 		nodes[name] = startProc(t, name, nil, converge(t), "node", "--kubeconfig", srv.kubeconfig(), "--name", name,
-			"--root-dir", root, "--node-lease-duration=2s", "--pod-cidr", fmt.Sprintf("127.%d.0.0/16", 41+i), "--internal-ip", fmt.Sprintf("127.0.0.%d", 41+i))
+			"--root-dir", root, "--node-lease-duration=2s", "--pod-cidr", fmt.Sprintf("127.%d.0.0/16", 41+i), "--node-ip", fmt.Sprintf("127.0.0.%d", 41+i))
 	}
 	for name := range nodes {
 		if err := poll(ctx, 30*time.Second, func() error { return nodeReady(ctx, c, name, "True") }); err != nil {

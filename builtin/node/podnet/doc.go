@@ -25,6 +25,14 @@
 // that have a namespace, so the agent can tear down those of pods that went
 // away while it was not running.
 //
+// New also prepares the node's bridge: one left by an earlier node of the
+// same name with another address (another pod CIDR) would fail every CNI ADD,
+// so it is deleted when no interface is attached to it (one in use is logged
+// and left); and it turns on net.bridge.bridge-nf-call-iptables where
+// br_netfilter is loaded, so a pod reaching a hostPort of a pod on the same
+// bridge gets the answer un-NATed. RemoveBridge and RemoveMasquerade remove
+// what a node that goes for good leaves.
+//
 // A plugin binary that is missing from every plugin directory fails Setup
 // with an error wrapping ErrPluginMissing that names the plugin and the
 // package to install; nothing is created.

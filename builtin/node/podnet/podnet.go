@@ -120,6 +120,15 @@ func New(opts Options) (*Network, error) {
 	if err := ensureMasquerade(opts.NodeName, opts.PodCIDR); err != nil {
 		return nil, fmt.Errorf("podnet: %w", err)
 	}
+	if err := enableBridgeNetfilter(); err != nil {
+		opts.Logger.Error(err, "Bridged pod traffic does not pass iptables")
+	}
+	if _, gw, err := Gateway(opts.PodCIDR); err == nil {
+		if err := reconcileBridge(opts.NodeName, gw, opts.Logger); err != nil {
+			// Pods fail with the bridge plugin's words; the agent keeps running.
+			opts.Logger.Error(err, "The pod bridge cannot be used")
+		}
+	}
 	load := func(name string, conf []byte) (gocni.CNI, error) {
 		file := filepath.Join(opts.ConfDir, name)
 		if err := os.WriteFile(file, conf, 0o644); err != nil {

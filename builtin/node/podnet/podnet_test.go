@@ -3,6 +3,9 @@ package podnet_test
 import (
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -86,6 +89,30 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		Eventually(wget(ctx, other, "c", "http://"+svc.Spec.ClusterIP+"/")).Should(Equal("hello from web\n"))
 		Eventually(httpGet("http://127.0.0.1:" + strconv.Itoa(int(svc.Spec.Ports[0].NodePort)) + "/")).Should(Equal("hello from web\n"))
 		Expect(addrsOf(suite.proxyIface)).To(ContainElement(svc.Spec.ClusterIP + "/32"))
+
+		By("leaving alone an address another proxy put on the shared interface")
+		foreign := fmt.Sprintf("10.199.%d.7/32", GinkgoRandomSeed()%250)
+		Expect(runIP("addr", "add", foreign, "dev", suite.proxyIface)).Error().NotTo(HaveOccurred())
+		DeferCleanup(func() { _, _ = runIP("addr", "del", foreign, "dev", suite.proxyIface) })
+		svc2 := &corev1.Service{}
+		svc2.Namespace, svc2.Name = "default", "web-2"
+		svc2.Spec.Ports = []corev1.ServicePort{{Name: "http", Port: 80, Protocol: corev1.ProtocolTCP}}
+		Expect(suite.c.Create(ctx, svc2)).To(Succeed())
+		Eventually(func() []string { return addrsOf(suite.proxyIface) }).Should(ContainElement(svc2.Spec.ClusterIP + "/32"))
+		Expect(suite.c.Delete(ctx, svc2)).To(Succeed())
+		Eventually(func() []string { return addrsOf(suite.proxyIface) }).ShouldNot(ContainElement(svc2.Spec.ClusterIP + "/32"))
+		Expect(addrsOf(suite.proxyIface)).To(ContainElement(foreign))
+
+		By("putting back its own address when something else removed it")
+		Expect(runIP("addr", "del", svc.Spec.ClusterIP+"/32", "dev", suite.proxyIface)).Error().NotTo(HaveOccurred())
+		Eventually(func() []string { return addrsOf(suite.proxyIface) }).Should(ContainElement(svc.Spec.ClusterIP + "/32"))
+
+		By("reaching the node port on the node's address from the host, from a pod, and from the Service's own pod (hairpin)")
+		nodePort := "http://" + net.JoinHostPort(suite.nodeIP, strconv.Itoa(int(svc.Spec.Ports[0].NodePort))) + "/"
+		Eventually(httpGet(nodePort)).Should(Equal("hello from web\n"))
+		Eventually(wget(ctx, other, "c", nodePort)).Should(Equal("hello from web\n"))
+		Eventually(wget(ctx, web, "side", nodePort)).Should(Equal("hello from web\n"))
+		Eventually(wget(ctx, web, "side", "http://"+svc.Spec.ClusterIP+"/")).Should(Equal("hello from web\n"))
 	})
 
 	It("keeps hostNetwork pods in the host's network with the node's IP", func(ctx SpecContext) {
@@ -95,14 +122,66 @@ var _ = Describe("Pods on containerd with CNI", Ordered, func() {
 		h.Spec.Containers = []corev1.Container{sh("c", "exec /bin/busybox sleep 3600")}
 		createOn(ctx, suite.a, h)
 		h = running(ctx, "host-net")
-		Expect(h.Status.PodIP).To(Equal("127.0.0.1"), "the node's InternalIP")
+		Expect(h.Status.PodIP).To(Equal(suite.nodeIP), "the node's InternalIP")
 		Expect(execIn(ctx, h, "c", "/bin/busybox", "ip", "-o", "link")).To(ContainSubstring(podnet.BridgeName(suite.a.name)))
 		Expect(filepath.Join(suite.a.root, "netns", h.UID)).NotTo(BeAnExistingFile())
 		Expect(suite.c.Delete(ctx, h, client.GracePeriodSeconds(0))).To(Succeed())
 	})
 
-	It("forwards a hostPort to the pod", func() {
+	It("advertises the address of the host's default-route interface as the node's InternalIP", func(ctx SpecContext) {
+		Expect(suite.nodeIP).NotTo(Equal("127.0.0.1"))
+		Eventually(func(g Gomega) {
+			n := &corev1.Node{}
+			g.Expect(suite.c.Get(ctx, client.ObjectKey{Name: suite.a.name}, n)).To(Succeed())
+			g.Expect(n.Status.Addresses).To(ContainElement(corev1.NodeAddress{Type: corev1.NodeInternalIP, Address: suite.nodeIP}))
+		}).Should(Succeed())
+		Expect(web.Status.HostIP).To(Equal(suite.nodeIP))
+	})
+
+	It("forwards a hostPort on the node's address from the host, from pods and from the pod itself", func(ctx SpecContext) {
+		url := "http://" + net.JoinHostPort(suite.nodeIP, strconv.Itoa(int(port))) + "/"
+		Eventually(httpGet(url)).Should(Equal("hello from web\n"))
 		Eventually(httpGet("http://" + hostAddr() + ":" + strconv.Itoa(int(port)) + "/")).Should(Equal("hello from web\n"))
+		Eventually(wget(ctx, other, "c", url)).Should(Equal("hello from web\n"))
+		Eventually(wget(ctx, web, "side", url)).Should(Equal("hello from web\n"))
+	})
+
+	It("maps one hostPort to different pods by hostIP: 127.0.0.1 and the node's address", func(ctx SpecContext) {
+		hp := hostPort()
+		var pods []*corev1.Pod
+		DeferCleanup(func(ctx SpecContext) {
+			for _, p := range pods {
+				Expect(suite.c.Delete(ctx, p, client.GracePeriodSeconds(0))).To(Succeed())
+			}
+			Eventually(func() []string { return vethsOn(podnet.BridgeName(suite.a.name)) }).Should(HaveLen(1), "only web's")
+		})
+		for name, ip := range map[string]string{"on-lo": "127.0.0.1", "on-node": suite.nodeIP} {
+			p := &corev1.Pod{}
+			p.Name = name
+			p.Spec.Containers = []corev1.Container{sh("web", webScript)}
+			p.Spec.Containers[0].Ports = []corev1.ContainerPort{{ContainerPort: 8080, HostPort: hp, HostIP: ip, Protocol: corev1.ProtocolTCP}}
+			createOn(ctx, suite.a, p)
+			pods = append(pods, p)
+		}
+		for _, p := range pods {
+			running(ctx, p.Name)
+		}
+		onNode := "http://" + net.JoinHostPort(suite.nodeIP, strconv.Itoa(int(hp))) + "/"
+		Eventually(httpGet(onNode)).Should(Equal("hello from on-node\n"))
+		Eventually(wget(ctx, other, "c", onNode)).Should(Equal("hello from on-node\n"))
+		// From the node's address to 127.0.0.1, as the HostPort conformance
+		// spec does (curl --interface): a loopback source cannot leave lo.
+		fromNode := &http.Client{Timeout: 2 * time.Second, Transport: &http.Transport{DialContext: (&net.Dialer{
+			LocalAddr: &net.TCPAddr{IP: net.ParseIP(suite.nodeIP)}}).DialContext}}
+		Eventually(func() (string, error) {
+			resp, err := fromNode.Get("http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(int(hp))) + "/")
+			if err != nil {
+				return "", err
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			return string(b), err
+		}).Should(Equal("hello from on-lo\n"))
 	})
 
 	It("reports a missing CNI plugin on the pod and keeps running", func(ctx SpecContext) {
@@ -214,6 +293,42 @@ var _ = Describe("Network", func() {
 		Expect(n2.Teardown(ctx, pod.UID)).To(Succeed())
 		Expect(n2.List()).To(BeEmpty())
 		Expect(first.NetNSPath).NotTo(BeAnExistingFile())
+	})
+
+	It("replaces a bridge of its node's name left with another address, and keeps one that pods still use", func(ctx SpecContext) {
+		root := GinkgoT().TempDir()
+		seed := int(GinkgoRandomSeed() % 250)
+		name := fmt.Sprintf("cnet-stale-%d", seed)
+		br := podnet.BridgeName(name)
+		DeferCleanup(func() {
+			_, _ = runIP("link", "del", br)
+			Expect(podnet.RemoveMasquerade(name)).To(Succeed())
+		})
+		By("a bridge left by an earlier run with another pod CIDR")
+		Expect(runIP("link", "add", br, "type", "bridge")).Error().NotTo(HaveOccurred())
+		Expect(runIP("addr", "add", fmt.Sprintf("10.93.%d.1/24", seed), "dev", br)).Error().NotTo(HaveOccurred())
+		Expect(runIP("link", "set", br, "up")).Error().NotTo(HaveOccurred())
+		cidr := fmt.Sprintf("10.94.%d.0/24", seed)
+		n, err := podnet.New(podnet.Options{NodeName: name, RootDir: root, PodCIDR: cidr, Logger: GinkgoLogr})
+		Expect(err).NotTo(HaveOccurred())
+		pod := podnet.Pod{UID: "7c1d2e3f-stale", Namespace: "default", Name: "stale"}
+		sb, err := n.Setup(ctx, pod)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(sb.IP).To(Satisfy(inCIDR(cidr)))
+		Expect(addrsOf(br)).To(ConsistOf(fmt.Sprintf("10.94.%d.1/24", seed)))
+
+		By("a node of that name with yet another CIDR while the pod still uses the bridge")
+		_, err = podnet.New(podnet.Options{NodeName: name, RootDir: GinkgoT().TempDir(), PodCIDR: fmt.Sprintf("10.95.%d.0/24", seed), Logger: GinkgoLogr})
+		Expect(err).NotTo(HaveOccurred())
+		Expect(addrsOf(br)).To(ConsistOf(fmt.Sprintf("10.94.%d.1/24", seed)), "a bridge in use is left alone")
+		Expect(vethsOn(br)).To(HaveLen(1))
+		Expect(podnet.RemoveBridge(name)).To(MatchError(ContainSubstring("still used")))
+
+		By("the node going for good")
+		Expect(n.Teardown(ctx, pod.UID)).To(Succeed())
+		Expect(podnet.RemoveBridge(name)).To(Succeed())
+		Expect(linkExists(br)).To(BeFalse())
+		Expect(podnet.RemoveBridge(name)).To(Succeed(), "a missing bridge is no error")
 	})
 
 	It("names the missing plugin and creates nothing", func(ctx SpecContext) {

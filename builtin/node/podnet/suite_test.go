@@ -23,6 +23,7 @@ import (
 	"github.com/converge-dev/converge/builtin/node/cri/containerd"
 	"github.com/converge-dev/converge/builtin/node/cri/containerd/daemon"
 	"github.com/converge-dev/converge/builtin/node/image"
+	"github.com/converge-dev/converge/builtin/node/nodeip"
 	"github.com/converge-dev/converge/builtin/node/podnet"
 	"github.com/converge-dev/converge/builtin/node/proxy"
 	"github.com/converge-dev/converge/builtin/servicenet"
@@ -52,6 +53,7 @@ var suite struct {
 	dir        string // containerd's dir and the nodes' root dirs
 	a, b, bad  *agent // two working nodes and one whose CNI bin dir is empty
 	proxyIface string
+	nodeIP     string // the host's address, which the agents advertise
 	stopProxy  context.CancelFunc
 	proxyDone  chan error
 }
@@ -92,12 +94,15 @@ var _ = BeforeSuite(func(ctx SpecContext) {
 	Expect(err).NotTo(HaveOccurred())
 	importBusybox(ctx)
 
+	ip, err := nodeip.Detect()
+	Expect(err).NotTo(HaveOccurred(), "the machine needs a non-loopback IPv4 address")
+	suite.nodeIP = ip.String()
 	suite.a = startAgent(fmt.Sprintf("cnet-a-%d", r), fmt.Sprintf("10.88.%d.0/24", r), nil)
 	suite.b = startAgent(fmt.Sprintf("cnet-b-%d", r), fmt.Sprintf("10.89.%d.0/24", r), nil)
 	suite.bad = startAgent(fmt.Sprintf("cnet-bad-%d", r), fmt.Sprintf("10.90.%d.0/24", r), []string{GinkgoT().TempDir()})
 
 	suite.proxyIface = fmt.Sprintf("cvt%d", r)
-	p, err := proxy.New(proxy.Options{Client: suite.c, NodePortAddresses: []string{"127.0.0.1"}, Interface: suite.proxyIface,
+	p, err := proxy.New(proxy.Options{Client: suite.c, NodePortAddresses: []string{"127.0.0.1", suite.nodeIP}, Interface: suite.proxyIface,
 		DialTimeout: time.Second, Logger: GinkgoLogr.WithName("proxy")})
 	Expect(err).NotTo(HaveOccurred())
 	pctx, cancel := context.WithCancel(context.Background())

@@ -21,6 +21,9 @@ type frontend struct {
 	// Affinity is how long a client IP sticks to the endpoint it was sent to
 	// (the Service's sessionAffinity ClientIP and its timeout); 0: none.
 	Affinity time.Duration
+	// sticky is the Service port's affinity table, shared by its listeners
+	// (set by the proxy, not by desired).
+	sticky *stickyTable
 }
 
 // labelServiceProxyName marks a Service another proxy serves (the cluster DNS

@@ -124,7 +124,7 @@ func TestDesired(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			got := desired(tt.svcs, tt.slices, []string{"127.0.0.1", "127.0.0.42"})
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(frontend{})); diff != "" {
 				t.Errorf("desired (-want +got):\n%s", diff)
 			}
 		})

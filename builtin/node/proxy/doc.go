@@ -28,7 +28,10 @@
 // added as /32 addresses to an interface the proxy owns (Options.Interface,
 // "converge0": a dummy, or a bridge without ports where the kernel has no
 // dummy driver) before it listens on them, and removed when their Services
-// go; the interface is deleted when Start returns. Pods reach them through
+// go. Proxies of several control planes on one machine may share the
+// interface: each removes only the addresses it added, puts back its own
+// when something else removed them (checked every RetryInterval), and
+// deletes the interface when Start returns only if no address is left on it. Pods reach them through
 // their bridge gateway. This needs CAP_NET_ADMIN; without it those listeners
 // fail and are retried. Ports below 1024 need root or
 // CAP_NET_BIND_SERVICE (or net.ipv4.ip_unprivileged_port_start=0).
@@ -38,8 +41,9 @@
 // builtin/clusterdns, serves kube-system/kube-dns itself).
 //
 // A Service with sessionAffinity ClientIP sends each client IP to the
-// endpoint it last used, for the affinity timeout (per listening address),
-// while that endpoint stays in the Service and accepts connections.
+// endpoint it last used, for the affinity timeout, while that endpoint stays
+// in the Service and accepts connections. As kube-proxy's, the affinity is the
+// Service port's: its cluster IPs and node ports share one table.
 //
 // UDP ports are proxied too: each client address is a flow to one endpoint
 // (chosen as for a TCP connection), whose answers go back from the Service's

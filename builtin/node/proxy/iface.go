@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"slices"
+	"syscall"
 
 	"github.com/vishvananda/netlink"
 )
@@ -12,13 +14,17 @@ import (
 // DefaultInterface is the dummy interface the proxy puts cluster IPs on.
 const DefaultInterface = "converge0"
 
-// syncInterface makes the /32 addresses of the dummy interface name exactly
-// want, creating the interface when an address is wanted (a dummy, or a
-// bridge without ports where the kernel has no dummy driver).
-func syncInterface(name string, want []netip.Addr) error {
+// syncInterface makes the /32 addresses this proxy holds on the interface
+// name exactly want, creating the interface when an address is wanted (a
+// dummy, or a bridge without ports where the kernel has no dummy driver).
+// owned is the set of addresses this proxy holds there (updated in place):
+// only those are removed when no longer wanted, so proxies of other control
+// planes on the machine (other Service CIDRs) can share the interface.
+func syncInterface(name string, want []netip.Addr, owned map[netip.Addr]bool) error {
 	link, err := netlink.LinkByName(name)
 	var notFound netlink.LinkNotFoundError
 	if errors.As(err, &notFound) {
+		clear(owned) // the interface went, and the addresses with it
 		if len(want) == 0 {
 			return nil
 		}
@@ -27,7 +33,10 @@ func syncInterface(name string, want []netip.Addr) error {
 			// Kernels without the dummy driver: a bridge without ports holds
 			// local addresses just as well.
 			if err2 := netlink.LinkAdd(&netlink.Bridge{LinkAttrs: attrs}); err2 != nil {
-				return fmt.Errorf("create interface %s for cluster IPs: %w", name, errors.Join(err, err2))
+				// Another proxy may have created it meanwhile.
+				if _, lerr := netlink.LinkByName(name); lerr != nil {
+					return fmt.Errorf("create interface %s for cluster IPs: %w", name, errors.Join(err, err2))
+				}
 			}
 		}
 		link, err = netlink.LinkByName(name)
@@ -51,12 +60,22 @@ func syncInterface(name string, want []netip.Addr) error {
 	var errs []error
 	for _, h := range have {
 		a, ok := netip.AddrFromSlice(h.IP.To4())
-		if ok && wanted[a] {
+		switch {
+		case !ok:
+		case wanted[a]:
 			delete(wanted, a)
-			continue
+			owned[a] = true
+		case owned[a]:
+			if err := netlink.AddrDel(link, &h); err != nil {
+				errs = append(errs, fmt.Errorf("remove %s from %s: %w", h.IPNet, name, err))
+				continue
+			}
+			delete(owned, a)
 		}
-		if err := netlink.AddrDel(link, &h); err != nil {
-			errs = append(errs, fmt.Errorf("remove %s from %s: %w", h.IPNet, name, err))
+	}
+	for a := range owned {
+		if !slices.Contains(want, a) {
+			delete(owned, a) // removed by someone else
 		}
 	}
 	for _, a := range want {
@@ -66,13 +85,17 @@ func syncInterface(name string, want []netip.Addr) error {
 		addr := &netlink.Addr{IPNet: &net.IPNet{IP: a.AsSlice(), Mask: net.CIDRMask(32, 32)}}
 		if err := netlink.AddrAdd(link, addr); err != nil {
 			errs = append(errs, fmt.Errorf("add %s to %s: %w", a, name, err))
+			continue
 		}
+		owned[a] = true
 	}
 	return errors.Join(errs...)
 }
 
-// removeInterface deletes the dummy interface (with its addresses).
-func removeInterface(name string) error {
+// releaseInterface removes the addresses this proxy holds on the interface
+// (owned), then the interface itself once no address is left on it: another
+// control plane's proxy may still use it.
+func releaseInterface(name string, owned map[netip.Addr]bool) error {
 	link, err := netlink.LinkByName(name)
 	var notFound netlink.LinkNotFoundError
 	if errors.As(err, &notFound) {
@@ -81,8 +104,21 @@ func removeInterface(name string) error {
 	if err != nil {
 		return fmt.Errorf("find interface %s: %w", name, err)
 	}
-	if err := netlink.LinkDel(link); err != nil {
-		return fmt.Errorf("remove interface %s: %w", name, err)
+	var errs []error
+	for a := range owned {
+		addr := &netlink.Addr{IPNet: &net.IPNet{IP: a.AsSlice(), Mask: net.CIDRMask(32, 32)}}
+		if err := netlink.AddrDel(link, addr); err != nil && !errors.Is(err, syscall.EADDRNOTAVAIL) {
+			errs = append(errs, fmt.Errorf("remove %s from %s: %w", a, name, err))
+		}
 	}
-	return nil
+	have, err := netlink.AddrList(link, netlink.FAMILY_V4)
+	if err != nil {
+		return errors.Join(append(errs, fmt.Errorf("list addresses of %s: %w", name, err))...)
+	}
+	if len(have) == 0 {
+		if err := netlink.LinkDel(link); err != nil {
+			errs = append(errs, fmt.Errorf("remove interface %s: %w", name, err))
+		}
+	}
+	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/netip"
 	"slices"
 	"strings"
 	"sync"
@@ -54,10 +55,12 @@ type Proxy struct {
 	kick chan struct{}
 
 	mu        sync.Mutex
-	listeners map[string]*listener // by listen address; guarded by mu
-	failed    map[string]bool      // addresses that could not be opened last time; guarded by mu
-	ifaceErr  bool                 // the interface could not be synced last time; guarded by mu
-	ifaceUsed bool                 // the interface was created or synced; guarded by mu
+	listeners map[string]*listener    // by listen address; guarded by mu
+	failed    map[string]bool         // addresses that could not be opened last time; guarded by mu
+	ifaceErr  bool                    // the interface could not be synced last time; guarded by mu
+	ifaceUsed bool                    // the interface was created or synced; guarded by mu
+	ifaceOwn  map[netip.Addr]bool     // the addresses this proxy holds on the interface; guarded by mu
+	sticky    map[string]*stickyTable // client IP affinity by Service port; guarded by mu
 
 	wg sync.WaitGroup // accept loops and proxied connections
 }
@@ -93,7 +96,7 @@ func New(opts Options) (*Proxy, error) {
 	}
 	p := &Proxy{
 		opts: opts, log: opts.Logger, svcs: svcs, eps: eps, kick: make(chan struct{}, 1),
-		listeners: map[string]*listener{}, failed: map[string]bool{},
+		listeners: map[string]*listener{}, failed: map[string]bool{}, ifaceOwn: map[netip.Addr]bool{},
 	}
 	svcs.AddHandler(func(cache.Event[*corev1.Service]) { p.poke() })
 	eps.AddHandler(func(cache.Event[*discoveryv1.EndpointSlice]) { p.poke() })
@@ -121,7 +124,7 @@ func (p *Proxy) Start(ctx context.Context) error {
 		used := p.ifaceUsed
 		p.mu.Unlock()
 		if used {
-			if err := removeInterface(p.opts.Interface); err != nil {
+			if err := releaseInterface(p.opts.Interface, p.ifaceOwn); err != nil {
 				p.log.Error(err, "Cannot remove the cluster IP interface")
 			}
 		}
@@ -141,6 +144,12 @@ func (p *Proxy) Start(ctx context.Context) error {
 		case <-retry.C:
 			p.mu.Lock()
 			pending := len(p.failed) > 0 || p.ifaceErr
+			if !pending && p.ifaceUsed {
+				// Put back cluster IPs something else removed from the
+				// interface (an older proxy sharing it removed every
+				// address it did not want).
+				p.syncAddresses(p.svcs.Store().List())
+			}
 			p.mu.Unlock()
 			if pending {
 				p.sync(ctx)
@@ -176,18 +185,28 @@ func (p *Proxy) sync(ctx context.Context) {
 			p.log.V(1).Info("Stopped listening", "address", addr, "service", l.frontend().Service)
 		}
 	}
-	if ips := hostedIPs(svcs); len(ips) > 0 || p.ifaceUsed {
-		err := syncInterface(p.opts.Interface, ips)
-		if err != nil && !p.ifaceErr {
-			p.log.Error(err, "Cannot put cluster IPs on the proxy's interface", "interface", p.opts.Interface)
-		}
-		p.ifaceErr, p.ifaceUsed = err != nil, true
-	}
+	p.syncAddresses(svcs)
 	for addr := range p.failed {
 		if _, ok := want[addr]; !ok {
 			delete(p.failed, addr)
 		}
 	}
+	// One affinity table per Service port (and protocol), kept while the
+	// port is served.
+	tables := map[string]*stickyTable{}
+	for addr, fe := range want {
+		key := fe.Service
+		if strings.HasPrefix(addr, udpPrefix) {
+			key = udpPrefix + key
+		}
+		t := p.sticky[key]
+		if t == nil {
+			t = &stickyTable{}
+		}
+		tables[key], fe.sticky = t, t
+		want[addr] = fe
+	}
+	p.sticky = tables
 	for addr, fe := range want {
 		if l, ok := p.listeners[addr]; ok {
 			l.set(fe)
@@ -219,6 +238,20 @@ func (p *Proxy) sync(ctx context.Context) {
 	}
 }
 
+// syncAddresses makes the proxy's addresses on its interface the hosted
+// cluster IPs of svcs. Called with mu held.
+func (p *Proxy) syncAddresses(svcs []*corev1.Service) {
+	ips := hostedIPs(svcs)
+	if len(ips) == 0 && !p.ifaceUsed {
+		return
+	}
+	err := syncInterface(p.opts.Interface, ips, p.ifaceOwn)
+	if err != nil && !p.ifaceErr {
+		p.log.Error(err, "Cannot put cluster IPs on the proxy's interface", "interface", p.opts.Interface)
+	}
+	p.ifaceErr, p.ifaceUsed = err != nil, true
+}
+
 func (p *Proxy) closeAll() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -235,9 +268,14 @@ type listener struct {
 	pc   net.PacketConn
 	fe   atomic.Pointer[frontend]
 	next atomic.Uint64 // round-robin position
+}
 
-	mu     sync.Mutex
-	sticky map[string]stickyBackend // by client IP, with the frontend's Affinity; guarded by mu
+// stickyTable is where each client IP of one Service port went last: shared
+// by the port's listeners (cluster IPs and node ports), as kube-proxy's
+// affinity is the Service port's.
+type stickyTable struct {
+	mu sync.Mutex
+	m  map[string]stickyBackend // by client IP; guarded by mu
 }
 
 // stickyBackend is where a client IP went last, and when.
@@ -253,10 +291,10 @@ func (l *listener) order(fe frontend, client string, now time.Time) []string {
 	n := len(fe.Backends)
 	start := int((l.next.Add(1) - 1) % uint64(n))
 	out := make([]string, 0, n+1)
-	if fe.Affinity > 0 {
-		l.mu.Lock()
-		sb, ok := l.sticky[client]
-		l.mu.Unlock()
+	if fe.Affinity > 0 && fe.sticky != nil {
+		fe.sticky.mu.Lock()
+		sb, ok := fe.sticky.m[client]
+		fe.sticky.mu.Unlock()
 		if ok && now.Sub(sb.at) < fe.Affinity && slices.Contains(fe.Backends, sb.backend) {
 			out = append(out, sb.backend)
 		}
@@ -272,20 +310,21 @@ func (l *listener) order(fe frontend, client string, now time.Time) []string {
 // used records, with affinity, that client went to backend; entries past
 // their timeout are dropped on the way.
 func (l *listener) used(fe frontend, client, backend string, now time.Time) {
-	if fe.Affinity <= 0 {
+	if fe.Affinity <= 0 || fe.sticky == nil {
 		return
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.sticky == nil {
-		l.sticky = map[string]stickyBackend{}
+	t := fe.sticky
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.m == nil {
+		t.m = map[string]stickyBackend{}
 	}
-	for ip, sb := range l.sticky {
+	for ip, sb := range t.m {
 		if now.Sub(sb.at) >= fe.Affinity {
-			delete(l.sticky, ip)
+			delete(t.m, ip)
 		}
 	}
-	l.sticky[client] = stickyBackend{backend: backend, at: now}
+	t.m[client] = stickyBackend{backend: backend, at: now}
 }
 
 func (l *listener) set(fe frontend) { l.fe.Store(&fe) }

@@ -246,6 +246,33 @@ var _ = Describe("Service proxy", func() {
 		Eventually(func() []string { return askN(addr, 2) }).Should(ConsistOf("a", "b"))
 	})
 
+	It("keeps a client on one endpoint through the node port and the cluster IP alike (the Service port's affinity)", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		a := startBackend("a", 0)
+		port := a.port()
+		b := startBackend("b", int(port))
+		c2 := startBackend("c", int(port))
+		svc, _ := selectorless(ctx, ns, "sticky-np", corev1.ServiceTypeNodePort, port, endpoint(a.ip(), nil), endpoint(b.ip(), nil), endpoint(c2.ip(), nil))
+		svc.Spec.SessionAffinity = corev1.ServiceAffinityClientIP
+		Expect(c.Update(ctx, svc)).To(Succeed())
+		nodePort := net.JoinHostPort("127.0.0.1", strconv.Itoa(int(svc.Spec.Ports[0].NodePort)))
+		clusterIP := net.JoinHostPort(svc.Spec.ClusterIP, "8080")
+		// The update reached the proxy once the node port sticks.
+		var first string
+		Eventually(func() []string {
+			got := askN(nodePort, 6)
+			for _, g := range got {
+				if g == "" || g != got[0] {
+					return got
+				}
+			}
+			first = got[0]
+			return nil
+		}).Should(BeNil())
+		Expect(askN(nodePort, 16)).To(HaveEach(first))
+		Expect(askN(clusterIP, 8)).To(HaveEach(first))
+	})
+
 	It("forwards a UDP port's datagrams to an endpoint and its answers back", func(ctx SpecContext) {
 		ns := namespace(ctx)
 		ip := fmt.Sprintf("127.10.%d.%d", 100+rand.IntN(150), 1+rand.IntN(250))

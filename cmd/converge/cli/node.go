@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/converge-dev/converge/builtin/node"
+	"github.com/converge-dev/converge/builtin/node/nodeip"
 	"github.com/converge-dev/converge/builtin/security/pki"
 	"github.com/converge-dev/converge/builtin/servicenet"
 	"github.com/converge-dev/converge/controlplane"
@@ -56,6 +57,14 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 					return fmt.Errorf("%w\npass --kubeconfig or set KUBECONFIG (or join with --server and --token)", err)
 				}
 			}
+			ip, err := nodeip.ForNode(internalIP, runtimeName == controlplane.RuntimeContainerd)
+			if ip == "" {
+				return fmt.Errorf("--node-ip: %w", err)
+			}
+			if err != nil {
+				log.Error(err, "Cannot find the host's address")
+			}
+			internalIP = ip
 			logTLS, err := nodeLogTLS(cfg, internalIP)
 			if err != nil {
 				return err
@@ -92,7 +101,9 @@ func newNodeCommand(g *globalOptions) *cobra.Command {
 	f.StringVar(&runtimeName, "runtime", "process", "container runtime: process or containerd")
 	f.StringVar(&podCIDR, "pod-cidr", "", "range pod IPs come from when the Node has no spec.podCIDR (default 127.10.0.0/16, with --runtime containerd 10.42.0.0/24; give each node its own)")
 	f.StringSliceVar(&cniBinDirs, "cni-bin-dir", nil, "directories of the CNI plugins for --runtime containerd (default /usr/lib/cni,/opt/cni/bin)")
-	f.StringVar(&internalIP, "internal-ip", "", "the node's address (default 127.0.0.1)")
+	f.StringVar(&internalIP, "node-ip", "", "the node's InternalIP, given to hostNetwork pods and hostPorts (default with --runtime containerd: the address of the host's default-route interface, which pods reach; else 127.0.0.1)")
+	f.StringVar(&internalIP, "internal-ip", "", "the node's address")
+	_ = f.MarkDeprecated("internal-ip", "use --node-ip")
 	f.BoolVar(&serviceProxy, "service-proxy", false, "also run the service proxy (Service cluster IPs and node ports to ready pods) and the cluster DNS server (on the kube-dns Service's cluster IP) with the node's credentials; one per machine")
 	f.StringSliceVar(&clusterDNS, "cluster-dns", nil, "nameservers of pods with dnsPolicy ClusterFirst (default with --service-proxy: the kube-dns address of the default service CIDR, 127.96.0.10; without, such pods get the host's resolv.conf)")
 	f.StringVar(&clusterDomain, "cluster-domain", "cluster.local", "the cluster's DNS domain, in pods' search paths and served by the cluster DNS server")
@@ -120,5 +131,5 @@ func nodeLogTLS(cfg *client.Config, internalIP string) (*tls.Config, error) {
 	if len(ca) == 0 {
 		return nil, nil
 	}
-	return pki.NodeLogServerTLS(ca, []string{cmp.Or(internalIP, "127.0.0.1"), "localhost"})
+	return pki.NodeLogServerTLS(ca, []string{cmp.Or(internalIP, nodeip.Loopback), nodeip.Loopback, "localhost"})
 }

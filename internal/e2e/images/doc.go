@@ -4,7 +4,8 @@
 // (Debian's Distribution registry on loopback, plain and behind htpasswd), with
 // images built by `converge image build` and pushed by `converge image push`,
 // driven by the real kubectl as a user would: create deployment, expose, curl
-// through the ClusterIP and the NodePort, set image (a rollout that pulls), a
+// through the ClusterIP and the NodePort (also at the node's InternalIP, with a
+// hostPort, from the host and from a pod), set image (a rollout that pulls), a
 // pull secret, ImagePullBackOff with the registry's words, DNS and pod-to-pod
 // traffic from inside busybox pods.
 package images

@@ -2,6 +2,8 @@ package images
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
@@ -80,6 +82,35 @@ spec:
 		Eventually(func() (string, error) {
 			return kubectl("exec", "bb", "--", "/bin/busybox", "wget", "-qO-", "http://web")
 		}).Should(HavePrefix("web v2 "))
+	})
+
+	It("answers the NodePort and a hostPort at the node's InternalIP, from the host and from a pod", func() {
+		nodeIP := strings.TrimSpace(mustKubectl("get", "nodes", "-o", `jsonpath={.items[0].status.addresses[?(@.type=="InternalIP")].address}`))
+		Expect(nodeIP).NotTo(BeElementOf("", "127.0.0.1"), "pods cannot reach the node at their own loopback")
+		url := "http://" + nodeIP + ":" + nodePort + "/"
+		Eventually(func() (string, error) { return httpGet(url) }).Should(HavePrefix("web v2 "))
+		Eventually(func() (string, error) {
+			return kubectl("exec", "bb", "--", "/bin/busybox", "wget", "-qO-", url)
+		}).Should(HavePrefix("web v2 "))
+
+		port := strconv.Itoa(40000 + rand.IntN(9000))
+		kubectlApply(`apiVersion: v1
+kind: Pod
+metadata: {name: hostport}
+spec:
+  containers:
+  - name: httpd
+    image: ` + suite.public.Host + `/busybox:v1
+    command: ` + busyboxCmd(`$B mkdir -p /www && $B hostname > /www/index.html && exec $B httpd -f -p 8080 -h /www`) + `
+    ports: [{containerPort: 8080, hostPort: ` + port + `}]
+`)
+		mustKubectl("wait", "--for=condition=Ready", "pod/hostport", "--timeout=90s")
+		url = "http://" + nodeIP + ":" + port + "/"
+		Eventually(func() (string, error) { return httpGet(url) }).Should(Equal("hostport\n"))
+		Eventually(func() (string, error) {
+			return kubectl("exec", "bb", "--", "/bin/busybox", "wget", "-qO-", url)
+		}).Should(Equal("hostport\n"))
+		mustKubectl("delete", "pod", "hostport", "--wait", "--timeout=60s")
 	})
 
 	It("lets two pods of one Deployment reach each other by pod IP", func() {

@@ -140,11 +140,14 @@ func startUp(dir string) {
 		}
 		logFile.Close()
 		reapLeftovers(dir)
-		// The node keeps its masquerade rule when it stops (as it keeps its
-		// bridge); this suite's node goes for good. Its name is the host's.
+		// The node keeps its masquerade rule and bridge when it stops; this
+		// suite's node goes for good. Its name is the host's.
 		if host, err := os.Hostname(); err == nil {
 			if err := podnet.RemoveMasquerade(host); err != nil {
 				GinkgoWriter.Printf("removing the node's masquerade rule: %v\n", err)
+			}
+			if err := podnet.RemoveBridge(host); err != nil {
+				GinkgoWriter.Printf("removing the node's bridge: %v\n", err)
 			}
 		}
 		if suite.failed {
