@@ -240,7 +240,11 @@ func (cp *ControlPlane) startNodes(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		nodeIP, err := nodeip.ForNode(opts.NodeIP, opts.NodeRuntime == RuntimeContainerd)
+		// A containerd node's pods reach the node at the host's address, where
+		// its agent then listens too; an insecure control plane's agent serves
+		// logs and exec without authentication, so it stays on loopback there
+		// unless told otherwise (--node-ip).
+		nodeIP, err := nodeip.ForNode(opts.NodeIP, opts.NodeRuntime == RuntimeContainerd && cp.pki != nil)
 		if nodeIP == "" {
 			return err
 		}

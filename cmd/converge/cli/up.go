@@ -96,7 +96,7 @@ client is admin.`,
 	f.StringVar(&o.registries, "registries", "", "registries config for --runtime containerd image pulls (k3s registries.yaml shape: mirrors, logins, TLS; loopback registries need none)")
 	f.StringVar(&o.ctrdAddress, "containerd-address", "", "containerd socket for --runtime containerd (default: start a private containerd under <data-dir>/node/containerd)")
 	f.StringVar(&o.nodeName, "node-name", "", "name of the local node (default: the hostname; give each control plane running containerd pods on a machine its own, as the node's pod bridge is named after it)")
-	f.StringVar(&o.nodeIP, "node-ip", "", "the local node's InternalIP, given to hostNetwork pods and hostPorts, where node ports answer pods (default with --runtime containerd: the address of the host's default-route interface, which pods reach from their network namespaces; else 127.0.0.1)")
+	f.StringVar(&o.nodeIP, "node-ip", "", "the local node's InternalIP, given to hostNetwork pods and hostPorts, where node ports answer pods (default with --runtime containerd: the address of the host's default-route interface, which pods reach from their network namespaces, unless --insecure, whose unauthenticated node agent stays on loopback; else 127.0.0.1)")
 	f.StringVar(&o.podCIDR, "pod-cidr", "", "range the local node's pod IPs come from (default 127.10.0.0/16, with --runtime containerd 10.42.0.0/24; give each control plane on a machine its own)")
 	f.StringSliceVar(&o.cniBinDirs, "cni-bin-dir", nil, "directories of the CNI plugins for --runtime containerd (default /usr/lib/cni,/opt/cni/bin)")
 	f.StringVar(&o.serviceCIDR, "service-cidr", "", "range Service cluster IPs come from (default 127.96.0.0/12, with --runtime containerd 10.43.0.0/16)")
