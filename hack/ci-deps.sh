@@ -8,6 +8,7 @@
 #   busybox-static            a busybox image built by `converge image build`
 #   bash-static               the conformance agnhost image's /bin/sh (hack/conformance.sh says why)
 #   apache2-bin               the conformance httpd images' server
+#   nginx-light               the conformance nginx images' server
 #   gcc, libc6-dev, make, patch conformance/build.sh's static busybox (conformance images)
 # Idempotent; silent when everything is present or was installed; prints the
 # apt output and exits non-zero on failure.
@@ -29,6 +30,7 @@ declare -A want=(
 	[/bin/busybox]=busybox-static
 	[/bin/bash-static]=bash-static
 	[/usr/sbin/apache2]=apache2-bin
+	[/usr/sbin/nginx]=nginx-light
 	[gcc]=gcc
 	[/usr/include/netinet]=libc6-dev
 	[make]=make

@@ -33,7 +33,9 @@
 #            its applets linked in /bin, sh its ash), httpd 2.4.38-4 and
 #            2.4.39-4 (Debian's Apache httpd with the libraries it loads, the
 #            configuration in conformance/images/httpd, the default command
-#            httpd-foreground), nonewprivs (its nnp, setuid root), pause
+#            httpd-foreground), nginx 1.14-4 and 1.15-4 (Debian's nginx, the
+#            configuration in conformance/images/nginx), nonewprivs (its nnp,
+#            setuid root), pause
 #            (conformance/cmd/pause) and the Aggregator spec's
 #            sample-apiserver and etcd. Any other image fails to pull, and the
 #            report counts its specs as cannot run here.
@@ -256,6 +258,19 @@ if [[ -n $registry_pid ]]; then
 		build_push e2e-test-images/httpd $tag --binary "$bins/busybox" --path /bin/busybox --entrypoint "" \
 			--cmd httpd-foreground "${httpd[@]}"
 	done
+	# Upstream nginx (1.14-alpine, and 1.15 for the specs that update it): no
+	# entrypoint, CMD ["nginx", "-g", "daemon off;"], the default page in
+	# /usr/share/nginx/html. Here Debian's nginx (nginx-light) with its
+	# libraries, conformance/images/nginx's configuration, on busybox.
+	[[ -x /usr/sbin/nginx ]] || { log "nginx is missing: run hack/ci-deps.sh"; exit 1; }
+	img=conformance/images/nginx
+	nginx=(--file /usr/sbin/nginx=/usr/sbin/nginx --file "$libgcc=$libgcc" --file "$img/nginx.conf=/etc/nginx/nginx.conf"
+		--file "$img/index.html=/usr/share/nginx/html/index.html" --file "$img/passwd=/etc/passwd" --file "$img/group=/etc/group")
+	mapfile -t -O "${#nginx[@]}" nginx < <(lib_files /usr/sbin/nginx; applet_links)
+	for tag in 1.14-4 1.15-4; do
+		build_push e2e-test-images/nginx $tag --binary "$bins/busybox" --path /bin/busybox --entrypoint "" \
+			--cmd nginx --cmd -g --cmd "daemon off;" "${nginx[@]}"
+	done
 	# Upstream nonewprivs: /usr/local/bin/nnp owned by root, chmod +s (as
 	# its Dockerfile), CMD ["nnp"] on Alpine.
 	install -m 6755 "$bins/nnp" "$data/nnp"
@@ -270,6 +285,7 @@ if [[ -n $registry_pid ]]; then
 	served=registry.k8s.io/e2e-test-images/agnhost:2.56,registry.k8s.io/e2e-test-images/busybox:1.37.0-1,registry.k8s.io/pause:3.10.1
 	served+=,registry.k8s.io/e2e-test-images/sample-apiserver:1.29.2,registry.k8s.io/etcd:3.6.4-0
 	served+=,registry.k8s.io/e2e-test-images/httpd:2.4.38-4,registry.k8s.io/e2e-test-images/httpd:2.4.39-4
+	served+=,registry.k8s.io/e2e-test-images/nginx:1.14-4,registry.k8s.io/e2e-test-images/nginx:1.15-4
 	served+=,registry.k8s.io/e2e-test-images/nonewprivs:1.3
 	log "images in $registry: $(curl -s "http://$registry/v2/_catalog")"
 fi
