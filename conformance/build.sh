@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the upstream Kubernetes e2e test binary (e2e.test), the ginkgo CLI and
-# the e2e image programs agnhost, sample-apiserver and etcd (static, for
-# RUNTIME=containerd's images) from
+# the e2e image programs agnhost, nonewprivs' nnp, sample-apiserver and etcd
+# (static, for RUNTIME=containerd's images) from
 # this module's pinned versions, into a cache directory keyed by the hash of
 # go.mod, go.sum and the Go version, so a rerun with the same pins skips the
 # build. Prints the directory holding the binaries on its last line.
+#
+# With BUSYBOX=1 it also builds a static busybox for those images (see
+# build_busybox below; needs apt-get, gcc, make and patch), cached apart from the
+# Go binaries, and links it into that directory.
 #
 # CONFORMANCE_CACHE overrides the cache root (default: conformance/.cache).
 set -euo pipefail
@@ -16,7 +20,64 @@ root=${CONFORMANCE_CACHE:-$here/.cache}
 key=$( { cat go.mod go.sum; $GO version; } | sha256sum | cut -c1-16)
 dir=$root/$key
 
-if [[ -x $dir/e2e.test && -x $dir/ginkgo && -x $dir/agnhost && -x $dir/sample-apiserver && -x $dir/etcd ]]; then
+# build_busybox builds Debian's busybox (the machine's release, from its source
+# package) as upstream's: without Debian's revert of upstream commit
+# 9c143ce52 ("ash: retain envvars with bad names in initial environment").
+# Debian's ash drops environment entries whose names are not shell
+# identifiers (data-1, from a ConfigMap key through envFrom), so `sh -c env`
+# cannot show what the node passed; upstream's busybox 1.37.0 image, which
+# the specs are written against, keeps them. Its ash also words errors as the
+# specs expect ("/bin/sh: can't create /file: Read-only file system").
+build_busybox() {
+	local bb=$root/busybox
+	[[ -x $bb/busybox ]] && return
+	for t in apt-get gcc make patch; do
+		command -v $t >/dev/null || { echo "conformance: $t is missing (busybox build): run hack/ci-deps.sh" >&2; return 1; }
+	done
+	echo "conformance: building busybox into $bb (a few minutes)" >&2
+	rm -rf "$bb.tmp"
+	mkdir -p "$bb.tmp/apt/lists/partial" "$bb.tmp/cache/archives/partial" "$bb.tmp/src"
+	# The source package through apt with a private source list and state,
+	# so the machine's apt configuration stays as it is.
+	. /etc/os-release
+	echo "deb-src http://deb.debian.org/debian $VERSION_CODENAME main" >"$bb.tmp/sources.list"
+	local apt=(-o Dir::Etc::SourceList="$bb.tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::State="$bb.tmp/apt" -o Dir::Cache="$bb.tmp/cache" -o Dir::State::status=/var/lib/dpkg/status
+		-o APT::Sandbox::User=root)
+	apt-get "${apt[@]}" -qq update >&2
+	(cd "$bb.tmp/src" && apt-get "${apt[@]}" -qq source --download-only busybox >&2)
+	local src=$bb.tmp/src/busybox
+	mkdir -p "$src"
+	tar -xf "$bb.tmp"/src/busybox_*.orig.tar.* -C "$src" --strip-components=1
+	tar -xf "$bb.tmp"/src/busybox_*.debian.tar.* -C "$src"
+	local p
+	for p in $(grep -v '^#' "$src/debian/patches/series"); do
+		case $p in
+		# The revert, and Debian's installer hack that builds on it.
+		revert-9c143ce52*|temp-deb-installer-hack*) continue ;;
+		esac
+		patch -d "$src" -p1 -s <"$src/debian/patches/$p" >&2
+	done
+	# Debian's static configuration, less the installer hack's option.
+	grep -v FEATURE_DI_ENV_HACK "$src/debian/config/pkg/static" >"$src/.config"
+	if ! (cd "$src" && { yes '' || true; } | make oldconfig && make -j"$(nproc)" busybox) >"$bb.tmp/build.log" 2>&1; then
+		tail -30 "$bb.tmp/build.log" >&2
+		echo "conformance: busybox build failed (log: $bb.tmp/build.log)" >&2
+		return 1
+	fi
+	"$src/busybox" true
+	mv "$src/busybox" "$bb.tmp/busybox"
+	rm -rf "$bb.tmp/src" "$bb.tmp/apt" "$bb.tmp/cache" "$bb"
+	mv "$bb.tmp" "$bb"
+}
+
+if [[ ${BUSYBOX:-} == 1 ]]; then
+	build_busybox
+	mkdir -p "$dir"
+	ln -sf "$root/busybox/busybox" "$dir/busybox"
+fi
+
+if [[ -x $dir/e2e.test && -x $dir/ginkgo && -x $dir/agnhost && -x $dir/nnp && -x $dir/sample-apiserver && -x $dir/etcd ]]; then
 	echo "conformance: cached binaries in $dir" >&2
 	echo "$dir"
 	exit 0
@@ -37,6 +98,12 @@ if [[ ! -x $dir/agnhost ]]; then
 	echo "conformance: building agnhost into $dir" >&2
 	CGO_ENABLED=0 $GO build -trimpath -o "$dir/agnhost.tmp" k8s.io/kubernetes/test/images/agnhost
 	mv "$dir/agnhost.tmp" "$dir/agnhost"
+fi
+# nonewprivs' nnp prints its effective uid; the image makes it setuid root.
+if [[ ! -x $dir/nnp ]]; then
+	echo "conformance: building nonewprivs' nnp into $dir" >&2
+	CGO_ENABLED=0 $GO build -trimpath -o "$dir/nnp.tmp" k8s.io/kubernetes/test/images/nonewprivs
+	mv "$dir/nnp.tmp" "$dir/nnp"
 fi
 # The Aggregator spec's images: sample-apiserver (k8s.io/sample-apiserver, this
 # module's replace) and etcd (go.etcd.io/etcd/server/v3's main), static. They

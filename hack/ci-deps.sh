@@ -6,7 +6,10 @@
 #                             CNI pod networking of containerd pods
 #   docker-registry, skopeo   a real registry on loopback for image pulls
 #   busybox-static            a busybox image built by `converge image build`
-#   bash-static               that image's /bin/sh (hack/conformance.sh says why)
+#   bash-static               the conformance agnhost image's /bin/sh (hack/conformance.sh says why)
+#   apache2-bin               the conformance httpd images' server
+#   nginx-light               the conformance nginx images' server
+#   gcc, libc6-dev, make, patch conformance/build.sh's static busybox (conformance images)
 # Idempotent; silent when everything is present or was installed; prints the
 # apt output and exits non-zero on failure.
 set -euo pipefail
@@ -26,6 +29,12 @@ declare -A want=(
 	[skopeo]=skopeo
 	[/bin/busybox]=busybox-static
 	[/bin/bash-static]=bash-static
+	[/usr/sbin/apache2]=apache2-bin
+	[/usr/sbin/nginx]=nginx-light
+	[gcc]=gcc
+	[/usr/include/netinet]=libc6-dev
+	[make]=make
+	[patch]=patch
 )
 
 present() {

@@ -25,11 +25,20 @@
 #   RUNTIME  the node's runtime: process, or containerd [process]. With
 #            containerd the run starts a local registry (docker-registry) and
 #            serves the upstream images the specs ask for under their upstream
-#            names through a registries.yaml mirror of registry.k8s.io: agnhost
-#            (built from the conformance module, with conformance/cmd/curl
-#            and cmd/nc for Alpine's curl and netcat), busybox (/bin/busybox with
-#            its applet links, /bin/sh Debian's bash-static) and pause
-#            (conformance/cmd/pause), each packed by `converge image build`.
+#            names through a registries.yaml mirror of registry.k8s.io, each
+#            packed by `converge image build`: agnhost (built from the
+#            conformance module, with conformance/cmd/curl and cmd/nc for
+#            Alpine's curl and netcat, /bin/sh Debian's bash-static), busybox
+#            (a static busybox, built by conformance/build.sh as upstream's:
+#            its applets linked in /bin, sh its ash), httpd 2.4.38-4 and
+#            2.4.39-4 (Debian's Apache httpd with the libraries it loads, the
+#            configuration in conformance/images/httpd, the default command
+#            httpd-foreground), nginx 1.14-4 and 1.15-4 (Debian's nginx, the
+#            configuration in conformance/images/nginx), nonewprivs (its nnp,
+#            setuid root), pause
+#            (conformance/cmd/pause) and the Aggregator spec's
+#            sample-apiserver and etcd. Any other image fails to pull, and the
+#            report counts its specs as cannot run here.
 #            POD_CIDR defaults to 10.44.0.0/16 and SERVICE_CIDR to 10.45.0.0/16
 #            there.
 # The run's logs and JUnit XML stay in conformance/.cache/runs/<time>/.
@@ -59,7 +68,8 @@ NOTE=${NOTE:-}
 
 log() { echo "conformance: $*" >&2; }
 
-bins=$(./conformance/build.sh | tail -1)
+# The images' busybox only for containerd: it is built from source.
+bins=$(BUSYBOX=$([[ $RUNTIME == containerd ]] && echo 1 || true) ./conformance/build.sh | tail -1)
 $GO build -o bin/converge ./cmd/converge
 
 run=$repo/conformance/.cache/runs/$(date -u +%Y%m%dT%H%M%SZ)
@@ -178,11 +188,25 @@ if [[ -n $registry_pid ]]; then
 	# The images the specs ask for, under their upstream names in the local
 	# registry; the node pulls them through its registry.k8s.io mirror.
 	sock=$data/node/containerd/containerd.sock
-	# Both images' /bin/sh is Debian's bash-static (see the busybox image
-	# below); busybox provides the other applets.
+	# agnhost's /bin/sh is Debian's bash-static (see that image below);
+	# busybox provides the other applets. The other images' busybox is
+	# conformance/build.sh's (upstream's ash, see there).
 	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
 	busybox_sh_links=()
 	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
+	# applet_links [SKIP...]: every applet of the built busybox linked in /bin.
+	applet_links() {
+		local a
+		for a in $("$bins/busybox" --list); do
+			[[ $a == busybox || " $* " == *" $a "* ]] || echo "--link=/bin/$a=busybox"
+		done
+	}
+	# lib_files ELF...: the shared libraries they load, as --file flags at
+	# their host paths (the dynamic loader included).
+	lib_files() {
+		ldd "$@" | awk '$2 == "=>" && $3 ~ /^\// {print $3} $1 ~ /^\// && NF > 1 {print $1}' | sort -u |
+			while read -r l; do echo "--file=$l=$l"; done
+	}
 	build_push() { # NAME TAG FLAGS...: build, push to the registry, drop the node's copies
 		local name=$1 tag=$2
 		shift 2
@@ -198,7 +222,7 @@ if [[ -n $registry_pid ]]; then
 	# which upstream's image carries from test/images/agnhost/porter; specs
 	# exec curl and netcat in it (Alpine's; here conformance/cmd/curl's and
 	# cmd/nc's subsets, in /usr/bin ahead of busybox's nc, which has no -u).
-	# Its /bin/sh is bash-static too: Debian's busybox ash runs its own
+	# Its /bin/sh is bash-static: busybox ash (Debian's or ours) runs its own
 	# applets (nc) whatever PATH says.
 	porter=$(cd conformance && $GO list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/porter
 	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
@@ -206,14 +230,51 @@ if [[ -n $registry_pid ]]; then
 		--file /bin/bash-static=/bin/sh \
 		--file "$porter/localhost.crt=/localhost.crt" --file "$porter/localhost.key=/localhost.key" \
 		--file "$data/curl=/usr/bin/curl" --file "$data/nc=/usr/bin/nc"
-	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin.
-	# Its /bin/sh is Debian's bash-static, not busybox's ash: Debian bookworm's
-	# busybox 1.35.0 ash drops environment entries whose names are not shell
-	# identifiers (data-1, from a ConfigMap key through envFrom) before it runs
-	# a command, so `sh -c env` cannot show what the node passed; upstream's
-	# busybox 1.37.0 ash keeps them, and so does bash (POSIX mode as sh).
-	build_push e2e-test-images/busybox 1.37.0-1 --binary /bin/busybox --path /bin/busybox --entrypoint "" --cmd sh \
-		--file /bin/bash-static=/bin/sh "${busybox_sh_links[@]}"
+	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin,
+	# sh among them (specs expect ash's wording of errors, and that its
+	# `sh -c env` shows envFrom names like data-1 that are not identifiers).
+	mapfile -t links < <(applet_links)
+	build_push e2e-test-images/busybox 1.37.0-1 --binary "$bins/busybox" --path /bin/busybox --entrypoint "" --cmd sh "${links[@]}"
+	# Upstream httpd (2.4.38-alpine, and 2.4.39 for the rollover specs): no
+	# entrypoint, CMD ["httpd-foreground"], /usr/local/apache2 holding the
+	# server, its modules, conf/ and htdocs/index.html ("It works!"); specs
+	# exec sh and mv in it (busybox's). Here Debian's Apache httpd
+	# (apache2-bin) with the modules httpd.conf loads and every library
+	# they need (libgcc_s: glibc loads it for thread exits), its users in
+	# /etc/passwd (it serves as daemon). busybox's httpd applet is left out.
+	command -v apache2 >/dev/null || [[ -x /usr/sbin/apache2 ]] || { log "apache2 is missing: run hack/ci-deps.sh"; exit 1; }
+	mods=/usr/lib/apache2/modules
+	httpd=(--file /usr/sbin/apache2=/usr/local/apache2/bin/httpd --link /usr/local/bin/httpd=/usr/local/apache2/bin/httpd)
+	for m in mpm_event authz_core mime dir; do httpd+=(--file "$mods/mod_$m.so=/usr/local/apache2/modules/mod_$m.so"); done
+	mapfile -t -O "${#httpd[@]}" httpd < <(lib_files /usr/sbin/apache2 "$mods"/mod_{mpm_event,authz_core,mime,dir}.so; applet_links httpd)
+	libgcc=$(ldconfig -p | awk '$1 == "libgcc_s.so.1" && /x86-64/ {print $NF; exit}')
+	img=conformance/images/httpd
+	httpd+=(--file "$libgcc=$libgcc" --file "$img/httpd.conf=/usr/local/apache2/conf/httpd.conf"
+		--file "$img/mime.types=/usr/local/apache2/conf/mime.types"
+		--file "$img/index.html=/usr/local/apache2/htdocs/index.html"
+		--file "$img/httpd-foreground=/usr/local/bin/httpd-foreground"
+		--file "$img/passwd=/etc/passwd" --file "$img/group=/etc/group")
+	for tag in 2.4.38-4 2.4.39-4; do
+		build_push e2e-test-images/httpd $tag --binary "$bins/busybox" --path /bin/busybox --entrypoint "" \
+			--cmd httpd-foreground "${httpd[@]}"
+	done
+	# Upstream nginx (1.14-alpine, and 1.15 for the specs that update it): no
+	# entrypoint, CMD ["nginx", "-g", "daemon off;"], the default page in
+	# /usr/share/nginx/html. Here Debian's nginx (nginx-light) with its
+	# libraries, conformance/images/nginx's configuration, on busybox.
+	[[ -x /usr/sbin/nginx ]] || { log "nginx is missing: run hack/ci-deps.sh"; exit 1; }
+	img=conformance/images/nginx
+	nginx=(--file /usr/sbin/nginx=/usr/sbin/nginx --file "$libgcc=$libgcc" --file "$img/nginx.conf=/etc/nginx/nginx.conf"
+		--file "$img/index.html=/usr/share/nginx/html/index.html" --file "$img/passwd=/etc/passwd" --file "$img/group=/etc/group")
+	mapfile -t -O "${#nginx[@]}" nginx < <(lib_files /usr/sbin/nginx; applet_links)
+	for tag in 1.14-4 1.15-4; do
+		build_push e2e-test-images/nginx $tag --binary "$bins/busybox" --path /bin/busybox --entrypoint "" \
+			--cmd nginx --cmd -g --cmd "daemon off;" "${nginx[@]}"
+	done
+	# Upstream nonewprivs: /usr/local/bin/nnp owned by root, chmod +s (as
+	# its Dockerfile), CMD ["nnp"] on Alpine.
+	install -m 6755 "$bins/nnp" "$data/nnp"
+	build_push e2e-test-images/nonewprivs 1.3 --binary "$data/nnp" --path /usr/local/bin/nnp --entrypoint "" --cmd nnp
 	build_push pause 3.10.1 --binary "$data/pause" --path /pause
 	# The Aggregator spec's: upstream sample-apiserver has ENTRYPOINT
 	# ["/sample-apiserver"]; its pod runs etcd as /usr/local/bin/etcd.
@@ -223,6 +284,9 @@ if [[ -n $registry_pid ]]; then
 	# machine reaches no other registry.
 	served=registry.k8s.io/e2e-test-images/agnhost:2.56,registry.k8s.io/e2e-test-images/busybox:1.37.0-1,registry.k8s.io/pause:3.10.1
 	served+=,registry.k8s.io/e2e-test-images/sample-apiserver:1.29.2,registry.k8s.io/etcd:3.6.4-0
+	served+=,registry.k8s.io/e2e-test-images/httpd:2.4.38-4,registry.k8s.io/e2e-test-images/httpd:2.4.39-4
+	served+=,registry.k8s.io/e2e-test-images/nginx:1.14-4,registry.k8s.io/e2e-test-images/nginx:1.15-4
+	served+=,registry.k8s.io/e2e-test-images/nonewprivs:1.3
 	log "images in $registry: $(curl -s "http://$registry/v2/_catalog")"
 fi
 

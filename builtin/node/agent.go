@@ -56,8 +56,9 @@ type Agent struct {
 
 	ctx context.Context // the agent's run context, set by Start
 
-	adoptable adoptable // containers of an earlier agent (adopt.go)
-	images    *imageGC  // image use and garbage collection (imagegc.go)
+	adoptable adoptable  // containers of an earlier agent (adopt.go)
+	ports     portClaims // host ports held by admitted pods (hostports.go)
+	images    *imageGC   // image use and garbage collection (imagegc.go)
 
 	mu      sync.Mutex
 	workers map[string]*podWorker // by pod UID; guarded by mu

@@ -331,6 +331,7 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 	}
 	if sc := c.SecurityContext; sc != nil {
 		spec.ReadOnlyRootfs = sc.ReadOnlyRootFilesystem != nil && *sc.ReadOnlyRootFilesystem
+		spec.NoNewPrivileges = noNewPrivileges(sc)
 		if sc.RunAsUser != nil {
 			spec.RunAsUser = sc.RunAsUser
 		}
@@ -345,4 +346,11 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 		spec.Resources.MemoryBytes, _ = q.Value()
 	}
 	return spec, nil
+}
+
+// noNewPrivileges is the kubelet's rule for no_new_privs: only an explicit
+// allowPrivilegeEscalation false, and never for a privileged container.
+func noNewPrivileges(sc *corev1.SecurityContext) bool {
+	return sc != nil && sc.AllowPrivilegeEscalation != nil && !*sc.AllowPrivilegeEscalation &&
+		(sc.Privileged == nil || !*sc.Privileged)
 }

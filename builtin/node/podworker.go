@@ -55,7 +55,7 @@ type podWorker struct {
 	shortened    chan struct{} // closed when killBy moves
 	// spec.activeDeadlineSeconds passed (activedeadline.go); guarded by mu.
 	deadlineExceeded bool
-	// The node refused the pod before running it (sysctl.go): its reason and
+	// The node refused the pod before running it (sysctl.go, hostports.go): its reason and
 	// message; guarded by mu.
 	rejectReason, rejectMessage string
 
@@ -194,6 +194,10 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 		w.reject(ctx, reasonSysctlForbidden, err.Error())
 		return
 	}
+	if !w.a.ports.claim(w.uid, podHostPorts(w.current())) {
+		w.reject(ctx, reasonNodePorts, messageNodePorts)
+		return
+	}
 	w.sandboxStart = time.Now()
 	netDone, ok := w.startNetwork(ctx, w.current())
 	if !ok {
@@ -279,6 +283,7 @@ func (w *podWorker) cleanup() {
 	}
 	w.teardownVolumes()
 	w.releaseNetwork(ctx)
+	w.a.ports.release(w.uid)
 	w.mu.Lock()
 	gone := w.gone
 	pod := w.pod

@@ -76,6 +76,12 @@ type ContainerSpec struct {
 	// (securityContext.readOnlyRootFilesystem); its Mounts keep their own
 	// mode. A runtime that cannot returns ErrInvalidSpec.
 	ReadOnlyRootfs bool
+	// NoNewPrivileges keeps the process and its children from gaining
+	// privileges (setuid and setgid binaries, file capabilities: the
+	// kernel's no_new_privs), for securityContext.allowPrivilegeEscalation
+	// false; otherwise they may, as under the kubelet. Runtimes without
+	// containers ignore it.
+	NoNewPrivileges bool
 	// Sysctls are the pod's kernel parameters (securityContext.sysctls, by
 	// their dotted names), set in the container's own namespaces (network,
 	// IPC) where the runtime gives it some; the process runtime's containers

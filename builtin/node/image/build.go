@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"path"
@@ -55,7 +56,9 @@ type BuildOptions struct {
 	// applets: "/bin/sh" -> "busybox".
 	Links map[string]string
 	// Files are more host files in the image, absolute image path to host
-	// path (e.g. /bin/busybox beside agnhost); each keeps its mode bits.
+	// path (e.g. /bin/busybox beside agnhost); each keeps its mode bits,
+	// setuid, setgid and sticky included. Every file is owned by root (0:0),
+	// as a Dockerfile's COPY leaves them: a setuid file runs as root.
 	Files map[string]string
 	// Env is added to the image's environment after PATH.
 	Env []string
@@ -172,6 +175,10 @@ func Build(ctx context.Context, opts BuildOptions) (BuildResult, error) {
 	if err != nil {
 		return BuildResult{}, fmt.Errorf("build image: read binary: %w", err)
 	}
+	binStat, err := os.Stat(opts.Binary)
+	if err != nil {
+		return BuildResult{}, fmt.Errorf("build image: read binary: %w", err)
+	}
 	arch, err := checkStatic(bin)
 	if err != nil {
 		return BuildResult{}, fmt.Errorf("build image: %s: %w", opts.Binary, err)
@@ -194,9 +201,12 @@ func Build(ctx context.Context, opts BuildOptions) (BuildResult, error) {
 		if err != nil {
 			return BuildResult{}, fmt.Errorf("build image: file %s: %w", p, err)
 		}
-		extra[p] = extraFile{mode: int64(st.Mode().Perm()), data: data}
+		extra[p] = extraFile{mode: tarMode(st.Mode()), data: data}
 	}
-	layer, err := layerTar(opts.Path, bin, extra, opts.Links)
+	// The binary is 0755 whatever its host mode, plus its setuid, setgid
+	// and sticky bits (a chmod +s binary, as upstream's nonewprivs image).
+	binMode := 0o755 | tarMode(binStat.Mode())&^0o777
+	layer, err := layerTar(opts.Path, extraFile{mode: binMode, data: bin}, extra, opts.Links)
 	if err != nil {
 		return BuildResult{}, fmt.Errorf("build image: write layer: %w", err)
 	}
@@ -278,7 +288,7 @@ type extraFile struct {
 // layerTar returns an uncompressed layer with the binary at p, the extra files
 // and the links (each sorted, so a build is reproducible), their parent
 // directories and /tmp.
-func layerTar(p string, bin []byte, files map[string]extraFile, links map[string]string) ([]byte, error) {
+func layerTar(p string, bin extraFile, files map[string]extraFile, links map[string]string) ([]byte, error) {
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{"tmp": true}
@@ -303,7 +313,7 @@ func layerTar(p string, bin []byte, files map[string]extraFile, links map[string
 	if err := parents(rel); err != nil {
 		return nil, err
 	}
-	if err := writeFile(tw, rel, 0o755, bin); err != nil {
+	if err := writeFile(tw, rel, bin.mode, bin.data); err != nil {
 		return nil, err
 	}
 	for _, f := range slices.Sorted(maps.Keys(files)) {
@@ -328,6 +338,22 @@ func layerTar(p string, bin []byte, files map[string]extraFile, links map[string
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// tarMode is a file mode in a tar header's terms: the permission bits and
+// the setuid (04000), setgid (02000) and sticky (01000) bits.
+func tarMode(m fs.FileMode) int64 {
+	mode := int64(m.Perm())
+	if m&fs.ModeSetuid != 0 {
+		mode |= 0o4000
+	}
+	if m&fs.ModeSetgid != 0 {
+		mode |= 0o2000
+	}
+	if m&fs.ModeSticky != 0 {
+		mode |= 0o1000
+	}
+	return mode
 }
 
 func writeFile(tw *tar.Writer, name string, mode int64, data []byte) error {

@@ -279,6 +279,50 @@ func TestBuildLinksAndEntrypoint(t *testing.T) {
 	}
 }
 
+// TestBuildKeepsSpecialModes: setuid, setgid and sticky bits survive into the
+// layer, on the binary and on extra files, all owned by root, as upstream's
+// nonewprivs image (COPY, then chmod +s) has them.
+func TestBuildKeepsSpecialModes(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile(staticBinary(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bin, tool := filepath.Join(dir, "nnp"), filepath.Join(dir, "tool")
+	for p, mode := range map[string]os.FileMode{bin: 0o755 | os.ModeSetuid | os.ModeSetgid, tool: 0o750 | os.ModeSetuid | os.ModeSticky} {
+		if err := os.WriteFile(p, src, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if _, err := image.Build(t.Context(), image.BuildOptions{Binary: bin, Name: "nonewprivs", Path: "/usr/local/bin/nnp",
+		Files: map[string]string{"/bin/tool": tool}, Out: &buf}); err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	files, _ := untar(t, &buf)
+	var (
+		index    image.Index
+		manifest image.Manifest
+	)
+	if err := json.Unmarshal(files["index.json"], &index); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(blob(t, files, index.Manifests[0]), &manifest); err != nil {
+		t.Fatal(err)
+	}
+	_, headers := untar(t, bytes.NewReader(blob(t, files, manifest.Layers[0])))
+	for name, want := range map[string]int64{"usr/local/bin/nnp": 0o6755, "bin/tool": 0o5750} {
+		h := headers[name]
+		if h == nil || h.Mode != want || h.Uid != 0 || h.Gid != 0 {
+			t.Errorf("layer %s: header %+v, want mode %o owned by 0:0", name, h, want)
+		}
+	}
+}
+
 func TestBuildRejects(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()

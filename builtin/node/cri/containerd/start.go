@@ -414,6 +414,7 @@ func specOpts(img oci.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	if spec.ReadOnlyRootfs {
 		opts = append(opts, oci.WithRootFSReadonly())
 	}
+	opts = append(opts, privilegesOpt(spec))
 	if len(spec.Sysctls) > 0 {
 		opts = append(opts, withSysctls(spec.Sysctls))
 	}
@@ -457,6 +458,16 @@ func specOpts(img oci.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 		opts = append(opts, oci.WithCPUCFS(quota, cfsPeriod))
 	}
 	return opts
+}
+
+// privilegesOpt sets no_new_privs only when the spec asks for it:
+// containerd's default spec sets it always, where the kubelet lets a
+// container's setuid binaries work unless allowPrivilegeEscalation is false.
+func privilegesOpt(spec cri.ContainerSpec) oci.SpecOpts {
+	if spec.NoNewPrivileges {
+		return oci.WithNoNewPrivileges
+	}
+	return oci.WithNewPrivileges
 }
 
 // withSysctls sets the pod's sysctls, which the OCI runtime writes in the
