@@ -40,7 +40,24 @@ build_busybox() {
 	# The source package through apt with a private source list and state,
 	# so the machine's apt configuration stays as it is.
 	. /etc/os-release
-	echo "deb-src http://deb.debian.org/debian $VERSION_CODENAME main" >"$bb.tmp/sources.list"
+	# The source of the machine's own Debian archive: its deb entries for this
+	# release (one-line lists and deb822 .sources alike) as deb-src.
+	{
+		awk -v c="$VERSION_CODENAME" '$1 == "deb" && $3 == c { $1 = "deb-src"; print }' \
+			/etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null || true
+		local f
+		for f in /etc/apt/sources.list.d/*.sources; do
+			[[ -f $f ]] || continue
+			awk -v c="$VERSION_CODENAME" '
+				function flush() { if (deb && suite && uris != "") for (i = 1; i <= n; i++) print "deb-src " u[i] " " c " main"; deb = suite = 0; uris = "" }
+				/^[ \t]*$/ { flush(); next }
+				/^Types:/ { deb = ($0 ~ /[ \t]deb([ \t]|$)/) }
+				/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == c) suite = 1 }
+				/^URIs:/ { uris = $0; n = 0; for (i = 2; i <= NF; i++) u[++n] = $i }
+				END { flush() }' "$f"
+		done
+	} | sort -u >"$bb.tmp/sources.list"
+	[[ -s $bb.tmp/sources.list ]] || { echo "conformance: no Debian $VERSION_CODENAME archive in the machine's apt sources (busybox build)" >&2; return 1; }
 	local apt=(-o Dir::Etc::SourceList="$bb.tmp/sources.list" -o Dir::Etc::SourceParts=/dev/null
 		-o Dir::State="$bb.tmp/apt" -o Dir::Cache="$bb.tmp/cache" -o Dir::State::status=/var/lib/dpkg/status
 		-o APT::Sandbox::User=root)
