@@ -14,9 +14,24 @@ import (
 
 const defaultRevisionHistoryLimit = 10
 
-// revisionData is what a DaemonSet revision stores: the template as a patch.
+// revisionData is what a DaemonSet revision stores: a patch that replaces
+// spec.template, byte for byte as Kubernetes' daemon set controller writes it
+// (its getPatch): the DaemonSet's template through a generic JSON map, so keys
+// are sorted at every level and numbers are float64s, with "$patch":"replace"
+// in the template. Clients compare revisions to a DaemonSet by these bytes
+// (kubectl rollout history, the e2e suite's daemon.Match), so a revision
+// whose data is the same template in another key order matches nothing.
 func revisionData(ds *appsv1.DaemonSet) ([]byte, error) {
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": ds.Spec.Template}})
+	raw, err := json.Marshal(ds.Spec.Template)
+	if err != nil {
+		return nil, fmt.Errorf("encode daemonset %s/%s template: %w", ds.Namespace, ds.Name, err)
+	}
+	var template map[string]any
+	if err := json.Unmarshal(raw, &template); err != nil {
+		return nil, fmt.Errorf("decode daemonset %s/%s template: %w", ds.Namespace, ds.Name, err)
+	}
+	template["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
 }
 
 // ownedRevisions keeps the revisions controlled by ds.
