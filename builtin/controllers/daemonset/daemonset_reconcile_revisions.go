@@ -46,24 +46,25 @@ func ownedRevisions(ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) []app
 }
 
 // ensureRevision makes the ControllerRevision of the current template exist
-// with the highest revision number and returns its hash.
-func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) (string, error) {
+// with the highest revision number and returns its name and template hash
+// (its pods' controller-revision-hash label).
+func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) (name, hash string, err error) {
 	data, err := revisionData(ds)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	want := history.Revision{Owner: ds, Ref: controllerRef(ds), Template: &ds.Spec.Template, Data: data,
 		Label: func(_, hash string) (string, string) { return appsv1.DefaultDaemonSetUniqueLabelKey, hash }}
-	hash, err := history.Ensure(ctx, r.revisions, want, &ds.Status.CollisionCount, crs)
+	name, hash, err = history.Ensure(ctx, r.revisions, want, &ds.Status.CollisionCount, crs)
 	if err != nil {
-		return "", fmt.Errorf("daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
+		return "", "", fmt.Errorf("daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
 	}
-	return hash, nil
+	return name, hash, nil
 }
 
 // cleanupRevisions deletes the oldest revisions beyond revisionHistoryLimit
 // that no pod uses and that are not the current one.
-func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision, pods []corev1.Pod, current string) error {
+func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision, pods []corev1.Pod, currentName, current string) error {
 	limit := defaultRevisionHistoryLimit
 	if ds.Spec.RevisionHistoryLimit != nil {
 		limit = int(*ds.Spec.RevisionHistoryLimit)
@@ -74,7 +75,7 @@ func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet,
 	}
 	var old []appsv1.ControllerRevision
 	for _, cr := range crs {
-		if !inUse[cr.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]] && cr.Name != ds.Name+"-"+current {
+		if !inUse[cr.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]] && cr.Name != currentName {
 			old = append(old, cr)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
+	"github.com/converge-dev/converge/framework/api"
 	"github.com/converge-dev/converge/framework/client"
 )
 
@@ -36,5 +37,45 @@ var _ = Describe("DaemonSet revisions", func() {
 			`"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],` +
 			`"dnsPolicy":"ClusterFirst","restartPolicy":"Always","schedulerName":"default-scheduler",` +
 			`"securityContext":{},"terminationGracePeriodSeconds":30}}}}`))
+	})
+
+	// The e2e ControllerRevision spec: a revision someone else creates with
+	// the template's data is the template's; deleting the controller's own
+	// does not bring it back, and a template change adds one more.
+	It("adopt a revision of the same data under another name", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		createNode(ctx, ns+"-n0", nil)
+		ds := newDaemonSet(ns, "adopt", nil)
+		Expect(c.Create(ctx, ds)).To(Succeed())
+		revisions := func() []string {
+			crs := &appsv1.ControllerRevisionList{}
+			Expect(c.List(ctx, crs, client.InNamespace(ns))).To(Succeed())
+			var names []string
+			for _, cr := range crs.Items {
+				names = append(names, cr.Name)
+			}
+			return names
+		}
+		Eventually(revisions).Should(HaveLen(1))
+		initial := &appsv1.ControllerRevision{}
+		Expect(c.Get(ctx, client.ObjectKey{Namespace: ns, Name: revisions()[0]}, initial)).To(Succeed())
+		cur := getDS(ctx, ds)
+		copied := &appsv1.ControllerRevision{
+			ObjectMeta: api.ObjectMeta{Namespace: ns, Name: "adopt-copy", Labels: map[string]string{"app": "adopt"},
+				OwnerReferences: []api.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: cur.Name, UID: cur.UID,
+					Controller: api.Ptr(true), BlockOwnerDeletion: api.Ptr(true)}}},
+			Data: initial.Data, Revision: initial.Revision + 1,
+		}
+		Expect(c.Create(ctx, copied)).To(Succeed())
+		Expect(c.Delete(ctx, initial)).To(Succeed())
+		Consistently(revisions, "1s").Should(Equal([]string{"adopt-copy"}))
+
+		Eventually(func() error {
+			cur = getDS(ctx, ds)
+			cur.Spec.Template.Spec.TerminationGracePeriodSeconds = api.Ptr[int64](1)
+			return c.Update(ctx, cur)
+		}).Should(Succeed())
+		Eventually(revisions).Should(HaveLen(2))
+		Expect(revisions()).To(ContainElement("adopt-copy"))
 	})
 })
