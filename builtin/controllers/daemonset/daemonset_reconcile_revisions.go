@@ -18,7 +18,7 @@ const defaultRevisionHistoryLimit = 10
 // spec.template, byte for byte as Kubernetes' daemon set controller writes it
 // (its getPatch): the DaemonSet's template through a generic JSON map, so keys
 // are sorted at every level and numbers are float64s, with "$patch":"replace"
-// in the template. Clients compare revisions to a DaemonSet by these bytes
+// in the template and no null creationTimestamp. Clients compare revisions to a DaemonSet by these bytes
 // (kubectl rollout history, the e2e suite's daemon.Match), so a revision
 // whose data is the same template in another key order matches nothing.
 func revisionData(ds *appsv1.DaemonSet) ([]byte, error) {
@@ -29,6 +29,13 @@ func revisionData(ds *appsv1.DaemonSet) ([]byte, error) {
 	var template map[string]any
 	if err := json.Unmarshal(raw, &template); err != nil {
 		return nil, fmt.Errorf("decode daemonset %s/%s template: %w", ds.Namespace, ds.Name, err)
+	}
+	// Kubernetes' ObjectMeta leaves a zero creationTimestamp out (omitzero
+	// since 1.33) where ours writes null.
+	if md, ok := template["metadata"].(map[string]any); ok {
+		if v, ok := md["creationTimestamp"]; ok && v == nil {
+			delete(md, "creationTimestamp")
+		}
 	}
 	template["$patch"] = "replace"
 	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})

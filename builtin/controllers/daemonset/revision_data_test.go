@@ -31,7 +31,7 @@ var _ = Describe("DaemonSet revisions", func() {
 		// (its daemon.Match compares these bytes): keys sorted at every
 		// level, "$patch":"replace" in the template, the defaulted fields.
 		Expect(string(crs.Items[0].Data.Raw)).To(Equal(`{"spec":{"template":{"$patch":"replace",` +
-			`"metadata":{"creationTimestamp":null,"labels":{"app":"bytes"}},` +
+			`"metadata":{"labels":{"app":"bytes"}},` +
 			`"spec":{"containers":[{"image":"registry.k8s.io/e2e-test-images/httpd:2.4.38-4","imagePullPolicy":"IfNotPresent",` +
 			`"name":"app","ports":[{"containerPort":9376,"protocol":"TCP"}],"resources":{},"securityContext":{},` +
 			`"terminationMessagePath":"/dev/termination-log","terminationMessagePolicy":"File"}],` +
