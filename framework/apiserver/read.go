@@ -173,11 +173,16 @@ func hasKeys(m, want map[string]string) bool {
 	return true
 }
 
-// continueToken is the opaque pagination state: the list revision and the next key.
+// continueToken is the opaque pagination state: the list revision and the next
+// key. Revision latestRV (-1, as Kubernetes' token) continues at the latest
+// revision: the token a 410 for a compacted continue offers, for a list that
+// goes on inconsistently.
 type continueToken struct {
 	RV    int64  `json:"rv"`
 	Start string `json:"start"`
 }
+
+const latestRV = -1
 
 func encodeContinue(rv int64, start string) string {
 	b, _ := json.Marshal(continueToken{RV: rv, Start: start})
@@ -190,7 +195,7 @@ func decodeContinue(s string) (continueToken, error) {
 	if err == nil {
 		err = json.Unmarshal(b, &t)
 	}
-	if err != nil || t.RV <= 0 {
+	if err != nil || (t.RV <= 0 && t.RV != latestRV) {
 		return t, apierrors.NewBadRequest("invalid continue token")
 	}
 	return t, nil
@@ -280,7 +285,7 @@ func (s *Server) serveList(q *request) error {
 			if err != nil {
 				return err
 			}
-			at, start = t.RV, t.Start
+			at, start = max(t.RV, 0), t.Start
 		} else if match == "Exact" {
 			at = rv
 		}
@@ -288,7 +293,11 @@ func (s *Server) serveList(q *request) error {
 		if err != nil {
 			if errors.Is(err, storage.ErrCompacted) {
 				if cont != "" {
-					return apierrors.NewResourceExpired(continueExpiredMessage)
+					// As Kubernetes: the 410 carries a token that continues
+					// from the same key at the latest revision.
+					expired := apierrors.NewResourceExpired(continueExpiredMessage)
+					expired.ErrStatus.Metadata.Continue = encodeContinue(latestRV, start)
+					return expired
 				}
 				return apierrors.NewResourceExpired(fmt.Sprintf("too old resource version: %d", rv))
 			}

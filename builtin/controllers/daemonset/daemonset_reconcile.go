@@ -111,7 +111,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	}
 	crs := ownedRevisions(ds, allCRs.Items)
 	oldStatus := ds.Status
-	hash, err := r.ensureRevision(ctx, ds, crs)
+	curName, hash, err := r.ensureRevision(ctx, ds, crs)
 	if err != nil {
 		return reconcile.Result{}, err
 	}
@@ -167,7 +167,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			return reconcile.Result{}, err
 		}
 	}
-	if err := r.cleanupRevisions(ctx, ds, crs, pods, hash); err != nil {
+	if err := r.cleanupRevisions(ctx, ds, crs, pods, curName, hash); err != nil {
 		return reconcile.Result{}, err
 	}
 	if !jsonValueEqual(oldStatus, ds.Status) {

@@ -14,9 +14,31 @@ import (
 
 const defaultRevisionHistoryLimit = 10
 
-// revisionData is what a DaemonSet revision stores: the template as a patch.
+// revisionData is what a DaemonSet revision stores: a patch that replaces
+// spec.template, byte for byte as Kubernetes' daemon set controller writes it
+// (its getPatch): the DaemonSet's template through a generic JSON map, so keys
+// are sorted at every level and numbers are float64s, with "$patch":"replace"
+// in the template and no null creationTimestamp. Clients compare revisions to a DaemonSet by these bytes
+// (kubectl rollout history, the e2e suite's daemon.Match), so a revision
+// whose data is the same template in another key order matches nothing.
 func revisionData(ds *appsv1.DaemonSet) ([]byte, error) {
-	return json.Marshal(map[string]any{"spec": map[string]any{"template": ds.Spec.Template}})
+	raw, err := json.Marshal(ds.Spec.Template)
+	if err != nil {
+		return nil, fmt.Errorf("encode daemonset %s/%s template: %w", ds.Namespace, ds.Name, err)
+	}
+	var template map[string]any
+	if err := json.Unmarshal(raw, &template); err != nil {
+		return nil, fmt.Errorf("decode daemonset %s/%s template: %w", ds.Namespace, ds.Name, err)
+	}
+	// Kubernetes' ObjectMeta leaves a zero creationTimestamp out (omitzero
+	// since 1.33) where ours writes null.
+	if md, ok := template["metadata"].(map[string]any); ok {
+		if v, ok := md["creationTimestamp"]; ok && v == nil {
+			delete(md, "creationTimestamp")
+		}
+	}
+	template["$patch"] = "replace"
+	return json.Marshal(map[string]any{"spec": map[string]any{"template": template}})
 }
 
 // ownedRevisions keeps the revisions controlled by ds.
@@ -31,24 +53,25 @@ func ownedRevisions(ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) []app
 }
 
 // ensureRevision makes the ControllerRevision of the current template exist
-// with the highest revision number and returns its hash.
-func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) (string, error) {
+// with the highest revision number and returns its name and template hash
+// (its pods' controller-revision-hash label).
+func (r *reconciler) ensureRevision(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision) (name, hash string, err error) {
 	data, err := revisionData(ds)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	want := history.Revision{Owner: ds, Ref: controllerRef(ds), Template: &ds.Spec.Template, Data: data,
 		Label: func(_, hash string) (string, string) { return appsv1.DefaultDaemonSetUniqueLabelKey, hash }}
-	hash, err := history.Ensure(ctx, r.revisions, want, &ds.Status.CollisionCount, crs)
+	name, hash, err = history.Ensure(ctx, r.revisions, want, &ds.Status.CollisionCount, crs)
 	if err != nil {
-		return "", fmt.Errorf("daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
+		return "", "", fmt.Errorf("daemonset %s/%s: %w", ds.Namespace, ds.Name, err)
 	}
-	return hash, nil
+	return name, hash, nil
 }
 
 // cleanupRevisions deletes the oldest revisions beyond revisionHistoryLimit
 // that no pod uses and that are not the current one.
-func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision, pods []corev1.Pod, current string) error {
+func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet, crs []appsv1.ControllerRevision, pods []corev1.Pod, currentName, current string) error {
 	limit := defaultRevisionHistoryLimit
 	if ds.Spec.RevisionHistoryLimit != nil {
 		limit = int(*ds.Spec.RevisionHistoryLimit)
@@ -59,7 +82,7 @@ func (r *reconciler) cleanupRevisions(ctx context.Context, ds *appsv1.DaemonSet,
 	}
 	var old []appsv1.ControllerRevision
 	for _, cr := range crs {
-		if !inUse[cr.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]] && cr.Name != ds.Name+"-"+current {
+		if !inUse[cr.Labels[appsv1.DefaultDaemonSetUniqueLabelKey]] && cr.Name != currentName {
 			old = append(old, cr)
 		}
 	}

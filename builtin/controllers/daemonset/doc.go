@@ -19,8 +19,11 @@
 // unless something binds them (the tests use pods/binding).
 //
 // Revisions: each distinct template is stored as a ControllerRevision named
-// "<daemonset>-<hash>"; pods carry the hash in the controller-revision-hash
-// label. Updates follow spec.updateStrategy: RollingUpdate replaces old pods
+// "<daemonset>-<hash>" whose data is Kubernetes' replace patch of the
+// template byte for byte (clients match revisions to the DaemonSet by these
+// bytes); an owned revision of the same data under another name stands for
+// the template too. Pods carry the revision's hash in the
+// controller-revision-hash label. Updates follow spec.updateStrategy: RollingUpdate replaces old pods
 // within maxUnavailable (delete first) or maxSurge (create the new pod next to
 // the old one, delete the old one once the new one is available); OnDelete
 // only gives new pods the new template. Old revisions beyond

@@ -7,12 +7,15 @@
 // serviceName, and the labels statefulset.kubernetes.io/pod-name,
 // apps.kubernetes.io/pod-index and controller-revision-hash. With OrderedReady
 // pod management, ordinal i+1 is created only when 0..i are Running, Ready
-// and available (ready for minReadySeconds), and scale-down deletes the highest ordinal first, one at a time;
-// Parallel creates and deletes them all at once. Failed pods are deleted and
+// and available (ready for minReadySeconds), and scale-down deletes the highest ordinal first, one at a time,
+// halting while a pod above the first unhealthy one (replicas in ascending
+// order, then the condemned) is not Running, Ready and available, as
+// Kubernetes does; Parallel creates and deletes them all at once. Failed pods are deleted and
 // recreated under the same name.
 //
 // Revisions: every distinct template is a ControllerRevision
-// "<statefulset>-<hash>"; status.updateRevision is the current template's,
+// "<statefulset>-<hash>" (or an owned revision of the same data under another
+// name, internal/history.Ensure); status.updateRevision is the current template's,
 // status.currentRevision the one the set converged on. RollingUpdate replaces
 // pods from the highest ordinal down to spec.updateStrategy.rollingUpdate.
 // partition while fewer than rollingUpdate.maxUnavailable replicas (an int or

@@ -215,8 +215,20 @@ func (r *reconciler) sync(ctx context.Context, s *appsv1.StatefulSet, pods []cor
 	}
 
 	// Scale down, highest ordinal first; the claims of a removed pod follow
-	// the retention policy before it goes.
+	// the retention policy before it goes. OrderedReady removes an unhealthy
+	// pod only when it is the first unhealthy one (replicas in ascending
+	// order, then the condemned ones in ascending order), as Kubernetes
+	// does: a scale-down halts while a higher pod is unhealthy.
+	firstUnhealthy := firstUnhealthyPod(byOrdinal, start, replicas, condemned)
 	for _, pod := range condemned {
+		if !parallel && pod.DeletionTimestamp == nil && pod != firstUnhealthy {
+			if !runningAndReady(pod) {
+				return 0, nil
+			}
+			if ok, wait := isAvailable(pod, s.Spec.MinReadySeconds, now); !ok {
+				return wait, nil
+			}
+		}
 		if pod.DeletionTimestamp == nil {
 			ord, _ := ordinalOf(s, pod)
 			if err := r.syncClaimOwners(ctx, s, ord, pod, true); err != nil {
@@ -337,6 +349,25 @@ func ordinalOf(s *appsv1.StatefulSet, p *corev1.Pod) (int, bool) {
 		return 0, false
 	}
 	return ord, true
+}
+
+// firstUnhealthyPod is the first pod that is not running and ready or is
+// being deleted: among the replicas in ascending ordinal order, then among
+// the condemned (sorted descending) from the lowest ordinal up; nil if all
+// are healthy.
+func firstUnhealthyPod(byOrdinal map[int]*corev1.Pod, start, replicas int, condemned []*corev1.Pod) *corev1.Pod {
+	healthy := func(p *corev1.Pod) bool { return p.DeletionTimestamp == nil && runningAndReady(p) }
+	for ord := start; ord < start+replicas; ord++ {
+		if p := byOrdinal[ord]; p != nil && !healthy(p) {
+			return p
+		}
+	}
+	for i := len(condemned) - 1; i >= 0; i-- {
+		if !healthy(condemned[i]) {
+			return condemned[i]
+		}
+	}
+	return nil
 }
 
 func runningAndReady(p *corev1.Pod) bool {

@@ -42,11 +42,11 @@ func (r *reconciler) ensureRevision(ctx context.Context, s *appsv1.StatefulSet, 
 	}
 	want := history.Revision{Owner: s, Ref: controllerRef(s), Template: &s.Spec.Template, Data: data,
 		Label: func(name, _ string) (string, string) { return appsv1.StatefulSetRevisionLabel, name }}
-	hash, err := history.Ensure(ctx, r.revisions, want, &s.Status.CollisionCount, crs)
+	name, _, err := history.Ensure(ctx, r.revisions, want, &s.Status.CollisionCount, crs)
 	if err != nil {
 		return "", fmt.Errorf("statefulset %s/%s: %w", s.Namespace, s.Name, err)
 	}
-	return s.Name + "-" + hash, nil
+	return name, nil
 }
 
 // cleanupRevisions deletes the oldest unused revisions beyond

@@ -286,6 +286,9 @@ var nodeMarkers = []struct{ marker, reason string }{
 	{"Requires at least 2 nodes", "needs at least two nodes"},
 	{"requires at least 2 nodes", "needs at least two nodes"},
 	{"at least two nodes", "needs at least two nodes"},
+	// Daemon set's rollback spec: "Conformance test suite needs a cluster
+	// with at least 2 nodes."
+	{"cluster with at least 2 nodes", "needs at least two nodes"},
 }
 
 // failedPull finds the node's pull failures (events and container states) and

@@ -77,6 +77,11 @@ func TestClassifyRunsImages(t *testing.T) {
 	if res, _ := classify(nodes, true, nil); res.outcome != cannotRun {
 		t.Errorf("runs images, two nodes: %v %q, want cannot run here", res.outcome, res.detail)
 	}
+	// Daemon set's rollback spec asserts the node count in its It.
+	rollback := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Conformance test suite needs a cluster with at least 2 nodes.\nExpected\n    <int>: 1\nto be >\n    <int>: 1"}}
+	if res, _ := classify(rollback, true, nil); res.outcome != cannotRun {
+		t.Errorf("runs images, daemon set rollback on one node: %v %q, want cannot run here", res.outcome, res.detail)
+	}
 }
 
 // TestClassifyServedImages: on a node that runs images, with the images the

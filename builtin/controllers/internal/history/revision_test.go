@@ -32,8 +32,8 @@ func TestEnsure(t *testing.T) {
 
 	fc := fakeclient.New(sch)
 	var collisions *int32
-	hash, err := Ensure(t.Context(), fc, want, &collisions, nil)
-	if err != nil || hash != ComputeHash(tmpl, nil) || collisions != nil {
+	name, hash, err := Ensure(t.Context(), fc, want, &collisions, nil)
+	if err != nil || hash != ComputeHash(tmpl, nil) || name != "ds-"+hash || collisions != nil {
 		t.Fatalf("create: %q, %v, collisions %v", hash, err, collisions)
 	}
 	crs := list(fc)
@@ -43,13 +43,13 @@ func TestEnsure(t *testing.T) {
 
 	// Found again: nothing written.
 	fc.ResetActions()
-	if h, err := Ensure(t.Context(), fc, want, &collisions, crs); err != nil || h != hash || len(fc.Actions()) != 0 {
+	if _, h, err := Ensure(t.Context(), fc, want, &collisions, crs); err != nil || h != hash || len(fc.Actions()) != 0 {
 		t.Fatalf("again: %q, %v, writes %v", h, err, fc.Actions())
 	}
 
 	// A rollback: the revision becomes the newest.
 	newer := appsv1.ControllerRevision{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "ds-other"}, Revision: 4}
-	if h, err := Ensure(t.Context(), fc, want, &collisions, append(crs, newer)); err != nil || h != hash {
+	if _, h, err := Ensure(t.Context(), fc, want, &collisions, append(crs, newer)); err != nil || h != hash {
 		t.Fatalf("rollback: %q, %v", h, err)
 	}
 	got := &appsv1.ControllerRevision{}
@@ -60,7 +60,7 @@ func TestEnsure(t *testing.T) {
 	// Same name, other data: a collision, the next hash is used.
 	other := want
 	other.Data = []byte(`{"v":2}`)
-	h, err := Ensure(t.Context(), fc, other, &collisions, list(fc))
+	_, h, err := Ensure(t.Context(), fc, other, &collisions, list(fc))
 	if err != nil || collisions == nil || *collisions != 1 || h != ComputeHash(tmpl, collisions) {
 		t.Fatalf("collision: %q, %v, collisions %v", h, err, collisions)
 	}
@@ -71,7 +71,7 @@ func TestEnsure(t *testing.T) {
 	// A name taken by an object the list did not show: AlreadyExists is a
 	// collision too.
 	var c2 *int32
-	if h, err := Ensure(t.Context(), fc, want, &c2, nil); err != nil || c2 == nil || h == hash {
+	if _, h, err := Ensure(t.Context(), fc, want, &c2, nil); err != nil || c2 == nil || h == hash {
 		t.Fatalf("unseen collision: %q, %v, %v", h, err, c2)
 	}
 	if !slices.ContainsFunc(list(fc), func(cr appsv1.ControllerRevision) bool { return cr.Name == "ds-"+ComputeHash(tmpl, c2) }) {
@@ -84,10 +84,39 @@ func TestEnsure(t *testing.T) {
 	owned.Ref = api.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "ds", UID: "u", Controller: api.Ptr(true)}
 	fc2 := fakeclient.New(sch)
 	var c3 *int32
-	if _, err := Ensure(t.Context(), fc2, owned, &c3, nil); err != nil {
+	if _, _, err := Ensure(t.Context(), fc2, owned, &c3, nil); err != nil {
 		t.Fatal(err)
 	}
-	if h, err := Ensure(t.Context(), fc2, owned, &c3, nil); err != nil || c3 != nil || h != hash {
+	if _, h, err := Ensure(t.Context(), fc2, owned, &c3, nil); err != nil || c3 != nil || h != hash {
 		t.Fatalf("own unseen revision: %q, %v, collisions %v", h, err, c3)
+	}
+
+	// A revision of the same data under another name (created by someone
+	// else, as the e2e ControllerRevision spec does, without the hash
+	// label) is the template's: adopted, labelled with its name, made the
+	// newest; no revision under the template's own hash appears.
+	fc3 := fakeclient.New(sch)
+	foreign := appsv1.ControllerRevision{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "ds-foreign", Labels: map[string]string{"app": "x"}},
+		Data: api.RawExtension{Raw: []byte(`{"v":1}`)}, Revision: 2}
+	older := appsv1.ControllerRevision{ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "ds-older"}, Data: api.RawExtension{Raw: []byte(`{"v":0}`)}, Revision: 3}
+	for _, cr := range []appsv1.ControllerRevision{foreign, older} {
+		if err := fc3.Create(t.Context(), &cr); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var c4 *int32
+	n, h, err := Ensure(t.Context(), fc3, want, &c4, list(fc3))
+	if err != nil || n != "ds-foreign" || h != "ds-foreign" || c4 != nil {
+		t.Fatalf("adopt: %q %q, %v, collisions %v", n, h, err, c4)
+	}
+	if err := fc3.Get(t.Context(), client.ObjectKey{Namespace: "ns", Name: "ds-foreign"}, got); err != nil || got.Revision != 4 || got.Labels["hash"] != "ds-foreign" {
+		t.Fatalf("adopted revision %+v, %v; want revision 4 with its hash label", got, err)
+	}
+	if l := list(fc3); len(l) != 2 {
+		t.Fatalf("%d revisions after adoption, want 2", len(l))
+	}
+	// With its label, the label's value is the hash.
+	if _, h, err := Ensure(t.Context(), fc3, want, &c4, list(fc3)); err != nil || h != "ds-foreign" {
+		t.Fatalf("adopted again: %q, %v", h, err)
 	}
 }
