@@ -68,9 +68,5 @@ func BenchmarkSecureCreateTransport(b *testing.B) {
 		_, err := secure.EtcdClient().Put(context.Background(), "/bench/raw/"+name, string(body(name)))
 		return err
 	}
-	sides := []side{{name: "secure", op: create(secure)}, {name: "insecure", op: create(insecure)}, {name: "etcd", op: put}}
-	alternate(b, sides, 64)
-	b.ReportMetric(sides[1].wall.Seconds()/sides[0].wall.Seconds(), "secure/insecure")
-	b.ReportMetric(sides[2].wall.Seconds()/sides[0].wall.Seconds(), "secure/etcd")
-	b.ReportMetric(sides[2].wall.Seconds()/sides[1].wall.Seconds(), "insecure/etcd")
+	compareSecure(b, create(secure), create(insecure), put)
 }
