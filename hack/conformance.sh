@@ -162,8 +162,13 @@ reap_containerd() {
 	local gw br
 	gw=$(python3 -c 'import ipaddress, sys; print(ipaddress.ip_network(sys.argv[1], strict=False)[1])' "$POD_CIDR")
 	for br in $(ip -br -4 addr | awk -v g="$gw/" '$1 ~ /^cnv-/ && index($0, g) {print $1}'); do
-		[[ -z $(ip -br link show master "$br") ]] && ip link del "$br" && log "removed the run's bridge $br"
+		if [[ -z $(ip -br link show master "$br") ]]; then
+			ip link del "$br" && log "removed the run's bridge $br"
+		else
+			log "the run's bridge $br still has ports: left in place"
+		fi
 	done
+	return 0
 }
 trap stop EXIT
 
