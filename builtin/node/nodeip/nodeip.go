@@ -8,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/vishvananda/netlink"
+
+	"github.com/converge-dev/converge/builtin/node/podnet"
+	"github.com/converge-dev/converge/builtin/node/proxy"
 )
 
 // Route is what Choose needs to know of one IPv4 route of the main table.
@@ -123,9 +126,10 @@ func usable(a netip.Addr) bool {
 	return a.IsValid() && a.Is4() && a.IsGlobalUnicast()
 }
 
-// ours reports whether the interface is one Converge creates.
+// ours reports whether the interface is one Converge creates: a pod bridge
+// or the service proxy's interface.
 func ours(name string) bool {
-	return strings.HasPrefix(name, "cnv-") || name == "converge0"
+	return strings.HasPrefix(name, podnet.BridgePrefix) || name == proxy.DefaultInterface
 }
 
 // Loopback is the address of a node whose pods share the host's network

@@ -10,17 +10,21 @@ import (
 // Plugins are the CNI plugin types the network needs.
 var Plugins = []string{"bridge", "host-local", "portmap", "firewall"}
 
-// BridgeName is the Linux bridge of nodeName's pods: "cnv-" and 8 hex digits
-// of the FNV-1a hash of the name (interface names are limited to 15 bytes).
+// BridgePrefix starts the name of every pod bridge.
+const BridgePrefix = "cnv-"
+
+// BridgeName is the Linux bridge of nodeName's pods: BridgePrefix and 8 hex
+// digits of the FNV-1a hash of the name (interface names are limited to 15
+// bytes).
 func BridgeName(nodeName string) string {
 	h := fnv.New32a()
 	_, _ = h.Write([]byte(nodeName))
-	return fmt.Sprintf("cnv-%08x", h.Sum32())
+	return fmt.Sprintf(BridgePrefix+"%08x", h.Sum32())
 }
 
 // NetworkName is the CNI network name of nodeName's pods.
 func NetworkName(nodeName string) string {
-	return "converge-" + BridgeName(nodeName)[4:]
+	return "converge-" + BridgeName(nodeName)[len(BridgePrefix):]
 }
 
 // Gateway is the first host address of cidr (the bridge's address). cidr must
