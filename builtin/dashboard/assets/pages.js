@@ -486,28 +486,57 @@ export function controllers(main) {
     ops.innerHTML = e.code === 404 ? '<p class="muted">No operators loaded.</p>'
       : e.code === 403 ? `<p class="forbidden" role="alert"><strong>You may not get the operators' status.</strong> <span class="k8s">${esc(e.message)}</span></p>` : errorHTML(e);
   });
-  let buf = '';
-  stream('/ui/controllers', null, (chunk) => {
-    buf += chunk;
-    let i;
-    let last = null;
-    while ((i = buf.indexOf('\n')) >= 0) {
-      const line = buf.slice(0, i).trim();
-      buf = buf.slice(i + 1);
-      if (line) last = JSON.parse(line);
-    }
-    if (!last) return;
+  // The stream ends or breaks when the server restarts or the network drops
+  // (a loaded machine, a proxy's idle timeout): the page reconnects with
+  // back-off, keeping the last table, as the lists' watches do. A refusal
+  // (403, 404) is final.
+  const show = (last) => {
     const rows = last.controllers.map((c) => `<tr data-key="${esc(c.name)}" data-name="${esc(c.name)}"><th scope="row">${esc(c.name)}</th><td>${c.reconciles}</td><td>${c.ratePerSecond.toFixed(2)}</td>` +
       `<td class="${c.errors ? 'bad' : ''}">${c.errors}</td><td>${c.errorsPerSecond.toFixed(2)}</td><td>${c.panics}</td><td>${c.activeWorkers}</td></tr>`);
     const next = document.createElement('template');
-    next.innerHTML = table('Controllers', ['Controller', 'Reconciles', 'Per second', 'Errors', 'Errors per second', 'Panics', 'Busy workers'], rows, 'No controllers');
+    next.innerHTML = table('Controllers', ['Controller', 'Reconciles', 'Per second', 'Errors', 'Errors per second', 'Panics', 'Busy workers'], rows, 'No controllers') +
+      '<p id="ctl-state" class="muted" role="status"></p>';
     morph(ctl, next.content);
-  }, { signal: ctrl.signal }).catch((e) => {
-    if (ctrl.signal.aborted) return;
-    ctl.innerHTML = e.code === 403
-      ? `<p class="forbidden" role="alert"><strong>You may not see the controllers' metrics.</strong> <span class="k8s">${esc(e.message)}</span></p>`
-      : `<p class="error" role="alert">${esc(e.message)}</p>`;
-  });
+  };
+  const follow = async () => {
+    let delay = 500;
+    while (!ctrl.signal.aborted) {
+      let shown = false;
+      try {
+        let buf = '';
+        await stream('/ui/controllers', null, (chunk) => {
+          buf += chunk;
+          let i;
+          let last = null;
+          while ((i = buf.indexOf('\n')) >= 0) {
+            const line = buf.slice(0, i).trim();
+            buf = buf.slice(i + 1);
+            if (line) last = JSON.parse(line);
+          }
+          if (!last) return;
+          show(last);
+          shown = true;
+          delay = 500;
+        }, { signal: ctrl.signal });
+      } catch (e) {
+        if (ctrl.signal.aborted) return;
+        if (e.code === 403) {
+          ctl.innerHTML = `<p class="forbidden" role="alert"><strong>You may not see the controllers' metrics.</strong> <span class="k8s">${esc(e.message)}</span></p>`;
+          return;
+        }
+        if (e.code === 404) {
+          ctl.innerHTML = `<p class="error" role="alert">${esc(e.message)}</p>`;
+          return;
+        }
+        const state = ctl.querySelector('#ctl-state');
+        if (state) state.textContent = `Reconnecting (${e.message})…`;
+        else if (!shown) ctl.innerHTML = `<p class="error" role="alert">${esc(e.message)}; reconnecting…</p>`;
+      }
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 10000);
+    }
+  };
+  follow();
   return { cleanup: () => ctrl.abort() };
 }
 

@@ -5,8 +5,12 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -272,6 +276,40 @@ var _ = Describe("The dashboard", Ordered, func() {
 		hash(ctx, "#/controllers")
 		waitFor(ctx, "the metrics refused in words", `document.querySelector('#ctl .forbidden')?.textContent.includes('You may not see the controllers\' metrics.')`, 10*time.Second)
 		Expect(eval[string](`document.querySelector('#ctl .forbidden').textContent`)).To(ContainSubstring(`User "viewer" cannot get path "/metrics"`))
+	})
+
+	It("keeps following the controllers' metrics when their stream cannot connect", func(ctx SpecContext) {
+		var out, errOut bytes.Buffer
+		Expect(cli.Execute(ctx, []string{"dashboard", "--url", "--kubeconfig", suite.kubeconfig}, &out, &errOut)).To(Equal(0), errOut.String())
+		do(ctx, chromedp.Navigate(strings.TrimSpace(out.String())))
+		waitFor(ctx, "logged in as admin", `document.getElementById('who').textContent === 'converge-admin'`, 10*time.Second)
+		// The browser fails every request for the stream as a dropped
+		// connection does ("Failed to fetch"), then lets them through.
+		var failed atomic.Int32
+		Expect(chromedp.Listen(suite.browser, func(ev any) {
+			if e, ok := ev.(*fetch.EventRequestPaused); ok {
+				go func() {
+					failed.Add(1)
+					_ = chromedp.Do(suite.browser, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+						_, err := cdp.Call(ctx, t, fetch.FailRequest, fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonConnectionReset})
+						return err
+					}))
+				}()
+			}
+		})).To(Succeed())
+		do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/ui/controllers*"}}})
+			return err
+		}))
+		hash(ctx, "#/controllers")
+		waitFor(ctx, "the page says it reconnects", `document.getElementById('ctl').textContent.includes('reconnecting')`, 10*time.Second)
+		Eventually(failed.Load).WithTimeout(10*time.Second).Should(BeNumerically(">=", 2), "the page retried")
+		do(ctx, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+			_, err := cdp.Call(ctx, t, fetch.Disable, cdp.Empty{})
+			return err
+		}))
+		waitFor(ctx, "the controllers' table after the network came back", `Number(document.querySelector('#ctl tr[data-name="deployment"]')?.cells[1].textContent) > 0`, 20*time.Second)
+		Expect(eval[string](`document.getElementById('ctl-state').textContent`)).To(BeEmpty())
 	})
 
 	It("drains the node: its pods are evicted and their replacements wait, saying why", func(ctx SpecContext) {
