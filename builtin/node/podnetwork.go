@@ -260,23 +260,55 @@ func (w *podWorker) hostsPath() string { return filepath.Join(w.dir, "etc-hosts"
 
 // writeHosts writes the pod's /etc/hosts as the kubelet manages it.
 func (w *podWorker) writeHosts(pod *corev1.Pod, ip string) error {
-	var b strings.Builder
-	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
-	name := pod.Name
-	if pod.Spec.Hostname != "" {
-		name = pod.Spec.Hostname
-	}
-	fmt.Fprintf(&b, "%s\t%s\n", ip, name)
-	for _, h := range pod.Spec.HostAliases {
-		fmt.Fprintf(&b, "%s\t%s\n", h.IP, strings.Join(h.Hostnames, "\t"))
-	}
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return fmt.Errorf("write hosts file: %w", err)
 	}
-	if err := os.WriteFile(w.hostsPath(), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(w.hostsPath(), hostsFile(pod, ip, w.a.opts.ClusterDomain), 0o644); err != nil {
 		return fmt.Errorf("write hosts file: %w", err)
 	}
 	return nil
+}
+
+// hostsFile is the content of a pod's managed /etc/hosts, as the kubelet
+// writes it: localhost, the pod's IP with its host name — after its fully
+// qualified name <hostname>.<subdomain>.<ns>.svc.<domain> when the pod has a
+// subdomain (the DNS specs' getent finds both there, Service or not) —,
+// then spec.hostAliases.
+func hostsFile(pod *corev1.Pod, ip, clusterDomain string) []byte {
+	var b strings.Builder
+	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+	b.WriteString("fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
+	host, domain := podHostname(pod, clusterDomain)
+	if domain != "" {
+		fmt.Fprintf(&b, "%s\t%s.%s\t%s\n", ip, host, domain, host)
+	} else {
+		fmt.Fprintf(&b, "%s\t%s\n", ip, host)
+	}
+	if len(pod.Spec.HostAliases) > 0 {
+		b.WriteString("\n# Entries added by HostAliases.\n")
+	}
+	for _, h := range pod.Spec.HostAliases {
+		fmt.Fprintf(&b, "%s\t%s\n", h.IP, strings.Join(h.Hostnames, "\t"))
+	}
+	return []byte(b.String())
+}
+
+// podHostname is the pod's host name and DNS domain as the kubelet gives
+// them: spec.hostname, else the pod's name, cut to 63 bytes (without a
+// trailing '-' or '.'); with spec.subdomain the domain
+// <subdomain>.<namespace>.svc.<clusterDomain>, else none.
+func podHostname(pod *corev1.Pod, clusterDomain string) (host, domain string) {
+	host = pod.Name
+	if pod.Spec.Hostname != "" {
+		host = pod.Spec.Hostname
+	}
+	if len(host) > 63 {
+		host = strings.TrimRight(host[:63], "-.")
+	}
+	if pod.Spec.Subdomain != "" && clusterDomain != "" {
+		domain = pod.Spec.Subdomain + "." + pod.Namespace + ".svc." + clusterDomain
+	}
+	return host, domain
 }
 
 // sandboxMounts adds the pod's hosts file to a container in the pod's own
