@@ -293,6 +293,29 @@ func hostsFile(pod *corev1.Pod, ip, clusterDomain string) []byte {
 	return []byte(b.String())
 }
 
+// hostname is the host name of the pod's containers: podHostname's, or with
+// spec.setHostnameAsFQDN and a subdomain its fully qualified name. A
+// hostNetwork pod keeps its name (the kubelet would give it the node's host
+// name, which containers of the host's UTS namespace see).
+func (w *podWorker) hostname(pod *corev1.Pod) string {
+	if pod.Spec.HostNetwork {
+		return hostname63(pod.Name)
+	}
+	host, domain := podHostname(pod, w.a.opts.ClusterDomain)
+	if domain != "" && pod.Spec.SetHostnameAsFQDN != nil && *pod.Spec.SetHostnameAsFQDN {
+		return host + "." + domain
+	}
+	return host
+}
+
+// hostname63 cuts a host name to 63 bytes, without a trailing '-' or '.'.
+func hostname63(h string) string {
+	if len(h) > 63 {
+		h = strings.TrimRight(h[:63], "-.")
+	}
+	return h
+}
+
 // podHostname is the pod's host name and DNS domain as the kubelet gives
 // them: spec.hostname, else the pod's name, cut to 63 bytes (without a
 // trailing '-' or '.'); with spec.subdomain the domain
@@ -302,9 +325,7 @@ func podHostname(pod *corev1.Pod, clusterDomain string) (host, domain string) {
 	if pod.Spec.Hostname != "" {
 		host = pod.Spec.Hostname
 	}
-	if len(host) > 63 {
-		host = strings.TrimRight(host[:63], "-.")
-	}
+	host = hostname63(host)
 	if pod.Spec.Subdomain != "" && clusterDomain != "" {
 		domain = pod.Spec.Subdomain + "." + pod.Namespace + ".svc." + clusterDomain
 	}

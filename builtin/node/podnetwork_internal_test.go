@@ -157,3 +157,29 @@ func TestHostsFile(t *testing.T) {
 		})
 	}
 }
+
+// TestContainerHostname: containers see the pod's spec.hostname (else its
+// name), its fully qualified name with setHostnameAsFQDN; a hostNetwork pod
+// keeps its name.
+func TestContainerHostname(t *testing.T) {
+	yes := true
+	w := &podWorker{a: &Agent{opts: Options{ClusterDomain: "cluster.local"}}}
+	for _, tc := range []struct {
+		name string
+		spec corev1.PodSpec
+		want string
+	}{
+		{"pod name", corev1.PodSpec{}, "p"},
+		{"hostname", corev1.PodSpec{Hostname: "h"}, "h"},
+		{"hostname and subdomain", corev1.PodSpec{Hostname: "h", Subdomain: "s"}, "h"},
+		{"FQDN", corev1.PodSpec{Hostname: "h", Subdomain: "s", SetHostnameAsFQDN: &yes}, "h.s.ns1.svc.cluster.local"},
+		{"FQDN without subdomain", corev1.PodSpec{Hostname: "h", SetHostnameAsFQDN: &yes}, "h"},
+		{"host network", corev1.PodSpec{Hostname: "h", HostNetwork: true}, "p"},
+	} {
+		pod := &corev1.Pod{Spec: tc.spec}
+		pod.Name, pod.Namespace = "p", "ns1"
+		if got := w.hostname(pod); got != tc.want {
+			t.Errorf("%s: hostname = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
