@@ -198,8 +198,9 @@ if [[ -n $registry_pid ]]; then
 	# registry; the node pulls them through its registry.k8s.io mirror.
 	sock=$data/node/containerd/containerd.sock
 	# agnhost's /bin/sh is Debian's bash-static (see that image below);
-	# busybox provides the other applets. The other images' busybox is
-	# conformance/build.sh's (upstream's ash, see there).
+	# busybox provides the other applets (nslookup is Debian's, below). The
+	# other images' busybox is conformance/build.sh's (upstream's ash, see
+	# there).
 	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
 	busybox_sh_links=()
 	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh || $a == nslookup ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
