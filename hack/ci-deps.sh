@@ -9,6 +9,7 @@
 #   bash-static               the conformance agnhost image's /bin/sh (hack/conformance.sh says why)
 #   apache2-bin               the conformance httpd images' server
 #   nginx-light               the conformance nginx images' server
+#   bind9-dnsutils            dig, nslookup and host in the conformance agnhost and jessie-dnsutils images
 #   gcc, libc6-dev, make, patch conformance/build.sh's static busybox (conformance images)
 # Idempotent; silent when everything is present or was installed; prints the
 # apt output and exits non-zero on failure.
@@ -31,6 +32,9 @@ declare -A want=(
 	[/bin/bash-static]=bash-static
 	[/usr/sbin/apache2]=apache2-bin
 	[/usr/sbin/nginx]=nginx-light
+	[/usr/bin/dig]=bind9-dnsutils
+	[/usr/bin/nslookup]=bind9-dnsutils
+	[/usr/bin/host]=bind9-dnsutils
 	[gcc]=gcc
 	[/usr/include/netinet]=libc6-dev
 	[make]=make

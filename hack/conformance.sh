@@ -28,7 +28,11 @@
 #            names through a registries.yaml mirror of registry.k8s.io, each
 #            packed by `converge image build`: agnhost (built from the
 #            conformance module, with conformance/cmd/curl and cmd/nc for
-#            Alpine's curl and netcat, /bin/sh Debian's bash-static), busybox
+#            Alpine's curl and netcat, /bin/sh Debian's bash-static, Debian's
+#            dig, nslookup, host and getent for Alpine's), kitten and
+#            nautilus 1.7 (that agnhost with their html/ files, CMD
+#            test-webserver), jessie-dnsutils 1.7 (Debian's dig, nslookup,
+#            host and getent with their libraries on the built busybox), busybox
 #            (a static busybox, built by conformance/build.sh as upstream's:
 #            its applets linked in /bin, sh its ash), httpd 2.4.38-4 and
 #            2.4.39-4 (Debian's Apache httpd with the libraries it loads, the
@@ -194,11 +198,12 @@ if [[ -n $registry_pid ]]; then
 	# registry; the node pulls them through its registry.k8s.io mirror.
 	sock=$data/node/containerd/containerd.sock
 	# agnhost's /bin/sh is Debian's bash-static (see that image below);
-	# busybox provides the other applets. The other images' busybox is
-	# conformance/build.sh's (upstream's ash, see there).
+	# busybox provides the other applets (nslookup is Debian's, below). The
+	# other images' busybox is conformance/build.sh's (upstream's ash, see
+	# there).
 	command -v bash-static >/dev/null || { log "bash-static is missing: run hack/ci-deps.sh"; exit 1; }
 	busybox_sh_links=()
-	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
+	for a in $(/bin/busybox --list); do [[ $a == busybox || $a == sh || $a == nslookup ]] || busybox_sh_links+=(--link "/bin/$a=busybox"); done
 	# applet_links [SKIP...]: every applet of the built busybox linked in /bin.
 	applet_links() {
 		local a
@@ -233,12 +238,38 @@ if [[ -n $registry_pid ]]; then
 	# cmd/nc's subsets, in /usr/bin ahead of busybox's nc, which has no -u).
 	# Its /bin/sh is bash-static: busybox ash (Debian's or ours) runs its own
 	# applets (nc) whatever PATH says.
-	porter=$(cd conformance && $GO list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images/agnhost/porter
-	build_push e2e-test-images/agnhost 2.56 --binary "$bins/agnhost" --path /agnhost --cmd pause \
-		--link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox "${busybox_sh_links[@]}" \
-		--file /bin/bash-static=/bin/sh \
-		--file "$porter/localhost.crt=/localhost.crt" --file "$porter/localhost.key=/localhost.key" \
-		--file "$data/curl=/usr/bin/curl" --file "$data/nc=/usr/bin/nc"
+	# The DNS specs' probes run `dig +search ...` and `getent hosts NAME` in
+	# agnhost (upstream: Alpine's bind-tools and musl's getent) and in
+	# jessie-dnsutils (Debian's dnsutils and glibc's getent). Both get
+	# Debian's bind9-dnsutils dig, nslookup and host and libc-bin's getent,
+	# with the libraries they load; glibc's files and dns NSS modules are in
+	# libc.so.6, conformance/images/dnsutils/nsswitch.conf orders them.
+	for t in dig nslookup host getent; do
+		[[ -x /usr/bin/$t ]] || { log "/usr/bin/$t is missing: run hack/ci-deps.sh"; exit 1; }
+	done
+	dnsutils=(--file conformance/images/dnsutils/nsswitch.conf=/etc/nsswitch.conf)
+	for t in dig nslookup host getent; do dnsutils+=(--file "/usr/bin/$t=/usr/bin/$t"); done
+	mapfile -t -O "${#dnsutils[@]}" dnsutils < <(lib_files /usr/bin/{dig,nslookup,host,getent})
+	e2eimages=$(cd conformance && $GO list -m -f '{{.Dir}}' k8s.io/kubernetes)/test/images
+	agnhost=(--binary "$bins/agnhost" --path /agnhost --link /agnhost-2=agnhost --file /bin/busybox=/bin/busybox
+		"${busybox_sh_links[@]}" --file /bin/bash-static=/bin/sh
+		--file "$e2eimages/agnhost/porter/localhost.crt=/localhost.crt" --file "$e2eimages/agnhost/porter/localhost.key=/localhost.key"
+		--file "$data/curl=/usr/bin/curl" --file "$data/nc=/usr/bin/nc" "${dnsutils[@]}")
+	build_push e2e-test-images/agnhost 2.56 "${agnhost[@]}" --cmd pause
+	# Upstream kitten and nautilus (kubectl's Update Demo): FROM agnhost,
+	# their html/ (a picture and data.json naming it) copied to /, CMD
+	# ["test-webserver"] (agnhost's, serving / on port 80).
+	for demo in kitten nautilus; do
+		build_push e2e-test-images/$demo 1.7 "${agnhost[@]}" --cmd test-webserver \
+			--file "$e2eimages/$demo/html/$demo.jpg=/$demo.jpg" --file "$e2eimages/$demo/html/data.json=/data.json"
+	done
+	# Upstream jessie-dnsutils: Debian jessie with dnsutils, no entrypoint
+	# (the specs run `sh -c PROBE`). Here the dnsutils above on the built
+	# busybox, its applets (seq, sleep, test, echo, hostname, ...) in /bin
+	# and sh its ash; busybox's nslookup applet is left to Debian's.
+	mapfile -t links < <(applet_links nslookup)
+	build_push e2e-test-images/jessie-dnsutils 1.7 --binary "$bins/busybox" --path /bin/busybox --entrypoint "" --cmd sh \
+		"${links[@]}" "${dnsutils[@]}"
 	# Upstream busybox: no entrypoint, CMD ["sh"], the applets linked in /bin,
 	# sh among them (specs expect ash's wording of errors, and that its
 	# `sh -c env` shows envFrom names like data-1 that are not identifiers).

@@ -260,7 +260,7 @@ func (w *podWorker) environment(ctx context.Context, pod *corev1.Pod, c corev1.C
 		implicitPodIP = true
 	}
 	if _, ok := vals["HOSTNAME"]; !ok {
-		set("HOSTNAME", pod.Name)
+		set("HOSTNAME", w.hostname(pod))
 	}
 	svcKeys := make([]string, 0, len(svcEnv))
 	for k := range svcEnv {
@@ -313,7 +313,7 @@ func (w *podWorker) containerSpec(ctx context.Context, c corev1.Container, attem
 		return cri.ContainerSpec{}, configError{err.Error()}
 	}
 	spec := cri.ContainerSpec{
-		PodUID: pod.UID, PodNamespace: pod.Namespace, PodName: pod.Name, Name: c.Name,
+		PodUID: pod.UID, PodNamespace: pod.Namespace, PodName: pod.Name, Name: c.Name, Hostname: w.hostname(pod),
 		Image: c.Image, Args: args, ImageArgs: imageArgs, Env: env, WorkingDir: c.WorkingDir,
 		Mounts: mounts, PodIP: w.ip(), Attempt: attempt, Stdin: c.Stdin, StdinOnce: c.StdinOnce, TTY: c.TTY,
 	}

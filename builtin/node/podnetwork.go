@@ -260,23 +260,76 @@ func (w *podWorker) hostsPath() string { return filepath.Join(w.dir, "etc-hosts"
 
 // writeHosts writes the pod's /etc/hosts as the kubelet manages it.
 func (w *podWorker) writeHosts(pod *corev1.Pod, ip string) error {
-	var b strings.Builder
-	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
-	name := pod.Name
-	if pod.Spec.Hostname != "" {
-		name = pod.Spec.Hostname
-	}
-	fmt.Fprintf(&b, "%s\t%s\n", ip, name)
-	for _, h := range pod.Spec.HostAliases {
-		fmt.Fprintf(&b, "%s\t%s\n", h.IP, strings.Join(h.Hostnames, "\t"))
-	}
 	if err := os.MkdirAll(w.dir, 0o755); err != nil {
 		return fmt.Errorf("write hosts file: %w", err)
 	}
-	if err := os.WriteFile(w.hostsPath(), []byte(b.String()), 0o644); err != nil {
+	if err := os.WriteFile(w.hostsPath(), hostsFile(pod, ip, w.a.opts.ClusterDomain), 0o644); err != nil {
 		return fmt.Errorf("write hosts file: %w", err)
 	}
 	return nil
+}
+
+// hostsFile is the content of a pod's managed /etc/hosts, as the kubelet
+// writes it: localhost, the pod's IP with its host name — after its fully
+// qualified name <hostname>.<subdomain>.<ns>.svc.<domain> when the pod has a
+// subdomain (the DNS specs' getent finds both there, Service or not) —,
+// then spec.hostAliases.
+func hostsFile(pod *corev1.Pod, ip, clusterDomain string) []byte {
+	var b strings.Builder
+	b.WriteString("# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n")
+	b.WriteString("fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n")
+	host, domain := podHostname(pod, clusterDomain)
+	if domain != "" {
+		fmt.Fprintf(&b, "%s\t%s.%s\t%s\n", ip, host, domain, host)
+	} else {
+		fmt.Fprintf(&b, "%s\t%s\n", ip, host)
+	}
+	if len(pod.Spec.HostAliases) > 0 {
+		b.WriteString("\n# Entries added by HostAliases.\n")
+	}
+	for _, h := range pod.Spec.HostAliases {
+		fmt.Fprintf(&b, "%s\t%s\n", h.IP, strings.Join(h.Hostnames, "\t"))
+	}
+	return []byte(b.String())
+}
+
+// hostname is the host name of the pod's containers: podHostname's, or with
+// spec.setHostnameAsFQDN and a subdomain its fully qualified name. A
+// hostNetwork pod keeps its name (the kubelet would give it the node's host
+// name, which containers of the host's UTS namespace see).
+func (w *podWorker) hostname(pod *corev1.Pod) string {
+	if pod.Spec.HostNetwork {
+		return hostname63(pod.Name)
+	}
+	host, domain := podHostname(pod, w.a.opts.ClusterDomain)
+	if domain != "" && pod.Spec.SetHostnameAsFQDN != nil && *pod.Spec.SetHostnameAsFQDN {
+		return host + "." + domain
+	}
+	return host
+}
+
+// hostname63 cuts a host name to 63 bytes, without a trailing '-' or '.'.
+func hostname63(h string) string {
+	if len(h) > 63 {
+		h = strings.TrimRight(h[:63], "-.")
+	}
+	return h
+}
+
+// podHostname is the pod's host name and DNS domain as the kubelet gives
+// them: spec.hostname, else the pod's name, cut to 63 bytes (without a
+// trailing '-' or '.'); with spec.subdomain the domain
+// <subdomain>.<namespace>.svc.<clusterDomain>, else none.
+func podHostname(pod *corev1.Pod, clusterDomain string) (host, domain string) {
+	host = pod.Name
+	if pod.Spec.Hostname != "" {
+		host = pod.Spec.Hostname
+	}
+	host = hostname63(host)
+	if pod.Spec.Subdomain != "" && clusterDomain != "" {
+		domain = pod.Spec.Subdomain + "." + pod.Namespace + ".svc." + clusterDomain
+	}
+	return host, domain
 }
 
 // sandboxMounts adds the pod's hosts file to a container in the pod's own

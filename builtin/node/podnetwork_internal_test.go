@@ -3,6 +3,7 @@ package node
 import (
 	"context"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/go-logr/logr"
@@ -121,5 +122,64 @@ func TestFinishSpec(t *testing.T) {
 	}
 	if own.Env[0] != "POD_IP=mine" || own.PodIP != "10.1.2.3" {
 		t.Errorf("the pod's own POD_IP: env %v, PodIP %q", own.Env, own.PodIP)
+	}
+}
+
+// TestHostsFile: the managed /etc/hosts carries the pod's host name, after its
+// fully qualified name when the pod has a subdomain (upstream's DNS specs look
+// both up with getent), and the host aliases, as the kubelet writes them.
+func TestHostsFile(t *testing.T) {
+	const head = "# Kubernetes-managed hosts file.\n127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n" +
+		"fe00::0\tip6-localnet\nfe00::0\tip6-mcastprefix\nfe00::1\tip6-allnodes\nfe00::2\tip6-allrouters\n"
+	long := "a-pod-name-that-is-longer-than-sixty-three-bytes-which-is-the-max-hostname"
+	for _, tc := range []struct {
+		name string
+		spec corev1.PodSpec
+		pod  string
+		want string
+	}{
+		{"pod name", corev1.PodSpec{}, "web-1", "10.1.2.3\tweb-1\n"},
+		{"hostname", corev1.PodSpec{Hostname: "dns-querier-1"}, "dns-test-x", "10.1.2.3\tdns-querier-1\n"},
+		{"hostname and subdomain", corev1.PodSpec{Hostname: "dns-querier-1", Subdomain: "dns-test-service"}, "dns-test-x",
+			"10.1.2.3\tdns-querier-1.dns-test-service.ns1.svc.cluster.local\tdns-querier-1\n"},
+		{"subdomain without hostname", corev1.PodSpec{Subdomain: "sub"}, "p",
+			"10.1.2.3\tp.sub.ns1.svc.cluster.local\tp\n"},
+		{"long pod name", corev1.PodSpec{}, long, "10.1.2.3\t" + strings.TrimRight(long[:63], "-.") + "\n"},
+		{"host aliases", corev1.PodSpec{HostAliases: []corev1.HostAlias{{IP: "1.2.3.4", Hostnames: []string{"foo", "bar"}}}}, "p",
+			"10.1.2.3\tp\n\n# Entries added by HostAliases.\n1.2.3.4\tfoo\tbar\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pod := &corev1.Pod{Spec: tc.spec}
+			pod.Name, pod.Namespace = tc.pod, "ns1"
+			if diff := cmp.Diff(head+tc.want, string(hostsFile(pod, "10.1.2.3", "cluster.local"))); diff != "" {
+				t.Errorf("hosts file (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestContainerHostname: containers see the pod's spec.hostname (else its
+// name), its fully qualified name with setHostnameAsFQDN; a hostNetwork pod
+// keeps its name.
+func TestContainerHostname(t *testing.T) {
+	yes := true
+	w := &podWorker{a: &Agent{opts: Options{ClusterDomain: "cluster.local"}}}
+	for _, tc := range []struct {
+		name string
+		spec corev1.PodSpec
+		want string
+	}{
+		{"pod name", corev1.PodSpec{}, "p"},
+		{"hostname", corev1.PodSpec{Hostname: "h"}, "h"},
+		{"hostname and subdomain", corev1.PodSpec{Hostname: "h", Subdomain: "s"}, "h"},
+		{"FQDN", corev1.PodSpec{Hostname: "h", Subdomain: "s", SetHostnameAsFQDN: &yes}, "h.s.ns1.svc.cluster.local"},
+		{"FQDN without subdomain", corev1.PodSpec{Hostname: "h", SetHostnameAsFQDN: &yes}, "h"},
+		{"host network", corev1.PodSpec{Hostname: "h", HostNetwork: true}, "p"},
+	} {
+		pod := &corev1.Pod{Spec: tc.spec}
+		pod.Name, pod.Namespace = "p", "ns1"
+		if got := w.hostname(pod); got != tc.want {
+			t.Errorf("%s: hostname = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }

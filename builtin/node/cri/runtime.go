@@ -40,6 +40,10 @@ type Resources struct {
 type ContainerSpec struct {
 	// PodUID, PodNamespace and PodName identify the pod; Name the container.
 	PodUID, PodNamespace, PodName, Name string
+	// Hostname is the container's host name, as the kubelet gives it (the
+	// pod's spec.hostname, else its name, cut to 63 bytes; its fully
+	// qualified name with setHostnameAsFQDN). Empty means the pod's name.
+	Hostname string
 	// Image is the container image reference (recorded by the process runtime).
 	Image string
 	// Args is the full argv (entrypoint included) when the pod sets command:

@@ -308,18 +308,17 @@ var podWait = regexp.MustCompile(`(?i)\b(running|ready|to start|succeeded|succes
 // not running (a spec failing earlier, or on something else, whose pods also
 // could not run, has a failure of its own and stays failed). With runsImages
 // (a node that runs images, e.g. on containerd) image markers never count: a
-// pod that did not run there failed on its merits, unless it waited on the
-// pull of an image the run's registry does not serve (served non-empty; the
-// machine has no other registry).
+// pod that did not run there failed on its merits, unless the node failed to
+// pull an image the run's registry does not serve (served non-empty; the
+// machine has no other registry). Such a pull counts whatever the failure's
+// wording (kubectl's Update Demo times out "waiting for ... pods to reach
+// valid state"): the spec needed an image this machine cannot get.
 func cannotRunReason(failure, timeline string, runsImages bool, served []string) (string, bool) {
 	text := failure + "\n" + timeline
 	for _, m := range nodeMarkers {
 		if i := strings.Index(text, m.marker); i >= 0 {
 			return m.reason + " (`" + lineAround(text, i) + "`)", true
 		}
-	}
-	if !podWait.MatchString(failure) {
-		return "", false
 	}
 	if runsImages {
 		if len(served) == 0 {
@@ -330,6 +329,9 @@ func cannotRunReason(failure, timeline string, runsImages bool, served []string)
 				return "image " + img + " is not served to this run's node (`" + lineAround(text, m[0]) + "`)", true
 			}
 		}
+		return "", false
+	}
+	if !podWait.MatchString(failure) {
 		return "", false
 	}
 	for _, m := range imageMarkers {
@@ -473,9 +475,10 @@ func (r report) write(w io.Writer, o options) error {
 		fmt.Fprintf(&b, "  **This run's node runs container images** (`-runs-images`): image markers are not used, so a spec\n")
 		fmt.Fprintf(&b, "  whose pods did not run is **failed**")
 		if served := o.servedImages(); len(served) > 0 {
-			fmt.Fprintf(&b, ", unless its failure is about a pod not running and the node's\n")
-			fmt.Fprintf(&b, "  events or pod states show a failed pull of an image other than the ones the run's registry serves\n")
-			fmt.Fprintf(&b, "  (`%s`): the machine reaches no other registry, so such a spec **cannot run here**", strings.Join(served, "`, `"))
+			fmt.Fprintf(&b, ", unless the node's events or pod states in its failure or timeline show a\n")
+			fmt.Fprintf(&b, "  failed pull of an image other than the ones the run's registry serves (`%s`),\n", strings.Join(served, "`, `"))
+			fmt.Fprintf(&b, "  whatever the failure's wording: the machine reaches no other registry, so such a spec **cannot run\n")
+			fmt.Fprintf(&b, "  here** (the image is named)")
 		}
 		fmt.Fprintf(&b, ".\n")
 	}

@@ -85,8 +85,9 @@ func TestClassifyRunsImages(t *testing.T) {
 }
 
 // TestClassifyServedImages: on a node that runs images, with the images the
-// run's registry serves known, a pod waiting on the pull of another image
-// cannot run here; a failed pull of a served image stays a failure.
+// run's registry serves known, a spec whose pod failed to pull another image
+// cannot run here, whatever its failure says; a failed pull of a served image
+// stays a failure.
 func TestClassifyServedImages(t *testing.T) {
 	served := []string{"registry.k8s.io/e2e-test-images/agnhost:2.56", "registry.k8s.io/pause:3.10.1"}
 	wait := &failure{Type: "failed", Description: "[FAILED] Timed out after 300s.\nExpected Pod to be in <v1.PodPhase>: \"Running\""}
@@ -111,10 +112,24 @@ func TestClassifyServedImages(t *testing.T) {
 			}
 		})
 	}
+	// kubectl's Update Demo (run 20261205T130228Z): its failure names no
+	// pod state, the events dumped after it show the pulls.
+	demo := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] Timed out after 300 seconds waiting for name=update-demo pods to reach valid state\nIn [It] at: kubectl.go:2564"},
+		SystemErr: `I1205 13:47:38.663088 dump.go:53] At 2026-12-05 13:43:45 +0000 UTC - event for update-demo-nautilus-727lb: {kubelet vm} Failed: Failed to pull image "registry.k8s.io/e2e-test-images/nautilus:1.7": pull image "registry.k8s.io/e2e-test-images/nautilus:1.7": failed to resolve reference` + "\n"}
+	if res, _ := classify(demo, true, served); res.outcome != cannotRun || !strings.HasPrefix(res.detail, "image registry.k8s.io/e2e-test-images/nautilus:1.7 is not served") {
+		t.Errorf("Update Demo: %v %q, want cannot run here, nautilus:1.7 named", res.outcome, res.detail)
+	}
+	if res, _ := classify(demo, true, append(served, "registry.k8s.io/e2e-test-images/nautilus:1.7")); res.outcome != failed {
+		t.Errorf("Update Demo, nautilus served: %v %q, want failed", res.outcome, res.detail)
+	}
 	other := testCase{Status: "failed", Failure: &failure{Type: "failed", Description: "[FAILED] the server rejected our request"},
 		SystemErr: "event: Failed: Back-off pulling image \"registry.k8s.io/e2e-test-images/httpd:2.4.38-4\"\n"}
+	if res, _ := classify(other, true, served); res.outcome != cannotRun {
+		t.Errorf("any failure with an unserved image's pull: %v %q, want cannot run here", res.outcome, res.detail)
+	}
+	other.SystemErr = "event: Failed: Back-off pulling image \"registry.k8s.io/e2e-test-images/agnhost:2.56\"\n"
 	if res, _ := classify(other, true, served); res.outcome != failed {
-		t.Errorf("a failure not about a pod: %v %q, want failed", res.outcome, res.detail)
+		t.Errorf("a failure with a served image's failed pull: %v %q, want failed", res.outcome, res.detail)
 	}
 }
 

@@ -37,7 +37,7 @@
 // over the image's environment, WorkingDir, bind mounts, the user
 // (RunAsUser/RunAsGroup), the cgroup limits (memory limit, CPU CFS quota over a
 // 100ms period), a read-only root filesystem (ReadOnlyRootfs) and the
-// hostname (the pod name). Without Args, ImageArgs (the
+// hostname (spec.Hostname, else the pod name). Without Args, ImageArgs (the
 // pod's args without a command) replace the image's Cmd after its Entrypoint. Containers get new ipc, mnt,
 // pid and uts namespaces. With spec.NetNSPath (the pod's network namespace,
 // set up by the agent through CNI, package podnet) the container joins that

@@ -418,7 +418,11 @@ func specOpts(img oci.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	if len(spec.Sysctls) > 0 {
 		opts = append(opts, withSysctls(spec.Sysctls))
 	}
-	if h := hostname(spec.PodName); h != "" {
+	h := spec.Hostname
+	if h == "" {
+		h = hostname(spec.PodName)
+	}
+	if h != "" {
 		opts = append(opts, oci.WithHostname(h))
 	}
 	if len(spec.Args) > 0 {
