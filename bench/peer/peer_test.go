@@ -64,6 +64,9 @@ func BenchmarkKubeAPIServer(b *testing.B) {
 	sides, l1 := startSides(b)
 	b.ResetTimer()
 	for range b.N {
+		for _, s := range sides {
+			b.Logf("%s before the pods: RSS %.0f MB", s.name, float64(s.rss(b))/(1<<20))
+		}
 		// Store the pods in alternating chunks.
 		for chunk := range 10 {
 			for _, s := range sides {
