@@ -19,7 +19,7 @@ import (
 // same 10,000 pods stored (c=64), then its RSS, the live heap after a forced
 // GC (go_memstats_heap_alloc_bytes right after /debug/pprof/heap?gc=1) and the
 // CPU per stored pod. MEMPROFILE=path saves that heap profile;
-// MEMORY_LIMIT as in startConverge.
+// MEMORY_LIMIT and KEEP_IDLE_MEMORY as in startConverge.
 func BenchmarkConvergeMemory(b *testing.B) {
 	bin := filepath.Join(b.TempDir(), "converge")
 	cmd := exec.Command("go", "build", "-o", bin, "./cmd/converge")

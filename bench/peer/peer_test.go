@@ -59,11 +59,17 @@ type side struct {
 //     process CPU per create (API server + etcd), p99 latency.
 //
 // Ratios are Converge ÷ kube-apiserver except list-speedup and fanout-speedup
-// (kube-apiserver's time ÷ Converge's). Run it with -benchtime 1x.
+// (kube-apiserver's time ÷ Converge's). It also logs each side's RSS before
+// the pods and every 250ms until RSS is read, and its CPU per create over the
+// whole create phase (the other side's slices included). Run it with
+// -benchtime 1x.
 func BenchmarkKubeAPIServer(b *testing.B) {
 	sides, l1 := startSides(b)
 	b.ResetTimer()
 	for range b.N {
+		for _, s := range sides {
+			b.Logf("%s before the pods: RSS %.0f MB", s.name, float64(s.rss(b))/(1<<20))
+		}
 		// Store the pods in alternating chunks.
 		for chunk := range 10 {
 			for _, s := range sides {
@@ -72,8 +78,17 @@ func BenchmarkKubeAPIServer(b *testing.B) {
 				}
 			}
 		}
-		time.Sleep(2 * time.Second)
-		for _, s := range sides {
+		// RSS is read 2s after the last pod; the figures every 250ms
+		// before show when each server settled.
+		settle := make([][]string, len(sides))
+		for range 8 {
+			time.Sleep(250 * time.Millisecond)
+			for i, s := range sides {
+				settle[i] = append(settle[i], fmt.Sprintf("%.0f", float64(s.rss(b))/(1<<20)))
+			}
+		}
+		for i, s := range sides {
+			b.Logf("%s RSS MB every 250ms after the last pod: %s", s.name, strings.Join(settle[i], " "))
 			s.rssBytes = s.rss(b)
 			for _, pid := range s.pids {
 				b.Logf("%s pid %d: %s", s.name, pid, procStatus(b, pid, "VmRSS", "RssAnon", "RssFile"))
@@ -102,6 +117,13 @@ func BenchmarkKubeAPIServer(b *testing.B) {
 				b.Fatalf("%s: warm-up: %v", s.name, err)
 			}
 		}
+		// CPU over the whole phase too: what a server does while the other
+		// side's slice runs (idle work, a GC it deferred) is in neither
+		// side's slices.
+		phase0 := make([]time.Duration, len(sides))
+		for i, s := range sides {
+			phase0[i] = s.cpu(b)
+		}
 		for range createSlices {
 			for _, s := range sides {
 				var mu sync.Mutex
@@ -121,6 +143,11 @@ func BenchmarkKubeAPIServer(b *testing.B) {
 				s.cpuUsed += s.cpu(b) - c0
 				s.latencies = append(s.latencies, lat...)
 			}
+		}
+		for i, s := range sides {
+			b.Logf("%s: %.0f µs CPU/create over the whole create phase (the other side's slices included), %.0f in its own slices",
+				s.name, float64((s.cpu(b)-phase0[i]).Microseconds())/(createSlices*perSlice),
+				float64(s.cpuUsed.Microseconds())/(createSlices*perSlice))
 		}
 	}
 	b.StopTimer()

@@ -155,12 +155,16 @@ func freePort(tb testing.TB) int {
 // plane: API server with TLS, client certificates, RBAC and admission,
 // controllers and scheduler, on its embedded etcd) and connects with the
 // kubeconfig it writes. MEMORY_LIMIT=256Mi adds --memory-limit 256Mi;
+// KEEP_IDLE_MEMORY=1 adds --keep-idle-memory;
 // CONVERGE_GOGC=50 runs it with GOGC=50 (kube-apiserver keeps the default).
 func startConverge(tb testing.TB, bin string) *server {
 	dir := tb.TempDir()
 	args := []string{"up", "--no-node", "--data-dir", filepath.Join(dir, "data"), "--port", strconv.Itoa(freePort(tb))}
 	if l := os.Getenv("MEMORY_LIMIT"); l != "" {
 		args = append(args, "--memory-limit", l)
+	}
+	if os.Getenv("KEEP_IDLE_MEMORY") != "" {
+		args = append(args, "--keep-idle-memory")
 	}
 	var env []string
 	if g := os.Getenv("CONVERGE_GOGC"); g != "" {

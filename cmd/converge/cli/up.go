@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/converge-dev/converge/controlplane"
 	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/idlemem"
 	"github.com/converge-dev/converge/framework/tracing"
 	"github.com/converge-dev/converge/operators/loader"
 )
@@ -54,6 +56,7 @@ type upOptions struct {
 	cmMetricsAddr  string
 	schedMetrics   string
 	memoryLimit    string
+	keepIdleMemory bool
 	// apiServerOnly runs storage and the API server without controllers,
 	// scheduler or operators (`converge apiserver`).
 	apiServerOnly bool
@@ -133,6 +136,7 @@ func addServerFlags(cmd *cobra.Command, o *upOptions) {
 	f.StringArrayVar(&o.encKeys, "encryption-key", nil, "encrypt Secrets at rest with AES-GCM: NAME=BASE64 (16/24/32-byte key; repeatable: the first encrypts, all decrypt; see docs/security.md)")
 	addTracingFlags(f, &o.tracing)
 	f.StringVar(&o.memoryLimit, "memory-limit", "", "soft limit of the Go heap and runtime memory, e.g. 256Mi (the GOMEMLIMIT setting): the GC runs more often near it instead of letting the heap grow to twice what is live (default: none; CPU for memory)")
+	f.BoolVar(&o.keepIdleMemory, "keep-idle-memory", false, "keep the heap memory a burst of requests grew to when the server goes quiet (default: once a burst that allocated at least the live heap is followed by 300ms of quiet, collect and return the free memory to the OS, as the JVM's periodic GC does)")
 	f.StringVar(&o.encConfig, "encryption-provider-config", "", "EncryptionConfiguration file (apiserver.config.k8s.io/v1) selecting resources and providers (aesgcm, aescbc, identity)")
 }
 
@@ -192,6 +196,12 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		}
 		fmt.Fprintf(out, "Converge stopped in %s\n", time.Since(t).Round(time.Millisecond))
 	}()
+	if !o.keepIdleMemory {
+		idleCtx, stopIdle := context.WithCancel(ctx)
+		idleDone := make(chan struct{})
+		go func() { defer close(idleDone); idlemem.Run(idleCtx, log.WithName("idlemem"), idlemem.Options{}) }()
+		defer func() { stopIdle(); <-idleDone }()
+	}
 	kubeconfig := filepath.Join(dataDir, "kubeconfig")
 	if err := cp.WriteKubeconfig(kubeconfig); err != nil {
 		return err
