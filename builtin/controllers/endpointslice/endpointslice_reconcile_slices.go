@@ -131,6 +131,31 @@ func planSlices(svc *corev1.Service, groups map[string]*endpointGroup, existing 
 			rest = rest[n:]
 		}
 	}
+	return reuseDeleted(plan)
+}
+
+// reuseDeleted turns a create into an update of a slice of the same address
+// type the plan deletes, as Kubernetes' reconciler does: readers never see
+// the old slice beside its replacement (a Service's placeholder, no ports,
+// beside the slice of its first endpoints), and one write replaces two.
+// Address types are immutable, so only slices of the same type are reused.
+func reuseDeleted(plan slicePlan) (slicePlan, error) {
+	var creates []*discoveryv1.EndpointSlice
+	for _, c := range plan.create {
+		i := slices.IndexFunc(plan.delete, func(d *discoveryv1.EndpointSlice) bool { return d.AddressType == c.AddressType })
+		if i < 0 {
+			creates = append(creates, c)
+			continue
+		}
+		s, err := copySlice(plan.delete[i])
+		if err != nil {
+			return slicePlan{}, err
+		}
+		s.Labels, s.OwnerReferences, s.Ports, s.Endpoints = c.Labels, c.OwnerReferences, c.Ports, c.Endpoints
+		plan.update = append(plan.update, s)
+		plan.delete = slices.Delete(plan.delete, i, i+1)
+	}
+	plan.create = creates
 	return plan, nil
 }
 

@@ -81,10 +81,46 @@ func TestPlanSlicesIsStableAndBounded(t *testing.T) {
 	}
 	state = applyPlan(state, p, &seq)
 
-	// No pods: every slice goes but one placeholder is created.
+	// No pods: one slice goes, the other becomes the placeholder (no ports,
+	// no endpoints) instead of a new slice beside it.
 	p, err = planSlices(svc, desiredGroups(svc, nil, noZone), state, 100)
-	if err != nil || len(p.delete) != 2 || len(p.create) != 1 || len(p.create[0].Endpoints) != 0 {
-		t.Fatalf("want 2 deletes and a placeholder, got create=%d update=%d delete=%d err=%v", len(p.create), len(p.update), len(p.delete), err)
+	if err != nil || len(p.delete) != 1 || len(p.create) != 0 || len(p.update) != 1 ||
+		len(p.update[0].Endpoints) != 0 || len(p.update[0].Ports) != 0 {
+		t.Fatalf("want a delete and a placeholder made of the other slice, got create=%d update=%d delete=%d err=%v", len(p.create), len(p.update), len(p.delete), err)
+	}
+}
+
+// The first endpoints of a Service replace its placeholder in one update:
+// a reader never sees the placeholder (no ports) beside the slice of the
+// endpoints (the conformance spec "should create Endpoints and
+// EndpointSlices for Pods matching a Service" lists them in between).
+func TestPlanSlicesReplacesThePlaceholderInPlace(t *testing.T) {
+	t.Parallel()
+	svc := &corev1.Service{
+		ObjectMeta: api.ObjectMeta{Namespace: "ns", Name: "svc", UID: "u"},
+		Spec:       corev1.ServiceSpec{Selector: map[string]string{"app": "a"}, Ports: []corev1.ServicePort{{Name: "http", Port: 80, TargetPort: api.FromInt(8080)}}},
+	}
+	seq := 0
+	p, err := planSlices(svc, desiredGroups(svc, nil, noZone), nil, 100)
+	if err != nil || len(p.create) != 1 {
+		t.Fatalf("want a placeholder created, got %+v, %v", p, err)
+	}
+	state := applyPlan(nil, p, &seq)
+	placeholder := state[0].Name
+
+	p, err = planSlices(svc, desiredGroups(svc, testPods(2), noZone), state, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.create) != 0 || len(p.delete) != 0 || len(p.update) != 1 {
+		t.Fatalf("want one update, got create=%d update=%d delete=%d", len(p.create), len(p.update), len(p.delete))
+	}
+	u := p.update[0]
+	if u.Name != placeholder || len(u.Endpoints) != 2 || len(u.Ports) != 1 || *u.Ports[0].Port != 8080 {
+		t.Fatalf("want the placeholder %s with 2 endpoints and port 8080, got %s with %d endpoints, ports %+v", placeholder, u.Name, len(u.Endpoints), u.Ports)
+	}
+	if p, err = planSlices(svc, desiredGroups(svc, testPods(2), noZone), applyPlan(state, p, &seq), 100); err != nil || !p.empty() {
+		t.Fatalf("the replaced placeholder is up to date: %+v, %v", p, err)
 	}
 }
 
