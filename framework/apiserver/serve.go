@@ -58,7 +58,8 @@ type ServingOptions struct {
 // MaxStreamsPerConnection concurrent streams per connection, 256 KiB frames and
 // per-stream receive windows (the connection window is their sum over the
 // streams), header lists of at most 1 MiB; keep-alive connections idle for 90 s
-// are closed.
+// are closed. An HTTP/2 request's goroutine gets its stack before h runs
+// (presizedStack).
 //
 // Protection against the known HTTP/2 abuse patterns is Go's server's (Go
 // 1.21.3 and later): a client resetting streams faster than handlers finish
@@ -70,7 +71,7 @@ type ServingOptions struct {
 // too.
 func NewHTTPServer(ctx context.Context, h http.Handler, opts ServingOptions) *http.Server {
 	srv := &http.Server{
-		Handler:           h,
+		Handler:           presizedStack(h),
 		MaxHeaderBytes:    maxHeaderBytes,
 		IdleTimeout:       idleTimeout,
 		ReadHeaderTimeout: readHeaderTimeout,
