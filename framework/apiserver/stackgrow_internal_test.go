@@ -62,13 +62,12 @@ func TestPresizedStack(t *testing.T) {
 }
 
 // BenchmarkGrowStack is what a new goroutine pays to run about 20 KiB deep,
-// growing as it goes (none) or grown first by a zeroed frame (go) or an
-// untouched one (growStack: assembly on amd64 and arm64).
+// growing as it goes (none) or grown first (growStack).
 func BenchmarkGrowStack(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		grow func()
-	}{{"none", func() {}}, {"go", growStackGo}, {"reserve", growStack}} {
+	}{{"none", func() {}}, {"grow", growStack}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var wg sync.WaitGroup
 			for b.Loop() {
