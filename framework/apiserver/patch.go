@@ -123,7 +123,11 @@ func (s *Server) patchObject(ctx context.Context, q *request, mode updateMode) (
 		}
 	}
 	name := q.ri.name
-	return s.guaranteedUpdate(ctx, q, name, mode, func(cur map[string]any, curRV int64) (map[string]any, error) {
+	// applyPatch only reads cur (it patches cur's encoding): cur is not
+	// copied. The patched object shares cur's managedFields when the patch
+	// leaves them; writers replace an object's managedFields, never change
+	// them in place.
+	return s.guaranteedUpdateOf(ctx, q, name, mode, false, func(cur map[string]any, curRV int64) (map[string]any, error) {
 		next, err := applyPatch(q, cur, body)
 		if err != nil {
 			return nil, err

@@ -419,8 +419,17 @@ const (
 // guaranteedUpdate reads the object, asks tryUpdate for the new state, runs the
 // update path and stores it conditioned on the read revision, retrying when the
 // object changed concurrently (tryUpdate decides on explicit preconditions).
-// created is unused for now (no create-on-update).
+// tryUpdate is given a copy of the object read, its own to change.
 func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, mode updateMode,
+	tryUpdate func(cur map[string]any, curRV int64) (map[string]any, error)) (map[string]any, error) {
+	return s.guaranteedUpdateOf(ctx, q, name, mode, true, tryUpdate)
+}
+
+// guaranteedUpdateOf is guaranteedUpdate; with copyCur false tryUpdate is
+// given the object read itself, which it must not change (a replacement
+// that does not read it: copying the object, managedFields and all, would be
+// wasted).
+func (s *Server) guaranteedUpdateOf(ctx context.Context, q *request, name string, mode updateMode, copyCur bool,
 	tryUpdate func(cur map[string]any, curRV int64) (map[string]any, error)) (map[string]any, error) {
 	key := storageKey(q.res, q.ri.namespace, name)
 	for range maxUpdateRetries {
@@ -435,7 +444,11 @@ func (s *Server) guaranteedUpdate(ctx context.Context, q *request, name string, 
 		if err != nil {
 			return nil, internalError("%v", err)
 		}
-		proposed, err := tryUpdate(api.DeepCopyJSON(cur), kv.ModRevision)
+		given := cur
+		if copyCur {
+			given = api.DeepCopyJSON(cur)
+		}
+		proposed, err := tryUpdate(given, kv.ModRevision)
 		if err != nil {
 			return nil, err
 		}
@@ -765,7 +778,8 @@ func (s *Server) update(ctx context.Context, q *request, obj map[string]any, mod
 		return nil, apierrors.NewInvalid(q.groupKind(), name, field.ErrorList{
 			field.Invalid(field.NewPath("metadata", "resourceVersion"), int64(0), "must be specified for an update")})
 	}
-	return s.guaranteedUpdate(ctx, q, name, mode, func(cur map[string]any, curRV int64) (map[string]any, error) {
+	// The new state is obj whatever the object read holds: it is not copied.
+	return s.guaranteedUpdateOf(ctx, q, name, mode, false, func(_ map[string]any, curRV int64) (map[string]any, error) {
 		if want != 0 && want != curRV {
 			return nil, apierrors.NewConflict(q.groupResource(), name, apierrors.OptimisticLockMessage)
 		}

@@ -56,16 +56,23 @@ type cnode struct {
 	keyDefs   []any // the default of each key (nil: none)
 }
 
-// cfield is a struct field: its type and its FieldsV1 key ("f:name").
+// cfield is a struct field: its type and its FieldsV1 key ("f:name");
+// stripped when no one owns it (the root's and its metadata's fields of
+// stripSet; their cnode's stripped names them too).
 type cfield struct {
-	n   *cnode
-	key string
+	n        *cnode
+	key      string
+	stripped bool
 }
 
 // compiled is a Type's schema resolved into cnodes, built on first use.
+// zeroKnown: every key of every map of the Type's zero object has a type
+// where it is (n.field), so that the walk of creates need not check the
+// keys of the zero object's maps the object lacks (changedMap).
 type compiled struct {
-	once sync.Once
-	root *cnode
+	once      sync.Once
+	root      *cnode
+	zeroKnown bool
 }
 
 type compiler struct {
@@ -87,20 +94,46 @@ func (t *Type) compiledRoot() *cnode {
 		if root.hasMap {
 			r := *root
 			r.fields = maps.Clone(root.fields)
-			r.stripped = map[string]bool{"apiVersion": true, "kind": true}
+			r.strip([]string{"apiVersion", "kind"})
 			if f, ok := r.fields["metadata"]; ok && f.n.hasMap {
 				meta := *f.n
-				meta.stripped = map[string]bool{}
-				for _, k := range strippedMeta {
-					meta.stripped[k] = true
-				}
+				meta.fields = maps.Clone(meta.fields)
+				meta.strip(strippedMeta)
 				r.fields["metadata"] = cfield{n: &meta, key: f.key}
 			}
 			root = &r
 		}
 		t.compiled.root = root
+		t.compiled.zeroKnown = zeroKnown(root, t.zero)
 	})
 	return t.compiled.root
+}
+
+// strip marks keys as no one's in n (a copy whose fields are its own).
+func (n *cnode) strip(keys []string) {
+	n.stripped = make(map[string]bool, len(keys))
+	for _, k := range keys {
+		n.stripped[k] = true
+		if f, ok := n.fields[k]; ok {
+			f.stripped = true
+			n.fields[k] = f
+		}
+	}
+}
+
+// zeroKnown reports whether every key of zero (a map of the zero object
+// where the schema has type n), and of the maps in it, has a type.
+func zeroKnown(n *cnode, zero map[string]any) bool {
+	for k, v := range zero {
+		cn, _, _ := n.field(k)
+		if cn == nil {
+			return false
+		}
+		if m, ok := v.(map[string]any); ok && !zeroKnown(cn, m) {
+			return false
+		}
+	}
+	return true
 }
 
 func (c *compiler) ref(tr schema.TypeRef) *cnode {
@@ -273,6 +306,9 @@ func (k fkid) fullKey() string {
 // allocates no lists of kids.
 type walk struct {
 	stack, arena []fkid
+	// zeroKnown: the compared empty object's keys all have a type
+	// (compiled.zeroKnown).
+	zeroKnown bool
 }
 
 var walks = sync.Pool{New: func() any { return new(walk) }}
@@ -406,7 +442,7 @@ func (w *walk) added(n *cnode, v any) (fnode, bool) {
 		}
 		mark := len(w.stack)
 		for key, cv := range m {
-			cn, full := n.field(key)
+			cn, full, _ := n.field(key)
 			if cn == nil {
 				return fnode{}, false
 			}
@@ -457,13 +493,14 @@ func (w *walk) addedItems(n *cnode, l []any, owned bool) (fnode, bool) {
 	return w.node(owned, mark), true
 }
 
-// field is the type of key in a map of type n (nil when it has none), and
-// its FieldsV1 key when the schema names the field ("" for other keys).
-func (n *cnode) field(key string) (*cnode, string) {
+// field is the type of key in a map of type n (nil when it has none), its
+// FieldsV1 key when the schema names the field ("" for other keys), and
+// whether no one owns it (stripSet).
+func (n *cnode) field(key string) (*cnode, string, bool) {
 	if f, ok := n.fields[key]; ok {
-		return f.n, f.key
+		return f.n, f.key, f.stripped
 	}
-	return n.elem, ""
+	return n.elem, "", n.stripped != nil && n.stripped[key]
 }
 
 // itemKey is the serialized path element of a list item ("k:{...}" or
@@ -629,11 +666,11 @@ func (w *walk) changedAs(a atomKinds, n *cnode, lhs, rhs any) (fnode, bool) {
 func (w *walk) changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool) (fnode, bool) {
 	mark := len(w.stack)
 	for key, rv := range rm {
-		cn, full := n.field(key)
+		cn, full, stripped := n.field(key)
 		if cn == nil || cn.invalid {
 			return fnode{}, false
 		}
-		if n.stripped[key] && isScalar(rv) && (lm[key] == nil || isScalar(lm[key])) {
+		if stripped && isScalar(rv) && (lm[key] == nil || isScalar(lm[key])) {
 			// A scalar is owned as a whole (or not at all), and no one
 			// owns this field: nothing to compute.
 			continue
@@ -654,11 +691,14 @@ func (w *walk) changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bo
 			w.stack = append(w.stack, fkid{key: key, full: full, field: true, n: c})
 		}
 	}
+	if w.zeroKnown {
+		return w.node(false, mark), true // lm's keys all have a type
+	}
 	for key := range lm {
 		if _, in := rm[key]; in {
 			continue
 		}
-		if cn, _ := n.field(key); cn == nil {
+		if cn, _, _ := n.field(key); cn == nil {
 			return fnode{}, false
 		}
 	}
@@ -727,6 +767,7 @@ func (m *Manager) createFields(w *walk, obj map[string]any) (fnode, bool) {
 	if root.invalid || !root.hasMap || root.mapAtomic {
 		return fnode{}, false
 	}
+	w.zeroKnown = m.typ.compiled.zeroKnown
 	out, ok := w.changedMap(root, m.typ.zero, obj, m.ignored)
 	if !ok {
 		return fnode{}, false

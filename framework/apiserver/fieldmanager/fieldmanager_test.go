@@ -510,6 +510,12 @@ func TestJSONEqual(t *testing.T) {
 			t.Errorf("%s vs %s: got %v", tc.a, tc.b, got)
 		}
 	}
+	// The same list is equal to itself; a list sharing its start is not
+	// the same list when shorter.
+	l := []any{"a", map[string]any{"b": int64(1)}}
+	if !jsonEqual(l, l) || jsonEqual(l, l[:1]) || jsonEqual(l[:1], l) {
+		t.Error("lists sharing an array")
+	}
 }
 
 func TestIdentityKey(t *testing.T) {
