@@ -151,14 +151,23 @@ func (w *podWorker) sandboxPartDone() {
 	w.mu.Lock()
 	w.sandboxParts--
 	last := w.sandboxParts == 0
+	cleared := false
 	if last {
+		cleared = w.message != ""
 		w.sandboxOK, w.message = true, ""
 		close(w.sandboxReady)
 	}
 	w.mu.Unlock()
 	if last {
 		w.a.metrics.PodWorker(kubeletmetrics.WorkerCreate, w.sandboxStart)
-		w.markDirty()
+		// The pod IP and PodReadyToStartContainers go out with the next
+		// change (the container running, or why it waits), as on the
+		// kubelet, whose status after the sandbox is the one after its
+		// first sync: not a write of their own (in a burst of starts, one
+		// status patch of four). A sandbox error's message is cleared now.
+		if cleared {
+			w.markDirty()
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package node_test
 
 import (
+	"reflect"
 	"time"
 
 	. "github.com/onsi/ginkgo/v2"
@@ -38,17 +39,29 @@ var _ = Describe("Pod readiness without probes", func() {
 		pod.Spec.Containers = []corev1.Container{helperContainer("main", "sleep", "forever")}
 		createAndBind(ctx, pod)
 		var running *corev1.Pod
+		var before []corev1.PodStatus // the statuses the agent wrote before Running
 		for running == nil {
 			select {
 			case ev, ok := <-w.ResultChan():
 				Expect(ok).To(BeTrue(), "the watch ended")
-				if p, isPod := ev.Object.(*corev1.Pod); isPod && p.Status.Phase == corev1.PodRunning {
+				p, isPod := ev.Object.(*corev1.Pod)
+				switch {
+				case !isPod:
+				case p.Status.Phase == corev1.PodRunning:
 					running = p
+				case p.Status.StartTime != nil && (len(before) == 0 || !reflect.DeepEqual(before[len(before)-1], p.Status)): // the agent's
+					before = append(before, p.Status)
 				}
 			case <-ctx.Done():
 				Fail("the pod never ran")
 			}
 		}
+		// As the kubelet's: Pending once, then Running with the pod IP and
+		// PodReadyToStartContainers; the network's readiness is not a write
+		// of its own (a burst of starts pays for every status patch).
+		Expect(before).To(HaveLen(1), "%+v", before)
+		Expect(running.Status.PodIP).NotTo(BeEmpty())
+		Expect(condition(running, corev1.PodReadyToStartContainers)).To(Equal(corev1.ConditionTrue), "%+v", running.Status.Conditions)
 		Expect(condition(running, corev1.ContainersReady)).To(Equal(corev1.ConditionTrue), "%+v", running.Status.Conditions)
 		Expect(condition(running, corev1.PodReady)).To(Equal(corev1.ConditionTrue), "%+v", running.Status.Conditions)
 		Expect(running.Status.ContainerStatuses).To(ConsistOf(HaveField("Ready", true)))

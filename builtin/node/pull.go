@@ -118,7 +118,7 @@ func (r *containerRunner) flushPulled(ctx context.Context) {
 }
 
 // setImageID reports the image as the kubelet on containerd does:
-// "<repository>@<manifest digest>".
+// "<repository>@<manifest digest>", with the container's next status.
 func (r *containerRunner) setImageID(img cri.Image) {
 	if len(img.Names) == 0 || img.Digest == "" {
 		return
@@ -127,7 +127,11 @@ func (r *containerRunner) setImageID(img cri.Image) {
 	if i := strings.LastIndex(repo, ":"); i > strings.LastIndex(repo, "/") {
 		repo = repo[:i]
 	}
-	r.setStatus(func(s *corev1.ContainerStatus) { s.ImageID = repo + "@" + img.Digest })
+	// Not a status write of its own: the next change (running, or why the
+	// container waits) carries it.
+	r.mu.Lock()
+	r.status.ImageID = repo + "@" + img.Digest
+	r.mu.Unlock()
 }
 
 func (r *containerRunner) setWaiting(reason, msg string) {
