@@ -68,6 +68,9 @@ type fastDecoder struct {
 	// withoutManagedFields: metadata.managedFields are skipped, not
 	// decoded; inMeta is set while the root's metadata is decoded.
 	withoutManagedFields, inMeta bool
+	// headOnly: of the root's fields only apiVersion, kind and metadata
+	// are decoded, the others read as JSON and left out.
+	headOnly bool
 }
 
 func (d *fastDecoder) skipSpace() {
@@ -108,6 +111,10 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 		d.i++
 		d.skipSpace()
 		switch {
+		case d.headOnly && depth == 0 && !isHeadField(k):
+			if !d.skip(depth) {
+				return nil, false
+			}
 		case d.withoutManagedFields && depth == 1 && d.inMeta && k == "managedFields":
 			if !d.skip(depth) {
 				return nil, false
@@ -142,6 +149,11 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 			return nil, false
 		}
 	}
+}
+
+// isHeadField says whether k is one of the root fields DecodeMapHead keeps.
+func isHeadField(k string) bool {
+	return k == "apiVersion" || k == "kind" || k == "metadata"
 }
 
 // array decodes an array; d.i is at its '['.

@@ -86,6 +86,25 @@ func DecodeMapWithoutManagedFields(data []byte) (map[string]any, error) {
 	return m, nil
 }
 
+// DecodeMapHead is DecodeMapWithoutManagedFields keeping only apiVersion, kind
+// and metadata (the other fields are read as JSON, not decoded), for readers
+// of an object's metadata alone.
+func DecodeMapHead(data []byte) (map[string]any, error) {
+	if m, ok := (fastDecoder{data: data, withoutManagedFields: true, headOnly: true}).decodeMap(); ok {
+		return m, nil
+	}
+	m, err := DecodeMapWithoutManagedFields(data)
+	if err != nil {
+		return nil, err
+	}
+	for k := range m {
+		if !isHeadField(k) {
+			delete(m, k)
+		}
+	}
+	return m, nil
+}
+
 // decodeMapStd is DecodeMap by encoding/json, the reference for decodeMapFast.
 func decodeMapStd(data []byte) (map[string]any, error) {
 	var v any

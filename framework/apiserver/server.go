@@ -273,7 +273,11 @@ func (s *Server) storedFields(res *registry.Resource) func(map[string]any) map[s
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
-	m, err := decodeStoredFields(value, rv) // the fields below, none of managedFields
+	decode := decodeStoredFields // the fields below, none of managedFields
+	if fieldsOf == nil {
+		decode = decodeStoredHead // nothing outside metadata either
+	}
+	m, err := decode(value, rv)
 	if err != nil {
 		return nil, err
 	}
