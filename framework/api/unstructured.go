@@ -70,6 +70,17 @@ func DecodeMap(data []byte) (map[string]any, error) {
 	return decodeMapStd(data)
 }
 
+// DecodeMapUnique is DecodeMap also saying whether every object in data has
+// each of its keys once; false when it cannot tell (DuplicateFields can). A
+// request body decoded with it needs no DuplicateFields scan when true.
+func DecodeMapUnique(data []byte) (m map[string]any, unique bool, err error) {
+	if m, repeated, ok := (fastDecoder{data: data}).decodeMapRepeats(); ok {
+		return m, !repeated, nil
+	}
+	m, err = decodeMapStd(data)
+	return m, false, err
+}
+
 // DecodeMapWithoutManagedFields is DecodeMap without metadata.managedFields
 // (read as JSON, not decoded), for readers of an object's other fields.
 func DecodeMapWithoutManagedFields(data []byte) (map[string]any, error) {
