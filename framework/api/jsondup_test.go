@@ -1,6 +1,8 @@
 package api
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -45,4 +47,35 @@ func BenchmarkDuplicateFields(b *testing.B) {
 	for b.Loop() {
 		DuplicateFields(body)
 	}
+}
+
+// checkDecodeUnique checks DecodeMapUnique against DecodeMap (the same map,
+// the same error) and DuplicateFields (unique only when it finds none).
+func checkDecodeUnique(t *testing.T, in string) {
+	m, unique, err := DecodeMapUnique([]byte(in))
+	want, wantErr := DecodeMap([]byte(in))
+	if (err == nil) != (wantErr == nil) || !reflect.DeepEqual(m, want) {
+		t.Fatalf("%q: %#v, %v; DecodeMap %#v, %v", in, m, err, want, wantErr)
+	}
+	if dups := DuplicateFields([]byte(in)); unique && len(dups) > 0 {
+		t.Fatalf("%q: unique, DuplicateFields %q", in, dups)
+	}
+}
+
+func TestDecodeMapUnique(t *testing.T) {
+	for _, in := range append(slices.Clone(jsonCorpus), `{"a":1,"a":2}`, `{"a":1,"\u0061":2}`, `{"x":{"k":1},"y":{"k":1}}`,
+		`{"spec":{"containers":[{"name":"a"},{"name":"b","name":"c"}]}}`, `{"a":{"b":1,"b":{}}}`) {
+		checkDecodeUnique(t, in)
+	}
+	for in, want := range map[string]bool{`{"a":1,"b":{"a":2},"c":[{"a":1},{"a":2}]}`: true, `{"a":[{"b":1,"b":2}]}`: false, `{"a":1,"a":1}`: false} {
+		if _, unique, err := DecodeMapUnique([]byte(in)); err != nil || unique != want {
+			t.Errorf("%s: unique %v, %v; want %v", in, unique, err, want)
+		}
+	}
+}
+
+func FuzzDecodeMapUnique(f *testing.F) {
+	f.Add([]byte(`{"a":[1,{"b":2,"b":3}],"a":null}`))
+	f.Add([]byte(`{"a":{"b":1},"c":"\u0061"}`))
+	f.Fuzz(func(t *testing.T, data []byte) { checkDecodeUnique(t, string(data)) })
 }

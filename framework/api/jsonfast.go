@@ -47,19 +47,26 @@ func decodeMapFast(data []byte) (map[string]any, bool) {
 }
 
 func (d fastDecoder) decodeMap() (map[string]any, bool) {
+	m, _, ok := d.decodeMapRepeats()
+	return m, ok
+}
+
+// decodeMapRepeats is decodeMap also saying whether an object in the
+// document had a key twice.
+func (d fastDecoder) decodeMapRepeats() (m map[string]any, repeated, ok bool) {
 	d.skipSpace()
 	if d.i >= len(d.data) || d.data[d.i] != '{' {
-		return nil, false
+		return nil, false, false
 	}
-	m, ok := d.object(0)
+	m, ok = d.object(0)
 	if !ok {
-		return nil, false
+		return nil, false, false
 	}
 	d.skipSpace()
 	if d.i != len(d.data) {
-		return nil, false
+		return nil, false, false
 	}
-	return m, true
+	return m, d.repeated, true
 }
 
 type fastDecoder struct {
@@ -68,6 +75,12 @@ type fastDecoder struct {
 	// withoutManagedFields: metadata.managedFields are skipped, not
 	// decoded; inMeta is set while the root's metadata is decoded.
 	withoutManagedFields, inMeta bool
+	// repeated is set when an object had a key twice (the later value
+	// replaced the earlier).
+	repeated bool
+	// headOnly: of the root's fields only apiVersion, kind and metadata
+	// are decoded, the others read as JSON and left out.
+	headOnly bool
 }
 
 func (d *fastDecoder) skipSpace() {
@@ -88,6 +101,7 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 	}
 	d.i++ // '{'
 	m := map[string]any{}
+	set := 0 // keys set in m, to tell a repeated key by m's length
 	d.skipSpace()
 	if d.i < len(d.data) && d.data[d.i] == '}' {
 		d.i++
@@ -108,6 +122,10 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 		d.i++
 		d.skipSpace()
 		switch {
+		case d.headOnly && depth == 0 && !isHeadField(k):
+			if !d.skip(depth) {
+				return nil, false
+			}
 		case d.withoutManagedFields && depth == 1 && d.inMeta && k == "managedFields":
 			if !d.skip(depth) {
 				return nil, false
@@ -120,12 +138,14 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 				return nil, false
 			}
 			m[k] = v
+			set++
 		default:
 			v, ok := d.value(depth)
 			if !ok {
 				return nil, false
 			}
 			m[k] = v
+			set++
 		}
 		d.skipSpace()
 		if d.i >= len(d.data) {
@@ -137,11 +157,19 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 			d.skipSpace()
 		case '}':
 			d.i++
+			if set != len(m) {
+				d.repeated = true
+			}
 			return m, true
 		default:
 			return nil, false
 		}
 	}
+}
+
+// isHeadField says whether k is one of the root fields DecodeMapHead keeps.
+func isHeadField(k string) bool {
+	return k == "apiVersion" || k == "kind" || k == "metadata"
 }
 
 // array decodes an array; d.i is at its '['.

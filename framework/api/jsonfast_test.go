@@ -58,6 +58,37 @@ func checkDecodeWithout(t *testing.T, in string) {
 	}
 }
 
+// checkDecodeHead checks DecodeMapHead against encoding/json less
+// metadata.managedFields and the root's fields but apiVersion, kind and
+// metadata: the same errors, the same maps.
+func checkDecodeHead(t *testing.T, in string) {
+	want, wantErr := decodeMapStd([]byte(in))
+	if meta, ok := want["metadata"].(map[string]any); ok {
+		delete(meta, "managedFields")
+	}
+	for k := range want {
+		if k != "apiVersion" && k != "kind" && k != "metadata" {
+			delete(want, k)
+		}
+	}
+	got, err := DecodeMapHead([]byte(in))
+	if (err == nil) != (wantErr == nil) {
+		t.Fatalf("%q: error %v, encoding/json %v", in, err, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: %#v, encoding/json %#v", in, got, want)
+	}
+}
+
+// asData wraps v (JSON text, valid or not) as a field beside an object's
+// metadata, before it and after it.
+func asData(v string) []string {
+	return []string{
+		`{"apiVersion":"v1","data":` + v + `,"kind":"ConfigMap","metadata":{"name":"x"}}`,
+		`{"metadata":{"name":"x","labels":{"a":"b"}},"spec":` + v + `}`,
+	}
+}
+
 // withManagedFields wraps v (JSON text, valid or not) as the managedFields
 // of an object, and elsewhere too.
 func withManagedFields(v string) []string {
@@ -89,6 +120,15 @@ func TestDecodeMapWithoutManagedFields(t *testing.T) {
 	}
 }
 
+func TestDecodeMapHead(t *testing.T) {
+	for _, in := range append(slices.Clone(jsonCorpus), managedFieldsCorpus...) {
+		checkDecodeHead(t, in)
+		for _, w := range append(withManagedFields(in), asData(in)...) {
+			checkDecodeHead(t, w)
+		}
+	}
+}
+
 // FuzzDecodeMapWithoutManagedFields checks DecodeMapWithoutManagedFields
 // against encoding/json, the fuzzer's input as a whole document and as
 // managedFields.
@@ -98,8 +138,13 @@ func FuzzDecodeMapWithoutManagedFields(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		checkDecodeWithout(t, string(in))
+		checkDecodeHead(t, string(in))
 		for _, w := range withManagedFields(string(in)) {
 			checkDecodeWithout(t, w)
+			checkDecodeHead(t, w)
+		}
+		for _, w := range asData(string(in)) {
+			checkDecodeHead(t, w)
 		}
 	})
 }

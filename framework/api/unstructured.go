@@ -70,6 +70,17 @@ func DecodeMap(data []byte) (map[string]any, error) {
 	return decodeMapStd(data)
 }
 
+// DecodeMapUnique is DecodeMap also saying whether every object in data has
+// each of its keys once; false when it cannot tell (DuplicateFields can). A
+// request body decoded with it needs no DuplicateFields scan when true.
+func DecodeMapUnique(data []byte) (m map[string]any, unique bool, err error) {
+	if m, repeated, ok := (fastDecoder{data: data}).decodeMapRepeats(); ok {
+		return m, !repeated, nil
+	}
+	m, err = decodeMapStd(data)
+	return m, false, err
+}
+
 // DecodeMapWithoutManagedFields is DecodeMap without metadata.managedFields
 // (read as JSON, not decoded), for readers of an object's other fields.
 func DecodeMapWithoutManagedFields(data []byte) (map[string]any, error) {
@@ -82,6 +93,25 @@ func DecodeMapWithoutManagedFields(data []byte) (map[string]any, error) {
 	}
 	if meta, ok := m["metadata"].(map[string]any); ok {
 		delete(meta, "managedFields")
+	}
+	return m, nil
+}
+
+// DecodeMapHead is DecodeMapWithoutManagedFields keeping only apiVersion, kind
+// and metadata (the other fields are read as JSON, not decoded), for readers
+// of an object's metadata alone.
+func DecodeMapHead(data []byte) (map[string]any, error) {
+	if m, ok := (fastDecoder{data: data, withoutManagedFields: true, headOnly: true}).decodeMap(); ok {
+		return m, nil
+	}
+	m, err := DecodeMapWithoutManagedFields(data)
+	if err != nil {
+		return nil, err
+	}
+	for k := range m {
+		if !isHeadField(k) {
+			delete(m, k)
+		}
 	}
 	return m, nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/converge-dev/converge/framework/api"
 )
@@ -38,24 +39,47 @@ func encodeStored(obj map[string]any) ([]byte, error) {
 		}
 	}
 	slices.Sort(keys)
-	b := make([]byte, 0, 1024)
+	// The object is encoded into a reused buffer and copied out at its exact
+	// size: growing a fresh one by appending allocated and copied it two or
+	// three times over for a 1–2 KiB object.
+	scratch := encodePool.Get().(*[]byte)
+	b, err := appendStored((*scratch)[:0], obj, meta, keys)
+	if cap(b) <= maxPooledEncode {
+		*scratch = b[:0]
+		encodePool.Put(scratch)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return bytes.Clone(b), nil
+}
+
+// appendStored appends encodeStored's rendering of obj, whose metadata is
+// meta and other keys keys, sorted, to b.
+func appendStored(b []byte, obj, meta map[string]any, keys []string) ([]byte, error) {
 	b = append(b, `{"metadata":`...)
 	b, err := api.AppendJSON(b, meta)
 	if err != nil {
-		return nil, fmt.Errorf("encode metadata: %w", err)
+		return b, fmt.Errorf("encode metadata: %w", err)
 	}
 	for _, k := range keys {
 		b = append(b, ',')
 		if b, err = api.AppendJSON(b, k); err != nil {
-			return nil, fmt.Errorf("encode object: %w", err)
+			return b, fmt.Errorf("encode object: %w", err)
 		}
 		b = append(b, ':')
 		if b, err = api.AppendJSON(b, obj[k]); err != nil {
-			return nil, fmt.Errorf("encode object: %w", err)
+			return b, fmt.Errorf("encode object: %w", err)
 		}
 	}
 	return append(b, '}'), nil
 }
+
+// encodePool holds encodeStored's scratch buffers; ones grown beyond
+// maxPooledEncode (a large object) are left to the collector.
+var encodePool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+const maxPooledEncode = 64 << 10
 
 // withResourceVersion returns stored JSON with metadata.resourceVersion set to rv.
 func withResourceVersion(stored []byte, rv int64) []byte {
@@ -116,6 +140,13 @@ func decodeStored(stored []byte, rv int64) (map[string]any, error) {
 // readers of the object's other fields (the watch cache's index of it).
 func decodeStoredFields(stored []byte, rv int64) (map[string]any, error) {
 	return decodeStoredWith(api.DecodeMapWithoutManagedFields, stored, rv)
+}
+
+// decodeStoredHead is decodeStoredFields of apiVersion, kind and metadata
+// alone, for the watch cache's index of an object whose other fields it does
+// not read.
+func decodeStoredHead(stored []byte, rv int64) (map[string]any, error) {
+	return decodeStoredWith(api.DecodeMapHead, stored, rv)
 }
 
 func decodeStoredWith(decode func([]byte) (map[string]any, error), stored []byte, rv int64) (map[string]any, error) {

@@ -117,8 +117,16 @@ func contentType(r *http.Request) string {
 
 // decodeJSONOrYAML decodes a JSON or YAML body into a map.
 func decodeJSONOrYAML(body []byte, media string) (map[string]any, error) {
+	m, _, err := decodeJSONOrYAMLUnique(body, media)
+	return m, err
+}
+
+// decodeJSONOrYAMLUnique is decodeJSONOrYAML also saying, for a JSON body,
+// whether each object in it has each of its keys once (false when it cannot
+// tell): then strict decoding finds no duplicate fields in it.
+func decodeJSONOrYAMLUnique(body []byte, media string) (map[string]any, bool, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, apierrors.NewBadRequest("the request body is empty; expected an object")
+		return nil, false, apierrors.NewBadRequest("the request body is empty; expected an object")
 	}
 	data := body
 	if media == "application/apply-patch+yaml" && isJSONObject(body) {
@@ -126,21 +134,22 @@ func decodeJSONOrYAML(body []byte, media string) (map[string]any, error) {
 		// send JSON, which YAML's parser would take the long way; what
 		// it does not decode as JSON goes on to the YAML parser.
 		if m, err := api.DecodeMap(body); err == nil {
-			return m, nil
+			return m, false, nil
 		}
 	}
 	if media == mediaYAML || media == "application/apply-patch+yaml" {
 		j, err := yaml.YAMLToJSON(body)
 		if err != nil {
-			return nil, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
+			return nil, false, apierrors.NewBadRequest(fmt.Sprintf("error decoding YAML: %v", err))
 		}
 		data = j
 	}
-	m, err := api.DecodeMap(data)
+	m, unique, err := api.DecodeMapUnique(data)
 	if err != nil {
-		return nil, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: couldn't decode JSON: %v", err))
+		return nil, false, apierrors.NewBadRequest(fmt.Sprintf("the object provided is unrecognized: couldn't decode JSON: %v", err))
 	}
-	return m, nil
+	// YAML's keys were repeated, if at all, before it became JSON.
+	return m, unique && media != mediaYAML && media != "application/apply-patch+yaml", nil
 }
 
 // isJSONObject reports whether body, past leading white space, starts a

@@ -107,6 +107,11 @@ type Server struct {
 	// started holds the same handles as caches, for cacheFor to find a
 	// started cache without taking mu.
 	started sync.Map // storage prefix → *cacheHandle
+	// byResource finds the same handles by the registry's *Resource,
+	// without building the storage prefix (cacheFor runs several times per
+	// request: admission reads webhook and policy configurations). Filled
+	// and cleared with mu held, so it never holds a stopped cache.
+	byResource sync.Map // *registry.Resource → *cacheHandle
 
 	discoveryMu    sync.Mutex // guards the OpenAPI document cache below
 	discoveryCache map[string][]byte
@@ -180,6 +185,7 @@ func (s *Server) registryChanged() {
 			s.started.Delete(p)
 		}
 	}
+	s.byResource.Clear()
 	s.refreshAdmissionCachesLocked()
 	if s.ctx != nil {
 		s.startCachesLocked()
@@ -202,8 +208,14 @@ func (s *Server) startCachesLocked() {
 
 // cacheFor returns the (started) watch cache of a resource.
 func (s *Server) cacheFor(ctx context.Context, res *registry.Resource) (*watchCache, error) {
-	prefix := storagePrefix(res)
-	if h, ok := s.started.Load(prefix); ok {
+	h, ok := s.byResource.Load(res)
+	if !ok {
+		prefix := storagePrefix(res)
+		if h, ok = s.started.Load(prefix); ok {
+			s.rememberCache(res, prefix)
+		}
+	}
+	if ok {
 		if err := h.(*cacheHandle).cache.waitReady(ctx); err != nil {
 			return nil, err
 		}
@@ -214,12 +226,26 @@ func (s *Server) cacheFor(ctx context.Context, res *registry.Resource) (*watchCa
 		s.mu.Unlock()
 		return nil, errors.New("apiserver: Start was not called")
 	}
-	h := s.ensureCacheLocked(res)
+	hs := s.ensureCacheLocked(res)
 	s.mu.Unlock()
-	if err := h.cache.waitReady(ctx); err != nil {
+	if err := hs.cache.waitReady(ctx); err != nil {
 		return nil, err
 	}
-	return h.cache, nil
+	return hs.cache, nil
+}
+
+// rememberCache lets cacheFor find the started cache of prefix by res, when
+// res is the registry's own (a Resource made for one request would only
+// fill byResource up).
+func (s *Server) rememberCache(res *registry.Resource, prefix string) {
+	if s.opts.Registry.Get(res.GroupVersionResource()) != res {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if h, ok := s.caches[prefix]; ok {
+		s.byResource.Store(res, h)
+	}
 }
 
 // ensureCacheLocked returns the watch cache of res, starting it if needed.
@@ -273,7 +299,11 @@ func (s *Server) storedFields(res *registry.Resource) func(map[string]any) map[s
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
-	m, err := decodeStoredFields(value, rv) // the fields below, none of managedFields
+	decode := decodeStoredFields // the fields below, none of managedFields
+	if fieldsOf == nil {
+		decode = decodeStoredHead // nothing outside metadata either
+	}
+	m, err := decode(value, rv)
 	if err != nil {
 		return nil, err
 	}
