@@ -103,13 +103,17 @@ fuzz:
 bench:
 	./hack/bench.sh
 
-## conformance: the upstream Kubernetes [Conformance] specs (e2e.test of
-## k8s.io/kubernetes v1.34.4, built and cached by the conformance module) against
-## a default `converge up`; writes docs/CONFORMANCE.md. Not part of test (up to
-## 45 minutes). FOCUS, SKIP, PROCS, TIMEOUT (minutes) narrow it, e.g.
+## conformance: every upstream Kubernetes [Conformance] spec (e2e.test of
+## k8s.io/kubernetes v1.34.4, built and cached by the conformance module),
+## Serial and Slow included, against a default `converge up` whose node runs
+## pods on containerd, the upstream images served from a local registry;
+## writes docs/CONFORMANCE.md. Installs what it needs first (hack/ci-deps.sh).
+## Not part of test (≈35 of at most 45 minutes on 2 cores). FOCUS, SKIP,
+## PROCS, TIMEOUT (minutes) and RUNTIME (containerd, or process: no images
+## but pause) narrow it, e.g.
 ##   make conformance FOCUS='\[sig-api-machinery\].*\[Conformance\]' SKIP='\[Slow\]|\[Serial\]'
-conformance:
-	FOCUS='$(FOCUS)' SKIP='$(SKIP)' PROCS='$(PROCS)' TIMEOUT='$(TIMEOUT)' NOTE='$(NOTE)' ./hack/conformance.sh
+conformance: deps
+	FOCUS='$(FOCUS)' SKIP='$(SKIP)' PROCS='$(PROCS)' TIMEOUT='$(TIMEOUT)' RUNTIME='$(RUNTIME)' NOTE='$(NOTE)' ./hack/conformance.sh
 
 ## conformance-smoke: the CI-sized subset of conformance (part of test): about 40 API-level sig-api-machinery
 ## [Conformance] specs that need no image, against a default converge up; fails on any failure. Builds e2e.test on

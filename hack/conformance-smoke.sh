@@ -15,6 +15,8 @@ cd "$repo"
 export FOCUS='\[sig-api-machinery\] (AggregatedDiscovery|FieldValidation|Discovery|server version|Watchers|ResourceQuota should (manage the lifecycle|be able to update)|API priority and fairness|CustomResourceDefinition resources|CustomResourcePublishOpenAPI|Servers with support for Table|ValidatingAdmissionPolicy).*\[Conformance\]'
 export SKIP='\[Slow\]|\[Serial\]|\[Disruptive\]'
 export PROCS=${PROCS:-2}
+# The selected specs run no image: the process runtime, no registry to fill.
+export RUNTIME=${RUNTIME:-process}
 export TIMEOUT=${TIMEOUT:-10}
 export REPORT=conformance/.cache/smoke.md
 export NOTE='CI smoke subset (hack/conformance-smoke.sh).'

@@ -4,25 +4,27 @@
 #
 #   1. builds e2e.test and ginkgo from the conformance module (cached by its
 #      go.sum, see conformance/build.sh) and bin/converge;
-#   2. starts `converge up` (HTTPS, RBAC, embedded etcd, local node on the
-#      process runtime) in a temporary data dir on a free port;
+#   2. starts `converge up` (HTTPS, RBAC, embedded etcd, local node on
+#      RUNTIME) in a temporary data dir on a free port;
 #   3. runs the focused specs in parallel with ginkgo, within TIMEOUT;
 #   4. stops converge and writes the report from the JUnit XML.
 #
 # Environment (defaults in brackets):
 #   FOCUS    ginkgo --focus          ['\[Conformance\]']
 #   SKIP     ginkgo --skip           ['']
-#   PROCS    ginkgo --procs          [2]
+#   PROCS    ginkgo --procs          [4: the specs mostly wait]
 #   TIMEOUT  whole suite, in minutes   [45]
-#   POD_CIDR converge up --pod-cidr  [127.77.0.0/16: not the default, so pods of
-#            another converge on this machine never share an address]
-#   SERVICE_CIDR converge up --service-cidr [the default; set it, like
-#            POD_CIDR, so two runs on one machine never share Service IPs]
+#   POD_CIDR converge up --pod-cidr  [10.44.0.0/16 on containerd,
+#            127.77.0.0/16 on process: not the default, so pods of another
+#            converge on this machine never share an address]
+#   SERVICE_CIDR converge up --service-cidr [10.45.0.0/16 on containerd, the
+#            default on process; set it, like POD_CIDR, so two runs on one
+#            machine never share Service IPs]
 #   NODE_NAME converge up --node-name [the hostname; with RUNTIME=containerd
 #            give each concurrent run its own: the pod bridge is named after it]
 #   REPORT   Markdown output          [docs/CONFORMANCE.md]
 #   NOTE     extra paragraph for the report header
-#   RUNTIME  the node's runtime: process, or containerd [process]. With
+#   RUNTIME  the node's runtime: containerd, or process [containerd]. With
 #            containerd the run starts a local registry (docker-registry) and
 #            serves the upstream images the specs ask for under their upstream
 #            names through a registries.yaml mirror of registry.k8s.io, each
@@ -43,8 +45,6 @@
 #            (conformance/cmd/pause) and the Aggregator spec's
 #            sample-apiserver and etcd. Any other image fails to pull, and the
 #            report counts its specs as cannot run here.
-#            POD_CIDR defaults to 10.44.0.0/16 and SERVICE_CIDR to 10.45.0.0/16
-#            there.
 # The run's logs and JUnit XML stay in conformance/.cache/runs/<time>/.
 set -euo pipefail
 
@@ -53,9 +53,9 @@ cd "$repo"
 GO=${GO:-go}
 FOCUS=${FOCUS:-'\[Conformance\]'}
 SKIP=${SKIP:-}
-PROCS=${PROCS:-2}
+PROCS=${PROCS:-4}
 TIMEOUT=${TIMEOUT:-45}
-RUNTIME=${RUNTIME:-process}
+RUNTIME=${RUNTIME:-containerd}
 case $RUNTIME in
 process)
 	POD_CIDR=${POD_CIDR:-127.77.0.0/16}
