@@ -37,4 +37,22 @@ var _ = Describe("Host ports on the node", func() {
 		startPod(ctx, "hostport-c", corev1.RestartPolicyAlways, nil, withPort("main"))
 		Eventually(getPod(ctx, "hostport-c")).WithContext(ctx).WithTimeout(20 * time.Second).Should(HaveField("Status.Phase", corev1.PodRunning))
 	}, SpecTimeout(90*time.Second))
+
+	It("frees a finished pod's host port while the pod object stays, as the kubelet stops a terminal pod's sandbox", func(ctx SpecContext) {
+		c := shContainer("main", "exit 0")
+		c.Ports = []corev1.ContainerPort{{Name: "done", ContainerPort: 21018, HostPort: 21018}}
+		startPod(ctx, "hostport-done", corev1.RestartPolicyNever, nil, c)
+		Eventually(getPod(ctx, "hostport-done")).WithContext(ctx).WithTimeout(20 * time.Second).Should(And(
+			HaveField("Status.Phase", corev1.PodSucceeded), HaveField("Status.PodIP", Not(BeEmpty()))))
+
+		By("a new pod of that port runs beside the finished one")
+		next := shContainer("main", "trap 'exit 0' TERM; sleep 60 & wait")
+		next.Ports = c.Ports
+		startPod(ctx, "hostport-next", corev1.RestartPolicyAlways, nil, next)
+		Eventually(getPod(ctx, "hostport-next")).WithContext(ctx).WithTimeout(20 * time.Second).Should(HaveField("Status.Phase", corev1.PodRunning))
+		done, err := getPod(ctx, "hostport-done")()
+		Expect(err).NotTo(HaveOccurred())
+		Expect(done.Status.Phase).To(Equal(corev1.PodSucceeded), "the finished pod keeps its status")
+		Expect(done.Status.PodIP).NotTo(BeEmpty(), "and its pod IP")
+	}, SpecTimeout(90*time.Second))
 })

@@ -146,6 +146,15 @@ func (w *podWorker) current() *corev1.Pod {
 
 func (w *podWorker) markDirty() { signal(w.dirty) }
 
+// stopping reports whether the pod is being deleted or gone, or the agent
+// stops its containers (shutdown): containers ending then have not finished
+// for good.
+func (w *podWorker) stopping() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.terminating || w.gone || w.pod.DeletionTimestamp != nil
+}
+
 // shouldTerminate reports whether the pod is being deleted or gone.
 func (w *podWorker) shouldTerminate() bool {
 	w.mu.Lock()
@@ -203,8 +212,18 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 	if !ok {
 		return
 	}
-	// The network's goroutine ends with ctx at the latest.
-	defer func() { <-netDone }()
+	// The network's goroutine ends with ctx at the latest. A pod whose
+	// containers all ended for good gives back its host ports and network
+	// then, as the kubelet stops a terminal pod's sandbox (status keeps the
+	// pod IP); a pod being deleted does so in cleanup.
+	finished := false
+	defer func() {
+		<-netDone
+		if finished && ctx.Err() == nil && !w.stopping() {
+			w.releaseNetwork(ctx)
+			w.a.ports.release(w.uid)
+		}
+	}()
 	backoff := time.Second
 	for {
 		err := w.setupVolumes(ctx)
@@ -232,6 +251,7 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 				w.initFailed = true
 				w.mu.Unlock()
 				w.markDirty()
+				finished = true
 			}
 			return
 		}
@@ -248,6 +268,7 @@ func (w *podWorker) lifecycle(ctx context.Context) {
 	}
 	wg.Wait()
 	w.markDirty()
+	finished = true
 }
 
 func (w *podWorker) setMessage(m string) {
