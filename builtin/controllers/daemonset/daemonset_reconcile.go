@@ -152,7 +152,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 			p.delete = append(p.delete, st.pods...)
 		case st.shouldRun && len(st.pods) == 0:
 			p.create = append(p.create, st.node.Name)
-		case len(st.pods) > 1 && !surging(st, hash):
+		case len(st.pods) > 1 && !surging(ds, st, hash):
 			// Duplicates: keep the oldest.
 			p.delete = append(p.delete, st.pods[1:]...)
 		}
@@ -219,11 +219,11 @@ func (r *reconciler) observe(ds *appsv1.DaemonSet, nodes []corev1.Node, pods []c
 
 // surging reports whether a node's two pods are an old one and its surge
 // replacement.
-func surging(st *nodeState, hash string) bool {
+func surging(ds *appsv1.DaemonSet, st *nodeState, hash string) bool {
 	if len(st.pods) != 2 {
 		return false
 	}
-	return (podHash(&st.pods[0]) == hash) != (podHash(&st.pods[1]) == hash)
+	return updated(ds, &st.pods[0], hash) != updated(ds, &st.pods[1], hash)
 }
 
 // execute applies the plan. Its creations and deletions are expected before
@@ -291,6 +291,9 @@ func newPod(ds *appsv1.DaemonSet, node, hash string) (*corev1.Pod, error) {
 		lbls = map[string]string{}
 	}
 	lbls[appsv1.DefaultDaemonSetUniqueLabelKey] = hash
+	if gen := ds.Annotations[appsv1.DeprecatedTemplateGeneration]; gen != "" {
+		lbls[appsv1.DaemonSetTemplateGenerationKey] = gen
+	}
 	return &corev1.Pod{
 		ObjectMeta: api.ObjectMeta{
 			GenerateName: ds.Name + "-", Namespace: ds.Namespace,
@@ -306,6 +309,20 @@ func controllerRef(ds *appsv1.DaemonSet) api.OwnerReference {
 }
 
 func podHash(p *corev1.Pod) string { return p.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] }
+
+// updated reports whether pod runs ds's current template, as Kubernetes'
+// IsPodUpdated decides: its controller-revision-hash is the current
+// revision's, or its pod-template-generation is the DaemonSet's template
+// generation (deprecated.daemonset.template.generation) — so a pod stays
+// current when its revision is relabelled, e.g. when an adopted copy of that
+// revision becomes the current one.
+func updated(ds *appsv1.DaemonSet, pod *corev1.Pod, hash string) bool {
+	if hash != "" && podHash(pod) == hash {
+		return true
+	}
+	gen := ds.Annotations[appsv1.DeprecatedTemplateGeneration]
+	return gen != "" && pod.Labels[appsv1.DaemonSetTemplateGenerationKey] == gen
+}
 
 func jsonValueEqual(a, b any) bool {
 	ja, err1 := json.Marshal(a)

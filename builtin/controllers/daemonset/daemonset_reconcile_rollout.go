@@ -49,10 +49,10 @@ func (r *reconciler) rollingUpdate(ds *appsv1.DaemonSet, states []*nodeState, ha
 			switch {
 			case !avail(&pod):
 				unavailable++
-				if podHash(&pod) != hash {
+				if !updated(ds, &pod, hash) {
 					p.delete = append(p.delete, pod) // not serving anyway
 				}
-			case podHash(&pod) != hash:
+			case !updated(ds, &pod, hash):
 				candidates = append(candidates, pod)
 			}
 		}
@@ -74,7 +74,7 @@ func (r *reconciler) rollingUpdate(ds *appsv1.DaemonSet, states []*nodeState, ha
 		}
 		var oldPod, newPod *corev1.Pod
 		for i := range st.pods {
-			if podHash(&st.pods[i]) == hash {
+			if updated(ds, &st.pods[i], hash) {
 				newPod = &st.pods[i]
 			} else if oldPod == nil {
 				oldPod = &st.pods[i]
@@ -187,7 +187,7 @@ func computeStatus(ds *appsv1.DaemonSet, states []*nodeState, hash string, now t
 				st.NumberAvailable++
 			}
 		}
-		if podHash(pod) == hash {
+		if updated(ds, pod, hash) {
 			st.UpdatedNumberScheduled++
 		}
 	}

@@ -2,6 +2,7 @@ package daemonset_test
 
 import (
 	"fmt"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
@@ -13,6 +14,50 @@ import (
 )
 
 var _ = Describe("DaemonSet", func() {
+	It("keeps its template generation and labels pods with it: a pod of the current generation is current whatever its revision label", func(ctx SpecContext) {
+		ns := namespace(ctx)
+		createNode(ctx, ns+"-gen", map[string]string{"gen": ns})
+		ds := newDaemonSet(ns, "gen", func(ds *appsv1.DaemonSet) { ds.Spec.Template.Spec.NodeSelector = map[string]string{"gen": ns} })
+		Expect(c.Create(ctx, ds)).To(Succeed())
+		Expect(getDS(ctx, ds).Annotations).To(HaveKeyWithValue(appsv1.DeprecatedTemplateGeneration, "1"))
+		Eventually(func() []corev1.Pod { return pods(ctx, ds) }).Should(HaveLen(1))
+		pod := pods(ctx, ds)[0]
+		Expect(pod.Labels).To(HaveKeyWithValue(appsv1.DaemonSetTemplateGenerationKey, "1"))
+
+		By("a metadata change keeps the generation, and users cannot set it")
+		cur := getDS(ctx, ds)
+		cur.Labels = map[string]string{"touched": "yes"}
+		cur.Annotations[appsv1.DeprecatedTemplateGeneration] = "9"
+		Expect(c.Update(ctx, cur)).To(Succeed())
+		Expect(getDS(ctx, ds).Annotations).To(HaveKeyWithValue(appsv1.DeprecatedTemplateGeneration, "1"))
+
+		By("a pod relabelled with another revision hash but of the current generation stays")
+		pod.Labels[appsv1.DefaultDaemonSetUniqueLabelKey] = "elsewhere"
+		Expect(c.Update(ctx, &pod)).To(Succeed())
+		Consistently(func() []string {
+			var uids []string
+			for _, p := range pods(ctx, ds) {
+				uids = append(uids, string(p.UID))
+			}
+			return uids
+		}).WithTimeout(3 * time.Second).Should(ConsistOf(string(pod.UID)))
+
+		By("a template change is the next generation, and its pods carry it")
+		cur = getDS(ctx, ds)
+		cur.Spec.Template.Labels["v"] = "2"
+		Expect(c.Update(ctx, cur)).To(Succeed())
+		Expect(getDS(ctx, ds).Annotations).To(HaveKeyWithValue(appsv1.DeprecatedTemplateGeneration, "2"))
+		Eventually(func() []string {
+			var gens []string
+			for _, p := range pods(ctx, ds) {
+				if p.DeletionTimestamp == nil {
+					gens = append(gens, p.Labels[appsv1.DaemonSetTemplateGenerationKey])
+				}
+			}
+			return gens
+		}).WithTimeout(20 * time.Second).Should(Equal([]string{"2"}))
+	})
+
 	It("runs one pod per eligible node by nodeSelector, affinity and taints", func(ctx SpecContext) {
 		ns := namespace(ctx)
 		n := func(s string) string { return ns + "-" + s }

@@ -54,9 +54,9 @@ func Resources() []*registry.Resource {
 		{
 			GroupVersion: GroupVersion, Resource: "daemonsets", Kind: "DaemonSet", ListKind: "DaemonSetList",
 			Singular: "daemonset", ShortNames: []string{"ds"}, Categories: []string{"all"}, Namespaced: true,
-			Strategy: registry.Typed[DaemonSet]{
+			Strategy: daemonSetStrategy{registry.Typed[DaemonSet]{
 				Default: DefaultDaemonSet, Validate: ValidateDaemonSet, ValidateUpdateFunc: ValidateDaemonSetUpdate,
-			},
+			}},
 			StatusSubresource: true, StatusUpdatesMetadata: true, Generation: true, Type: reflect.TypeFor[DaemonSet](),
 			Printer: daemonSetPrinter(),
 		},

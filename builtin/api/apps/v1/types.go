@@ -14,6 +14,9 @@ const (
 	StatefulSetRevisionLabel       = ControllerRevisionHashLabelKey
 	DeprecatedRollbackTo           = "deprecated.deployment.rollback.to"
 	DeprecatedTemplateGeneration   = "deprecated.daemonset.template.generation"
+	// DaemonSetTemplateGenerationKey labels a DaemonSet's pods with its
+	// template generation (DeprecatedTemplateGeneration) when they were made.
+	DaemonSetTemplateGenerationKey = "pod-template-generation"
 	StatefulSetPodNameLabel        = "statefulset.kubernetes.io/pod-name"
 	PodIndexLabel                  = "apps.kubernetes.io/pod-index"
 	// DefaultDeploymentUniqueLabelKey is added to ReplicaSets and pods of a Deployment.
