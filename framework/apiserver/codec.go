@@ -44,14 +44,15 @@ func encodeStored(obj map[string]any) ([]byte, error) {
 	// three times over for a 1–2 KiB object.
 	scratch := encodePool.Get().(*[]byte)
 	b, err := appendStored((*scratch)[:0], obj, meta, keys)
+	var out []byte
+	if err == nil {
+		out = bytes.Clone(b) // before the buffer goes back to the pool
+	}
 	if cap(b) <= maxPooledEncode {
 		*scratch = b[:0]
 		encodePool.Put(scratch)
 	}
-	if err != nil {
-		return nil, err
-	}
-	return bytes.Clone(b), nil
+	return out, err
 }
 
 // appendStored appends encodeStored's rendering of obj, whose metadata is
