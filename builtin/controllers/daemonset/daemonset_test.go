@@ -25,10 +25,18 @@ var _ = Describe("DaemonSet", func() {
 		Expect(pod.Labels).To(HaveKeyWithValue(appsv1.DaemonSetTemplateGenerationKey, "1"))
 
 		By("a metadata change keeps the generation, and users cannot set it")
-		cur := getDS(ctx, ds)
-		cur.Labels = map[string]string{"touched": "yes"}
-		cur.Annotations[appsv1.DeprecatedTemplateGeneration] = "9"
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		// Retried: the controller writes the status meanwhile.
+		updateDS := func(mutate func(*appsv1.DaemonSet)) {
+			Eventually(func() error {
+				cur := getDS(ctx, ds)
+				mutate(cur)
+				return c.Update(ctx, cur)
+			}).Should(Succeed())
+		}
+		updateDS(func(cur *appsv1.DaemonSet) {
+			cur.Labels = map[string]string{"touched": "yes"}
+			cur.Annotations[appsv1.DeprecatedTemplateGeneration] = "9"
+		})
 		Expect(getDS(ctx, ds).Annotations).To(HaveKeyWithValue(appsv1.DeprecatedTemplateGeneration, "1"))
 
 		By("a pod relabelled with another revision hash but of the current generation stays")
@@ -43,9 +51,7 @@ var _ = Describe("DaemonSet", func() {
 		}).WithTimeout(3 * time.Second).Should(ConsistOf(string(pod.UID)))
 
 		By("a template change is the next generation, and its pods carry it")
-		cur = getDS(ctx, ds)
-		cur.Spec.Template.Labels["v"] = "2"
-		Expect(c.Update(ctx, cur)).To(Succeed())
+		updateDS(func(cur *appsv1.DaemonSet) { cur.Spec.Template.Labels["v"] = "2" })
 		Expect(getDS(ctx, ds).Annotations).To(HaveKeyWithValue(appsv1.DeprecatedTemplateGeneration, "2"))
 		Eventually(func() []string {
 			var gens []string
