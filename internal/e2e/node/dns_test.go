@@ -52,9 +52,11 @@ var _ = Describe("Cluster DNS of the local node", func() {
 			out, err := kubectl(ctx, "logs", "dns-client").CombinedOutput()
 			g.Expect(err).NotTo(HaveOccurred(), string(out))
 			g.Expect(phase).To(Equal(corev1.PodSucceeded), string(out))
-			g.Expect(string(out)).To(Equal("http://dns-web/: dns-backend\n" +
-				"http://dns-web.default.svc.cluster.local./: dns-backend\n" +
-				"http://web-0.dns-pets:8080/: dns-backend\n"))
+			// The backend answers with its host name: spec.hostname, as the
+			// kubelet names a pod's containers' host.
+			g.Expect(string(out)).To(Equal("http://dns-web/: web-0\n" +
+				"http://dns-web.default.svc.cluster.local./: web-0\n" +
+				"http://web-0.dns-pets:8080/: web-0\n"))
 		}).WithContext(ctx).WithTimeout(90 * time.Second).WithPolling(time.Second).Should(Succeed())
 		DeferCleanup(func(ctx SpecContext) { _ = suite.c.Delete(ctx, cl) })
 	}, SpecTimeout(3*time.Minute))
