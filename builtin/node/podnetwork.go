@@ -308,21 +308,13 @@ func hostsFile(pod *corev1.Pod, ip, clusterDomain string) []byte {
 // name, which containers of the host's UTS namespace see).
 func (w *podWorker) hostname(pod *corev1.Pod) string {
 	if pod.Spec.HostNetwork {
-		return hostname63(pod.Name)
+		return cri.TruncateHostname(pod.Name)
 	}
 	host, domain := podHostname(pod, w.a.opts.ClusterDomain)
 	if domain != "" && pod.Spec.SetHostnameAsFQDN != nil && *pod.Spec.SetHostnameAsFQDN {
 		return host + "." + domain
 	}
 	return host
-}
-
-// hostname63 cuts a host name to 63 bytes, without a trailing '-' or '.'.
-func hostname63(h string) string {
-	if len(h) > 63 {
-		h = strings.TrimRight(h[:63], "-.")
-	}
-	return h
 }
 
 // podHostname is the pod's host name and DNS domain as the kubelet gives
@@ -334,7 +326,7 @@ func podHostname(pod *corev1.Pod, clusterDomain string) (host, domain string) {
 	if pod.Spec.Hostname != "" {
 		host = pod.Spec.Hostname
 	}
-	host = hostname63(host)
+	host = cri.TruncateHostname(host)
 	if pod.Spec.Subdomain != "" && clusterDomain != "" {
 		domain = pod.Spec.Subdomain + "." + pod.Namespace + ".svc." + clusterDomain
 	}

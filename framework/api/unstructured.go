@@ -181,6 +181,16 @@ func (u *Unstructured) DeepCopy() *Unstructured {
 	return &Unstructured{Object: DeepCopyJSON(u.Object)}
 }
 
+// EqualJSON reports whether a and b encode to the same JSON (maps with
+// sorted keys), so values decoded with different Go number types, or a typed
+// value and its decoded map, compare by what they say. Values that do not
+// encode are never equal.
+func EqualJSON(a, b any) bool {
+	ja, errA := json.Marshal(a)
+	jb, errB := json.Marshal(b)
+	return errA == nil && errB == nil && string(ja) == string(jb)
+}
+
 // DeepCopyJSON copies a JSON-compatible map.
 func DeepCopyJSON(m map[string]any) map[string]any {
 	if m == nil {

@@ -39,9 +39,10 @@ func (s *Server) decodeObject(q *request, body []byte) (map[string]any, error) {
 			return nil, err
 		}
 		obj = m
-		// A JSON body whose decoding saw no key twice has no duplicate
-		// fields to report: its second scan is spared.
-		if q.query.Get("fieldValidation") != "Ignore" && !(unique && media == mediaJSON) {
+		// A body whose decoding saw no key twice (JSON only: YAML's keys
+		// repeat before it becomes JSON) has no duplicate fields to report:
+		// its second scan is spared.
+		if q.query.Get("fieldValidation") != "Ignore" && !unique {
 			q.strict = duplicateFields(body, media == mediaJSON)
 		}
 	case mediaProtobuf:

@@ -86,7 +86,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err != nil {
 		return reconcile.Result{}, err
 	}
-	if !statusEqual(oldStatus, cj.Status) {
+	if !api.EqualJSON(oldStatus, cj.Status) {
 		if err := r.client.Status().Update(ctx, cj); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of cronjob %s: %w", req.ObjectKey, err)
 		}

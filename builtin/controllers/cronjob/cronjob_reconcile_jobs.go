@@ -2,7 +2,6 @@ package cronjob
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -132,10 +131,4 @@ func startTime(j *batchv1.Job) api.Time {
 		return *j.Status.StartTime
 	}
 	return j.CreationTimestamp
-}
-
-func statusEqual(a, b batchv1.CronJobStatus) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }

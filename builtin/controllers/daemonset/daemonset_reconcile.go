@@ -170,7 +170,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.cleanupRevisions(ctx, ds, crs, pods, curName, hash); err != nil {
 		return reconcile.Result{}, err
 	}
-	if !jsonValueEqual(oldStatus, ds.Status) {
+	if !api.EqualJSON(oldStatus, ds.Status) {
 		if err := r.client.Status().Update(ctx, ds); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of daemonset %s: %w", req.ObjectKey, err)
 		}
@@ -322,12 +322,6 @@ func updated(ds *appsv1.DaemonSet, pod *corev1.Pod, hash string) bool {
 	}
 	gen := ds.Annotations[appsv1.DeprecatedTemplateGeneration]
 	return gen != "" && pod.Labels[appsv1.DaemonSetTemplateGenerationKey] == gen
-}
-
-func jsonValueEqual(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }
 
 // minPositive is the smaller of two delays, ignoring zeros.

@@ -394,7 +394,7 @@ func (r *reconciler) reconcileActive(ctx context.Context, job *batchv1.Job, pods
 		podErr = errors.Join(podErr, err)
 		result.RequeueAfter = minPositive(result.RequeueAfter, after)
 	}
-	if !statusEqual(old, *st) {
+	if !api.EqualJSON(old, *st) {
 		if err := r.updateStatus(ctx, job); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of job %s/%s: %w", job.Namespace, job.Name, err)
 		}

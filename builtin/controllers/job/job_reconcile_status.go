@@ -1,7 +1,6 @@
 package job
 
 import (
-	"encoding/json"
 	"time"
 
 	batchv1 "github.com/converge-dev/converge/builtin/api/batch/v1"
@@ -56,10 +55,4 @@ func finishTime(job *batchv1.Job) time.Time {
 		}
 	}
 	return job.CreationTimestamp.Time
-}
-
-func statusEqual(a, b batchv1.JobStatus) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }

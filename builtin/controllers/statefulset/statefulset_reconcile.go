@@ -2,7 +2,6 @@ package statefulset
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -129,7 +128,7 @@ func (r *reconciler) Reconcile(ctx context.Context, req reconcile.Request) (reco
 	if err := r.cleanupRevisions(ctx, s, crs, pods); err != nil {
 		return reconcile.Result{}, err
 	}
-	if !jsonValueEqual(oldStatus, s.Status) {
+	if !api.EqualJSON(oldStatus, s.Status) {
 		if err := r.client.Status().Update(ctx, s); err != nil {
 			return reconcile.Result{}, fmt.Errorf("update status of statefulset %s: %w", req.ObjectKey, err)
 		}
@@ -441,10 +440,4 @@ func computeStatus(s *appsv1.StatefulSet, pods []corev1.Pod, currentRev, updateR
 
 func controllerRef(s *appsv1.StatefulSet) api.OwnerReference {
 	return controllerutil.NewControllerRef(s, appsv1.GroupVersion.WithKind("StatefulSet"))
-}
-
-func jsonValueEqual(a, b any) bool {
-	ja, err1 := json.Marshal(a)
-	jb, err2 := json.Marshal(b)
-	return err1 == nil && err2 == nil && string(ja) == string(jb)
 }

@@ -3,6 +3,7 @@ package cri
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -198,3 +199,12 @@ type Lister interface {
 // (it exited while no agent was its parent); its ExitCode is 137, as the
 // kubelet reports such containers.
 const ReasonStatusUnknown = "ContainerStatusUnknown"
+
+// TruncateHostname cuts a host name to 63 bytes, as the kubelet does (a DNS
+// label's and the kernel's limit), without a trailing '-' or '.'.
+func TruncateHostname(h string) string {
+	if len(h) > 63 {
+		h = strings.TrimRight(h[:63], "-.")
+	}
+	return h
+}

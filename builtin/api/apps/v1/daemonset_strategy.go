@@ -1,8 +1,6 @@
 package v1
 
 import (
-	"bytes"
-	"encoding/json"
 	"strconv"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -30,7 +28,7 @@ func (daemonSetStrategy) PrepareForCreate(obj map[string]any) {
 // PrepareForUpdate implements registry.Preparer.
 func (daemonSetStrategy) PrepareForUpdate(obj, old map[string]any) {
 	gen, _ := strconv.ParseInt(api.NestedString(old, "metadata", "annotations", DeprecatedTemplateGeneration), 10, 64)
-	if !sameJSON(api.NestedMap(obj, "spec", "template"), api.NestedMap(old, "spec", "template")) {
+	if !api.EqualJSON(api.NestedMap(obj, "spec", "template"), api.NestedMap(old, "spec", "template")) {
 		gen++
 	}
 	if gen == 0 {
@@ -45,12 +43,4 @@ func (daemonSetStrategy) PrepareForUpdate(obj, old map[string]any) {
 
 func setTemplateGeneration(obj map[string]any, gen int64) {
 	api.SetNestedField(obj, strconv.FormatInt(gen, 10), "metadata", "annotations", DeprecatedTemplateGeneration)
-}
-
-// sameJSON compares two decoded JSON values by their encoding (numbers may
-// be decoded as different Go types on either side).
-func sameJSON(a, b any) bool {
-	ja, errA := json.Marshal(a)
-	jb, errB := json.Marshal(b)
-	return errA == nil && errB == nil && bytes.Equal(ja, jb)
 }

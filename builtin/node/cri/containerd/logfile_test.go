@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/converge-dev/converge/builtin/node/cri"
 )
 
 func TestLogStream(t *testing.T) {
@@ -64,7 +66,7 @@ func TestLogStream(t *testing.T) {
 
 func TestSpecHelpers(t *testing.T) {
 	t.Parallel()
-	if got := hostname(strings.Repeat("a", 62) + "-b-c"); got != strings.Repeat("a", 62) {
+	if got := cri.TruncateHostname(strings.Repeat("a", 62) + "-b-c"); got != strings.Repeat("a", 62) {
 		t.Errorf("hostname = %q", got)
 	}
 	if reason(0, false) != "Completed" || reason(1, false) != "Error" || reason(137, true) != "OOMKilled" {

@@ -420,7 +420,7 @@ func specOpts(img oci.Image, spec cri.ContainerSpec) []oci.SpecOpts {
 	}
 	h := spec.Hostname
 	if h == "" {
-		h = hostname(spec.PodName)
+		h = cri.TruncateHostname(spec.PodName)
 	}
 	if h != "" {
 		opts = append(opts, oci.WithHostname(h))
@@ -501,13 +501,6 @@ func withGID(gid uint32) oci.SpecOpts {
 }
 
 // hostname is the pod name cut to a valid host name (63 bytes).
-func hostname(pod string) string {
-	if len(pod) > 63 {
-		pod = strings.TrimRight(pod[:63], "-.")
-	}
-	return pod
-}
-
 func cgroupsPath(s *oci.Spec) string {
 	if s == nil || s.Linux == nil {
 		return ""
