@@ -64,6 +64,17 @@ var _ = Describe("CronJob", func() {
 		clock.Set(at(1).Add(time.Second))
 		poke(ctx, cj)
 		Eventually(func() []string { return jobNames(ctx, ns) }).Should(ConsistOf(nameAt(1)))
+		// The next schedule comes once the controller knows the Job runs (a
+		// real schedule is a minute later; the fake clock is not): under load
+		// its caches could still lack it, and Replace would find nothing to
+		// replace.
+		Eventually(func() []string {
+			var active []string
+			for _, ref := range getCronJob(ctx, cj).Status.Active {
+				active = append(active, ref.Name)
+			}
+			return active
+		}).Should(ConsistOf(nameAt(1)))
 		clock.Set(at(2).Add(time.Second))
 		poke(ctx, cj)
 		Eventually(func() []string { return jobNames(ctx, ns) }).Should(ConsistOf(nameAt(2)))
