@@ -68,8 +68,13 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	select {
 	case <-w.ready:
 	case <-ctx.Done():
-		w.close(ctx.Err())
-		return nil, context.Cause(ctx)
+		if req.Context().Err() != nil { // the client gave up first
+			w.close(ctx.Err())
+			return nil, context.Cause(ctx)
+		}
+		// serve cancels ctx once the handler returned, after its header:
+		// both were ready, and the answer wins.
+		<-w.ready
 	}
 	resp := &http.Response{
 		Status:        strconv.Itoa(w.code) + " " + http.StatusText(w.code),

@@ -210,3 +210,19 @@ func TestRestClientUsesTheTransport(t *testing.T) {
 		t.Errorf("body %s", got)
 	}
 }
+
+// TestQuickAnswersAreNotCancelled: a handler that answers and returns at once
+// also ends the request's context; RoundTrip must return its answer, never
+// "context canceled" (the two were picked at random, one request in many).
+func TestQuickAnswersAreNotCancelled(t *testing.T) {
+	t.Parallel()
+	tr := inprocess.New(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }),
+		filters.User{Name: "u"})
+	for range 2000 {
+		resp := get(t, tr, context.Background(), "https://127.0.0.1:6443/healthz")
+		_ = resp.Body.Close()
+		if resp.StatusCode != http.StatusNoContent {
+			t.Fatalf("status %d", resp.StatusCode)
+		}
+	}
+}
