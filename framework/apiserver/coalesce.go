@@ -34,7 +34,7 @@ func (l coalescingListener) Accept() (net.Conn, error) {
 // none follows, or before closing. Go's HTTP/2 server writes a response's
 // HEADERS frame and hands the handler's DATA frame to its connection
 // goroutine only after that write; whenever its queue runs empty in between
-// (≈3 responses in 4 in the secure create benchmark) it flushes the HEADERS
+// (0.4–0.75 times per response in the secure create benchmark) it flushes the HEADERS
 // alone: a 35-byte TLS record and one more write(2) per response, and one
 // more segment for the client to read. A held write's error is returned by
 // the next Write.
@@ -55,7 +55,6 @@ func newCoalescedConn(c net.Conn) *coalescedConn {
 }
 
 // Write implements net.Conn.
-
 func (c *coalescedConn) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
