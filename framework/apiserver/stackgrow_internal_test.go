@@ -67,7 +67,7 @@ func BenchmarkGrowStack(b *testing.B) {
 	for _, bc := range []struct {
 		name string
 		grow func()
-	}{{"none", func() {}}, {"grow", growStack}} {
+	}{{"none", func() {}}, {"grow", func() { growStack(false) }}, {"grow-zeroed", func() { growStack(true) }}} {
 		b.Run(bc.name, func(b *testing.B) {
 			var wg sync.WaitGroup
 			for b.Loop() {
