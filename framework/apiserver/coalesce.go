@@ -100,11 +100,15 @@ func (c *coalescedConn) writeHeld() {
 	}
 }
 
-// Close writes the held write and closes the connection.
+// Close writes the held write and closes the connection. A Close during a
+// Write that blocks (a peer that stopped reading; crypto/tls closes the
+// connection under a Write to break it) closes at once, which ends that
+// Write, and the held write is dropped with the connection.
 func (c *coalescedConn) Close() error {
-	c.mu.Lock()
-	c.timer.Stop()
-	c.writeHeld()
-	c.mu.Unlock()
+	if c.mu.TryLock() {
+		c.timer.Stop()
+		c.writeHeld()
+		c.mu.Unlock()
+	}
 	return c.Conn.Close()
 }

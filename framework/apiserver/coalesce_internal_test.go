@@ -149,3 +149,56 @@ func TestCoalescedConnOneSegment(t *testing.T) {
 		t.Fatalf("first read returned %d bytes, want both writes' %d", n, len(small)+len(large))
 	}
 }
+
+// TestCoalescedConnCloseBreaksABlockedWrite: a peer that stops reading blocks
+// a Write; Close (as crypto/tls calls it to break an in-flight Write) must
+// return and end that Write, not wait for it.
+func TestCoalescedConnCloseBreaksABlockedWrite(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	peer := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			peer <- c
+		}
+	}()
+	raw, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer (<-peer).Close() // never read
+	c := newCoalescedConn(raw)
+	if _, err := c.Write([]byte("small")); err != nil { // held
+		t.Fatal(err)
+	}
+	wrote := make(chan error, 1)
+	go func() {
+		big := make([]byte, 1<<20)
+		for {
+			if _, err := c.Write(big); err != nil {
+				wrote <- err
+				return
+			}
+		}
+	}()
+	time.Sleep(200 * time.Millisecond) // the socket buffers fill, Write blocks
+	closed := make(chan error, 1)
+	go func() { closed <- c.Close() }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited for a blocked Write")
+	}
+	select {
+	case err := <-wrote:
+		if err == nil {
+			t.Fatal("the blocked Write ended without an error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not end the blocked Write")
+	}
+}
