@@ -136,7 +136,7 @@ func (e *emitter) added(n *cnode, v any, strip bool, level int) (nonEmpty, ok bo
 		if n.mapAtomic || len(m) == 0 {
 			return e.leaf(owned), true
 		}
-		var small [16]entry
+		var small [8]entry
 		es := small[:0]
 		for k, v := range m {
 			cn, _, _ := n.field(k)
@@ -264,7 +264,7 @@ func (e *emitter) leafChange(lhs, rhs any, strip bool) bool {
 func (e *emitter) changedMap(n *cnode, lm, rm map[string]any, ignored map[string]bool, level int) (nonEmpty, ok bool) {
 	// The fields no one owns that the walk skips are left out before
 	// sorting.
-	var small [16]entry
+	var small [8]entry
 	es := small[:0]
 	for key, rv := range rm {
 		cn, _, stripped := n.field(key)
