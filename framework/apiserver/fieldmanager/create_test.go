@@ -176,6 +176,7 @@ func sameCreates(t *testing.T, typ *Type, apiVersion string, ignore []string, ob
 func sameEncoded(t *testing.T, m *Manager, obj, want map[string]any, wantErr error) {
 	t.Helper()
 	o, sent, present := WithoutManagedFields(obj)
+	sameEmitted(t, m, o)
 	_, walked := m.createFields(&walk{}, o)
 	walked = walked && (!present || sent == nil || isReset(sent))
 	wb, errW := api.EncodeJSON(want)
@@ -209,6 +210,32 @@ func sameEncoded(t *testing.T, m *Manager, obj, want map[string]any, wantErr err
 			t.Fatalf("create of %s (decoded %v):\nencoded: %s (%v)\nwant:    %s", in, decoded, gb, err, wb)
 		}
 	}
+}
+
+// sameEmitted fails unless the emitter writes for o (without managedFields)
+// the bytes of the node walk's set, and gives up only where the walk does
+// or compares values as two kinds; it reports whether the emitter wrote
+// them.
+func sameEmitted(t *testing.T, m *Manager, o map[string]any) bool {
+	t.Helper()
+	fields, walked := m.createFields(&walk{}, o)
+	got, nonEmpty, ok := m.appendCreateFields([]byte("prefix"), o)
+	if !ok {
+		return false
+	}
+	if !walked {
+		in, _ := api.EncodeJSON(o)
+		t.Fatalf("create of %s: the emitter wrote %s where the walk gave up", in, got)
+	}
+	want := "prefix"
+	if !fields.empty() {
+		want = string(fields.appendJSON([]byte(want)))
+	}
+	if string(got) != want || nonEmpty != !fields.empty() {
+		in, _ := api.EncodeJSON(o)
+		t.Fatalf("create of %s:\nemitted: %s (%v)\nwalked:  %s", in, got, nonEmpty, want)
+	}
+	return true
 }
 
 // crdSchema is a custom resource's structural schema with every list and map
@@ -300,14 +327,25 @@ func TestCreateFieldsMatchLibrary(t *testing.T) {
 		for _, ignore := range [][]string{nil, {"status"}} {
 			t.Run(fmt.Sprintf("%s ignore=%v", name, ignore), func(t *testing.T) {
 				g := &objGen{r: rand.New(rand.NewPCG(1, uint64(len(name)))), noise: 5}
-				walked, n := 0, 2000
+				m, err := New(Options{Type: typ, APIVersion: "example.com/v1", Ignore: ignore})
+				if err != nil {
+					t.Fatal(err)
+				}
+				walked, emitted, n := 0, 0, 2000
 				for range n {
-					if sameCreates(t, typ, "example.com/v1", ignore, createObject(typ, g)) {
+					o := createObject(typ, g)
+					if sameCreates(t, typ, "example.com/v1", ignore, o) {
 						walked++
+						if o, _, _ := WithoutManagedFields(o); sameEmitted(t, m, o) {
+							emitted++
+						}
 					}
 				}
 				if walked < n/2 {
 					t.Errorf("only %d of %d creates walked", walked, n)
+				}
+				if emitted < walked*9/10 {
+					t.Errorf("the emitter wrote %d of the %d creates the walk handled", emitted, walked)
 				}
 			})
 		}

@@ -21,8 +21,9 @@
 // A create is the exception: the manager owns exactly what the new object
 // holds beyond the type's empty object, so its set is computed in one walk of
 // the object over the schema (create.go), giving up to the library wherever
-// the library would report an error or treat items specially; tests and a
-// fuzz target hold the two to the same bytes.
+// the library would report an error or treat items specially; for the API
+// server's creates the same walk writes the entry's bytes as it goes
+// (emit.go). Tests and a fuzz target hold the three to the same bytes.
 //
 // Why the library rather than our own merge: Kubernetes computes managed
 // fields, apply merges and conflicts with it, and clients compare those

@@ -251,6 +251,17 @@ func (m *Manager) UpdateEncoded(live, obj map[string]any, manager string, at tim
 func (m *Manager) update(live, obj map[string]any, manager string, encoded, decoded bool, at time.Time) (api.RawJSON, error) {
 	newObj, newMF, newHas := WithoutManagedFields(obj)
 	if live == nil && !m.libraryCreates && (!newHas || newMF == nil || isReset(newMF)) {
+		if encoded && !decoded {
+			// The API server's creates: the entry written as the walk goes.
+			if raw, nonEmpty, ok := m.appendCreateEntryOf(newObj, manager, at); ok {
+				if !nonEmpty {
+					setManagedFields(obj, nil)
+					return nil, nil
+				}
+				setManagedFieldsValue(obj, raw)
+				return raw, nil
+			}
+		}
 		w := getWalk()
 		defer putWalk(w)
 		if fields, ok := m.createFields(w, newObj); ok {
@@ -325,13 +336,35 @@ func (m *Manager) createEntry(fields fnode, manager, stamp string) map[string]an
 // appendCreateEntry appends the managedFields of a create at stamp,
 // [createEntry], as AppendJSON writes them (an object's keys sorted).
 func (m *Manager) appendCreateEntry(b []byte, fields fnode, manager, stamp string) []byte {
+	b = m.appendEntryHead(b)
+	b = fields.appendJSON(b)
+	return m.appendEntryTail(b, manager, stamp)
+}
+
+// appendCreateEntryOf is appendCreateEntry for a create of obj by manager at
+// t (zero: now), its set written by the emitter; nonEmpty is false when the
+// create owns nothing, ok false when the emitter gives up.
+func (m *Manager) appendCreateEntryOf(obj map[string]any, manager string, t time.Time) (_ api.RawJSON, nonEmpty, ok bool) {
+	b := m.appendEntryHead(make([]byte, 0, 256))
+	if b, nonEmpty, ok = m.appendCreateFields(b, obj); !ok || !nonEmpty {
+		return nil, nonEmpty, ok
+	}
+	return m.appendEntryTail(b, manager, m.stampAt(t)), true, true
+}
+
+// appendEntryHead appends a create's entry up to its fieldsV1 value (the
+// keys before it in AppendJSON's order).
+func (m *Manager) appendEntryHead(b []byte) []byte {
+	b = append(b, `[{"apiVersion":`...)
+	b = api.AppendJSONString(b, m.apiVersion)
+	return append(b, `,"fieldsType":"`+fieldsTypeV1+`","fieldsV1":`...)
+}
+
+// appendEntryTail appends the rest of a create's entry after its fieldsV1.
+func (m *Manager) appendEntryTail(b []byte, manager, stamp string) []byte {
 	if manager == "" {
 		manager = "unknown"
 	}
-	b = append(b, `[{"apiVersion":`...)
-	b = api.AppendJSONString(b, m.apiVersion)
-	b = append(b, `,"fieldsType":"`+fieldsTypeV1+`","fieldsV1":`...)
-	b = fields.appendJSON(b)
 	b = append(b, `,"manager":`...)
 	b = api.AppendJSONString(b, manager)
 	b = append(b, `,"operation":"`+OperationUpdate+`"`...)
