@@ -1,0 +1,171 @@
+package podnet
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"net"
+	"net/netip"
+	"os"
+	"sync"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+	"golang.org/x/sys/unix"
+)
+
+// vethPrefix starts the host side of the veth pairs the agent creates
+// itself (the bridge plugin's are "veth" and 8 random hex digits).
+const vethPrefix = "veth"
+
+// hostVeth is the host-side name of a pod's veth pair: vethPrefix and 11 hex
+// digits of the FNV-1a hash of the pod UID (15 bytes, the kernel's limit),
+// so a teardown finds it without a record.
+func hostVeth(uid string) string {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(uid))
+	return fmt.Sprintf(vethPrefix+"%011x", h.Sum64()>>20)
+}
+
+// bridgeLink finds or creates the node's bridge with the gateway address,
+// up, as the bridge plugin with isGateway leaves it; the link found is
+// remembered until forget.
+type bridgeLink struct {
+	name string
+	gw   netip.Prefix // the gateway with the pod CIDR's length
+
+	mu    sync.Mutex
+	index int // guarded by mu; 0: not looked up yet
+}
+
+// ensure returns the bridge's interface index.
+func (b *bridgeLink) ensure() (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.index != 0 {
+		return b.index, nil
+	}
+	link, err := findBridge(b.name)
+	if err != nil {
+		return 0, err
+	}
+	if link == nil {
+		la := netlink.NewLinkAttrs()
+		la.Name = b.name
+		if err := netlink.LinkAdd(&netlink.Bridge{LinkAttrs: la}); err != nil && !errors.Is(err, unix.EEXIST) {
+			return 0, fmt.Errorf("create bridge %s: %w", b.name, err)
+		}
+		if link, err = netlink.LinkByName(b.name); err != nil {
+			return 0, fmt.Errorf("find bridge %s: %w", b.name, err)
+		}
+	}
+	if _, ok := link.(*netlink.Bridge); !ok {
+		return 0, fmt.Errorf("%s is a %s, not a bridge", b.name, link.Type())
+	}
+	addrs, err := netlink.AddrList(link, netlink.FAMILY_V4)
+	if err != nil {
+		return 0, fmt.Errorf("list addresses of bridge %s: %w", b.name, err)
+	}
+	has := false
+	for _, a := range addrs {
+		if ip, ok := netip.AddrFromSlice(a.IP.To4()); ok && ip == b.gw.Addr() {
+			has = true
+		} else {
+			// What the bridge plugin refuses too (see reconcileBridge).
+			return 0, fmt.Errorf("bridge %s already has an IP address different from %s: %s", b.name, b.gw, a.IPNet)
+		}
+	}
+	if !has {
+		if err := netlink.AddrAdd(link, &netlink.Addr{IPNet: ipNet(b.gw)}); err != nil && !errors.Is(err, unix.EEXIST) {
+			return 0, fmt.Errorf("give bridge %s the gateway address %s: %w", b.name, b.gw, err)
+		}
+	}
+	if err := netlink.LinkSetUp(link); err != nil {
+		return 0, fmt.Errorf("bring bridge %s up: %w", b.name, err)
+	}
+	b.index = link.Attrs().Index
+	return b.index, nil
+}
+
+// forget drops the remembered bridge (found gone).
+func (b *bridgeLink) forget() {
+	b.mu.Lock()
+	b.index = 0
+	b.mu.Unlock()
+}
+
+func ipNet(p netip.Prefix) *net.IPNet {
+	return &net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())}
+}
+
+// attachVeth connects the namespace at nsPath to the bridge: a veth pair
+// whose host side (veth) is a hairpin port of the bridge and whose other
+// side is eth0 in the namespace with ip (the pod CIDR's length) and a
+// default route through the gateway — what the bridge plugin does for a
+// pod, without its process (and host-local's).
+func attachVeth(br *bridgeLink, nsPath, veth string, ip netip.Prefix) error {
+	ns, err := netns.GetFromPath(nsPath)
+	if err != nil {
+		return fmt.Errorf("open network namespace %s: %w", nsPath, err)
+	}
+	defer ns.Close()
+	var link *netlink.Veth
+	for attempt := 0; ; attempt++ {
+		idx, err := br.ensure()
+		if err != nil {
+			return err
+		}
+		la := netlink.NewLinkAttrs()
+		la.Name, la.MasterIndex, la.Flags = veth, idx, net.FlagUp
+		link = &netlink.Veth{LinkAttrs: la, PeerName: "eth0", PeerNamespace: netlink.NsFd(int(ns))}
+		err = netlink.LinkAdd(link)
+		if err == nil {
+			break
+		}
+		if attempt == 0 && (errors.Is(err, unix.ENODEV) || errors.Is(err, unix.EINVAL)) {
+			br.forget() // the bridge went (deleted by hand): create it again
+			continue
+		}
+		return fmt.Errorf("create veth pair %s: %w", veth, err)
+	}
+	if err := netlink.LinkSetHairpin(link, true); err != nil {
+		return fmt.Errorf("set hairpin mode on %s: %w", veth, err)
+	}
+	h, err := netlink.NewHandleAt(ns, unix.NETLINK_ROUTE)
+	if err != nil {
+		return fmt.Errorf("netlink in %s: %w", nsPath, err)
+	}
+	defer h.Close()
+	eth0, err := h.LinkByName("eth0")
+	if err != nil {
+		return fmt.Errorf("find eth0 in %s: %w", nsPath, err)
+	}
+	if err := h.AddrAdd(eth0, &netlink.Addr{IPNet: ipNet(ip)}); err != nil {
+		return fmt.Errorf("give eth0 the address %s: %w", ip, err)
+	}
+	if err := h.LinkSetUp(eth0); err != nil {
+		return fmt.Errorf("bring eth0 up: %w", err)
+	}
+	gw := br.gw.Addr().AsSlice()
+	if err := h.RouteAdd(&netlink.Route{LinkIndex: eth0.Attrs().Index, Gw: gw, Scope: netlink.SCOPE_UNIVERSE}); err != nil {
+		return fmt.Errorf("add the default route through %s: %w", br.gw.Addr(), err)
+	}
+	return nil
+}
+
+// removeVeth deletes a pod's host-side veth (and so its pair); a missing one
+// is no error.
+func removeVeth(veth string) error {
+	link, err := netlink.LinkByName(veth)
+	var notFound netlink.LinkNotFoundError
+	if errors.As(err, &notFound) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("find veth %s: %w", veth, err)
+	}
+	if err := netlink.LinkDel(link); err != nil && !errors.Is(err, unix.ENODEV) && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("delete veth %s: %w", veth, err)
+	}
+	return nil
+}
