@@ -312,6 +312,7 @@ var _ = Describe("Network", func() {
 		ipam := filepath.Join(root, "cni", "ipam", podnet.NetworkName(name))
 		setup := func(uid string, ports ...podnet.PortMapping) podnet.Sandbox {
 			GinkgoHelper()
+			DeferCleanup(func(ctx SpecContext) { Expect(n.Teardown(ctx, uid)).To(Succeed()) }) // when the spec fails
 			sb, err := n.Setup(ctx, podnet.Pod{UID: uid, Namespace: "default", Name: uid, Ports: ports})
 			Expect(err).NotTo(HaveOccurred())
 			Expect(sb.IP).To(Satisfy(inCIDR(cidr)))
@@ -334,7 +335,22 @@ var _ = Describe("Network", func() {
 		port := int32(20000 + rand.IntN(20000))
 		b := setup("mix-b", podnet.PortMapping{HostPort: port, ContainerPort: 80, Protocol: "tcp"})
 		Expect(b.Veth).To(BeEmpty(), "hostPorts: the CNI chain with portmap")
+		By("a neighbour entry left by an earlier pod of the next IP, which the new pod's gratuitous ARP corrects")
+		next := fmt.Sprintf("10.96.%d.4", seed) // a .2, b .3: round-robin
+		// A bridge's MAC follows its ports' lowest unless set, and each change
+		// flushes its neighbours: pinned, the entry stays for the ARP to correct.
+		l, err := netlink.LinkByName(br)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(runIP("link", "set", br, "address", l.Attrs().HardwareAddr.String())).Error().NotTo(HaveOccurred())
+		Expect(runIP("neigh", "replace", next, "lladdr", "02:00:00:00:00:01", "dev", br, "nud", "stale")).Error().NotTo(HaveOccurred())
 		c := setup("mix-c")
+		Expect(c.IP).To(Equal(next))
+		out, err = exec.Command("nsenter", "--net="+c.NetNSPath, "ip", "-o", "link", "show", "eth0").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", out)
+		_, mac, _ := strings.Cut(string(out), "link/ether ")
+		mac, _, _ = strings.Cut(mac, " ")
+		Expect(mac).To(HaveLen(17))
+		Eventually(func() (string, error) { return runIP("neigh", "show", next, "dev", br) }).Should(ContainSubstring("lladdr " + mac))
 		Expect([]string{a.IP, b.IP, c.IP}).To(HaveLen(3))
 		Expect(a.IP).NotTo(Equal(b.IP))
 		Expect(c.IP).NotTo(BeElementOf(a.IP, b.IP))

@@ -1,6 +1,7 @@
 package podnet
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -8,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
@@ -122,6 +124,8 @@ func attachVeth(br *bridgeLink, nsPath, veth string, ip netip.Prefix) error {
 		if err == nil {
 			break
 		}
+		// LinkAdd attaches the pair after creating it: a failure may leave it.
+		_ = removeVeth(veth)
 		if attempt == 0 && (errors.Is(err, unix.ENODEV) || errors.Is(err, unix.EINVAL)) {
 			br.forget() // the bridge went (deleted by hand): create it again
 			continue
@@ -131,26 +135,77 @@ func attachVeth(br *bridgeLink, nsPath, veth string, ip netip.Prefix) error {
 	if err := netlink.LinkSetHairpin(link, true); err != nil {
 		return fmt.Errorf("set hairpin mode on %s: %w", veth, err)
 	}
-	h, err := netlink.NewHandleAt(ns, unix.NETLINK_ROUTE)
-	if err != nil {
-		return fmt.Errorf("netlink in %s: %w", nsPath, err)
-	}
-	defer h.Close()
-	eth0, err := h.LinkByName("eth0")
-	if err != nil {
-		return fmt.Errorf("find eth0 in %s: %w", nsPath, err)
-	}
-	if err := h.AddrAdd(eth0, &netlink.Addr{IPNet: ipNet(ip)}); err != nil {
-		return fmt.Errorf("give eth0 the address %s: %w", ip, err)
-	}
-	if err := h.LinkSetUp(eth0); err != nil {
-		return fmt.Errorf("bring eth0 up: %w", err)
-	}
 	gw := br.gw.Addr().AsSlice()
-	if err := h.RouteAdd(&netlink.Route{LinkIndex: eth0.Attrs().Index, Gw: gw, Scope: netlink.SCOPE_UNIVERSE}); err != nil {
-		return fmt.Errorf("add the default route through %s: %w", br.gw.Addr(), err)
+	var eth0 netlink.Link
+	arp := -1 // a packet socket in the namespace, for announce
+	err = onOwnThread(func() error {
+		// In the pod's namespace, netlink's package functions open their
+		// sockets there.
+		if err := netns.Set(ns); err != nil {
+			return fmt.Errorf("enter network namespace %s: %w", nsPath, err)
+		}
+		var err error
+		if eth0, err = netlink.LinkByName("eth0"); err != nil {
+			return fmt.Errorf("find eth0 in %s: %w", nsPath, err)
+		}
+		if err := netlink.LinkSetUp(eth0); err != nil {
+			return fmt.Errorf("bring eth0 up: %w", err)
+		}
+		if err := netlink.AddrAdd(eth0, &netlink.Addr{IPNet: ipNet(ip)}); err != nil {
+			return fmt.Errorf("give eth0 the address %s: %w", ip, err)
+		}
+		if err := netlink.RouteAdd(&netlink.Route{LinkIndex: eth0.Attrs().Index, Gw: gw, Scope: netlink.SCOPE_UNIVERSE}); err != nil {
+			return fmt.Errorf("add the default route through %s: %w", br.gw.Addr(), err)
+		}
+		arp, _ = unix.Socket(unix.AF_PACKET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		return nil
+	})
+	if err != nil || arp < 0 {
+		return err
+	}
+	defer unix.Close(arp)
+	// Best effort, as the bridge plugin's: once the bridge port forwards
+	// (the kernel enables it when it sees the pair's carrier, soon after
+	// eth0 is up), else the bridge drops it.
+	for deadline := time.Now().Add(100 * time.Millisecond); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if l, err := netlink.LinkByName(veth); err != nil || l.Attrs().OperState == netlink.OperUp {
+			break
+		}
+	}
+	_ = announce(arp, eth0, ip.Addr())
+	return nil
+}
+
+// announce broadcasts a gratuitous ARP request for ip from link through
+// the packet socket fd (of link's namespace), as the bridge plugin does: the
+// host and pods that knew the IP from an earlier pod learn its new MAC.
+func announce(fd int, link netlink.Link, ip netip.Addr) error {
+	mac := link.Attrs().HardwareAddr
+	if len(mac) != 6 || !ip.Is4() {
+		return errors.New("not an Ethernet interface with an IPv4 address")
+	}
+	a := ip.As4()
+	pkt := make([]byte, 28)
+	binary.BigEndian.PutUint16(pkt[0:], 1) // hardware: Ethernet
+	binary.BigEndian.PutUint16(pkt[2:], unix.ETH_P_IP)
+	pkt[4], pkt[5] = 6, 4
+	binary.BigEndian.PutUint16(pkt[6:], 1) // a request
+	copy(pkt[8:14], mac)
+	copy(pkt[14:18], a[:])
+	copy(pkt[24:28], a[:]) // the target is the sender: gratuitous
+	sa := &unix.SockaddrLinklayer{Protocol: htons(unix.ETH_P_ARP), Ifindex: link.Attrs().Index, Halen: 6,
+		Addr: [8]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff}}
+	if err := unix.Sendto(fd, pkt, 0, sa); err != nil {
+		return fmt.Errorf("send gratuitous ARP: %w", err)
 	}
 	return nil
+}
+
+// htons is v in network byte order, as the packet socket wants the protocol.
+func htons(v uint16) uint16 {
+	var b [2]byte
+	binary.BigEndian.PutUint16(b[:], v)
+	return binary.NativeEndian.Uint16(b[:])
 }
 
 // removeVeth deletes a pod's host-side veth (and so its pair); a missing one
