@@ -17,7 +17,15 @@
 //
 // Setup creates the pod's namespace as a bind mount under RootDir/netns/<pod
 // UID>, runs CNI ADD and records the result (IP, port mappings) in
-// RootDir/podnet/<pod UID>.json. It is idempotent: a pod whose namespace and
+// RootDir/podnet/<pod UID>.json. A pod without hostPorts on a host whose
+// FORWARD chain accepts (no portmap, no firewall to run) is set up without
+// plugins: the agent does what bridge and host-local would — the bridge
+// with the gateway address, a veth pair (host side "veth" and a hash of the
+// pod UID) as a hairpin port of it, eth0 with an IP from host-local's
+// allocation files (same directory, format and file lock, so both kinds of
+// pods share one address space) and a default route through the gateway —
+// and records the veth, which Teardown then removes with the allocation
+// instead of running CNI DEL: two plugin processes less per pod start. It is idempotent: a pod whose namespace and
 // record exist gets them back without calling CNI, which is how a restarted
 // agent finds the IP of a pod it set up before. An interrupted setup is
 // undone (CNI DEL) and redone. Teardown runs CNI DEL, unmounts and removes the

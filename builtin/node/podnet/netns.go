@@ -23,6 +23,29 @@ func createNetNS(path string) error {
 		return fmt.Errorf("create network namespace file: %w", err)
 	}
 	_ = f.Close()
+	err = onOwnThread(func() error {
+		if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
+			return fmt.Errorf("unshare network namespace: %w", err)
+		}
+		if err := loopbackUp(); err != nil {
+			return err
+		}
+		src := fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), unix.Gettid())
+		if err := unix.Mount(src, path, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind-mount network namespace on %s: %w", path, err)
+		}
+		return nil
+	})
+	if err != nil {
+		_ = os.Remove(path)
+		return err
+	}
+	return nil
+}
+
+// onOwnThread runs fn on an OS thread of its own that ends with it, so fn
+// may change the thread's namespaces: no other goroutine ever runs there.
+func onOwnThread(fn func() error) error {
 	// Locked while it waits, the caller's thread (the main thread, maybe)
 	// cannot run the goroutine that changes namespace.
 	runtime.LockOSThread()
@@ -30,42 +53,22 @@ func createNetNS(path string) error {
 	errCh := make(chan error, 1)
 	for {
 		go func() {
-			// The thread is never unlocked: it exits with this goroutine, so
-			// no other goroutine ever runs in the new namespace.
+			// The thread is never unlocked: it exits with this goroutine.
 			runtime.LockOSThread()
 			if unix.Gettid() == os.Getpid() {
 				// Go parks the main thread for good instead of ending it: it
-				// would keep the pod's namespace alive. Another goroutine
+				// would keep a namespace it entered alive. Another goroutine
 				// (and thread) tries again.
 				runtime.UnlockOSThread()
 				errCh <- errMainThread
 				return
 			}
-			if err := unix.Unshare(unix.CLONE_NEWNET); err != nil {
-				errCh <- fmt.Errorf("unshare network namespace: %w", err)
-				return
-			}
-			if err := loopbackUp(); err != nil {
-				errCh <- err
-				return
-			}
-			src := fmt.Sprintf("/proc/%d/task/%d/ns/net", os.Getpid(), unix.Gettid())
-			if err := unix.Mount(src, path, "", unix.MS_BIND, ""); err != nil {
-				errCh <- fmt.Errorf("bind-mount network namespace on %s: %w", path, err)
-				return
-			}
-			errCh <- nil
+			errCh <- fn()
 		}()
 		if err := <-errCh; !errors.Is(err, errMainThread) {
-			errCh <- err
-			break
+			return err
 		}
 	}
-	if err := <-errCh; err != nil {
-		_ = os.Remove(path)
-		return err
-	}
-	return nil
 }
 
 // loopbackUp brings lo up in the calling thread's network namespace (the

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -293,6 +295,77 @@ var _ = Describe("Network", func() {
 		Expect(n2.Teardown(ctx, pod.UID)).To(Succeed())
 		Expect(n2.List()).To(BeEmpty())
 		Expect(first.NetNSPath).NotTo(BeAnExistingFile())
+	})
+
+	It("sets pods without hostPorts up itself, in one address space with the CNI chain's pods", func(ctx SpecContext) {
+		root := GinkgoT().TempDir()
+		seed := int(GinkgoRandomSeed() % 250)
+		name := fmt.Sprintf("cnet-mix-%d", seed)
+		cidr := fmt.Sprintf("10.96.%d.0/24", seed)
+		n, err := podnet.New(podnet.Options{NodeName: name, RootDir: root, PodCIDR: cidr, Logger: GinkgoLogr})
+		Expect(err).NotTo(HaveOccurred())
+		br := podnet.BridgeName(name)
+		DeferCleanup(func() {
+			_, _ = runIP("link", "del", br)
+			Expect(podnet.RemoveMasquerade(name)).To(Succeed())
+		})
+		ipam := filepath.Join(root, "cni", "ipam", podnet.NetworkName(name))
+		setup := func(uid string, ports ...podnet.PortMapping) podnet.Sandbox {
+			GinkgoHelper()
+			DeferCleanup(func(ctx SpecContext) { Expect(n.Teardown(ctx, uid)).To(Succeed()) }) // when the spec fails
+			sb, err := n.Setup(ctx, podnet.Pod{UID: uid, Namespace: "default", Name: uid, Ports: ports})
+			Expect(err).NotTo(HaveOccurred())
+			Expect(sb.IP).To(Satisfy(inCIDR(cidr)))
+			b, err := os.ReadFile(filepath.Join(ipam, sb.IP))
+			Expect(err).NotTo(HaveOccurred(), "host-local's allocation file")
+			Expect(string(b)).To(Equal(uid + "\r\neth0"))
+			return sb
+		}
+		a := setup("mix-a")
+		Expect(a.Veth).NotTo(BeEmpty(), "no plugin ran")
+		Expect(vethsOn(br)).To(ConsistOf(a.Veth))
+		Expect(addrsOf(br)).To(ConsistOf(fmt.Sprintf("10.96.%d.1/24", seed)))
+		out, err := exec.Command("nsenter", "--net="+a.NetNSPath, "ip", "-4", "-o", "addr", "show", "dev", "eth0").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", out)
+		Expect(string(out)).To(ContainSubstring("inet " + a.IP + "/24"))
+		out, err = exec.Command("nsenter", "--net="+a.NetNSPath, "ip", "-4", "route").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", out)
+		Expect(string(out)).To(ContainSubstring(fmt.Sprintf("default via 10.96.%d.1 dev eth0", seed)))
+
+		port := int32(20000 + rand.IntN(20000))
+		b := setup("mix-b", podnet.PortMapping{HostPort: port, ContainerPort: 80, Protocol: "tcp"})
+		Expect(b.Veth).To(BeEmpty(), "hostPorts: the CNI chain with portmap")
+		By("a neighbour entry left by an earlier pod of the next IP, which the new pod's gratuitous ARP corrects")
+		next := fmt.Sprintf("10.96.%d.4", seed) // a .2, b .3: round-robin
+		// A bridge's MAC follows its ports' lowest unless set, and each change
+		// flushes its neighbours: pinned, the entry stays for the ARP to correct.
+		l, err := netlink.LinkByName(br)
+		Expect(err).NotTo(HaveOccurred())
+		Expect(runIP("link", "set", br, "address", l.Attrs().HardwareAddr.String())).Error().NotTo(HaveOccurred())
+		Expect(runIP("neigh", "replace", next, "lladdr", "02:00:00:00:00:01", "dev", br, "nud", "stale")).Error().NotTo(HaveOccurred())
+		c := setup("mix-c")
+		Expect(c.IP).To(Equal(next))
+		out, err = exec.Command("nsenter", "--net="+c.NetNSPath, "ip", "-o", "link", "show", "eth0").CombinedOutput()
+		Expect(err).NotTo(HaveOccurred(), "%s", out)
+		_, mac, _ := strings.Cut(string(out), "link/ether ")
+		mac, _, _ = strings.Cut(mac, " ")
+		Expect(mac).To(HaveLen(17))
+		Eventually(func() (string, error) { return runIP("neigh", "show", next, "dev", br) }).Should(ContainSubstring("lladdr " + mac))
+		Expect([]string{a.IP, b.IP, c.IP}).To(HaveLen(3))
+		Expect(a.IP).NotTo(Equal(b.IP))
+		Expect(c.IP).NotTo(BeElementOf(a.IP, b.IP))
+		Expect(vethsOn(br)).To(HaveLen(3))
+
+		By("a setup interrupted before its record, then each pod's teardown")
+		Expect(os.Remove(filepath.Join(root, "podnet", "mix-c.json"))).To(Succeed())
+		for _, uid := range []string{"mix-a", "mix-b", "mix-c"} {
+			Expect(n.Teardown(ctx, uid)).To(Succeed())
+		}
+		Expect(vethsOn(br)).To(BeEmpty())
+		left, _ := filepath.Glob(filepath.Join(ipam, "10.*"))
+		Expect(left).To(BeEmpty(), "IP allocations")
+		Expect(n.List()).To(BeEmpty())
+		Expect(iptablesSave()).NotTo(ContainSubstring(strconv.Itoa(int(port))), "hostPort rules removed")
 	})
 
 	It("replaces a bridge of its node's name left with another address, and keeps one that pods still use", func(ctx SpecContext) {
