@@ -299,6 +299,14 @@ func (s *Server) storedFields(res *registry.Resource) func(map[string]any) map[s
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
+	if fieldsOf == nil {
+		// Nothing outside metadata is read: the head alone, no map built.
+		if h, ok := api.DecodeHead(value); ok {
+			return &cachedObject{key: key, rv: rv, data: withResourceVersion(value, rv),
+				apiVersion: h.APIVersion, name: h.Name, namespace: h.Namespace, labels: h.Labels,
+				fields: objectFields(nil, h.Namespace, namespaced, nil), deleting: h.Deleting}, nil
+		}
+	}
 	decode := decodeStoredFields // the fields below, none of managedFields
 	if fieldsOf == nil {
 		decode = decodeStoredHead // nothing outside metadata either
