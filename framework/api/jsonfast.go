@@ -94,6 +94,36 @@ func (d *fastDecoder) skipSpace() {
 	}
 }
 
+// colon reads the ':' after an object key, and the space around it.
+func (d *fastDecoder) colon() bool {
+	d.skipSpace()
+	if d.i >= len(d.data) || d.data[d.i] != ':' {
+		return false
+	}
+	d.i++
+	d.skipSpace()
+	return true
+}
+
+// next reads what follows a value in an object or array that end closes:
+// a ',' and the space after it (more), or end; ok is false for anything else.
+func (d *fastDecoder) next(end byte) (more, ok bool) {
+	d.skipSpace()
+	if d.i >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		d.skipSpace()
+		return true, true
+	case end:
+		d.i++
+		return false, true
+	}
+	return false, false
+}
+
 // object decodes an object; d.i is at its '{'.
 func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 	if depth > maxFastDepth {
@@ -147,22 +177,15 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 			m[k] = v
 			set++
 		}
-		d.skipSpace()
-		if d.i >= len(d.data) {
+		more, ok := d.next('}')
+		if !ok {
 			return nil, false
 		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case '}':
-			d.i++
+		if !more {
 			if set != len(m) {
 				d.repeated = true
 			}
 			return m, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -190,19 +213,12 @@ func (d *fastDecoder) array(depth int) ([]any, bool) {
 			return nil, false
 		}
 		s = append(s, v)
-		d.skipSpace()
-		if d.i >= len(d.data) {
+		more, ok := d.next(']')
+		if !ok {
 			return nil, false
 		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case ']':
-			d.i++
+		if !more {
 			return s, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -252,33 +268,14 @@ func (d *fastDecoder) skip(depth int) bool {
 			return true
 		}
 		for {
-			if c == '{' {
-				if d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() {
-					return false
-				}
-				d.skipSpace()
-				if d.i >= len(d.data) || d.data[d.i] != ':' {
-					return false
-				}
-				d.i++
-				d.skipSpace()
+			if c == '{' && (d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() || !d.colon()) {
+				return false
 			}
 			if !d.skip(depth + 1) {
 				return false
 			}
-			d.skipSpace()
-			if d.i >= len(d.data) {
-				return false
-			}
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-				d.skipSpace()
-			case end:
-				d.i++
-				return true
-			default:
-				return false
+			if more, ok := d.next(end); !more {
+				return ok
 			}
 		}
 	case c == '"':

@@ -109,31 +109,11 @@ func (d *fastDecoder) objectKeys(depth int, keep bool, field func(k string) bool
 			return false
 		}
 		k, ok := d.key(keep)
-		if !ok {
+		if !ok || !d.colon() || !field(k) {
 			return false
 		}
-		d.skipSpace()
-		if d.i >= len(d.data) || d.data[d.i] != ':' {
-			return false
-		}
-		d.i++
-		d.skipSpace()
-		if !field(k) {
-			return false
-		}
-		d.skipSpace()
-		if d.i >= len(d.data) {
-			return false
-		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case '}':
-			d.i++
-			return true
-		default:
-			return false
+		if more, ok := d.next('}'); !more {
+			return ok
 		}
 	}
 }
