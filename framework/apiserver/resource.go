@@ -10,6 +10,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
+	admissionchain "github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
@@ -30,6 +31,11 @@ type request struct {
 	// spec through a subresource (registry.Parent.UpdateSpec): it moves
 	// metadata.generation as a main-resource update does.
 	specWrite bool
+	// attrs are the admission attributes of the request's calls to the
+	// chain (admissionAttributes); admCtx is admissionContext's context
+	// made from admParent.
+	attrs             *admissionchain.Attributes
+	admParent, admCtx context.Context
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }

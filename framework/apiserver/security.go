@@ -49,8 +49,16 @@ func (s *Server) securedHandler(h http.Handler) http.Handler {
 
 func (s *Server) admissionEnabled() bool { return !s.opts.Security.Admission.Empty() }
 
+// admissionAttributes returns the attributes of q's call to the admission
+// chain. They are q's one value, set anew on each call (a create asks the
+// chain up to three times): no caller keeps them past its call to the
+// chain, and the chain's plugins keep nothing of them but the objects.
 func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissionchain.Operation, name string, obj, old map[string]any) *admissionchain.Attributes {
-	a := &admissionchain.Attributes{
+	if q.attrs == nil {
+		q.attrs = new(admissionchain.Attributes)
+	}
+	a := q.attrs
+	*a = admissionchain.Attributes{
 		Operation: op, Kind: q.res.GroupVersionKind(), Resource: q.res.GroupVersionResource(),
 		Subresource: q.ri.subresource, Namespace: q.ri.namespace, Name: name,
 		Object: obj, OldObject: old, Namespaced: q.res.Namespaced, DryRun: q.dryRun(),
@@ -66,9 +74,15 @@ func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissi
 
 // admissionContext lets admission plugins send warnings to q's client and
 // webhook calls reach the metrics.
+// It is made once per request and parent context.
 func (s *Server) admissionContext(ctx context.Context, q *request) context.Context {
-	ctx = admissionchain.WithWebhookObserver(ctx, s.metrics.observeWebhook)
-	return admissionchain.WithWarnings(ctx, func(text string) { addWarning(q.w, text) })
+	if q.admCtx != nil && q.admParent == ctx {
+		return q.admCtx
+	}
+	actx := admissionchain.WithWebhookObserver(ctx, s.metrics.observeWebhook)
+	actx = admissionchain.WithWarnings(actx, func(text string) { addWarning(q.w, text) })
+	q.admParent, q.admCtx = ctx, actx
+	return actx
 }
 
 // admissionError keeps API errors and turns anything else into 403.
