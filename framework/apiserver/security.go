@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/converge-dev/converge/framework/tracing"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -76,13 +77,20 @@ func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissi
 // webhook calls reach the metrics.
 // It is made once per request and parent context.
 func (s *Server) admissionContext(ctx context.Context, q *request) context.Context {
-	if q.admCtx != nil && q.admParent == ctx {
+	if q.admCtx != nil && sameContext(q.admParent, ctx) {
 		return q.admCtx
 	}
 	actx := admissionchain.WithWebhookObserver(ctx, s.metrics.observeWebhook)
 	actx = admissionchain.WithWarnings(actx, func(text string) { addWarning(q.w, text) })
 	q.admParent, q.admCtx = ctx, actx
 	return actx
+}
+
+// sameContext says whether a and b are one context (== on two values of
+// a type that is not comparable would panic).
+func sameContext(a, b context.Context) bool {
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
 }
 
 // admissionError keeps API errors and turns anything else into 403.
