@@ -55,10 +55,7 @@ func (s *Server) admissionEnabled() bool { return !s.opts.Security.Admission.Emp
 // chain up to three times): no caller keeps them past its call to the
 // chain, and the chain's plugins keep nothing of them but the objects.
 func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissionchain.Operation, name string, obj, old map[string]any) *admissionchain.Attributes {
-	if q.attrs == nil {
-		q.attrs = new(admissionchain.Attributes)
-	}
-	a := q.attrs
+	a := &q.admission().attrs
 	*a = admissionchain.Attributes{
 		Operation: op, Kind: q.res.GroupVersionKind(), Resource: q.res.GroupVersionResource(),
 		Subresource: q.ri.subresource, Namespace: q.ri.namespace, Name: name,
@@ -77,12 +74,13 @@ func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissi
 // webhook calls reach the metrics.
 // It is made once per request and parent context.
 func (s *Server) admissionContext(ctx context.Context, q *request) context.Context {
-	if q.admCtx != nil && sameContext(q.admParent, ctx) {
-		return q.admCtx
+	m := q.admission()
+	if m.ctx != nil && sameContext(m.parent, ctx) {
+		return m.ctx
 	}
 	actx := admissionchain.WithWebhookObserver(ctx, s.metrics.observeWebhook)
 	actx = admissionchain.WithWarnings(actx, func(text string) { addWarning(q.w, text) })
-	q.admParent, q.admCtx = ctx, actx
+	m.parent, m.ctx = ctx, actx
 	return actx
 }
 
