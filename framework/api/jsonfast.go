@@ -26,12 +26,18 @@ var (
 	// safeStringByte: bytes encoding/json writes as they are (plainStringByte
 	// but the HTML-escaped '<', '>' and '&').
 	safeStringByte [256]bool
+	// skipStringByte: bytes skipString passes over as they are (not a
+	// control character, quote or backslash; non-ASCII too).
+	skipStringByte [256]bool
 )
 
 func init() {
 	for c := 0x20; c < 0x80; c++ {
 		plainStringByte[c] = c != '"' && c != '\\'
 		safeStringByte[c] = plainStringByte[c] && c != '<' && c != '>' && c != '&'
+	}
+	for c := 0x20; c < 0x100; c++ {
+		skipStringByte[c] = c != '"' && c != '\\'
 	}
 }
 
@@ -298,6 +304,13 @@ func (d *fastDecoder) skip(depth int) bool {
 func (d *fastDecoder) skipString() bool {
 	i := d.i + 1
 	for i < len(d.data) {
+		// Runs of bytes that need no look (most of a string) first.
+		for i < len(d.data) && skipStringByte[d.data[i]] {
+			i++
+		}
+		if i >= len(d.data) {
+			break
+		}
 		switch c := d.data[i]; {
 		case c == '"':
 			d.i = i + 1
