@@ -387,8 +387,11 @@ func (s instrumentedStorage) wrote(key string, rev int64) {
 }
 
 // span starts the child span of a storage call (a no-op when the request is
-// not traced).
+// not traced: then its name and attributes are not even built).
 func (s instrumentedStorage) span(ctx context.Context, op, key string) (context.Context, trace.Span) {
+	if sp := trace.SpanFromContext(ctx); !sp.IsRecording() {
+		return ctx, sp
+	}
 	return tracing.Child(ctx, tracerName, "etcd "+op, attribute.String("key", keyPrefix(key)))
 }
 
