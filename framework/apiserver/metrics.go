@@ -376,7 +376,11 @@ func (s instrumentedStorage) wrote(key string, rev int64) {
 	if s.writes == nil || rev <= 0 {
 		return
 	}
-	v, _ := s.writes.LoadOrStore(keyPrefix(key), new(atomic.Int64))
+	prefix := keyPrefix(key)
+	v, ok := s.writes.Load(prefix)
+	if !ok {
+		v, _ = s.writes.LoadOrStore(prefix, new(atomic.Int64))
+	}
 	last := v.(*atomic.Int64)
 	for {
 		cur := last.Load()
