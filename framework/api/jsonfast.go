@@ -39,7 +39,28 @@ func init() {
 	for c := 0x20; c < 0x100; c++ {
 		skipStringByte[c] = c != '"' && c != '\\'
 	}
+	for _, k := range strings.Fields(wellKnownKeys) {
+		knownKeys[k] = k
+	}
 }
+
+// knownKeys interns the object keys most Kubernetes objects carry: the
+// decoder hands out these strings instead of allocating one per key.
+var knownKeys = map[string]string{}
+
+const wellKnownKeys = `apiVersion kind metadata name namespace uid resourceVersion generation generateName
+creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers
+managedFields manager operation time fieldsType fieldsV1 subresource controller blockOwnerDeletion
+spec status data binaryData stringData items type value key values operator immutable
+containers initContainers image imagePullPolicy command args ports containerPort protocol env valueFrom
+resources limits requests cpu memory volumeMounts mountPath volumes readOnly restartPolicy
+nodeName nodeSelector serviceAccountName schedulerName priority tolerations effect affinity
+terminationGracePeriodSeconds dnsPolicy securityContext hostNetwork
+conditions lastTransitionTime lastProbeTime lastUpdateTime reason message phase observedGeneration
+replicas selector matchLabels matchExpressions template strategy
+podIP podIPs hostIP hostIPs startTime containerStatuses ready restartCount started state running startedAt imageID containerID
+clusterIP clusterIPs targetPort port ipFamilies ipFamilyPolicy sessionAffinity
+rules verbs apiGroups resourceNames subjects roleRef`
 
 // maxFastDepth bounds the recursion of the fast decoder; deeper documents take
 // the encoding/json path (which has its own limit and error).
@@ -147,7 +168,7 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 		if d.i >= len(d.data) || d.data[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		k, ok := d.objectKey()
 		if !ok {
 			return nil, false
 		}
@@ -194,6 +215,29 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 			return m, true
 		}
 	}
+}
+
+// objectKey reads an object key as str does; a well-known key (knownKeys)
+// without escapes is that constant, not a new string.
+func (d *fastDecoder) objectKey() (string, bool) {
+	if i, plain := d.plainEnd(); plain {
+		if k, ok := knownKeys[string(d.data[d.i+1:i])]; ok {
+			d.i = i + 1
+			return k, true
+		}
+	}
+	return d.str()
+}
+
+// plainEnd scans the string at d.i (its opening quote) for as long as its
+// bytes need no unquoting: i is where that stops, plain whether it stopped
+// at the closing quote.
+func (d *fastDecoder) plainEnd() (i int, plain bool) {
+	i = d.i + 1
+	for i < len(d.data) && plainStringByte[d.data[i]] {
+		i++
+	}
+	return i, i < len(d.data) && d.data[i] == '"'
 }
 
 // isHeadField says whether k is one of the root fields DecodeMapHead keeps.
@@ -356,11 +400,8 @@ func (d *fastDecoder) literal(lit string) bool {
 // strings with escapes or other bytes are unquoted by encoding/json.
 func (d *fastDecoder) str() (string, bool) {
 	start := d.i + 1
-	i := start
-	for i < len(d.data) && plainStringByte[d.data[i]] {
-		i++
-	}
-	if i < len(d.data) && d.data[i] == '"' {
+	i, plain := d.plainEnd()
+	if plain {
 		d.i = i + 1
 		return string(d.data[start:i]), true
 	}

@@ -125,11 +125,7 @@ func (d *fastDecoder) key(keep bool) (string, bool) {
 		return d.str()
 	}
 	start := d.i + 1
-	i := start
-	for i < len(d.data) && plainStringByte[d.data[i]] {
-		i++
-	}
-	if i < len(d.data) && d.data[i] == '"' {
+	if i, plain := d.plainEnd(); plain {
 		d.i = i + 1
 		return unsafe.String(unsafe.SliceData(d.data[start:]), i-start), true
 	}
