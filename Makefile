@@ -84,6 +84,7 @@ fuzz:
 	  framework/apiserver/protobuf:FuzzDecode:150000 \
 	  framework/api:FuzzDecodeMapFast:60000 \
 	  framework/api:FuzzDecodeValue:150000 \
+	  framework/api:FuzzDecodeHead:60000 \
 	  framework/api/validation:FuzzNameMatchers:40000 \
 	  framework/apiserver/registry:FuzzCanonicalizeTypedFast:20000 \
 	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000 \

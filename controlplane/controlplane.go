@@ -274,11 +274,11 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 			}
 		}()
 	}
-	storeClient := cp.client
+	base := etcdstore.New(cp.client)
 	if cp.etcd != nil {
-		storeClient = cp.etcd.LocalClient() // same process: no gRPC between the API server and etcd
+		base = etcdstore.NewLocal(cp.etcd) // same process: no gRPC between the API server and etcd
 	}
-	store, err := cp.encryptedStore(etcdstore.New(storeClient))
+	store, err := cp.encryptedStore(base)
 	if err != nil {
 		return err
 	}

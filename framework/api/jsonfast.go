@@ -26,6 +26,9 @@ var (
 	// safeStringByte: bytes encoding/json writes as they are (plainStringByte
 	// but the HTML-escaped '<', '>' and '&').
 	safeStringByte [256]bool
+	// skipStringByte: bytes skipString passes over as they are (not a
+	// control character, quote or backslash; non-ASCII too).
+	skipStringByte [256]bool
 )
 
 func init() {
@@ -33,7 +36,31 @@ func init() {
 		plainStringByte[c] = c != '"' && c != '\\'
 		safeStringByte[c] = plainStringByte[c] && c != '<' && c != '>' && c != '&'
 	}
+	for c := 0x20; c < 0x100; c++ {
+		skipStringByte[c] = c != '"' && c != '\\'
+	}
+	for _, k := range strings.Fields(wellKnownKeys) {
+		knownKeys[k] = k
+	}
 }
+
+// knownKeys interns the object keys most Kubernetes objects carry: the
+// decoder hands out these strings instead of allocating one per key.
+var knownKeys = map[string]string{}
+
+const wellKnownKeys = `apiVersion kind metadata name namespace uid resourceVersion generation generateName
+creationTimestamp deletionTimestamp deletionGracePeriodSeconds labels annotations ownerReferences finalizers
+managedFields manager operation time fieldsType fieldsV1 subresource controller blockOwnerDeletion
+spec status data binaryData stringData items type value key values operator immutable
+containers initContainers image imagePullPolicy command args ports containerPort protocol env valueFrom
+resources limits requests cpu memory volumeMounts mountPath volumes readOnly restartPolicy
+nodeName nodeSelector serviceAccountName schedulerName priority tolerations effect affinity
+terminationGracePeriodSeconds dnsPolicy securityContext hostNetwork
+conditions lastTransitionTime lastProbeTime lastUpdateTime reason message phase observedGeneration
+replicas selector matchLabels matchExpressions template strategy
+podIP podIPs hostIP hostIPs startTime containerStatuses ready restartCount started state running startedAt imageID containerID
+clusterIP clusterIPs targetPort port ipFamilies ipFamilyPolicy sessionAffinity
+rules verbs apiGroups resourceNames subjects roleRef`
 
 // maxFastDepth bounds the recursion of the fast decoder; deeper documents take
 // the encoding/json path (which has its own limit and error).
@@ -94,6 +121,36 @@ func (d *fastDecoder) skipSpace() {
 	}
 }
 
+// colon reads the ':' after an object key, and the space around it.
+func (d *fastDecoder) colon() bool {
+	d.skipSpace()
+	if d.i >= len(d.data) || d.data[d.i] != ':' {
+		return false
+	}
+	d.i++
+	d.skipSpace()
+	return true
+}
+
+// next reads what follows a value in an object or array that end closes:
+// a ',' and the space after it (more), or end; ok is false for anything else.
+func (d *fastDecoder) next(end byte) (more, ok bool) {
+	d.skipSpace()
+	if d.i >= len(d.data) {
+		return false, false
+	}
+	switch d.data[d.i] {
+	case ',':
+		d.i++
+		d.skipSpace()
+		return true, true
+	case end:
+		d.i++
+		return false, true
+	}
+	return false, false
+}
+
 // object decodes an object; d.i is at its '{'.
 func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 	if depth > maxFastDepth {
@@ -111,7 +168,7 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 		if d.i >= len(d.data) || d.data[d.i] != '"' {
 			return nil, false
 		}
-		k, ok := d.str()
+		k, ok := d.objectKey()
 		if !ok {
 			return nil, false
 		}
@@ -147,24 +204,40 @@ func (d *fastDecoder) object(depth int) (map[string]any, bool) {
 			m[k] = v
 			set++
 		}
-		d.skipSpace()
-		if d.i >= len(d.data) {
+		more, ok := d.next('}')
+		if !ok {
 			return nil, false
 		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case '}':
-			d.i++
+		if !more {
 			if set != len(m) {
 				d.repeated = true
 			}
 			return m, true
-		default:
-			return nil, false
 		}
 	}
+}
+
+// objectKey reads an object key as str does; a well-known key (knownKeys)
+// without escapes is that constant, not a new string.
+func (d *fastDecoder) objectKey() (string, bool) {
+	if i, plain := d.plainEnd(); plain {
+		if k, ok := knownKeys[string(d.data[d.i+1:i])]; ok {
+			d.i = i + 1
+			return k, true
+		}
+	}
+	return d.str()
+}
+
+// plainEnd scans the string at d.i (its opening quote) for as long as its
+// bytes need no unquoting: i is where that stops, plain whether it stopped
+// at the closing quote.
+func (d *fastDecoder) plainEnd() (i int, plain bool) {
+	i = d.i + 1
+	for i < len(d.data) && plainStringByte[d.data[i]] {
+		i++
+	}
+	return i, i < len(d.data) && d.data[i] == '"'
 }
 
 // isHeadField says whether k is one of the root fields DecodeMapHead keeps.
@@ -190,19 +263,12 @@ func (d *fastDecoder) array(depth int) ([]any, bool) {
 			return nil, false
 		}
 		s = append(s, v)
-		d.skipSpace()
-		if d.i >= len(d.data) {
+		more, ok := d.next(']')
+		if !ok {
 			return nil, false
 		}
-		switch d.data[d.i] {
-		case ',':
-			d.i++
-			d.skipSpace()
-		case ']':
-			d.i++
+		if !more {
 			return s, true
-		default:
-			return nil, false
 		}
 	}
 }
@@ -252,33 +318,14 @@ func (d *fastDecoder) skip(depth int) bool {
 			return true
 		}
 		for {
-			if c == '{' {
-				if d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() {
-					return false
-				}
-				d.skipSpace()
-				if d.i >= len(d.data) || d.data[d.i] != ':' {
-					return false
-				}
-				d.i++
-				d.skipSpace()
+			if c == '{' && (d.i >= len(d.data) || d.data[d.i] != '"' || !d.skipString() || !d.colon()) {
+				return false
 			}
 			if !d.skip(depth + 1) {
 				return false
 			}
-			d.skipSpace()
-			if d.i >= len(d.data) {
-				return false
-			}
-			switch d.data[d.i] {
-			case ',':
-				d.i++
-				d.skipSpace()
-			case end:
-				d.i++
-				return true
-			default:
-				return false
+			if more, ok := d.next(end); !more {
+				return ok
 			}
 		}
 	case c == '"':
@@ -301,6 +348,13 @@ func (d *fastDecoder) skip(depth int) bool {
 func (d *fastDecoder) skipString() bool {
 	i := d.i + 1
 	for i < len(d.data) {
+		// Runs of bytes that need no look (most of a string) first.
+		for i < len(d.data) && skipStringByte[d.data[i]] {
+			i++
+		}
+		if i >= len(d.data) {
+			break
+		}
 		switch c := d.data[i]; {
 		case c == '"':
 			d.i = i + 1
@@ -346,11 +400,8 @@ func (d *fastDecoder) literal(lit string) bool {
 // strings with escapes or other bytes are unquoted by encoding/json.
 func (d *fastDecoder) str() (string, bool) {
 	start := d.i + 1
-	i := start
-	for i < len(d.data) && plainStringByte[d.data[i]] {
-		i++
-	}
-	if i < len(d.data) && d.data[i] == '"' {
+	i, plain := d.plainEnd()
+	if plain {
 		d.i = i + 1
 		return string(d.data[start:i]), true
 	}

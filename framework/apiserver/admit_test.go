@@ -347,3 +347,28 @@ func TestAdmitterAndDeleteHook(t *testing.T) {
 		t.Error("finalized object still stored")
 	}
 }
+
+// uncomparableCtx is a context whose type == cannot compare.
+type uncomparableCtx struct {
+	context.Context
+	tags []string
+}
+
+func TestSameContext(t *testing.T) {
+	base := t.Context()
+	type key struct{}
+	other := context.WithValue(base, key{}, 1)
+	for _, tc := range []struct {
+		a, b context.Context
+		want bool
+	}{
+		{base, base, true},
+		{base, other, false},
+		{uncomparableCtx{base, nil}, uncomparableCtx{base, nil}, false},
+		{uncomparableCtx{base, nil}, base, false},
+	} {
+		if got := sameContext(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameContext(%T, %T) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

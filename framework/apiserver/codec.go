@@ -64,11 +64,7 @@ func appendStored(b []byte, obj, meta map[string]any, keys []string) ([]byte, er
 		return b, fmt.Errorf("encode metadata: %w", err)
 	}
 	for _, k := range keys {
-		b = append(b, ',')
-		if b, err = api.AppendJSON(b, k); err != nil {
-			return b, fmt.Errorf("encode object: %w", err)
-		}
-		b = append(b, ':')
+		b = append(api.AppendJSONString(append(b, ','), k), ':')
 		if b, err = api.AppendJSON(b, obj[k]); err != nil {
 			return b, fmt.Errorf("encode object: %w", err)
 		}

@@ -376,7 +376,11 @@ func (s instrumentedStorage) wrote(key string, rev int64) {
 	if s.writes == nil || rev <= 0 {
 		return
 	}
-	v, _ := s.writes.LoadOrStore(keyPrefix(key), new(atomic.Int64))
+	prefix := keyPrefix(key)
+	v, ok := s.writes.Load(prefix)
+	if !ok {
+		v, _ = s.writes.LoadOrStore(prefix, new(atomic.Int64))
+	}
 	last := v.(*atomic.Int64)
 	for {
 		cur := last.Load()
@@ -387,8 +391,11 @@ func (s instrumentedStorage) wrote(key string, rev int64) {
 }
 
 // span starts the child span of a storage call (a no-op when the request is
-// not traced).
+// not traced: then its name and attributes are not even built).
 func (s instrumentedStorage) span(ctx context.Context, op, key string) (context.Context, trace.Span) {
+	if sp := trace.SpanFromContext(ctx); !sp.IsRecording() {
+		return ctx, sp
+	}
 	return tracing.Child(ctx, tracerName, "etcd "+op, attribute.String("key", keyPrefix(key)))
 }
 

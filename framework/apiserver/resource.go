@@ -10,6 +10,7 @@ import (
 	"github.com/converge-dev/converge/framework/api"
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/api/field"
+	admissionchain "github.com/converge-dev/converge/framework/apiserver/admission"
 	"github.com/converge-dev/converge/framework/apiserver/registry"
 )
 
@@ -30,6 +31,25 @@ type request struct {
 	// spec through a subresource (registry.Parent.UpdateSpec): it moves
 	// metadata.generation as a main-resource update does.
 	specWrite bool
+	// adm is what the request's calls to the admission chain share, made
+	// at the first.
+	adm *admissionMemo
+}
+
+// admissionMemo holds the admission attributes of a request's calls to the
+// chain (admissionAttributes) and admissionContext's context made from
+// parent.
+type admissionMemo struct {
+	attrs       admissionchain.Attributes
+	parent, ctx context.Context
+}
+
+// admission returns q's admissionMemo.
+func (q *request) admission() *admissionMemo {
+	if q.adm == nil {
+		q.adm = new(admissionMemo)
+	}
+	return q.adm
 }
 
 func (q *request) ctx() context.Context { return q.r.Context() }

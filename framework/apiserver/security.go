@@ -4,6 +4,7 @@ import (
 	"context"
 	"github.com/converge-dev/converge/framework/tracing"
 	"net/http"
+	"reflect"
 	"time"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -49,8 +50,13 @@ func (s *Server) securedHandler(h http.Handler) http.Handler {
 
 func (s *Server) admissionEnabled() bool { return !s.opts.Security.Admission.Empty() }
 
+// admissionAttributes returns the attributes of q's call to the admission
+// chain. They are q's one value, set anew on each call (a create asks the
+// chain up to three times): no caller keeps them past its call to the
+// chain, and the chain's plugins keep nothing of them but the objects.
 func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissionchain.Operation, name string, obj, old map[string]any) *admissionchain.Attributes {
-	a := &admissionchain.Attributes{
+	a := &q.admission().attrs
+	*a = admissionchain.Attributes{
 		Operation: op, Kind: q.res.GroupVersionKind(), Resource: q.res.GroupVersionResource(),
 		Subresource: q.ri.subresource, Namespace: q.ri.namespace, Name: name,
 		Object: obj, OldObject: old, Namespaced: q.res.Namespaced, DryRun: q.dryRun(),
@@ -66,9 +72,23 @@ func (s *Server) admissionAttributes(ctx context.Context, q *request, op admissi
 
 // admissionContext lets admission plugins send warnings to q's client and
 // webhook calls reach the metrics.
+// It is made once per request and parent context.
 func (s *Server) admissionContext(ctx context.Context, q *request) context.Context {
-	ctx = admissionchain.WithWebhookObserver(ctx, s.metrics.observeWebhook)
-	return admissionchain.WithWarnings(ctx, func(text string) { addWarning(q.w, text) })
+	m := q.admission()
+	if m.ctx != nil && sameContext(m.parent, ctx) {
+		return m.ctx
+	}
+	actx := admissionchain.WithWebhookObserver(ctx, s.metrics.observeWebhook)
+	actx = admissionchain.WithWarnings(actx, func(text string) { addWarning(q.w, text) })
+	m.parent, m.ctx = ctx, actx
+	return actx
+}
+
+// sameContext says whether a and b are one context (== on two values of
+// a type that is not comparable would panic).
+func sameContext(a, b context.Context) bool {
+	t := reflect.TypeOf(a)
+	return t == reflect.TypeOf(b) && t.Comparable() && a == b
 }
 
 // admissionError keeps API errors and turns anything else into 403.

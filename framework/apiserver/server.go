@@ -299,6 +299,14 @@ func (s *Server) storedFields(res *registry.Resource) func(map[string]any) map[s
 }
 
 func buildCachedObject(key string, value []byte, rv int64, namespaced bool, fieldsOf func(map[string]any) map[string]string) (*cachedObject, error) {
+	if fieldsOf == nil {
+		// Nothing outside metadata is read: the head alone, no map built.
+		if h, ok := api.DecodeHead(value); ok {
+			return &cachedObject{key: key, rv: rv, data: withResourceVersion(value, rv),
+				apiVersion: h.APIVersion, name: h.Name, namespace: h.Namespace, labels: h.Labels,
+				fields: objectFields(nil, h.Namespace, namespaced, nil), deleting: h.Deleting}, nil
+		}
+	}
 	decode := decodeStoredFields // the fields below, none of managedFields
 	if fieldsOf == nil {
 		decode = decodeStoredHead // nothing outside metadata either
@@ -337,20 +345,28 @@ func objectFields(m map[string]any, namespace string, namespaced bool, fieldsOf 
 // storagePrefix is the key prefix of a resource: /registry/<group|core>/<resource>/,
 // of the resource whose storage it shares if any (Resource.StorageResource).
 func storagePrefix(r *registry.Resource) string {
-	gvr := r.StorageGroupVersionResource()
-	g := gvr.Group
-	if g == "" {
-		g = "core"
-	}
-	return "/registry/" + g + "/" + gvr.Resource + "/"
+	g, res := storageGroupResource(r)
+	return "/registry/" + g + "/" + res + "/"
 }
 
-// storageKey is the key of one object.
+// storageKey is the key of one object (built in one concatenation: a create
+// builds two).
 func storageKey(r *registry.Resource, namespace, name string) string {
+	g, res := storageGroupResource(r)
 	if r.Namespaced {
-		return storagePrefix(r) + namespace + "/" + name
+		return "/registry/" + g + "/" + res + "/" + namespace + "/" + name
 	}
-	return storagePrefix(r) + name
+	return "/registry/" + g + "/" + res + "/" + name
+}
+
+// storageGroupResource names the group ("core" for the legacy group) and
+// resource of r's storage.
+func storageGroupResource(r *registry.Resource) (group, resource string) {
+	gvr := r.StorageGroupVersionResource()
+	if gvr.Group == "" {
+		return "core", gvr.Resource
+	}
+	return gvr.Group, gvr.Resource
 }
 
 // Handler returns the HTTP handler of the API.

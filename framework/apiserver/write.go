@@ -84,7 +84,14 @@ func (s *Server) checkKind(res *registry.Resource, obj map[string]any) error {
 	if kind != "" && kind != want.Kind {
 		return apierrors.NewBadRequest(fmt.Sprintf("the kind in the data (%s) does not match the expected kind (%s)", kind, want.Kind))
 	}
-	obj["apiVersion"], obj["kind"] = want.GroupVersion().String(), want.Kind
+	// Set only where they differ: a body that names them already keeps its
+	// values (the same strings), and no new interface values are made.
+	if gv := want.GroupVersion().String(); av != gv || !avOK {
+		obj["apiVersion"] = gv
+	}
+	if kind != want.Kind || !kindOK {
+		obj["kind"] = want.Kind
+	}
 	return nil
 }
 

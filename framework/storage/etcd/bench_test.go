@@ -57,3 +57,29 @@ func BenchmarkRawPut(b *testing.B) {
 		b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "ops/s")
 	})
 }
+
+// BenchmarkLocalCreate measures Store.Create of 1 KiB values through the
+// in-process client (New(e.LocalClient())) and straight to the server's KV
+// service (NewLocal, the control plane's storage), on the shared server
+// (fsync off): the difference is the client's own cost per create.
+func BenchmarkLocalCreate(b *testing.B) {
+	value := make([]byte, 1024)
+	for i := range value {
+		value[i] = 'a' + byte(i%26)
+	}
+	var seq atomic.Int64
+	for _, c := range []struct {
+		name string
+		s    *Store
+	}{{"client", New(shared.LocalClient())}, {"direct", NewLocal(shared)}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				key := fmt.Sprintf("/bench-local/%010d", seq.Add(1))
+				if _, err := c.s.Create(b.Context(), key, value); err != nil {
+					b.Fatalf("Create %s: %v", key, err)
+				}
+			}
+		})
+	}
+}

@@ -12,10 +12,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	"go.etcd.io/etcd/client/pkg/v3/logutil"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
@@ -123,6 +125,7 @@ type Embedded struct {
 	etcd      *embed.Etcd
 	client    *clientv3.Client // over gRPC on the client URL
 	local     *clientv3.Client // in-process: direct calls into the server
+	localKV   pb.KVServer      // the server's KV service, for NewLocal
 	endpoints []string
 	name      string
 	peerURL   string
@@ -224,7 +227,7 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 		return nil, fmt.Errorf("connect client to %s: %w", clientURL.String(), err)
 	}
 	local := v3client.New(etcd.Server)
-	return &Embedded{etcd: etcd, client: client, local: local, endpoints: endpoints, closing: closing, name: opts.Name, peerURL: peerURL.String()}, nil
+	return &Embedded{etcd: etcd, client: client, local: local, localKV: v3rpc.NewQuotaKVServer(etcd.Server), endpoints: endpoints, closing: closing, name: opts.Name, peerURL: peerURL.String()}, nil
 }
 
 // Client returns the client connected to the server over gRPC; Close closes it.

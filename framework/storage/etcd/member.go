@@ -13,6 +13,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
+	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -283,7 +284,7 @@ func StartMember(ctx context.Context, opts MemberOptions) (*Embedded, error) {
 		return nil, fmt.Errorf("start etcd member %s: connect client to %s: %w", opts.Name, opts.ClientURL, err)
 	}
 	return &Embedded{
-		etcd: etcd, client: client, local: v3client.New(etcd.Server), endpoints: []string{opts.ClientURL}, closing: closing,
+		etcd: etcd, client: client, local: v3client.New(etcd.Server), localKV: v3rpc.NewQuotaKVServer(etcd.Server), endpoints: []string{opts.ClientURL}, closing: closing,
 		name: opts.Name, peerURL: opts.PeerURL,
 	}, nil
 }

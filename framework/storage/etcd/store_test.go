@@ -26,6 +26,14 @@ func TestConformanceLocalClient(t *testing.T) {
 	})
 }
 
+// TestConformanceLocal runs it through NewLocal, the control plane's storage
+// with embedded etcd: creates and updates straight to the server's KV service.
+func TestConformanceLocal(t *testing.T) {
+	storagetest.RunConformance(t, func(t *testing.T) storage.Interface {
+		return NewLocal(shared)
+	})
+}
+
 // TestWatchNoLeak checks that a cancelled watch leaves no goroutine behind. It
 // is not parallel, so the goroutines it sees are its own.
 func TestWatchNoLeak(t *testing.T) {
@@ -120,7 +128,12 @@ func TestCompactErrors(t *testing.T) {
 
 func TestUpdateUnconditional(t *testing.T) {
 	t.Parallel()
-	s := New(shared.Client())
+	for name, s := range map[string]*Store{"client": New(shared.Client()), "local": NewLocal(shared)} {
+		t.Run(name, func(t *testing.T) { updateUnconditional(t, s) })
+	}
+}
+
+func updateUnconditional(t *testing.T, s *Store) {
 	ctx := t.Context()
 	p := testPrefix(t)
 	if _, err := s.Update(ctx, p+"missing", []byte("v"), 0); !errors.Is(err, storage.ErrNotFound) {
