@@ -101,11 +101,10 @@ func NewHTTPServer(ctx context.Context, h http.Handler, opts ServingOptions) *ht
 // Serve accepts connections on ln and serves them with srv until srv is shut
 // down: over TLS when srv.TLSConfig is set (HTTP/2 and HTTP/1.1 offered by
 // ALPN as srv.Protocols allows; the TLS configuration must provide the
-// certificate; a small write under TLS goes out with the next one,
-// coalescedConn), plain HTTP/1.1 otherwise.
+// certificate), plain HTTP/1.1 otherwise.
 func Serve(srv *http.Server, ln net.Listener) error {
 	if srv.TLSConfig != nil {
-		return srv.ServeTLS(coalescingListener{ln}, "", "")
+		return srv.ServeTLS(ln, "", "")
 	}
 	return srv.Serve(ln)
 }
