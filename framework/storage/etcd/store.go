@@ -66,6 +66,9 @@ func (s *Store) Get(ctx context.Context, key string) (storage.KeyValue, error) {
 // storage.ErrExists.
 func (s *Store) Create(ctx context.Context, key string, value []byte) (int64, error) {
 	if s.local != nil {
+		if err := s.localClosed(); err != nil {
+			return 0, fmt.Errorf("create %q: %w", key, err)
+		}
 		k := []byte(key)
 		resp, err := s.local.Txn(ctx, &pb.TxnRequest{
 			Compare: []*pb.Compare{{Result: pb.Compare_EQUAL, Target: pb.Compare_CREATE, Key: k,
@@ -99,6 +102,9 @@ func (s *Store) Create(ctx context.Context, key string, value []byte) (int64, er
 // as it exists.
 func (s *Store) Update(ctx context.Context, key string, value []byte, expected int64) (int64, error) {
 	if s.local != nil {
+		if err := s.localClosed(); err != nil {
+			return 0, fmt.Errorf("update %q: %w", key, err)
+		}
 		k := []byte(key)
 		cmp := &pb.Compare{Result: pb.Compare_EQUAL, Target: pb.Compare_MOD, Key: k,
 			TargetUnion: &pb.Compare_ModRevision{ModRevision: expected}}
@@ -162,6 +168,19 @@ func (s *Store) Delete(ctx context.Context, key string, expected int64) (storage
 		return storage.KeyValue{}, 0, fmt.Errorf("delete %q: %w", key, storage.ErrNotFound)
 	}
 	return toKeyValue(del.PrevKvs[0]), resp.Header.Revision, nil
+}
+
+// localClosed is the error of a write through the server's KV service once
+// the in-process client is closed: the embedded server closes that client
+// first when it stops, which ended every write through it, and writes that
+// went on straight to the server while it closed its backend made its watch
+// streams read a closed backend (a nil bbolt transaction: the process
+// crashed). Nil while the client is open.
+func (s *Store) localClosed() error {
+	if err := s.client.Ctx().Err(); err != nil {
+		return fmt.Errorf("etcd client closed: %w", err)
+	}
+	return nil
 }
 
 // putOp is a transaction's put of value at key, value not copied: etcd

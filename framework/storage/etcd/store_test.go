@@ -34,6 +34,33 @@ func TestConformanceLocal(t *testing.T) {
 	})
 }
 
+// TestLocalWritesEndWithTheServer: once the embedded server is closing (its
+// in-process client closed first), NewLocal's creates and updates fail
+// instead of going on into a server that is closing its backend (whose watch
+// streams then read a nil bbolt transaction: the process crashed, one
+// controlplane test run in about thirty).
+func TestLocalWritesEndWithTheServer(t *testing.T) {
+	e, err := StartEmbedded(t.Context(), EmbeddedOptions{Dir: t.TempDir(), NoFsync: true, LogLevel: "error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewLocal(e)
+	rev, err := s.Create(t.Context(), "/k", []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	// Close begins by closing the in-process client; the server is still up
+	// until it has done so.
+	_ = e.local.Close() // context.Canceled: cancelling is all it does
+	if _, err := s.Create(t.Context(), "/k2", []byte("v")); err == nil {
+		t.Error("a create after Close succeeded")
+	}
+	if _, err := s.Update(t.Context(), "/k", []byte("w"), rev); err == nil {
+		t.Error("an update after Close succeeded")
+	}
+}
+
 // TestWatchNoLeak checks that a cancelled watch leaves no goroutine behind. It
 // is not parallel, so the goroutines it sees are its own.
 func TestWatchNoLeak(t *testing.T) {
