@@ -4,7 +4,7 @@ FUZZTIME ?=
 FUZZMINIMIZE ?= 2000x
 PKG := github.com/converge-dev/converge
 
-.PHONY: all build test deps compat crdgen envtest-compare peer-bin kubebuilder-accept vet fmt-check unit race fuzz bench e2e conformance conformance-smoke clean
+.PHONY: all build test deps compat crdgen envtest-compare peer-bin kubebuilder-accept vet fmt-check unit race fuzz bench bench-against-commit e2e conformance conformance-smoke clean
 
 all: build
 
@@ -103,6 +103,12 @@ fuzz:
 ## bench: run the side-by-side benchmarks and regenerate the generated section of docs/PERFORMANCE.md (curated text kept)
 bench:
 	./hack/bench.sh
+
+## bench-against-commit: creates/s of the working tree's `converge apiserver` against COMMIT's (default bbe7e82^,
+## before managedFields; issue 23), both secure, side by side (bench/commits)
+COMMIT ?= bbe7e82^
+bench-against-commit:
+	./hack/bench-against-commit.sh '$(COMMIT)'
 
 ## conformance: every upstream Kubernetes [Conformance] spec (e2e.test of
 ## k8s.io/kubernetes v1.34.4, built and cached by the conformance module),

@@ -13,6 +13,8 @@ run createil . -run '^$' -bench 'BenchmarkInterleavedCreate' -benchtime 10000x -
 run secure . -run '^$' -bench 'BenchmarkSecureCreate' -benchtime 20000x -count 3 ./controlplane/
 run tracing . -run '^$' -bench 'BenchmarkTracingCost' -benchtime 20000x -count 3 ./controlplane/
 run managedfields . -run '^$' -bench 'BenchmarkManagedFields' -benchtime 100x -count 3 ./framework/apiserver/
+echo "== againstcommit: hack/bench-against-commit.sh 'bbe7e82^' -benchtime 40000x -count 3" >&2
+./hack/bench-against-commit.sh 'bbe7e82^' -benchtime 40000x -count 3 | tee "$out/againstcommit.txt" >&2
 run securetransport bench -run '^$' -bench 'BenchmarkSecureCreateTransport' -benchtime 20000x -count 3 ./secure/
 run secureapply bench -run '^$' -bench 'BenchmarkSecureApplyClientGo' -benchtime 20000x -count 3 ./secure/
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/

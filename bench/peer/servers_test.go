@@ -1,7 +1,6 @@
 package peer
 
 import (
-	"bytes"
 	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
@@ -18,7 +17,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -26,6 +24,8 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	clientcmdapi "k8s.io/client-go/tools/clientcmd/api"
+
+	"github.com/converge-dev/converge/bench/internal/proc"
 )
 
 // server is one side of the comparison: the processes that make it up (the
@@ -41,16 +41,11 @@ type server struct {
 func (s *server) cpu(tb testing.TB) time.Duration {
 	var total time.Duration
 	for _, pid := range s.pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		c, err := proc.CPU(pid)
 		if err != nil {
-			tb.Fatalf("read CPU time of %s (pid %d): %v", s.name, pid, err)
+			tb.Fatalf("%s: %v", s.name, err)
 		}
-		// Fields after the command name in parentheses: state is the first,
-		// utime the 12th and stime the 13th, in clock ticks (USER_HZ = 100).
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
-		ut, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		total += time.Duration(ut+st) * 10 * time.Millisecond
+		total += c
 	}
 	return total
 }
@@ -113,43 +108,10 @@ func spawn(tb testing.TB, dir, name string, args ...string) *exec.Cmd {
 // spawnEnv is spawn with env added to the process's environment.
 func spawnEnv(tb testing.TB, dir string, env []string, name string, args ...string) *exec.Cmd {
 	tb.Helper()
-	log, err := os.Create(filepath.Join(dir, filepath.Base(name)+".log"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	cmd := exec.Command(name, args...)
-	if env != nil {
-		cmd.Env = append(os.Environ(), env...)
-	}
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		tb.Fatalf("start %s: %v", name, err)
-	}
-	tb.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-		_ = log.Close()
-	})
-	return cmd
+	return proc.Start(tb, dir, env, name, args...)
 }
 
-func freePort(tb testing.TB) int {
-	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
-}
+func freePort(tb testing.TB) int { return proc.FreePort(tb) }
 
 // startConverge runs `converge up --no-node` (the default secure control
 // plane: API server with TLS, client certificates, RBAC and admission,
