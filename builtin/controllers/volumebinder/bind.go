@@ -49,6 +49,12 @@ func (r *reconciler) bindStatic(ctx context.Context, pvc *corev1.PersistentVolum
 	if class != "" {
 		sc := &storagev1.StorageClass{}
 		err := r.reader.Get(ctx, client.ObjectKey{Name: class}, sc)
+		if apierrors.IsNotFound(err) {
+			// A class created a moment ago may not be in the cache yet: a
+			// no-provisioner class taken for an unknown one would get its
+			// claim a local directory volume.
+			err = r.direct.Get(ctx, client.ObjectKey{Name: class}, sc)
+		}
 		if err != nil && !apierrors.IsNotFound(err) {
 			return false, fmt.Errorf("get storage class %q of claim %s/%s: %w", class, pvc.Namespace, pvc.Name, err)
 		}

@@ -58,7 +58,8 @@ type recorder interface {
 // with a Conflict and is reconciled again.
 type reconciler struct {
 	reader reader
-	// direct reads storage classes and nodes, which have no informer here.
+	// direct reads past the cache: nodes, which have no informer here, and a
+	// storage class the cache does not have yet.
 	direct   reader
 	client   writer
 	recorder recorder
