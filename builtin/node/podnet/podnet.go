@@ -238,31 +238,18 @@ func (n *Network) Setup(ctx context.Context, pod Pod) (Sandbox, error) {
 			return Sandbox{}, err
 		}
 	}
+	var err error
 	if n.inProcess(sb) {
-		if err := n.attach(pod.UID, &sb); err != nil {
-			err = fmt.Errorf("set up pod network: %w", err)
-			if terr := n.teardown(context.WithoutCancel(ctx), pod.UID); terr != nil {
-				err = errors.Join(err, terr)
-			}
-			return Sandbox{}, err
-		}
+		err = n.attach(pod.UID, &sb)
 	} else {
-		unlock := n.lockIptables(sb)
-		res, err := n.cniFor(sb).Setup(ctx, pod.UID, path, n.nsOpts(sb)...)
-		unlock()
-		if err != nil {
-			err = fmt.Errorf("set up pod network (CNI ADD): %w", err)
-			if terr := n.teardown(context.WithoutCancel(ctx), pod.UID); terr != nil {
-				err = errors.Join(err, terr)
-			}
-			return Sandbox{}, err
+		err = n.cniAdd(ctx, pod.UID, &sb)
+	}
+	if err != nil {
+		err = fmt.Errorf("set up pod network: %w", err)
+		if terr := n.teardown(context.WithoutCancel(ctx), pod.UID); terr != nil {
+			err = errors.Join(err, terr)
 		}
-		for _, ipc := range res.Interfaces["eth0"].IPConfigs {
-			if ip4 := ipc.IP.To4(); ip4 != nil {
-				sb.IP = ip4.String()
-				break
-			}
-		}
+		return Sandbox{}, err
 	}
 	if sb.IP == "" {
 		_ = n.teardown(context.WithoutCancel(ctx), pod.UID)
@@ -372,6 +359,24 @@ func (n *Network) attach(uid string, sb *Sandbox) error {
 		return err
 	}
 	sb.IP, sb.Veth = ip.String(), veth
+	return nil
+}
+
+// cniAdd runs the CNI chain (ADD) for the pod's namespace and takes eth0's
+// IPv4 address from its result.
+func (n *Network) cniAdd(ctx context.Context, uid string, sb *Sandbox) error {
+	unlock := n.lockIptables(*sb)
+	res, err := n.cniFor(*sb).Setup(ctx, uid, sb.NetNSPath, n.nsOpts(*sb)...)
+	unlock()
+	if err != nil {
+		return fmt.Errorf("CNI ADD: %w", err)
+	}
+	for _, ipc := range res.Interfaces["eth0"].IPConfigs {
+		if ip4 := ipc.IP.To4(); ip4 != nil {
+			sb.IP = ip4.String()
+			break
+		}
+	}
 	return nil
 }
 

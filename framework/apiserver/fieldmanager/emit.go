@@ -78,9 +78,9 @@ func (e *emitter) close(start int, owned bool) bool {
 	return true
 }
 
-// sep writes the comma before a kid of the node at start, unless it is the
-// first one; it returns where the kid starts, to cut it when it is empty.
-func (e *emitter) sep(start int) int {
+// sep writes the comma before a kid of the node being written, unless it is
+// the first one; it returns where the kid starts, to cut it when it is empty.
+func (e *emitter) sep() int {
 	mark := len(e.b)
 	if e.b[len(e.b)-1] != '{' {
 		e.b = append(e.b, ',')
@@ -148,7 +148,7 @@ func (e *emitter) added(n *cnode, v any, strip bool, level int) (nonEmpty, ok bo
 		sortEntries(es)
 		start := e.open(owned)
 		for _, f := range es {
-			mark := e.sep(start)
+			mark := e.sep()
 			e.fieldKey(f.k)
 			s, l := kidStrip(level, f.k)
 			ne, ok := e.added(f.n, f.v, s, l)
@@ -203,7 +203,7 @@ func (e *emitter) addedItems(n *cnode, l []any, owned bool) (nonEmpty, ok bool) 
 	api.SortObjectKeys(items, func(x item) string { return x.key })
 	start := e.open(owned)
 	for _, it := range items {
-		e.sep(start)
+		e.sep()
 		e.b = api.AppendJSONString(e.b, it.key)
 		e.b = append(e.b, ':')
 		// An added item is owned: never empty.
@@ -280,7 +280,7 @@ func (e *emitter) changedMap(n *cnode, lm, rm map[string]any, ignored map[string
 	start := e.open(false)
 	for _, f := range es {
 		key, rv, cn := f.k, f.v, f.n
-		mark := e.sep(start)
+		mark := e.sep()
 		e.fieldKey(key)
 		s, l := kidStrip(level, key)
 		var ne bool
