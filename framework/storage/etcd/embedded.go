@@ -126,6 +126,7 @@ type Embedded struct {
 	client    *clientv3.Client // over gRPC on the client URL
 	local     *clientv3.Client // in-process: direct calls into the server
 	localKV   pb.KVServer      // the server's KV service, for NewLocal
+	watches   *localWatches    // NewLocal's watches on the server's store
 	endpoints []string
 	name      string
 	peerURL   string
@@ -226,8 +227,18 @@ func startOnce(ctx context.Context, opts EmbeddedOptions) (*Embedded, error) {
 		etcd.Close()
 		return nil, fmt.Errorf("connect client to %s: %w", clientURL.String(), err)
 	}
-	local := v3client.New(etcd.Server)
-	return &Embedded{etcd: etcd, client: client, local: local, localKV: v3rpc.NewQuotaKVServer(etcd.Server), endpoints: endpoints, closing: closing, name: opts.Name, peerURL: peerURL.String()}, nil
+	return newEmbedded(etcd, client, endpoints, closing, opts.Name, peerURL.String()), nil
+}
+
+// newEmbedded is the handle of a started server and its client over gRPC,
+// with the in-process services NewLocal uses.
+func newEmbedded(etcd *embed.Etcd, client *clientv3.Client, endpoints []string, closing *atomic.Bool, name, peerURL string) *Embedded {
+	srv := etcd.Server
+	return &Embedded{
+		etcd: etcd, client: client, local: v3client.New(srv), localKV: v3rpc.NewQuotaKVServer(srv),
+		watches:   newLocalWatches(srv.Watchable(), func() bool { return len(srv.Cluster().Members()) == 1 }),
+		endpoints: endpoints, closing: closing, name: name, peerURL: peerURL,
+	}
 }
 
 // Client returns the client connected to the server over gRPC; Close closes it.
@@ -252,6 +263,7 @@ func (e *Embedded) Err() <-chan error { return e.etcd.Err() }
 func (e *Embedded) Close() error {
 	e.closeOnce.Do(func() {
 		_ = e.local.Close() // cancels its context, which is all there is to close
+		e.watches.close()
 		if err := e.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
 			e.closeErr = fmt.Errorf("close etcd client: %w", err)
 		}

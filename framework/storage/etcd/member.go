@@ -12,8 +12,6 @@ import (
 	"go.etcd.io/etcd/client/pkg/v3/transport"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/server/v3/embed"
-	"go.etcd.io/etcd/server/v3/etcdserver/api/v3client"
-	"go.etcd.io/etcd/server/v3/etcdserver/api/v3rpc"
 	"go.uber.org/zap/zapcore"
 )
 
@@ -283,10 +281,7 @@ func StartMember(ctx context.Context, opts MemberOptions) (*Embedded, error) {
 		etcd.Close()
 		return nil, fmt.Errorf("start etcd member %s: connect client to %s: %w", opts.Name, opts.ClientURL, err)
 	}
-	return &Embedded{
-		etcd: etcd, client: client, local: v3client.New(etcd.Server), localKV: v3rpc.NewQuotaKVServer(etcd.Server), endpoints: []string{opts.ClientURL}, closing: closing,
-		name: opts.Name, peerURL: opts.PeerURL,
-	}, nil
+	return newEmbedded(etcd, client, []string{opts.ClientURL}, closing, opts.Name, opts.PeerURL), nil
 }
 
 // startAndWait starts etcd with cfg and waits for it to serve.

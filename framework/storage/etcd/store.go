@@ -29,6 +29,9 @@ type Store struct {
 	// value, allocates a comparison, an op and a builder per call; at an
 	// API create each that was ≈ 2.5 KB of a ConfigMap's ≈ 50).
 	local txner
+	// watches, when set, serves watches from the server's store in this
+	// process while it is its cluster's only member (localWatches).
+	watches *localWatches
 }
 
 // txner is the transaction call of etcd's KV service (pb.KVServer).
@@ -43,11 +46,12 @@ func New(client *clientv3.Client) *Store {
 	return &Store{client: client}
 }
 
-// NewLocal returns a Store on the embedded server e in this process: reads and
-// watches go through e.LocalClient(), creates and updates straight to the
-// server's KV service. The caller closes e.
+// NewLocal returns a Store on the embedded server e in this process: reads go
+// through e.LocalClient(), creates and updates straight to the server's KV
+// service, watches straight to its store while it is the cluster's only
+// member (through e.LocalClient() else). The caller closes e.
 func NewLocal(e *Embedded) *Store {
-	return &Store{client: e.LocalClient(), local: e.localKV}
+	return &Store{client: e.LocalClient(), local: e.localKV, watches: e.watches}
 }
 
 // Get returns the key or storage.ErrNotFound.

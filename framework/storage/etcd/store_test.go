@@ -71,6 +71,54 @@ func TestWatchNoLeak(t *testing.T) {
 		}
 		watchNoLeak(t, New(client))
 	}
+	watchNoLeak(t, NewLocal(shared))
+}
+
+// TestLocalWatchesEndWithTheServer: NewLocal's watches on a lone member read
+// the server's store themselves (no watch service between), and closing the
+// embedded server ends them with an error before the server stops, so that
+// none reads a previous value from a closed backend; a watch started after
+// that fails at once.
+func TestLocalWatchesEndWithTheServer(t *testing.T) {
+	e, err := StartEmbedded(t.Context(), EmbeddedOptions{Dir: t.TempDir(), NoFsync: true, LogLevel: "error"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewLocal(e)
+	w := s.Watch(t.Context(), "/w/", 0)
+	e.watches.mu.Lock()
+	direct := len(e.watches.streams)
+	e.watches.mu.Unlock()
+	if direct != 1 {
+		t.Fatalf("%d watch streams on the server's store, want 1 (the watch's own)", direct)
+	}
+	rev, err := s.Create(t.Context(), "/w/a", []byte("v"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(t.Context(), "/w/a", []byte("v2"), rev); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-w; ev.Type != storage.EventPut || ev.Prev != nil {
+		t.Fatalf("first event %+v, want the create", ev)
+	}
+	if ev := <-w; ev.Type != storage.EventPut || ev.Prev == nil || string(ev.Prev.Value) != "v" {
+		t.Fatalf("second event %+v, want the update with its previous value", ev)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	ev, ok := <-w
+	if !ok || !errors.Is(ev.Err, errWatchClosed) {
+		t.Fatalf("after Close: %+v (open %v), want a closed-watch error", ev, ok)
+	}
+	if _, ok := <-w; ok {
+		t.Fatal("watch channel still open after its error")
+	}
+	later := s.Watch(t.Context(), "/w/", rev)
+	if ev := <-later; !errors.Is(ev.Err, errWatchClosed) {
+		t.Fatalf("watch after Close: %+v, want a closed-watch error", ev)
+	}
 }
 
 func watchNoLeak(t *testing.T, s *Store) {

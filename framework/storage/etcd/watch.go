@@ -31,6 +31,9 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) <-
 		}
 		fromRevision = rev
 	}
+	if s.watches != nil && s.watches.single() {
+		return s.watches.watch(ctx, prefix, fromRevision)
+	}
 	wctx, cancel := context.WithCancel(clientv3.WithRequireLeader(ctx))
 	wch := s.client.Watch(wctx, prefix,
 		clientv3.WithPrefix(), clientv3.WithPrevKV(), clientv3.WithRev(fromRevision+1))
@@ -45,8 +48,15 @@ func (s *Store) Watch(ctx context.Context, prefix string, fromRevision int64) <-
 // RequestProgress asks etcd to send every watch of this store a progress
 // notification with the current revision (storage.ProgressRequester). The
 // watches share the gRPC stream of their metadata (WithRequireLeader), so
-// the request goes on that stream.
+// the request goes on that stream; NewLocal's watches on a lone member are
+// asked one by one.
 func (s *Store) RequestProgress(ctx context.Context) error {
+	if s.watches != nil {
+		s.watches.requestProgress()
+		if s.watches.single() {
+			return nil
+		}
+	}
 	rctx, cancel := context.WithTimeout(clientv3.WithRequireLeader(context.WithoutCancel(ctx)), 5*time.Second)
 	defer cancel()
 	if err := s.client.RequestProgress(rctx); err != nil {

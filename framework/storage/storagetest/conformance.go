@@ -43,6 +43,7 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) storage.Interface)
 		{"WatchFromNow", testWatchFromNow},
 		{"WatchReplay", testWatchReplay},
 		{"WatchCancel", testWatchCancel},
+		{"WatchProgress", testWatchProgress},
 	}
 	t.Run("group", func(t *testing.T) {
 		for _, c := range cases {
@@ -395,6 +396,54 @@ func testWatchFromNow(t *testing.T, s storage.Interface, p string) {
 
 	cancel()
 	drainClosed(t, w)
+}
+
+// testWatchProgress: on a store that reports watch progress, a watch made
+// with WithProgressEvents receives, after RequestProgress, an EventProgress
+// at a revision at least the store's current one once every earlier change
+// under its prefix was delivered; a watch made without it gets none.
+func testWatchProgress(t *testing.T, s storage.Interface, p string) {
+	pr, ok := s.(storage.ProgressRequester)
+	if !ok {
+		return
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	plain := s.Watch(ctx, p+"w/", 0)
+	w := s.Watch(storage.WithProgressEvents(ctx), p+"w/", 0)
+	r1 := mustCreate(t, s, p+"w/a", "v1")
+	outside := mustCreate(t, s, p+"outside", "x")
+	wantEvent(t, nextEvent(t, w), storage.EventPut, p+"w/a", "v1", r1)
+	wantEvent(t, nextEvent(t, plain), storage.EventPut, p+"w/a", "v1", r1)
+	// A watch may still be catching up when asked (etcd answers only a
+	// watch in sync): ask until the answer comes.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if err := pr.RequestProgress(ctx); err != nil {
+			t.Fatalf("RequestProgress: %v", err)
+		}
+		select {
+		case e, ok := <-w:
+			if !ok || e.Err != nil {
+				t.Fatalf("watch ended: %+v", e)
+			}
+			if e.Type != storage.EventProgress {
+				t.Fatalf("got %+v, want a progress event", e)
+			}
+			if e.KV.ModRevision < outside {
+				t.Fatalf("progress at revision %d, want at least %d (the last write)", e.KV.ModRevision, outside)
+			}
+			r2 := mustUpdate(t, s, p+"w/a", "v2", r1)
+			if e := nextEvent(t, plain); e.Type != storage.EventPut || e.KV.ModRevision != r2 {
+				t.Fatalf("watch without WithProgressEvents got %+v, want the update at %d", e, r2)
+			}
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no progress event within 10s of RequestProgress")
+		}
+	}
 }
 
 func testWatchReplay(t *testing.T, s storage.Interface, p string) {
