@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/converge-dev/converge/framework/apiserver/h2serve"
 )
 
 // Serving limits, as kube-apiserver sets them on Go's server
@@ -44,6 +46,10 @@ type ServingOptions struct {
 	TLS *tls.Config
 	// DisableHTTP2 serves HTTP/1.1 only.
 	DisableHTTP2 bool
+	// GoHTTP2 serves HTTP/2 with Go's server (net/http's bundled one)
+	// instead of package h2serve: the fallback, and the other side of A/B
+	// benchmarks.
+	GoHTTP2 bool
 	// MaxStreamsPerConnection bounds concurrent HTTP/2 streams per connection
 	// (default DefaultMaxStreamsPerConnection).
 	MaxStreamsPerConnection int
@@ -70,8 +76,12 @@ type ServingOptions struct {
 // further frames; queued control frames (ping and settings floods) are bounded
 // too.
 func NewHTTPServer(ctx context.Context, h http.Handler, opts ServingOptions) *http.Server {
+	ours := !opts.DisableHTTP2 && !opts.GoHTTP2 && opts.TLS != nil
+	if !ours {
+		h = presizedStack(h)
+	}
 	srv := &http.Server{
-		Handler:           presizedStack(h),
+		Handler:           h,
 		MaxHeaderBytes:    maxHeaderBytes,
 		IdleTimeout:       idleTimeout,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -87,6 +97,17 @@ func NewHTTPServer(ctx context.Context, h http.Handler, opts ServingOptions) *ht
 		streams := opts.MaxStreamsPerConnection
 		if streams <= 0 {
 			streams = DefaultMaxStreamsPerConnection
+		}
+		if ours {
+			h2serve.New(h2serve.Config{
+				MaxConcurrentStreams: uint32(streams),
+				MaxReadFrameSize:     http2BodyBuffer,
+				StreamWindow:         http2BodyBuffer,
+				MaxHeaderListSize:    maxHeaderBytes,
+				IdleTimeout:          idleTimeout,
+				Logger:               opts.Logger,
+			}).Attach(srv)
+			return srv
 		}
 		srv.HTTP2 = &http.HTTP2Config{
 			MaxConcurrentStreams:          streams,
