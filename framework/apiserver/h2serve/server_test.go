@@ -65,9 +65,8 @@ func serve(t testing.TB, h http.Handler, goServer bool, cfg h2serve.Config) *tes
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: h, TLSConfig: &tls.Config{Certificates: []tls.Certificate{cert}}}
-	if goServer {
-		srv.ErrorLog = log.New(io.Discard, "", 0)
-	} else {
+	srv.ErrorLog = log.New(io.Discard, "", 0)
+	if !goServer {
 		if cfg.Logger.GetSink() == nil {
 			if tt, ok := t.(*testing.T); ok {
 				cfg.Logger = testr.NewWithOptions(tt, testr.Options{Verbosity: 1})
