@@ -30,8 +30,9 @@
 //     above a high-water mark; control frames past a hard limit close the
 //     connection (a peer that sends but does not read).
 //
-// Lock order: conn.mu is the only lock of a connection; workerPool.mu is never
-// held with it. Stream and connection state, flow-control windows, the HPACK
+// Lock order: conn.mu is the only lock of a connection; the reader takes
+// workerPool.mu while holding it (to hand a stream to a worker), never the
+// reverse. Stream and connection state, flow-control windows, the HPACK
 // encoder and the pending buffer are all under conn.mu.
 //
 // Not supported: server push, HTTP/2 upgrades from cleartext (h2c), extended

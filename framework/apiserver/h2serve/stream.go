@@ -272,8 +272,12 @@ func (c *conn) runHandlers(st *stream) {
 				break
 			}
 		}
-		if c.running == 0 && len(c.streams) == 0 && c.goingAway {
-			c.closeAfterFlushLocked()
+		if c.running == 0 && len(c.streams) == 0 {
+			if c.goingAway {
+				c.closeAfterFlushLocked()
+			} else if c.idleTimer != nil {
+				c.idleTimer.Reset(c.cfg.IdleTimeout)
+			}
 		}
 		c.mu.Unlock()
 	}
