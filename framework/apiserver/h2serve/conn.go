@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/net/http2"
@@ -78,6 +79,7 @@ type conn struct {
 	peerInitWindow int64
 	goingAway      bool
 	closed         bool
+	draining       atomic.Bool // closed: the reader only drains what the peer still sends
 	idleTimer      *time.Timer
 	emptyFrames    int
 
@@ -174,6 +176,9 @@ func (c *conn) serve() {
 	}
 	_ = c.nc.SetReadDeadline(time.Time{})
 	for {
+		if c.draining.Load() {
+			f = nil // closed gently: read what the peer still sends, until EOF
+		}
 		if err := c.processFrame(f); err != nil {
 			var ce connError
 			if errors.As(err, &ce) {
@@ -273,7 +278,7 @@ func (c *conn) control(write func() error) error {
 		return errClosed
 	}
 	if len(c.wbuf) > pendingLimit {
-		c.closeLocked()
+		c.closeLocked(false)
 		return connError{http2.ErrCodeEnhanceYourCalm, "peer does not read"}
 	}
 	if err := write(); err != nil {
@@ -335,7 +340,7 @@ func (c *conn) processSettings(f *http2.SettingsFrame) error {
 		return errClosed
 	}
 	if len(c.wbuf) > pendingLimit {
-		c.closeLocked()
+		c.closeLocked(false)
 		return connError{http2.ErrCodeEnhanceYourCalm, "peer does not read"}
 	}
 	var err error
@@ -591,34 +596,45 @@ func (c *conn) goAway(code http2.ErrCode, why string) {
 }
 
 // closeAfterFlushLocked closes the connection once pending frames are
-// written (at once when nobody is writing: flushLocked wrote them).
+// written (at once when nobody is writing: flushLocked wrote them), gently:
+// see closeLocked.
 func (c *conn) closeAfterFlushLocked() {
 	c.flushLocked()
 	if c.flushing {
 		c.closeWhenFlushed = true
 		return
 	}
-	c.closeLocked()
+	c.closeLocked(true)
 }
 
-// closeLocked closes the connection: the reader's read fails, handlers'
-// reads and writes fail, their contexts are canceled.
-func (c *conn) closeLocked() {
+// closeLocked closes the connection: handlers' reads and writes fail, their
+// contexts are canceled. gently (after GOAWAY) only shuts the sending side
+// down and lets the reader drain what the peer still sends for up to a
+// second before the connection is closed: closing a socket with unread bytes
+// resets it, and a reset can discard our last frames before the peer reads
+// them. Otherwise the reader's read fails at once.
+func (c *conn) closeLocked(gently bool) {
 	if c.closed {
 		return
 	}
 	c.closed = true
+	c.draining.Store(true)
 	if c.werr == nil {
 		c.werr = errClosed
 	}
 	if c.idleTimer != nil {
 		c.idleTimer.Stop()
 	}
+	raw := c.nc
 	if tc, ok := c.nc.(*tls.Conn); ok {
-		// Close without waiting for a write (close_notify) a peer may block.
-		_ = tc.NetConn().Close()
+		// Close without a write (close_notify) that a peer may block.
+		raw = tc.NetConn()
+	}
+	hc, ok := raw.(interface{ CloseWrite() error })
+	if gently && ok && hc.CloseWrite() == nil {
+		_ = raw.SetReadDeadline(time.Now().Add(time.Second))
 	} else {
-		_ = c.nc.Close()
+		_ = raw.Close()
 	}
 	for _, st := range c.streams {
 		c.closeStreamLocked(st, errClosed)
@@ -631,5 +647,5 @@ func (c *conn) closeLocked() {
 func (c *conn) closeAll() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.closeLocked()
+	c.closeLocked(false)
 }

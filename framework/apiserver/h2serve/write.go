@@ -45,11 +45,11 @@ func (c *conn) flushLocked() bool {
 	}
 	if c.werr != nil {
 		c.wbuf = c.wbuf[:0]
-		c.closeLocked()
+		c.closeLocked(false)
 		return false
 	}
 	if c.closeWhenFlushed {
-		c.closeLocked()
+		c.closeLocked(true)
 	}
 	return true
 }
