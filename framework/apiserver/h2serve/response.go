@@ -102,7 +102,7 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		if w.buf == nil {
-			w.buf = make([]byte, 0, bufferSize)
+			w.buf = w.c.srv.getBuffer()
 		}
 		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
 		w.buf = w.buf[:len(w.buf)+k]
@@ -143,6 +143,10 @@ func (w *responseWriter) finish() {
 	}
 	_ = w.send(true)
 	w.done = true
+	if w.buf != nil {
+		w.c.srv.putBuffer(w.buf)
+		w.buf = nil
+	}
 }
 
 // send queues the headers (when not yet sent) and the buffered body, with

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"net"
 	"net/http"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -84,6 +83,23 @@ type Server struct {
 	shutdown bool
 
 	date atomic.Pointer[dateValue]
+	// buffers holds response writers' body buffers (*[]byte).
+	buffers sync.Pool
+}
+
+// getBuffer is an empty response body buffer of bufferSize.
+func (s *Server) getBuffer() []byte {
+	if b, ok := s.buffers.Get().(*[]byte); ok {
+		return (*b)[:0]
+	}
+	return make([]byte, 0, bufferSize)
+}
+
+// putBuffer keeps b for another response.
+func (s *Server) putBuffer(b []byte) {
+	if cap(b) == bufferSize {
+		s.buffers.Put(&b)
+	}
 }
 
 // New returns a Server with cfg's limits.
@@ -255,5 +271,3 @@ func (p *workerPool) close() {
 	}
 	p.idle = nil
 }
-
-var _ = strconv.Itoa
