@@ -13,7 +13,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -298,5 +297,3 @@ func TestCurl(t *testing.T) {
 		t.Fatalf("curl download: %v: %q", err, out)
 	}
 }
-
-var _ = atomic.Int64{}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/net/http2/hpack"
 )
 
@@ -70,7 +71,7 @@ func (w *responseWriter) writeInformational(code int) {
 	if w.st.resetErr != nil || c.werr != nil {
 		return
 	}
-	c.encodeHeaderLocked(code, w.hdr, "", "", false)
+	c.encodeHeaderLocked(code, w.hdr, "", "", "")
 	c.writeHeadersLocked(w.st.id, false)
 	c.flushLocked()
 }
@@ -187,7 +188,7 @@ func (w *responseWriter) send(end bool) error {
 	if !w.sentHeader {
 		w.sentHeader = true
 		headersEnd := end && len(w.buf) == 0
-		c.encodeHeaderLocked(w.status, w.hdr, contentLength, contentType, true, date)
+		c.encodeHeaderLocked(w.status, w.hdr, contentLength, contentType, date)
 		c.writeHeadersLocked(w.st.id, headersEnd)
 		if headersEnd {
 			c.localEndLocked(w.st)
@@ -211,8 +212,10 @@ func (w *responseWriter) send(end bool) error {
 	return nil
 }
 
-// encodeHeaderLocked HPACK-encodes a response header block into c.hbuf.
-func (c *conn) encodeHeaderLocked(status int, h http.Header, contentLength, contentType string, final bool, date ...string) {
+// encodeHeaderLocked HPACK-encodes a response header block into c.hbuf: the
+// status, h without connection-specific or invalid fields, and contentLength,
+// contentType and date unless empty.
+func (c *conn) encodeHeaderLocked(status int, h http.Header, contentLength, contentType, date string) {
 	c.henc.WriteField(hpack.HeaderField{Name: ":status", Value: statusText(status)})
 	for k, vv := range h {
 		name := lowerHeader(k)
@@ -222,8 +225,14 @@ func (c *conn) encodeHeaderLocked(status int, h http.Header, contentLength, cont
 		if name == "te" {
 			continue
 		}
+		if !httpguts.ValidHeaderFieldName(k) {
+			continue // as Go's server: such a field is dropped
+		}
 		for _, v := range vv {
 			v = strings.TrimSpace(v)
+			if !httpguts.ValidHeaderFieldValue(v) {
+				continue
+			}
 			c.henc.WriteField(hpack.HeaderField{Name: name, Value: v, Sensitive: name == "set-cookie" || name == "authorization"})
 		}
 	}
@@ -233,8 +242,8 @@ func (c *conn) encodeHeaderLocked(status int, h http.Header, contentLength, cont
 	if contentLength != "" {
 		c.henc.WriteField(hpack.HeaderField{Name: "content-length", Value: contentLength})
 	}
-	if final && len(date) > 0 && date[0] != "" {
-		c.henc.WriteField(hpack.HeaderField{Name: "date", Value: date[0]})
+	if date != "" {
+		c.henc.WriteField(hpack.HeaderField{Name: "date", Value: date})
 	}
 }
 

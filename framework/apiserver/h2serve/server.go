@@ -106,7 +106,6 @@ func (s *Server) putBuffer(b []byte) {
 func New(cfg Config) *Server {
 	cfg.setDefaults()
 	s := &Server{cfg: cfg, conns: map[*conn]struct{}{}}
-	s.pool.init()
 	return s
 }
 
@@ -212,8 +211,6 @@ type worker struct {
 	ch    chan *stream
 	since time.Time
 }
-
-func (p *workerPool) init() {}
 
 // dispatch runs st's handler on an idle worker, or on a new one.
 func (p *workerPool) dispatch(st *stream) {

@@ -14,7 +14,6 @@ import (
 	"sync"
 
 	"golang.org/x/net/http2"
-	"golang.org/x/net/http2/hpack"
 )
 
 // stream is one request and its response. Its fields are under c.mu, except
@@ -412,5 +411,3 @@ func (b *requestBody) Close() error {
 	b.closed = true
 	return nil
 }
-
-var _ = hpack.HeaderField{}
