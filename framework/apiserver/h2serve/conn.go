@@ -32,8 +32,8 @@ const (
 	maxQueuedPerStream = 4
 	// maxSettingsParams bounds the parameters of one SETTINGS frame.
 	maxSettingsParams = 100
-	// maxEmptyFrames bounds DATA frames without payload nor END_STREAM and
-	// WINDOW_UPDATE frames that arrive without a request making progress.
+	// maxEmptyFrames bounds consecutive DATA frames without payload nor
+	// END_STREAM (an empty DATA flood).
 	maxEmptyFrames = 1000
 	// recentResets is how many streams we reset whose late frames are
 	// dropped without answer.
