@@ -167,24 +167,24 @@ func (c *conn) serve() {
 	}
 	f, err := c.fr.ReadFrame()
 	if err != nil {
-		c.readError(err)
-		return
-	}
-	if sf, ok := f.(*http2.SettingsFrame); !ok || sf.IsAck() {
+		if !c.readError(err) {
+			return
+		}
+	} else if sf, ok := f.(*http2.SettingsFrame); !ok || sf.IsAck() {
 		c.goAway(http2.ErrCodeProtocol, "first frame is not SETTINGS")
-		return
+	} else {
+		_ = c.nc.SetReadDeadline(time.Time{})
 	}
-	_ = c.nc.SetReadDeadline(time.Time{})
 	for {
 		if c.draining.Load() {
 			f = nil // closed gently: read what the peer still sends, until EOF
 		}
 		if err := c.processFrame(f); err != nil {
 			var ce connError
-			if errors.As(err, &ce) {
-				c.goAway(ce.code, ce.why)
+			if !errors.As(err, &ce) {
+				return
 			}
-			return
+			c.goAway(ce.code, ce.why) // closes gently: the loop drains
 		}
 		if f, err = c.fr.ReadFrame(); err != nil {
 			if !c.readError(err) {
@@ -214,8 +214,10 @@ func (c *conn) readError(err error) bool {
 		return ok
 	case errors.As(err, &ce):
 		c.goAway(http2.ErrCode(ce), "frame: "+err.Error())
+		return true // drain
 	case errors.Is(err, http2.ErrFrameTooLarge):
 		c.goAway(http2.ErrCodeFrameSize, "frame too large")
+		return true
 	default:
 		c.logf("read", err)
 	}
@@ -591,6 +593,7 @@ func (c *conn) goAway(code http2.ErrCode, why string) {
 	if c.closed {
 		return
 	}
+	c.draining.Store(true)
 	c.goAwayLocked(code)
 	c.closeAfterFlushLocked()
 }
