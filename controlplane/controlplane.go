@@ -54,6 +54,10 @@ type Options struct {
 	EtcdCAFile, EtcdCertFile, EtcdKeyFile string
 	// NoFsync runs the embedded etcd without fsync (tests only).
 	NoFsync bool
+	// GoHTTP2 serves HTTP/2 with Go's server instead of our own
+	// (apiserver.ServingOptions.GoHTTP2): the fallback, and the other side
+	// of A/B benchmarks.
+	GoHTTP2 bool
 	// BindAddress is the API server's listen address (default 127.0.0.1).
 	BindAddress string
 	// Port is the API server's port; 0 picks a free one.
@@ -351,7 +355,7 @@ func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s:%d: %w", opts.BindAddress, opts.Port, err)
 	}
-	scheme, serving := "http", apiserver.ServingOptions{Logger: cp.log.WithName("http")}
+	scheme, serving := "http", apiserver.ServingOptions{Logger: cp.log.WithName("http"), GoHTTP2: opts.GoHTTP2}
 	if cp.pki != nil {
 		scheme, serving.TLS = "https", cp.serverTLSConfig()
 		cp.wg.Add(1)

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
+
+	"github.com/converge-dev/converge/framework/apiserver/h2serve"
 )
 
 // Serving limits, as kube-apiserver sets them on Go's server
@@ -44,6 +46,10 @@ type ServingOptions struct {
 	TLS *tls.Config
 	// DisableHTTP2 serves HTTP/1.1 only.
 	DisableHTTP2 bool
+	// GoHTTP2 serves HTTP/2 with Go's server (net/http's bundled one)
+	// instead of package h2serve: the fallback, and the other side of A/B
+	// benchmarks.
+	GoHTTP2 bool
 	// MaxStreamsPerConnection bounds concurrent HTTP/2 streams per connection
 	// (default DefaultMaxStreamsPerConnection).
 	MaxStreamsPerConnection int
@@ -58,20 +64,30 @@ type ServingOptions struct {
 // MaxStreamsPerConnection concurrent streams per connection, 256 KiB frames and
 // per-stream receive windows (the connection window is their sum over the
 // streams), header lists of at most 1 MiB; keep-alive connections idle for 90 s
-// are closed. An HTTP/2 request's goroutine gets its stack before h runs
-// (presizedStack).
+// are closed.
 //
-// Protection against the known HTTP/2 abuse patterns is Go's server's (Go
-// 1.21.3 and later): a client resetting streams faster than handlers finish
-// (CVE-2023-44487, rapid reset) gets at most MaxStreamsPerConnection handlers
-// running and the connection is closed with ENHANCE_YOUR_CALM once more than
-// 4× that many wait; CONTINUATION floods (CVE-2023-45288) are bounded by the
-// header list limit, beyond which the connection is closed without decoding
-// further frames; queued control frames (ping and settings floods) are bounded
-// too.
+// HTTP/2 is served by package h2serve (net/http's TLSNextProto hook; net/http
+// still does the TLS handshakes and HTTP/1.1): it costs less CPU per request
+// than Go's server, whose goroutine handoffs per request it avoids. Its
+// protection against the known HTTP/2 abuse patterns: a client resetting
+// streams faster than handlers finish (CVE-2023-44487, rapid reset) gets at
+// most MaxStreamsPerConnection handlers running and the connection is closed
+// with ENHANCE_YOUR_CALM once more than 4× that many wait; CONTINUATION floods
+// (CVE-2023-45288) are bounded by the header list limit, beyond which the
+// connection is closed without decoding further frames; a peer that does not
+// read what it asks for (ping and settings floods) has its connection closed
+// once a bounded buffer is full or a write has waited 2 minutes.
+//
+// ServingOptions.GoHTTP2 serves HTTP/2 with Go's server instead (the
+// fallback), which has the same limits and protections; there an HTTP/2
+// request's goroutine gets its stack before h runs (presizedStack).
 func NewHTTPServer(ctx context.Context, h http.Handler, opts ServingOptions) *http.Server {
+	ours := !opts.DisableHTTP2 && !opts.GoHTTP2 && opts.TLS != nil
+	if !ours {
+		h = presizedStack(h)
+	}
 	srv := &http.Server{
-		Handler:           presizedStack(h),
+		Handler:           h,
 		MaxHeaderBytes:    maxHeaderBytes,
 		IdleTimeout:       idleTimeout,
 		ReadHeaderTimeout: readHeaderTimeout,
@@ -87,6 +103,17 @@ func NewHTTPServer(ctx context.Context, h http.Handler, opts ServingOptions) *ht
 		streams := opts.MaxStreamsPerConnection
 		if streams <= 0 {
 			streams = DefaultMaxStreamsPerConnection
+		}
+		if ours {
+			h2serve.New(h2serve.Config{
+				MaxConcurrentStreams: uint32(streams),
+				MaxReadFrameSize:     http2BodyBuffer,
+				StreamWindow:         http2BodyBuffer,
+				MaxHeaderListSize:    maxHeaderBytes,
+				IdleTimeout:          idleTimeout,
+				Logger:               opts.Logger,
+			}).Attach(srv)
+			return srv
 		}
 		srv.HTTP2 = &http.HTTP2Config{
 			MaxConcurrentStreams:          streams,

@@ -80,16 +80,18 @@ func TestServeNegotiatesProtocols(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		disableHTTP2 bool
+		goHTTP2      bool
 		clientH2     bool
 		want         string
 	}{
 		{name: "h2 client", clientH2: true, want: "HTTP/2.0"},
+		{name: "h2 client, Go's HTTP/2 server", goHTTP2: true, clientH2: true, want: "HTTP/2.0"},
 		{name: "http/1.1 client", want: "HTTP/1.1"},
 		{name: "h2 disabled", disableHTTP2: true, clientH2: true, want: "HTTP/1.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			addr, pool := serveTLS(t, proto, apiserver.ServingOptions{DisableHTTP2: tc.disableHTTP2})
+			addr, pool := serveTLS(t, proto, apiserver.ServingOptions{DisableHTTP2: tc.disableHTTP2, GoHTTP2: tc.goHTTP2})
 			tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}, ForceAttemptHTTP2: tc.clientH2}
 			defer tr.CloseIdleConnections()
 			resp, err := (&http.Client{Transport: tr}).Get("https://" + addr + "/")
@@ -162,7 +164,11 @@ func (h *h2conn) goAway(t *testing.T, c net.Conn) *http2.GoAwayFrame {
 
 func TestServeAdvertisesLimits(t *testing.T) {
 	t.Parallel()
-	addr, pool := serveTLS(t, http.NotFoundHandler(), apiserver.ServingOptions{})
+	bothServers(t, testServeAdvertisesLimits)
+}
+
+func testServeAdvertisesLimits(t *testing.T, goHTTP2 bool) {
+	addr, pool := serveTLS(t, http.NotFoundHandler(), apiserver.ServingOptions{GoHTTP2: goHTTP2})
 	h, c := dialH2(t, addr, pool)
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	f, err := h.fr.ReadFrame()
@@ -193,6 +199,10 @@ func TestServeAdvertisesLimits(t *testing.T) {
 // run, and the server must end the connection with ENHANCE_YOUR_CALM.
 func TestServeRapidReset(t *testing.T) {
 	t.Parallel()
+	bothServers(t, testServeRapidReset)
+}
+
+func testServeRapidReset(t *testing.T, goHTTP2 bool) {
 	var running, peak atomic.Int32
 	release := make(chan struct{})
 	var once sync.Once
@@ -204,7 +214,7 @@ func TestServeRapidReset(t *testing.T) {
 		}
 		<-release // a handler that ignores the reset
 	})
-	addr, pool := serveTLS(t, slow, apiserver.ServingOptions{MaxStreamsPerConnection: 10})
+	addr, pool := serveTLS(t, slow, apiserver.ServingOptions{GoHTTP2: goHTTP2, MaxStreamsPerConnection: 10})
 	h, c := dialH2(t, addr, pool)
 	block := h.headers("/")
 	go func() {
@@ -229,7 +239,11 @@ func TestServeRapidReset(t *testing.T) {
 // block exceeds the header list limit, not buffer it.
 func TestServeContinuationFlood(t *testing.T) {
 	t.Parallel()
-	addr, pool := serveTLS(t, http.NotFoundHandler(), apiserver.ServingOptions{})
+	bothServers(t, testServeContinuationFlood)
+}
+
+func testServeContinuationFlood(t *testing.T, goHTTP2 bool) {
+	addr, pool := serveTLS(t, http.NotFoundHandler(), apiserver.ServingOptions{GoHTTP2: goHTTP2})
 	h, c := dialH2(t, addr, pool)
 	// Each fragment is a whole header field (a literal, never indexed: it is
 	// larger than the dynamic table), so the server decodes every byte.
@@ -296,4 +310,10 @@ func TestServeStreamsOverHTTP2(t *testing.T) {
 	if err != nil || string(rest) != "second\n" {
 		t.Fatalf("rest %q, %v", rest, err)
 	}
+}
+
+// bothServers runs test against our HTTP/2 server (h2serve) and Go's.
+func bothServers(t *testing.T, test func(t *testing.T, goHTTP2 bool)) {
+	t.Run("h2serve", func(t *testing.T) { t.Parallel(); test(t, false) })
+	t.Run("go", func(t *testing.T) { t.Parallel(); test(t, true) })
 }
