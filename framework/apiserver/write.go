@@ -257,7 +257,9 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any, own
 		if ns != "" && ns != q.ri.namespace {
 			return jsonBody{}, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
-		meta["namespace"] = q.ri.namespace
+		if ns == "" {
+			meta["namespace"] = q.ri.namespace // else it is set, to the same
+		}
 	} else {
 		delete(meta, "namespace")
 	}

@@ -636,6 +636,15 @@ func encodeReuse(v reflect.Value, p *plan, orig any, depth int) (out any, same, 
 	if depth > maxPlanDepth {
 		return nil, false, false
 	}
+	if o, isStr := orig.(string); isStr && (p.marshalAddr && v.CanAddr() || p.marshalValue && !(v.Kind() == reflect.Pointer && v.IsNil())) {
+		// Marshalers of strings (times, quantities): orig when its
+		// marshaled text is orig quoted, without decoding it.
+		mv := v
+		if p.marshalAddr && v.CanAddr() {
+			mv = v.Addr()
+		}
+		return marshalReuse(mv, o, orig)
+	}
 	if p.marshalAddr && v.CanAddr() || p.marshalValue || p.noEncode || p.textValue || (p.textAddr && !p.marshalAddr && v.CanAddr()) {
 		e, ok := encodeFast(v, p, depth)
 		return reuseScalar(e, orig, ok)
@@ -692,6 +701,40 @@ func encodeReuse(v reflect.Value, p *plan, orig any, depth int) (out any, same, 
 		return encodeSliceReuse(v, p, orig, depth)
 	}
 	return nil, false, false
+}
+
+// marshalReuse is marshalValue(v) given orig, a string, of which o is the
+// value: orig when v's MarshalJSON writes o quoted without escapes (which
+// decode to o itself).
+func marshalReuse(v reflect.Value, o string, orig any) (any, bool, bool) {
+	m, ok := v.Interface().(json.Marshaler)
+	if !ok {
+		return nil, false, false
+	}
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return nil, false, false
+	}
+	if len(b) == len(o)+2 && b[0] == '"' && b[len(b)-1] == '"' && string(b[1:len(b)-1]) == o && plainJSONString(o) {
+		return orig, true, true
+	}
+	out, err := api.DecodeValue(b)
+	if err != nil {
+		return nil, false, false
+	}
+	return reuseScalar(out, orig, true)
+}
+
+// plainJSONString reports whether s, quoted as it is, is a JSON string
+// whose value is s: valid UTF-8 without quotes, backslashes or control
+// characters.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
 }
 
 // reuseScalar returns orig for an e that is a scalar of orig's type and value.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -101,6 +102,8 @@ var fastCorpus = []string{
 	`{"status":{"size":2},"spec":{}}`,
 	`{"metadata":{"creationTimestamp":null,"deletionGracePeriodSeconds":30,"finalizers":[]}}`,
 	`{"spec":{"ratio":70000000000001100,"anys":[9007199254740993,-9007199254740992]}}`,
+	`{"spec":{"ext":"a\"b","raw":"x\u2028y","rawMap":{"a":"\u0001","b":"plain"},"port":"h\ttp","quantity":"0.1","qPtr":"100m","when":"2026-01-02T03:04:05+01:00","whenPtr":"2026-01-02T03:04:05Z"}}`,
+	`{"spec":{"ext":"plain","raw":"caf\u00e9","port":80,"quantity":"1e3","when":"2026-01-02T03:04:05.5Z"}}`,
 }
 
 // FuzzCanonicalizeTypedFast checks that Typed.CanonicalizeTyped's fast path
@@ -325,6 +328,35 @@ func TestJSONFloatMatchesEncodingJSON(t *testing.T) {
 	for _, f := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		if _, ok := jsonFloat(f); ok {
 			t.Errorf("jsonFloat(%v) took a value json.Marshal refuses", f)
+		}
+	}
+}
+
+// rawQuoted marshals as itself between quotes, unescaped (invalid JSON for
+// some values); upperQuoted as its upper case, quoted.
+type (
+	rawQuoted   string
+	upperQuoted string
+)
+
+func (r rawQuoted) MarshalJSON() ([]byte, error) { return []byte(`"` + string(r) + `"`), nil }
+
+func (u upperQuoted) MarshalJSON() ([]byte, error) {
+	return json.Marshal(strings.ToUpper(string(u)))
+}
+
+// TestMarshalReuseIsMarshalValue checks that marshalReuse, which skips
+// decoding a marshaler's text when it is its input quoted, gives what
+// marshalValue gives.
+func TestMarshalReuseIsMarshalValue(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "plain", "ABC", "abc", `a"b`, `a\b`, "a\x01b", "\xff", "caf\u00e9", "x\u2028y"} {
+		for _, v := range []reflect.Value{reflect.ValueOf(rawQuoted(s)), reflect.ValueOf(upperQuoted(s))} {
+			want, wantOK := marshalValue(v)
+			got, same, ok := marshalReuse(v, s, any(s))
+			if ok != wantOK || ok && (got != want || same != (want == any(s))) {
+				t.Errorf("%s %q: marshalReuse = %#v, %v, %v; marshalValue = %#v, %v", v.Type(), s, got, same, ok, want, wantOK)
+			}
 		}
 	}
 }
