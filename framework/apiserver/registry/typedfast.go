@@ -770,8 +770,11 @@ func reuseScalar(e, orig any, ok bool) (any, bool, bool) {
 // encodeStructReuse is encodeReuse of a struct decoded from om: om itself
 // when every field encodes to its value there and it has no other key.
 func encodeStructReuse(v reflect.Value, p *plan, om map[string]any, depth int) (any, bool, bool) {
-	var out map[string]any // made at the first difference
-	n := 0
+	var (
+		out     map[string]any // made at the first difference
+		n       int            // fields encoded so far
+		emitted uint64         // which of the first 64 fields were
+	)
 	for i := range p.fields {
 		f := &p.fields[i]
 		fv := fieldOf(v, f)
@@ -792,10 +795,13 @@ func encodeStructReuse(v reflect.Value, p *plan, om map[string]any, depth int) (
 			return nil, false, false
 		}
 		if out == nil && !same {
-			out = reusedFields(v, p, om, i)
+			out = reusedFields(v, p, om, i, n, emitted)
 		}
 		if out != nil {
 			out[f.name] = e
+		}
+		if i < 64 {
+			emitted |= 1 << i
 		}
 		n++
 	}
@@ -806,21 +812,23 @@ func encodeStructReuse(v reflect.Value, p *plan, om map[string]any, depth int) (
 		return om, true, true
 	}
 	// Keys the type omits or does not know: a new map of the same values.
-	return reusedFields(v, p, om, len(p.fields)), false, true
+	return reusedFields(v, p, om, len(p.fields), n, emitted), false, true
 }
 
-// reusedFields is a map sized for v's encoding holding om's values of
-// the fields before field end that the encoding has (those were the same).
-func reusedFields(v reflect.Value, p *plan, om map[string]any, end int) map[string]any {
-	n := 0
-	for i := range p.fields {
+// reusedFields is a map sized for v's encoding holding om's values of the n
+// fields before field end that the encoding has (those were the same);
+// emitted marks which they are among the first 64.
+func reusedFields(v reflect.Value, p *plan, om map[string]any, end, n int, emitted uint64) map[string]any {
+	size := n
+	for i := end; i < len(p.fields); i++ {
 		if f := &p.fields[i]; !f.omitEmpty || !isEmptyValue(fieldOf(v, f)) {
-			n++
+			size++
 		}
 	}
-	out := make(map[string]any, n)
+	out := make(map[string]any, size)
 	for i := range p.fields[:end] {
-		if f := &p.fields[i]; !f.omitEmpty || !isEmptyValue(fieldOf(v, f)) {
+		f := &p.fields[i]
+		if i < 64 && emitted&(1<<i) != 0 || i >= 64 && (!f.omitEmpty || !isEmptyValue(fieldOf(v, f))) {
 			out[f.name] = om[f.name]
 		}
 	}

@@ -2,7 +2,9 @@ package registry
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -357,6 +359,50 @@ func TestMarshalReuseIsMarshalValue(t *testing.T) {
 			if ok != wantOK || ok && (got != want || same != (want == any(s))) {
 				t.Errorf("%s %q: marshalReuse = %#v, %v, %v; marshalValue = %#v, %v", v.Type(), s, got, same, ok, want, wantOK)
 			}
+		}
+	}
+}
+
+// TestEncodeReuseWideStruct checks encodeReuse against encodeFast on a
+// struct of more fields than encodeStructReuse keeps a bit for, decoded from
+// random objects and then changed at random fields (its one field without
+// omitempty, f75, makes a difference after the 64th when an object lacks it).
+func TestEncodeReuseWideStruct(t *testing.T) {
+	t.Parallel()
+	fields := make([]reflect.StructField, 80)
+	for i := range fields {
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: reflect.TypeFor[string](), Tag: reflect.StructTag(fmt.Sprintf(`json:"f%d,omitempty"`, i))}
+		if i == 75 {
+			fields[i].Tag = reflect.StructTag(fmt.Sprintf(`json:"f%d"`, i))
+		}
+	}
+	st := reflect.StructOf(fields)
+	p := planOf(st)
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 2000 {
+		orig := map[string]any{}
+		for i := range fields {
+			if rng.IntN(3) == 0 {
+				orig[fmt.Sprintf("f%d", i)] = []string{"", "a", "b"}[rng.IntN(3)]
+			}
+		}
+		v := reflect.New(st).Elem()
+		if !decodeFast(orig, p, v, 0) {
+			t.Fatalf("decodeFast refused %v", orig)
+		}
+		for range rng.IntN(3) {
+			v.Field(rng.IntN(len(fields))).SetString([]string{"", "a", "c"}[rng.IntN(3)])
+		}
+		want, wantOK := encodeFast(v, p, 0)
+		got, same, ok := encodeReuse(v, p, orig, 0)
+		if ok != wantOK {
+			t.Fatalf("encodeReuse ok = %v, encodeFast %v", ok, wantOK)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("%v: (-encodeFast +encodeReuse):\n%s", orig, diff)
+		}
+		if same != cmp.Equal(any(orig), want) {
+			t.Fatalf("%v: same = %v, but encodeFast gives %v", orig, same, want)
 		}
 	}
 }
