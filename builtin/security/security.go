@@ -289,10 +289,25 @@ func (csrRequester) MayMutate(_ context.Context, a *admission.Attributes) bool {
 	return a.Operation == admission.Create
 }
 
+// AdmitReport implements admission.ChangeReporter: only the creates of
+// CertificateSigningRequests change, so that no other object is
+// canonicalized a second time.
+func (c csrRequester) AdmitReport(ctx context.Context, a *admission.Attributes) (bool, error) {
+	if !csrCreate(a) {
+		return false, nil
+	}
+	return true, c.Admit(ctx, a)
+}
+
+// csrCreate reports whether a creates a CertificateSigningRequest.
+func csrCreate(a *admission.Attributes) bool {
+	return a.Operation == admission.Create && a.Subresource == "" && a.Object != nil &&
+		a.Resource.GroupResource() == (api.GroupResource{Group: certificatesv1.GroupVersion.Group, Resource: "certificatesigningrequests"})
+}
+
 // Admit implements admission.Mutator.
 func (csrRequester) Admit(_ context.Context, a *admission.Attributes) error {
-	if a.Operation != admission.Create || a.Subresource != "" || a.Object == nil ||
-		a.Resource.GroupResource() != (api.GroupResource{Group: certificatesv1.GroupVersion.Group, Resource: "certificatesigningrequests"}) {
+	if !csrCreate(a) {
 		return nil
 	}
 	spec, _ := a.Object["spec"].(map[string]any)

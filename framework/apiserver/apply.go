@@ -83,7 +83,7 @@ func (s *Server) serveApply(q *request, mode updateMode) error {
 		if err = s.applyError(q, err); err != nil {
 			return err
 		}
-		created, err := s.create(ctx, q, next)
+		created, err := s.create(ctx, q, next, false)
 		if apierrors.IsAlreadyExists(err) {
 			continue
 		}

@@ -327,23 +327,23 @@ func withoutFields(obj map[string]any, paths [][]string) map[string]any {
 // most 128 printable characters and required for apply; force only on apply.
 func validateFieldManagerOptions(q *request) field.ErrorList {
 	var errs field.ErrorList
-	p := field.NewPath("fieldManager")
+	p := func() *field.Path { return field.NewPath("fieldManager") } // made for errors only
 	fm := q.query.Get("fieldManager")
 	if q.r.Method == http.MethodPatch {
 		if contentType(q.r) == mediaApplyPatch {
 			if fm == "" {
-				errs = append(errs, field.Required(p, "is required for apply patch"))
+				errs = append(errs, field.Required(p(), "is required for apply patch"))
 			}
 		} else if _, ok := q.query["force"]; ok {
 			errs = append(errs, field.Forbidden(field.NewPath("force"), "may not be specified for non-apply patch"))
 		}
 	}
 	if len(fm) > fieldManagerMaxLength {
-		errs = append(errs, field.TooLong(p, "", fieldManagerMaxLength))
+		errs = append(errs, field.TooLong(p(), "", fieldManagerMaxLength))
 	}
 	for i, r := range fm {
 		if !unicode.IsPrint(r) {
-			errs = append(errs, field.Invalid(p, fm, fmt.Sprintf("invalid character %#U (at position %d)", r, i)))
+			errs = append(errs, field.Invalid(p(), fm, fmt.Sprintf("invalid character %#U (at position %d)", r, i)))
 		}
 	}
 	return errs

@@ -112,7 +112,7 @@ func (s *Server) mutateCreate(ctx context.Context, q *request, name string, obj 
 	if err != nil || !changed {
 		return obj, dec, err
 	}
-	return s.canonicalizeTyped(q, a.Object, name, typed)
+	return s.canonicalizeTyped(q, a.Object, name, typed, false)
 }
 
 // admissionReadsManagedFields reports whether a plugin of the admission

@@ -151,20 +151,24 @@ func metaOf(obj map[string]any) map[string]any {
 
 // canonicalize runs the strategy and applies the fieldValidation directive.
 func (s *Server) canonicalize(q *request, obj map[string]any, name string) (map[string]any, error) {
-	out, _, err := s.canonicalizeTyped(q, obj, name, false)
+	out, _, err := s.canonicalizeTyped(q, obj, name, false, false)
 	return out, err
 }
 
 // canonicalizeTyped is canonicalize that also returns the strategy's typed value
-// when asked for and the strategy is a registry.TypedStrategy.
-func (s *Server) canonicalizeTyped(q *request, obj map[string]any, name string, typed bool) (map[string]any, registry.Decoded, error) {
+// when asked for and the strategy is a registry.TypedStrategy. owned is set
+// by a caller that gives obj up (registry.OwnedCanonicalizer): the result may
+// then be obj, or share its maps.
+func (s *Server) canonicalizeTyped(q *request, obj map[string]any, name string, typed, owned bool) (map[string]any, registry.Decoded, error) {
 	var (
 		out     map[string]any
 		dec     registry.Decoded
 		unknown []string
 		errs    field.ErrorList
 	)
-	if ts, ok := q.res.Strategy.(registry.TypedStrategy); ok && typed {
+	if oc, ok := q.res.Strategy.(registry.OwnedCanonicalizer); ok && typed && owned {
+		out, dec, unknown, errs = oc.CanonicalizeOwned(obj)
+	} else if ts, ok := q.res.Strategy.(registry.TypedStrategy); ok && typed {
 		out, dec, unknown, errs = ts.CanonicalizeTyped(obj)
 	} else {
 		out, unknown, errs = q.res.Strategy.Canonicalize(obj)
@@ -235,7 +239,7 @@ func (s *Server) serveCreate(q *request) error {
 	if err != nil {
 		return err
 	}
-	out, err := s.create(q.ctx(), q, obj)
+	out, err := s.create(q.ctx(), q, obj, true)
 	if err != nil {
 		return err
 	}
@@ -244,14 +248,18 @@ func (s *Server) serveCreate(q *request) error {
 }
 
 // create runs the create path for obj and returns the response body: the stored
-// object, with its resourceVersion, in the request's version.
-func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (jsonBody, error) {
+// object, with its resourceVersion, in the request's version. create changes
+// obj; owned is set by a caller that gives it up entirely (nothing else
+// shares its maps), so that the stored object may be built of them.
+func (s *Server) create(ctx context.Context, q *request, obj map[string]any, owned bool) (jsonBody, error) {
 	meta := metaOf(obj)
 	if ns, _ := meta["namespace"].(string); q.res.Namespaced {
 		if ns != "" && ns != q.ri.namespace {
 			return jsonBody{}, apierrors.NewBadRequest("the namespace of the provided object does not match the namespace sent on the request")
 		}
-		meta["namespace"] = q.ri.namespace
+		if ns == "" {
+			meta["namespace"] = q.ri.namespace // else it is set, to the same
+		}
 	} else {
 		delete(meta, "namespace")
 	}
@@ -280,7 +288,7 @@ func (s *Server) create(ctx context.Context, q *request, obj map[string]any) (js
 	// strategies' reset fields), nor what admission adds.
 	sent := s.takeManagedFields(q, updateMain, obj)
 	unsent := unsentAdmissionDefaults(q.res, obj)
-	obj, dec, err := s.canonicalizeTyped(q, obj, name, !prepares)
+	obj, dec, err := s.canonicalizeTyped(q, obj, name, !prepares, owned)
 	if err != nil {
 		return jsonBody{}, err
 	}

@@ -293,6 +293,16 @@ type TypedStrategy interface {
 	ValidateCreateTyped(ctx context.Context, out map[string]any, typed Decoded) field.ErrorList
 }
 
+// OwnedCanonicalizer is an optional TypedStrategy extension for a caller that
+// gives up the object it canonicalizes: CanonicalizeOwned is
+// CanonicalizeTyped, with the same results, except that out may be obj itself
+// or share maps and slices with it wherever the canonical form has obj's
+// values (what is already canonical is not copied). obj must not be used
+// afterwards other than through out.
+type OwnedCanonicalizer interface {
+	CanonicalizeOwned(obj map[string]any) (out map[string]any, typed Decoded, unknown []string, errs field.ErrorList)
+}
+
 // Decoded is the typed value a TypedStrategy decoded an object into.
 type Decoded struct {
 	// Value is opaque to the server.

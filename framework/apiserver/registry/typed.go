@@ -33,6 +33,8 @@ type Typed[T any] struct {
 var (
 	_ Strategy      = Typed[struct{}]{}
 	_ TypedStrategy = Typed[struct{}]{}
+
+	_ OwnedCanonicalizer = Typed[struct{}]{}
 )
 
 // Canonicalize implements Strategy.
@@ -47,7 +49,16 @@ func (s Typed[T]) CanonicalizeTyped(obj map[string]any) (map[string]any, Decoded
 	// canonicalizeFast refuses keys its plan does not know, and those are a
 	// subset of the fields UnknownFields knows: when it succeeds, there are no
 	// unknown fields.
-	if out, dec, errs, ok := s.canonicalizeFast(obj); ok {
+	if out, dec, errs, ok := s.canonicalizeFast(obj, false); ok {
+		return out, dec, nil, errs
+	}
+	return s.canonicalizeJSON(obj, UnknownFields(obj, reflect.TypeFor[T]()))
+}
+
+// CanonicalizeOwned implements OwnedCanonicalizer: out is obj, or shares its
+// maps and slices, wherever the canonical form has obj's values.
+func (s Typed[T]) CanonicalizeOwned(obj map[string]any) (map[string]any, Decoded, []string, field.ErrorList) {
+	if out, dec, errs, ok := s.canonicalizeFast(obj, true); ok {
 		return out, dec, nil, errs
 	}
 	return s.canonicalizeJSON(obj, UnknownFields(obj, reflect.TypeFor[T]()))
@@ -82,9 +93,10 @@ func (s Typed[T]) canonicalizeJSON(obj map[string]any, unknown []string) (map[st
 }
 
 // canonicalizeFast is CanonicalizeTyped for an object without unknown fields,
-// by decodeFast and encodeFast; ok is false when decodeFast is not sure (the
-// caller then takes the JSON round trip).
-func (s Typed[T]) canonicalizeFast(obj map[string]any) (map[string]any, Decoded, field.ErrorList, bool) {
+// by decodeFast and encodeFast (encodeReuse when reuse is set: out then
+// shares obj's values); ok is false when decodeFast is not sure (the caller
+// then takes the JSON round trip).
+func (s Typed[T]) canonicalizeFast(obj map[string]any, reuse bool) (map[string]any, Decoded, field.ErrorList, bool) {
 	t := new(T)
 	p := planOf(reflect.TypeFor[T]())
 	if !decodeFast(obj, p, reflect.ValueOf(t).Elem(), 0) {
@@ -93,9 +105,18 @@ func (s Typed[T]) canonicalizeFast(obj map[string]any) (map[string]any, Decoded,
 	if s.Default != nil {
 		s.Default(t)
 	}
+	var (
+		v  any
+		ok bool
+	)
+	if reuse {
+		v, _, ok = encodeReuse(reflect.ValueOf(t).Elem(), p, obj, 0)
+	} else {
+		v, ok = encodeFast(reflect.ValueOf(t).Elem(), p, 0)
+	}
 	var out map[string]any
-	if v, ok := encodeFast(reflect.ValueOf(t).Elem(), p, 0); ok {
-		out, ok = v.(map[string]any)
+	if ok {
+		out, _ = v.(map[string]any)
 	}
 	if out == nil {
 		// Defaulting made something this path does not encode: the reference.

@@ -624,3 +624,322 @@ func isEmptyValue(v reflect.Value) bool {
 	}
 	return false
 }
+
+// encodeReuse is encodeFast of v given orig, the value that was decoded into
+// v (present, possibly nil): wherever the encoding has the same values as
+// orig, orig's own value is returned instead of a copy (same reports that
+// the whole result is orig), so a canonical object costs no new maps, slices
+// or boxed scalars. Values are the same when they are of the same Go type
+// and equal, maps and slices when all their entries are; encodeFast's result
+// and encodeReuse's are then deeply equal.
+func encodeReuse(v reflect.Value, p *plan, orig any, depth int) (out any, same, ok bool) {
+	if depth > maxPlanDepth {
+		return nil, false, false
+	}
+	if o, isStr := orig.(string); isStr && (p.marshalAddr && v.CanAddr() || p.marshalValue && !(v.Kind() == reflect.Pointer && v.IsNil())) {
+		// Marshalers of strings (times, quantities): orig when its
+		// marshaled text is orig quoted, without decoding it.
+		mv := v
+		if p.marshalAddr && v.CanAddr() {
+			mv = v.Addr()
+		}
+		return marshalReuse(mv, o, orig)
+	}
+	if p.marshalAddr && v.CanAddr() || p.marshalValue || p.noEncode || p.textValue || (p.textAddr && !p.marshalAddr && v.CanAddr()) {
+		e, ok := encodeFast(v, p, depth)
+		return reuseScalar(e, orig, ok)
+	}
+	switch p.kind {
+	case pkString:
+		s := v.String()
+		if !utf8.ValidString(s) {
+			return nil, false, false
+		}
+		if o, isStr := orig.(string); isStr && o == s {
+			return orig, true, true
+		}
+		return s, false, true
+	case pkBool, pkInt, pkUint, pkFloat64:
+		e, ok := encodeFast(v, p, depth)
+		return reuseScalar(e, orig, ok)
+	case pkPointer:
+		if v.IsNil() {
+			return nil, orig == nil, true
+		}
+		return encodeReuse(v.Elem(), p.elem, orig, depth+1)
+	case pkInterface:
+		if v.IsNil() {
+			return nil, orig == nil, true
+		}
+		e := v.Elem()
+		return encodeReuse(e, planOf(e.Type()), orig, depth+1)
+	case pkStruct:
+		om, isMap := orig.(map[string]any)
+		if !isMap || om == nil {
+			e, ok := encodeFast(v, p, depth)
+			return e, false, ok
+		}
+		return encodeStructReuse(v, p, om, depth)
+	case pkMap:
+		if v.IsNil() {
+			return nil, orig == nil, true
+		}
+		om, isMap := orig.(map[string]any)
+		if !isMap || om == nil {
+			e, ok := encodeFast(v, p, depth)
+			return e, false, ok
+		}
+		return encodeMapReuse(v, p, om, depth)
+	case pkSlice:
+		if v.IsNil() {
+			return nil, orig == nil, true
+		}
+		if p.byteSlice {
+			e, ok := encodeFast(v, p, depth)
+			return reuseScalar(e, orig, ok)
+		}
+		return encodeSliceReuse(v, p, orig, depth)
+	}
+	return nil, false, false
+}
+
+// marshalReuse is marshalValue(v) given orig, a string, of which o is the
+// value: orig when v's MarshalJSON writes o quoted without escapes (which
+// decode to o itself).
+func marshalReuse(v reflect.Value, o string, orig any) (any, bool, bool) {
+	m, ok := v.Interface().(json.Marshaler)
+	if !ok {
+		return nil, false, false
+	}
+	b, err := m.MarshalJSON()
+	if err != nil {
+		return nil, false, false
+	}
+	if len(b) == len(o)+2 && b[0] == '"' && b[len(b)-1] == '"' && string(b[1:len(b)-1]) == o && plainJSONString(o) {
+		return orig, true, true
+	}
+	out, err := api.DecodeValue(b)
+	if err != nil {
+		return nil, false, false
+	}
+	return reuseScalar(out, orig, true)
+}
+
+// plainJSONString reports whether s, quoted as it is, is a JSON string
+// whose value is s: valid UTF-8 without quotes, backslashes or control
+// characters.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+// reuseScalar returns orig for an e that is a scalar of orig's type and value.
+func reuseScalar(e, orig any, ok bool) (any, bool, bool) {
+	if !ok {
+		return nil, false, false
+	}
+	switch e := e.(type) {
+	case nil:
+		return nil, orig == nil, true
+	case string:
+		if o, is := orig.(string); is && o == e {
+			return orig, true, true
+		}
+	case int64:
+		if o, is := orig.(int64); is && o == e {
+			return orig, true, true
+		}
+	case bool:
+		if o, is := orig.(bool); is && o == e {
+			return orig, true, true
+		}
+	case float64:
+		// jsonFloat never gives a zero or a NaN as a float64: equal is
+		// the same text.
+		if o, is := orig.(float64); is && o == e {
+			return orig, true, true
+		}
+	}
+	return e, false, true
+}
+
+// encodeStructReuse is encodeReuse of a struct decoded from om: om itself
+// when every field encodes to its value there and it has no other key.
+func encodeStructReuse(v reflect.Value, p *plan, om map[string]any, depth int) (any, bool, bool) {
+	var (
+		out     map[string]any // made at the first difference
+		n       int            // fields encoded so far
+		emitted uint64         // which of the first 64 fields were
+	)
+	for i := range p.fields {
+		f := &p.fields[i]
+		fv := fieldOf(v, f)
+		if f.omitEmpty && isEmptyValue(fv) {
+			continue
+		}
+		var (
+			e    any
+			same bool
+			ok   bool
+		)
+		if o, has := om[f.name]; has {
+			e, same, ok = encodeReuse(fv, f.p, o, depth+1)
+		} else {
+			e, ok = encodeFast(fv, f.p, depth+1)
+		}
+		if !ok {
+			return nil, false, false
+		}
+		if out == nil && !same {
+			out = reusedFields(v, p, om, i, n, emitted)
+		}
+		if out != nil {
+			out[f.name] = e
+		}
+		if i < 64 {
+			emitted |= 1 << i
+		}
+		n++
+	}
+	if out != nil {
+		return out, false, true
+	}
+	if n == len(om) {
+		return om, true, true
+	}
+	// Keys the type omits or does not know: a new map of the same values.
+	return reusedFields(v, p, om, len(p.fields), n, emitted), false, true
+}
+
+// reusedFields is a map sized for v's encoding holding om's values of the n
+// fields before field end that the encoding has (those were the same);
+// emitted marks which they are among the first 64.
+func reusedFields(v reflect.Value, p *plan, om map[string]any, end, n int, emitted uint64) map[string]any {
+	size := n
+	for i := end; i < len(p.fields); i++ {
+		if f := &p.fields[i]; !f.omitEmpty || !isEmptyValue(fieldOf(v, f)) {
+			size++
+		}
+	}
+	out := make(map[string]any, size)
+	for i := range p.fields[:end] {
+		f := &p.fields[i]
+		if i < 64 && emitted&(1<<i) != 0 || i >= 64 && (!f.omitEmpty || !isEmptyValue(fieldOf(v, f))) {
+			out[f.name] = om[f.name]
+		}
+	}
+	return out
+}
+
+// encodeMapReuse is encodeReuse of a non-nil string-keyed map decoded from om.
+func encodeMapReuse(v reflect.Value, p *plan, om map[string]any, depth int) (any, bool, bool) {
+	if v.Len() == len(om) && mapSame(v, p, om, depth) {
+		return om, true, true
+	}
+	// A difference: a new map, reusing what it can of om's values.
+	if p.stringStrings {
+		m := v.Interface().(map[string]string)
+		out := make(map[string]any, len(m))
+		for k, s := range m {
+			if !utf8.ValidString(k) || !utf8.ValidString(s) {
+				return nil, false, false
+			}
+			if o, is := om[k].(string); is && o == s {
+				out[k] = om[k]
+			} else {
+				out[k] = s
+			}
+		}
+		return out, false, true
+	}
+	out := make(map[string]any, v.Len())
+	it := v.MapRange()
+	for it.Next() {
+		k := it.Key().String()
+		if !utf8.ValidString(k) {
+			return nil, false, false
+		}
+		var (
+			e  any
+			ok bool
+		)
+		if o, has := om[k]; has {
+			e, _, ok = encodeReuse(it.Value(), p.elem, o, depth+1)
+		} else {
+			e, ok = encodeFast(it.Value(), p.elem, depth+1)
+		}
+		if !ok {
+			return nil, false, false
+		}
+		out[k] = e
+	}
+	return out, false, true
+}
+
+// mapSame reports whether every entry of v (as long as om) encodes to om's
+// value of its key; false also for what encoding refuses (the caller's
+// encoding then refuses it again).
+func mapSame(v reflect.Value, p *plan, om map[string]any, depth int) bool {
+	if p.stringStrings {
+		for k, s := range v.Interface().(map[string]string) {
+			o, is := om[k].(string)
+			if !is || o != s || !utf8.ValidString(k) || !utf8.ValidString(s) {
+				return false
+			}
+		}
+		return true
+	}
+	it := v.MapRange()
+	for it.Next() {
+		k := it.Key().String()
+		o, has := om[k]
+		if !has || !utf8.ValidString(k) {
+			return false
+		}
+		if _, same, ok := encodeReuse(it.Value(), p.elem, o, depth+1); !ok || !same {
+			return false
+		}
+	}
+	return true
+}
+
+// encodeSliceReuse is encodeReuse of a non-nil slice decoded from orig.
+func encodeSliceReuse(v reflect.Value, p *plan, orig any, depth int) (any, bool, bool) {
+	oa, isSlice := orig.([]any)
+	isSlice = isSlice && oa != nil
+	n := v.Len()
+	var out []any // made at the first difference
+	for i := range n {
+		var (
+			e    any
+			same bool
+			ok   bool
+		)
+		if i < len(oa) {
+			e, same, ok = encodeReuse(v.Index(i), p.elem, oa[i], depth+1)
+		} else {
+			e, ok = encodeFast(v.Index(i), p.elem, depth+1)
+		}
+		if !ok {
+			return nil, false, false
+		}
+		if out == nil && (!same || len(oa) != n) {
+			out = make([]any, n)
+			copy(out, oa[:i])
+		}
+		if out != nil {
+			out[i] = e
+		}
+	}
+	if out != nil {
+		return out, false, true
+	}
+	if isSlice && len(oa) == n {
+		return orig, true, true
+	}
+	return make([]any, n), false, true
+}
