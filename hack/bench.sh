@@ -16,6 +16,8 @@ run managedfields . -run '^$' -bench 'BenchmarkManagedFields' -benchtime 100x -c
 echo "== againstcommit: hack/bench-against-commit.sh 'bbe7e82^' -benchtime 40000x -count 3" >&2
 ./hack/bench-against-commit.sh 'bbe7e82^' -benchtime 40000x -count 3 | tee "$out/againstcommit.txt" >&2
 run securetransport bench -run '^$' -bench 'BenchmarkSecureCreateTransport' -benchtime 20000x -count 3 ./secure/
+run h2servers bench -run '^$' -bench 'BenchmarkSecureCreateHTTP2Servers' -benchtime 20000x -count 3 ./secure/
+run localwatch . -run '^$' -bench 'BenchmarkLocalWatch' -benchtime 30000x -count 3 ./framework/storage/etcd/
 run secureapply bench -run '^$' -bench 'BenchmarkSecureApplyClientGo' -benchtime 20000x -count 3 ./secure/
 run fanout . -run '^$' -bench 'BenchmarkWatchFanout' -benchtime 1x ./framework/apiserver/
 run rawput . -run '^$' -bench 'BenchmarkRawPut' -benchtime 2000x ./framework/storage/etcd/
