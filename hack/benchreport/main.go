@@ -226,7 +226,7 @@ func write(w io.Writer, dir string) error {
 		fmt.Fprintln(w)
 	}
 	if runs, err := parseRuns(filepath.Join(dir, "tracing.txt"), "BenchmarkTracingCost"); err == nil && len(runs) > 0 {
-		fmt.Fprintf(w, "## Tracing cost (issue 24)\n\n`go test -run '^$' -bench BenchmarkTracingCost -benchtime 20000x -count 3 ./controlplane/` — ConfigMap creates at c=64 through three default (secure) control planes in one process, in alternating slices: tracing off, on with sampling 0, on with every request sampled (spans exported over OTLP/gRPC to an in-process receiver, whose decoding counts in the process CPU). Goals: ≤ 2 %% CPU at sampling 0, ≤ 10 %% at 1.0.\n\n| run | off creates/s | off CPU µs/create | sampling 0: CPU µs/create | Δ CPU | sampling 1.0: CPU µs/create | Δ CPU |\n|---|---|---|---|---|---|---|\n")
+		fmt.Fprintf(w, "## Tracing cost (issue 24)\n\n`go test -run '^$' -bench BenchmarkTracingCost -benchtime 20000x -count 3 ./controlplane/` — ConfigMap creates at c=64 through three default (secure) control planes in one process, in alternating slices: tracing off, on with sampling 0, on with every request sampled (spans exported over OTLP/gRPC to a receiver in its own process, as a collector is; since session 16 — earlier rows had the receiver's decoding in the measured process). Goals: ≤ 2 %% CPU at sampling 0, ≤ 10 %% at 1.0.\n\n| run | off creates/s | off CPU µs/create | sampling 0: CPU µs/create | Δ CPU | sampling 1.0: CPU µs/create | Δ CPU |\n|---|---|---|---|---|---|---|\n")
 		for i, r := range runs {
 			fmt.Fprintf(w, "| %d | %.0f | %.0f | %.0f | %+.1f %% | %.0f | %+.1f %% |\n", i+1, r["off-ops/s"], r["off-cpu-us/op"],
 				r["sampled0-cpu-us/op"], r["sampled0-cpu-%"], r["sampled1-cpu-us/op"], r["sampled1-cpu-%"])
