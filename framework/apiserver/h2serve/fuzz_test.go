@@ -1,0 +1,449 @@
+package h2serve
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-logr/logr"
+	"golang.org/x/net/http2"
+	"golang.org/x/net/http2/hpack"
+)
+
+// fuzzBound is how long one input may take to be served and ended; more is
+// a hang.
+const fuzzBound = 3 * time.Second
+
+// fuzzConfig has small limits so that inputs reach them: few streams (the
+// handler queue and refusal), small windows (flow control on both sides)
+// and a small header list (431).
+func fuzzConfig() Config {
+	return Config{
+		MaxConcurrentStreams: 4,
+		MaxReadFrameSize:     16 << 10,
+		StreamWindow:         4 << 10,
+		ConnWindow:           1 << 20,
+		MaxHeaderListSize:    2 << 10,
+		IdleTimeout:          -1,
+		PrefaceTimeout:       fuzzBound,
+		WriteTimeout:         fuzzBound,
+		Logger:               logr.Discard(),
+	}
+}
+
+// fuzzHandler behaves by path: reads the body and answers in two flushed
+// parts; /big answers more than the windows allow; /early answers without
+// reading the body; /info sends an informational response first; /abort and
+// /panic panic.
+func fuzzHandler(running *atomic.Int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		running.Add(1)
+		defer running.Add(-1)
+		switch r.URL.Path {
+		case "/abort":
+			panic(http.ErrAbortHandler)
+		case "/panic":
+			panic("fuzz")
+		case "/early":
+			w.WriteHeader(http.StatusNoContent)
+			return
+		case "/info":
+			w.Header().Set("Link", "</style.css>; rel=preload")
+			w.WriteHeader(http.StatusEarlyHints)
+		}
+		n, err := io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "text/plain")
+		_, _ = fmt.Fprintf(w, "read %d %v\n", n, err)
+		w.(http.Flusher).Flush()
+		if r.URL.Path == "/big" {
+			_, _ = w.Write(make([]byte, 70000))
+		}
+		_, _ = io.WriteString(w, "done\n")
+	})
+}
+
+// pingAck is the payload of the PING that follows a well-framed input: its
+// ACK tells that the server has processed every frame of the input.
+var pingAck = [8]byte{'f', 'u', 'z', 'z', 'p', 'i', 'n', 'g'}
+
+// FuzzConn serves the bytes a client sends after the connection preface
+// over an in-memory connection. Every input must end (the client closes its
+// side at the end of the input) within fuzzBound without a panic, with no
+// handler left running once the connection has ended, and what the server
+// wrote must be well-formed HTTP/2 frames.
+func FuzzConn(f *testing.F) {
+	for _, seed := range fuzzSeeds() {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, input []byte) {
+		serveFuzzInput(t, input)
+	})
+}
+
+// serveFuzzInput serves input as one connection and checks how it ended.
+func serveFuzzInput(t *testing.T, input []byte) {
+	srv := New(fuzzConfig())
+	defer srv.Shutdown()
+	var running atomic.Int64
+	client, server := net.Pipe()
+
+	// The reader of what the server sends: it parses frames and notes the
+	// ACK of the final PING.
+	acked := make(chan struct{})
+	readDone := make(chan struct{})
+	var readErr error
+	go func() {
+		defer close(readDone)
+		readErr = readServerFrames(client, acked)
+	}()
+
+	noAck := make(chan string, 1)
+	// The client: preface, input, a PING when the input ends on a frame
+	// boundary (to let the server process it all), then the end.
+	go func() {
+		defer client.Close()
+		if _, err := io.WriteString(client, clientPreface); err != nil {
+			return
+		}
+		if _, err := client.Write(input); err != nil {
+			return
+		}
+		if !framed(input) {
+			return
+		}
+		var ping [9 + 8]byte
+		ping[2], ping[3] = 8, byte(http2.FramePing)
+		copy(ping[9:], pingAck[:])
+		if _, err := client.Write(ping[:]); err != nil {
+			return
+		}
+		select {
+		case <-acked:
+		case <-readDone:
+			// The server ended the connection (or sent something malformed: checked below).
+		case <-time.After(fuzzBound):
+			noAck <- goroutines()
+		}
+	}()
+
+	c := newConn(srv, context.Background(), server, fuzzHandler(&running))
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		c.serve()
+	}()
+	deadline := time.NewTimer(fuzzBound)
+	defer deadline.Stop()
+	select {
+	case <-served:
+	case <-deadline.C:
+		t.Fatalf("the connection did not end within %v of its input ending (a hang):\n%s", fuzzBound, goroutines())
+	}
+	select {
+	case dump := <-noAck:
+		t.Fatalf("the server neither answered the PING after the input nor ended the connection within %v:\n%s", fuzzBound, dump)
+	default:
+	}
+	// Handlers end once their connection has: reads and writes fail.
+	for {
+		c.mu.Lock()
+		n := c.running
+		c.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		select {
+		case <-deadline.C:
+			t.Fatalf("%d handlers still run %v after their connection ended:\n%s", n, fuzzBound, goroutines())
+		default:
+			runtime.Gosched()
+		}
+	}
+	if n := running.Load(); n != 0 {
+		t.Fatalf("%d handlers still run after the connection's running count dropped to zero", n)
+	}
+	select {
+	case <-readDone:
+		if readErr != nil {
+			t.Fatalf("server sent malformed frames: %v", readErr)
+		}
+	case <-deadline.C:
+		t.Fatalf("the client's reader did not end:\n%s", goroutines())
+	}
+}
+
+// readServerFrames parses what the server sends until the connection ends;
+// an error when a frame is malformed. acked is closed on the ACK of the
+// final PING.
+func readServerFrames(client net.Conn, acked chan struct{}) error {
+	fr := http2.NewFramer(nil, client)
+	fr.SetMaxReadFrameSize(1<<24 - 1)
+	fr.MaxHeaderListSize = 1 << 30
+	dec := hpack.NewDecoder(4096, nil)
+	dec.SetAllowedMaxDynamicTableSize(1 << 30)
+	fr.ReadMetaHeaders = dec
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			// The end of the connection, possibly in the middle of a frame
+			// when a writer's connection was closed under it.
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) {
+				_, _ = io.Copy(io.Discard, client)
+				return nil
+			}
+			_, _ = io.Copy(io.Discard, client)
+			return err
+		}
+		switch f := f.(type) {
+		case *http2.PingFrame:
+			if f.IsAck() && f.Data == pingAck {
+				close(acked)
+			}
+		case *http2.MetaHeadersFrame:
+			if f.StreamID%2 == 0 {
+				return fmt.Errorf("HEADERS on stream %d", f.StreamID)
+			}
+		case *http2.DataFrame:
+			if f.StreamID%2 == 0 {
+				return fmt.Errorf("DATA on stream %d", f.StreamID)
+			}
+		}
+	}
+}
+
+// framed reports whether input is a whole number of frames (by their
+// lengths).
+func framed(input []byte) bool {
+	for len(input) > 0 {
+		if len(input) < 9 {
+			return false
+		}
+		n := 9 + int(input[0])<<16 + int(input[1])<<8 + int(input[2])
+		if n > len(input) {
+			return false
+		}
+		input = input[n:]
+	}
+	return true
+}
+
+// goroutines is a dump of all goroutines (bounded) for a hang's report.
+func goroutines() string {
+	buf := make([]byte, 256<<10)
+	return string(buf[:runtime.Stack(buf, true)])
+}
+
+// fuzzSeeds are valid and invalid frame sequences, written with a Framer.
+func fuzzSeeds() [][]byte {
+	type seed func(s *seedWriter)
+	seeds := []seed{
+		// Only SETTINGS; then an ACK of ours.
+		func(s *seedWriter) { s.settings() },
+		func(s *seedWriter) { s.settings(); _ = s.fr.WriteSettingsAck() },
+		// GET.
+		func(s *seedWriter) { s.settings(); s.get(1, "/") },
+		// POST with a body in two DATA frames, content-length given.
+		func(s *seedWriter) {
+			s.settings()
+			s.post(1, "/", 10, false)
+			_ = s.fr.WriteData(1, false, []byte("hello"))
+			_ = s.fr.WriteData(1, true, []byte("world"))
+		},
+		// POST with padded HEADERS (with priority) and padded DATA.
+		func(s *seedWriter) {
+			s.settings()
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: s.block("POST", "/", nil), EndHeaders: true,
+				PadLength: 7, Priority: http2.PriorityParam{StreamDep: 0, Weight: 15, Exclusive: true}})
+			_ = s.fr.WriteDataPadded(1, false, []byte("abc"), make([]byte, 20))
+			_ = s.fr.WriteDataPadded(1, true, nil, make([]byte, 3))
+		},
+		// HEADERS split by CONTINUATION.
+		func(s *seedWriter) {
+			s.settings()
+			b := s.block("GET", "/flush", [][2]string{{"x-long", strings.Repeat("a", 40)}})
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: b[:5], EndStream: true})
+			_ = s.fr.WriteContinuation(1, false, b[5:10])
+			_ = s.fr.WriteContinuation(1, true, b[10:])
+		},
+		// Window updates, PING, PRIORITY and RST_STREAM around a large response.
+		func(s *seedWriter) {
+			s.settings()
+			s.get(1, "/big")
+			_ = s.fr.WriteWindowUpdate(0, 100000)
+			_ = s.fr.WriteWindowUpdate(1, 100000)
+			_ = s.fr.WritePing(false, [8]byte{1, 2, 3})
+			_ = s.fr.WritePriority(3, http2.PriorityParam{StreamDep: 1, Weight: 3})
+			s.get(5, "/big")
+			_ = s.fr.WriteRSTStream(5, http2.ErrCodeCancel)
+			_ = s.fr.WriteWindowUpdate(1, 100000)
+		},
+		// A request body nobody reads, and an early answer.
+		func(s *seedWriter) {
+			s.settings()
+			s.post(1, "/early", -1, false)
+			_ = s.fr.WriteData(1, false, make([]byte, 1000))
+			_ = s.fr.WriteData(1, true, make([]byte, 1000))
+		},
+		// Informational response, handler panics.
+		func(s *seedWriter) {
+			s.settings()
+			s.get(1, "/info")
+			s.get(3, "/abort")
+			s.get(5, "/panic")
+		},
+		// Trailers.
+		func(s *seedWriter) {
+			s.settings()
+			s.post(1, "/", -1, false)
+			_ = s.fr.WriteData(1, false, []byte("body"))
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, EndStream: true, EndHeaders: true,
+				BlockFragment: s.fields([][2]string{{"x-trailer", "v"}})})
+		},
+		// Graceful GOAWAY with a stream running, and GOAWAY with an error.
+		func(s *seedWriter) {
+			s.settings()
+			s.post(1, "/", -1, false)
+			_ = s.fr.WriteGoAway(0, http2.ErrCodeNo, nil)
+			_ = s.fr.WriteData(1, true, []byte("x"))
+		},
+		func(s *seedWriter) {
+			s.settings()
+			s.get(1, "/")
+			_ = s.fr.WriteGoAway(0, http2.ErrCodeProtocol, []byte("debug"))
+		},
+		// More streams than MaxConcurrentStreams, then rapid resets.
+		func(s *seedWriter) {
+			s.settings()
+			for id := uint32(1); id < 24; id += 2 {
+				s.post(id, "/", -1, false)
+			}
+			for id := uint32(1); id < 24; id += 2 {
+				_ = s.fr.WriteRSTStream(id, http2.ErrCodeCancel)
+			}
+		},
+		// SETTINGS changing the window, frame size and header table mid-response.
+		func(s *seedWriter) {
+			s.settings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 10})
+			s.get(1, "/big")
+			s.settings(http2.Setting{ID: http2.SettingInitialWindowSize, Val: 1 << 20},
+				http2.Setting{ID: http2.SettingMaxFrameSize, Val: 1 << 20},
+				http2.Setting{ID: http2.SettingHeaderTableSize, Val: 0})
+			s.get(3, "/")
+		},
+		// A header list over MaxHeaderListSize (431).
+		func(s *seedWriter) {
+			s.settings()
+			b := s.block("GET", "/", [][2]string{{"x-a", strings.Repeat("a", 3000)}})
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: b, EndStream: true, EndHeaders: true})
+		},
+		// A body over the stream window, and over its content-length.
+		func(s *seedWriter) {
+			s.settings()
+			s.post(1, "/", -1, false)
+			_ = s.fr.WriteData(1, true, make([]byte, 5000))
+			s.post(3, "/", 2, false)
+			_ = s.fr.WriteData(3, true, []byte("abc"))
+		},
+		// Malformed: first frame not SETTINGS.
+		func(s *seedWriter) { s.get(1, "/") },
+		// Malformed lengths: SETTINGS of 5 bytes, PING of 7, a zero WINDOW_UPDATE, DATA on stream 0.
+		func(s *seedWriter) { s.settings(); s.raw(http2.FrameSettings, 0, 0, make([]byte, 5)) },
+		func(s *seedWriter) { s.settings(); s.raw(http2.FramePing, 0, 0, make([]byte, 7)) },
+		func(s *seedWriter) {
+			s.settings()
+			s.get(1, "/big")
+			s.raw(http2.FrameWindowUpdate, 0, 1, make([]byte, 4))
+		},
+		func(s *seedWriter) { s.settings(); s.raw(http2.FrameData, 0, 0, []byte("x")) },
+		// Padding longer than the frame.
+		func(s *seedWriter) {
+			s.settings()
+			s.post(1, "/", -1, false)
+			s.raw(http2.FrameData, http2.FlagDataPadded, 1, []byte{9, 'a'})
+		},
+		// A frame over MaxReadFrameSize, an unknown frame type, a lone CONTINUATION.
+		func(s *seedWriter) {
+			s.settings()
+			s.raw(0xfa, 0xff, 1, []byte("unknown"))
+			s.get(1, "/")
+			s.raw(http2.FrameContinuation, http2.FlagContinuationEndHeaders, 1, nil)
+		},
+		func(s *seedWriter) { s.settings(); s.raw(http2.FrameData, 0, 1, make([]byte, 17<<10)) },
+		// HEADERS on an even stream, a closed stream, DATA on an idle one.
+		func(s *seedWriter) { s.settings(); s.get(2, "/") },
+		func(s *seedWriter) { s.settings(); s.get(3, "/"); s.get(1, "/") },
+		func(s *seedWriter) { s.settings(); _ = s.fr.WriteData(7, true, []byte("x")) },
+	}
+	var out [][]byte
+	for _, write := range seeds {
+		s := newSeedWriter()
+		write(s)
+		out = append(out, bytes.Clone(s.buf.Bytes()))
+	}
+	return out
+}
+
+// seedWriter writes frames of a seed.
+type seedWriter struct {
+	buf  bytes.Buffer
+	fr   *http2.Framer
+	hbuf bytes.Buffer
+	enc  *hpack.Encoder
+}
+
+func newSeedWriter() *seedWriter {
+	s := &seedWriter{}
+	s.fr = http2.NewFramer(&s.buf, nil)
+	s.fr.AllowIllegalWrites = true
+	s.enc = hpack.NewEncoder(&s.hbuf)
+	return s
+}
+
+func (s *seedWriter) settings(settings ...http2.Setting) { _ = s.fr.WriteSettings(settings...) }
+
+// fields is the header block of fields.
+func (s *seedWriter) fields(fields [][2]string) []byte {
+	s.hbuf.Reset()
+	for _, f := range fields {
+		_ = s.enc.WriteField(hpack.HeaderField{Name: f[0], Value: f[1]})
+	}
+	return bytes.Clone(s.hbuf.Bytes())
+}
+
+// block is the header block of a request.
+func (s *seedWriter) block(method, path string, extra [][2]string) []byte {
+	return s.fields(append([][2]string{{":method", method}, {":scheme", "https"}, {":authority", "localhost"}, {":path", path}}, extra...))
+}
+
+func (s *seedWriter) get(id uint32, path string) {
+	_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: s.block("GET", path, nil), EndStream: true, EndHeaders: true})
+}
+
+// post opens a POST of path (with content-length when length >= 0).
+func (s *seedWriter) post(id uint32, path string, length int, end bool) {
+	var extra [][2]string
+	if length >= 0 {
+		extra = [][2]string{{"content-length", fmt.Sprint(length)}}
+	}
+	_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: id, BlockFragment: s.block("POST", path, extra), EndStream: end, EndHeaders: true})
+}
+
+// raw writes a frame as given, valid or not.
+func (s *seedWriter) raw(typ http2.FrameType, flags http2.Flags, id uint32, payload []byte) {
+	var h [9]byte
+	h[0], h[1], h[2] = byte(len(payload)>>16), byte(len(payload)>>8), byte(len(payload))
+	h[3], h[4] = byte(typ), byte(flags)
+	binary.BigEndian.PutUint32(h[5:], id)
+	s.buf.Write(h[:])
+	s.buf.Write(payload)
+}
