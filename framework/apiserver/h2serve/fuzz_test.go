@@ -104,7 +104,7 @@ func serveFuzzInput(t *testing.T, input []byte) {
 	var readErr error
 	go func() {
 		defer close(readDone)
-		readErr = readServerFrames(client, acked)
+		readErr = readServerFrames(client, allowance(input, fuzzConfig().MaxReadFrameSize), acked)
 	}()
 
 	noAck := make(chan string, 1)
@@ -182,43 +182,150 @@ func serveFuzzInput(t *testing.T, input []byte) {
 	}
 }
 
-// readServerFrames parses what the server sends until the connection ends;
-// an error when a frame is malformed. acked is closed on the ACK of the
-// final PING.
-func readServerFrames(client net.Conn, acked chan struct{}) error {
+// readServerFrames parses what the server sends until the connection ends
+// and checks it against what the client allowed (allowed) and the rules of
+// stream states; an error when something is malformed or wrong. acked is
+// closed on the ACK of the final PING.
+func readServerFrames(client net.Conn, allowed clientAllowance, acked chan struct{}) error {
+	defer func() { _, _ = io.Copy(io.Discard, client) }()
 	fr := http2.NewFramer(nil, client)
 	fr.SetMaxReadFrameSize(1<<24 - 1)
 	fr.MaxHeaderListSize = 1 << 30
 	dec := hpack.NewDecoder(4096, nil)
 	dec.SetAllowedMaxDynamicTableSize(1 << 30)
 	fr.ReadMetaHeaders = dec
+	type streamState struct {
+		final, ended bool // final HEADERS sent; END_STREAM or RST_STREAM sent
+		declared     int64
+		sent         int64
+	}
+	streams := map[uint32]*streamState{}
+	var connSent int64
+	lastGoAway := uint32(1<<31 - 1)
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
 			// The end of the connection, possibly in the middle of a frame
 			// when a writer's connection was closed under it.
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.ErrClosedPipe) {
-				_, _ = io.Copy(io.Discard, client)
 				return nil
 			}
-			_, _ = io.Copy(io.Discard, client)
 			return err
+		}
+		id := f.Header().StreamID
+		st := streams[id]
+		if st == nil {
+			st = &streamState{declared: -1}
+			streams[id] = st
 		}
 		switch f := f.(type) {
 		case *http2.PingFrame:
 			if f.IsAck() && f.Data == pingAck {
 				close(acked)
 			}
-		case *http2.MetaHeadersFrame:
-			if f.StreamID%2 == 0 {
-				return fmt.Errorf("HEADERS on stream %d", f.StreamID)
+		case *http2.GoAwayFrame:
+			if f.LastStreamID > lastGoAway {
+				return fmt.Errorf("GOAWAY's last stream went up from %d to %d", lastGoAway, f.LastStreamID)
 			}
+			lastGoAway = f.LastStreamID
+		case *http2.RSTStreamFrame:
+			st.ended = true
+		case *http2.MetaHeadersFrame:
+			switch {
+			case id%2 == 0:
+				return fmt.Errorf("HEADERS on stream %d", id)
+			case st.ended:
+				return fmt.Errorf("HEADERS on stream %d after it ended", id)
+			case st.final:
+				return fmt.Errorf("a second final HEADERS (trailers?) on stream %d", id)
+			}
+			status := f.PseudoValue("status")
+			if len(status) != 3 || status[0] < '1' || status[0] > '9' {
+				return fmt.Errorf("HEADERS on stream %d with :status %q", id, status)
+			}
+			if status[0] != '1' {
+				st.final = true
+				if cl := f.Header().Length; cl >= 0 {
+					for _, hf := range f.RegularFields() {
+						if hf.Name == "content-length" {
+							_, _ = fmt.Sscan(hf.Value, &st.declared)
+						}
+					}
+				}
+			} else if f.StreamEnded() {
+				return fmt.Errorf("informational HEADERS ending stream %d", id)
+			}
+			st.ended = st.ended || f.StreamEnded()
 		case *http2.DataFrame:
-			if f.StreamID%2 == 0 {
-				return fmt.Errorf("DATA on stream %d", f.StreamID)
+			n := int64(f.Length)
+			st.sent += n
+			connSent += n
+			switch {
+			case id%2 == 0:
+				return fmt.Errorf("DATA on stream %d", id)
+			case !st.final:
+				return fmt.Errorf("DATA on stream %d before its final HEADERS", id)
+			case st.ended:
+				return fmt.Errorf("DATA on stream %d after it ended", id)
+			case f.Length > allowed.maxFrame:
+				return fmt.Errorf("DATA of %d bytes, over the client's largest SETTINGS_MAX_FRAME_SIZE %d", f.Length, allowed.maxFrame)
+			case connSent > allowed.conn:
+				return fmt.Errorf("%d DATA bytes sent, over the %d the client's connection window allowed", connSent, allowed.conn)
+			case st.sent > allowed.stream(id):
+				return fmt.Errorf("%d DATA bytes sent on stream %d, over the %d its window allowed", st.sent, id, allowed.stream(id))
+			case st.declared >= 0 && st.sent > st.declared:
+				return fmt.Errorf("%d DATA bytes sent on stream %d, over its content-length %d", st.sent, id, st.declared)
+			}
+			st.ended = f.StreamEnded()
+		}
+	}
+}
+
+// clientAllowance bounds what the server may send, by the client's frames:
+// the connection window and each stream's (with the largest initial window
+// the client set) and the largest frame size the client set.
+type clientAllowance struct {
+	conn     int64
+	maxInit  int64
+	updates  map[uint32]int64
+	maxFrame uint32
+}
+
+func (a clientAllowance) stream(id uint32) int64 { return a.maxInit + a.updates[id] }
+
+// allowance scans input's frames (until one is not whole or over the
+// server's frame size) for what they allow the server to send.
+func allowance(input []byte, maxReadFrame uint32) clientAllowance {
+	a := clientAllowance{conn: initialWindow, maxInit: initialWindow, updates: map[uint32]int64{}, maxFrame: 1 << 14}
+	for len(input) >= 9 {
+		n := uint32(input[0])<<16 | uint32(input[1])<<8 | uint32(input[2])
+		if n > maxReadFrame || int(n) > len(input)-9 {
+			break
+		}
+		typ, flags, id := http2.FrameType(input[3]), http2.Flags(input[4]), binary.BigEndian.Uint32(input[5:])&(1<<31-1)
+		payload := input[9 : 9+n]
+		input = input[9+n:]
+		switch {
+		case typ == http2.FrameWindowUpdate && n == 4:
+			inc := int64(binary.BigEndian.Uint32(payload) & (1<<31 - 1))
+			if id == 0 {
+				a.conn += inc
+			} else {
+				a.updates[id] += inc
+			}
+		case typ == http2.FrameSettings && flags&http2.FlagSettingsAck == 0 && n%6 == 0:
+			for ; len(payload) >= 6; payload = payload[6:] {
+				v := binary.BigEndian.Uint32(payload[2:])
+				switch http2.SettingID(binary.BigEndian.Uint16(payload)) {
+				case http2.SettingInitialWindowSize:
+					a.maxInit = max(a.maxInit, int64(v))
+				case http2.SettingMaxFrameSize:
+					a.maxFrame = max(a.maxFrame, v)
+				}
 			}
 		}
 	}
+	return a
 }
 
 // framed reports whether input is a whole number of frames (by their
