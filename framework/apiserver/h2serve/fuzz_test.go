@@ -110,7 +110,9 @@ func serveFuzzInput(t *testing.T, input []byte) {
 	noAck := make(chan string, 1)
 	// The client: preface, input, a PING when the input ends on a frame
 	// boundary (to let the server process it all), then the end.
+	clientDone := make(chan struct{})
 	go func() {
+		defer close(clientDone)
 		defer client.Close()
 		if _, err := io.WriteString(client, clientPreface); err != nil {
 			return
@@ -179,6 +181,11 @@ func serveFuzzInput(t *testing.T, input []byte) {
 		}
 	case <-deadline.C:
 		t.Fatalf("the client's reader did not end:\n%s", goroutines())
+	}
+	select {
+	case <-clientDone:
+	case <-deadline.C:
+		t.Fatalf("the client's writer did not end:\n%s", goroutines())
 	}
 }
 
