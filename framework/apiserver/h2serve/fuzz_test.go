@@ -498,6 +498,19 @@ func fuzzSeeds() [][]byte {
 			s.raw(http2.FrameContinuation, http2.FlagContinuationEndHeaders, 1, nil)
 		},
 		func(s *seedWriter) { s.settings(); s.raw(http2.FrameData, 0, 1, make([]byte, 17<<10)) },
+		// Requests of other shapes: HEAD, CONNECT, OPTIONS *, split cookies,
+		// repeated content-length, a connection-specific field.
+		func(s *seedWriter) {
+			s.settings()
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: s.block("HEAD", "/big", nil), EndStream: true, EndHeaders: true})
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, EndStream: true, EndHeaders: true,
+				BlockFragment: s.fields([][2]string{{":method", "CONNECT"}, {":authority", "localhost:443"}})})
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 5, BlockFragment: s.block("OPTIONS", "*", nil), EndStream: true, EndHeaders: true})
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 7, EndStream: false, EndHeaders: true,
+				BlockFragment: s.block("PUT", "/", [][2]string{{"cookie", "a=1"}, {"cookie", "b=2"}, {"content-length", "1"}, {"content-length", "1"}})})
+			_ = s.fr.WriteData(7, true, []byte("x"))
+			_ = s.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 9, BlockFragment: s.block("GET", "/", [][2]string{{"connection", "close"}}), EndStream: true, EndHeaders: true})
+		},
 		// HEADERS on an even stream, a closed stream, DATA on an idle one.
 		func(s *seedWriter) { s.settings(); s.get(2, "/") },
 		func(s *seedWriter) { s.settings(); s.get(3, "/"); s.get(1, "/") },
