@@ -88,7 +88,8 @@ fuzz:
 	  framework/api/validation:FuzzNameMatchers:40000 \
 	  framework/apiserver/registry:FuzzCanonicalizeTypedFast:20000 \
 	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000 \
-	  framework/apiserver/fieldmanager:FuzzApplyTwoManagers:5000; do \
+	  framework/apiserver/fieldmanager:FuzzApplyTwoManagers:5000 \
+	  framework/apiserver/h2serve:FuzzConn:60000; do \
 	  pkg=$${spec%%:*}; rest=$${spec#*:}; target=$${rest%%:*}; budget=$${rest##*:}x; \
 	  if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
 	  echo "fuzz $$pkg $$target ($$budget)"; \

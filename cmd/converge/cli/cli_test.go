@@ -50,22 +50,29 @@ func freePort(t *testing.T) int {
 // startUp starts `converge up` in-process and waits for the ready line.
 func startUp(t *testing.T, dataDir string, port int) (stop func() (int, time.Duration), out *syncBuffer) {
 	t.Helper()
+	return startServer(t, "up", dataDir, port)
+}
+
+// startServer starts `converge up` or `converge apiserver` with extra flags
+// in-process and waits for the ready line.
+func startServer(t *testing.T, command, dataDir string, port int, extra ...string) (stop func() (int, time.Duration), out *syncBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	out = &syncBuffer{}
 	errOut := &syncBuffer{}
 	done := make(chan int, 1)
 	go func() {
-		done <- Execute(ctx, []string{"up", "--data-dir", dataDir, "--port", strconv.Itoa(port)}, out, errOut)
+		done <- Execute(ctx, append([]string{command, "--data-dir", dataDir, "--port", strconv.Itoa(port)}, extra...), out, errOut)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
 	for !strings.Contains(out.String(), "is ready at") {
 		select {
 		case code := <-done:
-			t.Fatalf("converge up exited early with %d:\n%s\n%s", code, out, errOut)
+			t.Fatalf("converge %s exited early with %d:\n%s\n%s", command, code, out, errOut)
 		default:
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("converge up not ready after 20s:\n%s\n%s", out, errOut)
+			t.Fatalf("converge %s not ready after 20s:\n%s\n%s", command, out, errOut)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -76,7 +83,7 @@ func startUp(t *testing.T, dataDir string, port int) (stop func() (int, time.Dur
 		case code := <-done:
 			return code, time.Since(t0)
 		case <-time.After(15 * time.Second):
-			t.Fatal("converge up did not stop within 15s")
+			t.Fatalf("converge %s did not stop within 15s", command)
 			return -1, 0
 		}
 	}, out

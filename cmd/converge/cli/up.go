@@ -57,6 +57,7 @@ type upOptions struct {
 	schedMetrics   string
 	memoryLimit    string
 	keepIdleMemory bool
+	http2Server    string
 	// apiServerOnly runs storage and the API server without controllers,
 	// scheduler or operators (`converge apiserver`).
 	apiServerOnly bool
@@ -137,7 +138,26 @@ func addServerFlags(cmd *cobra.Command, o *upOptions) {
 	addTracingFlags(f, &o.tracing)
 	f.StringVar(&o.memoryLimit, "memory-limit", "", "soft limit of the Go heap and runtime memory, e.g. 256Mi (the GOMEMLIMIT setting): the GC runs more often near it instead of letting the heap grow to twice what is live (default: none; CPU for memory)")
 	f.BoolVar(&o.keepIdleMemory, "keep-idle-memory", false, "keep the heap memory a burst of requests grew to when the server goes quiet (default: once a burst that allocated at least the live heap is followed by 300ms of quiet, collect and return the free memory to the OS, as the JVM's periodic GC does)")
+	f.StringVar(&o.http2Server, "http2-server", http2ServerConverge, "HTTP/2 server implementation: converge (ours) or go (Go's net/http server: the fallback should ours misbehave); --insecure serves HTTP/1.1 only")
 	f.StringVar(&o.encConfig, "encryption-provider-config", "", "EncryptionConfiguration file (apiserver.config.k8s.io/v1) selecting resources and providers (aesgcm, aescbc, identity)")
+}
+
+// The values of --http2-server.
+const (
+	http2ServerConverge = "converge"
+	http2ServerGo       = "go"
+)
+
+// parseHTTP2Server is whether --http2-server selects Go's HTTP/2 server.
+func parseHTTP2Server(v string) (goHTTP2 bool, err error) {
+	switch v {
+	case http2ServerConverge:
+		return false, nil
+	case http2ServerGo:
+		return true, nil
+	}
+	return false, fmt.Errorf("--http2-server %q: want %s (the default, Converge's HTTP/2 server) or %s (Go's net/http HTTP/2 server)",
+		v, http2ServerConverge, http2ServerGo)
 }
 
 func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
@@ -167,6 +187,10 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		}
 		debug.SetMemoryLimit(limit)
 	}
+	goHTTP2, err := parseHTTP2Server(o.http2Server)
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	fmt.Fprintf(out, "Starting Converge (data dir %s)\n", dataDir)
 	controllers := []string{"*"}
@@ -174,7 +198,7 @@ func runUp(cmd *cobra.Command, g *globalOptions, o *upOptions) error {
 		controllers, o.operators, o.noScheduler, o.noNode, o.simulatedNodes = nil, nil, true, true, 0
 	}
 	cp, err := controlplane.Start(ctx, controlplane.Options{
-		Tracing: o.tracing,
+		Tracing: o.tracing, GoHTTP2: goHTTP2,
 		DataDir: dataDir, EtcdServers: o.etcdServers, EtcdCAFile: o.etcdCAFile, EtcdCertFile: o.etcdCertFile,
 		EtcdKeyFile: o.etcdKeyFile, BindAddress: o.bindAddress, Port: o.port, Logger: log, Controllers: controllers, Operators: o.operators,
 		Scheduler: !o.noScheduler, SchedulerConfig: o.schedConfig, ControllerManagerMetricsAddress: o.cmMetricsAddr, SchedulerMetricsAddress: o.schedMetrics, LocalNode: !o.noNode, NodeName: o.nodeName, NodeIP: o.nodeIP, NodeRuntime: o.runtime, ContainerdAddress: o.ctrdAddress, RegistriesFile: o.registries, PodCIDR: o.podCIDR, ServiceCIDR: o.serviceCIDR, CNIBinDirs: o.cniBinDirs, SimulatedNodes: o.simulatedNodes,

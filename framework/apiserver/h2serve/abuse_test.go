@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -129,6 +130,42 @@ func TestContinuationFlood(t *testing.T) {
 	}
 	if n := sent.Load(); n > 16<<20 {
 		t.Errorf("the server read %d bytes of header block before closing", n)
+	}
+}
+
+// TestHeaderListTooLarge: a request whose header list exceeds
+// MaxHeaderListSize (in fields each within it) is answered 431 without its
+// handler, and the connection goes on serving. (FuzzConn found this path
+// dereferencing the request it has not got, which crashed the process.)
+func TestHeaderListTooLarge(t *testing.T) {
+	s := serve(t, echo(), false, h2serve.Config{MaxHeaderListSize: 4 << 10})
+	c := dialRaw(t, s)
+	c.fr.ReadMetaHeaders = hpack.NewDecoder(4096, nil)
+	block := c.headers("/")
+	c.hbuf.Reset()
+	for i := range 100 {
+		_ = c.enc.WriteField(hpack.HeaderField{Name: fmt.Sprintf("x-field-%d", i), Value: strings.Repeat("a", 100)})
+	}
+	block = append(block, c.hbuf.Bytes()...)
+	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 1, BlockFragment: block, EndStream: true, EndHeaders: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.fr.WriteHeaders(http2.HeadersFrameParam{StreamID: 3, BlockFragment: c.headers("/?n=5"), EndStream: true, EndHeaders: true}); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	status := map[uint32]string{}
+	for len(status) < 2 {
+		f, err := c.fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("after statuses %v: %v", status, err)
+		}
+		if h, ok := f.(*http2.MetaHeadersFrame); ok {
+			status[h.StreamID] = h.PseudoValue("status")
+		}
+	}
+	if status[1] != "431" || status[3] != "200" {
+		t.Errorf("statuses %v, want 431 for the large header list and 200 for the next request", status)
 	}
 }
 

@@ -17,10 +17,10 @@ const bufferSize = 8 << 10
 // only. A response whose handler returns without flushing is sent whole:
 // HEADERS (with content-length), DATA and END_STREAM in one write.
 type responseWriter struct {
-	st  *stream
-	c   *conn
-	req *http.Request
-	hdr http.Header
+	st   *stream
+	c    *conn
+	head bool // the request's method is HEAD: the body is not sent
+	hdr  http.Header
 
 	status     int  // 0 until WriteHeader
 	sentHeader bool // HEADERS queued
@@ -97,7 +97,7 @@ func (w *responseWriter) Write(p []byte) (int, error) {
 		return 0, http.ErrContentLength
 	}
 	w.written += int64(len(p))
-	if w.req.Method == http.MethodHead {
+	if w.head {
 		return len(p), nil
 	}
 	n := 0
@@ -159,7 +159,7 @@ func (w *responseWriter) send(end bool) error {
 	c := w.c
 	contentLength := ""
 	if !w.sentHeader && end && w.declLen < 0 && bodyAllowed(w.status) && w.hdr.Get("Transfer-Encoding") == "" {
-		if w.req.Method != http.MethodHead || w.written > 0 {
+		if !w.head || w.written > 0 {
 			contentLength = strconv.FormatInt(w.written, 10)
 		}
 	}

@@ -301,7 +301,7 @@ func (c *conn) runHandler(st *stream) {
 		cancel()
 	}
 	r := st.req.WithContext(ctx)
-	rw.req = r
+	rw.head = r.Method == http.MethodHead
 	rw.hdr = make(http.Header, 4)
 	completed := false
 	defer func() {
