@@ -336,45 +336,36 @@ func (c *conn) processSettings(f *http2.SettingsFrame) error {
 		}
 		return connError{http2.ErrCodeProtocol, "invalid setting"}
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closed {
-		return errClosed
-	}
-	if len(c.wbuf) > pendingLimit {
-		c.closeLocked(false)
-		return connError{http2.ErrCodeEnhanceYourCalm, "peer does not read"}
-	}
-	var err error
-	_ = f.ForeachSetting(func(s http2.Setting) error {
-		switch s.ID {
-		case http2.SettingHeaderTableSize:
-			c.henc.SetMaxDynamicTableSizeLimit(s.Val)
-		case http2.SettingMaxFrameSize:
-			c.peerMaxFrame = s.Val
-		case http2.SettingInitialWindowSize:
-			delta := int64(s.Val) - c.peerInitWindow
-			c.peerInitWindow = int64(s.Val)
-			for _, st := range c.streams {
-				st.sendWindow += delta
-				if st.sendWindow > maxWindow {
-					err = connError{http2.ErrCodeFlowControl, "stream window overflow by SETTINGS"}
-				}
-				if delta > 0 {
-					st.cond.Broadcast()
+	// Applied under the connection's lock, the acknowledgement appended in
+	// the same step.
+	return c.control(func() error {
+		var err error
+		_ = f.ForeachSetting(func(s http2.Setting) error {
+			switch s.ID {
+			case http2.SettingHeaderTableSize:
+				c.henc.SetMaxDynamicTableSizeLimit(s.Val)
+			case http2.SettingMaxFrameSize:
+				c.peerMaxFrame = s.Val
+			case http2.SettingInitialWindowSize:
+				delta := int64(s.Val) - c.peerInitWindow
+				c.peerInitWindow = int64(s.Val)
+				for _, st := range c.streams {
+					st.sendWindow += delta
+					if st.sendWindow > maxWindow {
+						err = connError{http2.ErrCodeFlowControl, "stream window overflow by SETTINGS"}
+					}
+					if delta > 0 {
+						st.cond.Broadcast()
+					}
 				}
 			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		return nil
+		return c.wfr.WriteSettingsAck()
 	})
-	if err != nil {
-		return err
-	}
-	_ = c.wfr.WriteSettingsAck()
-	if !c.flushLocked() {
-		return errClosed
-	}
-	return nil
 }
 
 func (c *conn) processWindowUpdate(f *http2.WindowUpdateFrame) error {
