@@ -59,7 +59,7 @@ func (l *localWatches) watch(ctx context.Context, prefix string, from int64) <-c
 	}
 	ws := l.kv.NewWatchStream()
 	key := []byte(prefix)
-	if _, err := ws.Watch(ctx, clientv3.AutoWatchID, key, []byte(clientv3.GetPrefixRangeEnd(prefix)), from+1); err != nil {
+	if err := watchAll(ctx, ws, key, []byte(clientv3.GetPrefixRangeEnd(prefix)), from+1); err != nil {
 		l.mu.Unlock()
 		ws.Close()
 		go sendFinal(ctx, out, fmt.Errorf("watch %q from revision %d: %w", prefix, from, err))
@@ -102,7 +102,8 @@ func (l *localWatches) run(ctx context.Context, ws mvcc.WatchStream, out chan<- 
 			}
 			continue
 		}
-		for _, ev := range resp.Events {
+		delivered := true
+		eachEvent(resp.Events, func(ev *mvccpb.Event) bool {
 			e := storage.Event{Type: storage.EventPut, KV: toKeyValue(ev.Kv)}
 			if ev.Type == mvccpb.DELETE {
 				e.Type = storage.EventDelete
@@ -110,9 +111,11 @@ func (l *localWatches) run(ctx context.Context, ws mvcc.WatchStream, out chan<- 
 			} else if ev.Kv.CreateRevision != ev.Kv.ModRevision {
 				e.Prev = l.previous(ctx, ev.Kv)
 			}
-			if !send(ctx, out, e) {
-				return
-			}
+			delivered = send(ctx, out, e)
+			return delivered
+		})
+		if !delivered {
+			return
 		}
 	}
 }
@@ -121,10 +124,14 @@ func (l *localWatches) run(ctx context.Context, ws mvcc.WatchStream, out chan<- 
 // revision is compacted (as etcd's watch service leaves PrevKv out then).
 func (l *localWatches) previous(ctx context.Context, kv *mvccpb.KeyValue) *storage.KeyValue {
 	r, err := l.kv.Range(ctx, kv.Key, nil, mvcc.RangeOptions{Rev: kv.ModRevision - 1})
-	if err != nil || len(r.KVs) == 0 {
+	if err != nil {
 		return nil
 	}
-	prev := toKeyValue(r.KVs[0])
+	first := firstKV(r.KVs)
+	if first == nil {
+		return nil
+	}
+	prev := toKeyValue(first)
 	return &prev
 }
 
