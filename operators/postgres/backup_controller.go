@@ -116,6 +116,16 @@ func (r *BackupReconciler) run(ctx context.Context, b *PostgresBackup) (reconcil
 	if err != nil {
 		return reconcile.Result{}, err
 	}
+	if b.Status.Location == "" {
+		// The status write after the Job's creation was lost (a conflict
+		// with a newer version of the backup): what it said follows from
+		// the Job, which this backup owns. Without it a completed backup
+		// named no location and its files could never be found or removed.
+		b.Status.Job, b.Status.Location, b.Status.NodeName = jobName, r.BackupLocation(b.Namespace, b.Name), job.Spec.Template.Spec.NodeName
+		if b.Status.StartedAt == nil {
+			b.Status.StartedAt = &api.Time{Time: job.CreationTimestamp.Time}
+		}
+	}
 	for _, cond := range job.Status.Conditions {
 		if cond.Status != corev1.ConditionTrue {
 			continue
