@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
+
+	"github.com/converge-dev/converge/internal/e2etool"
 )
 
 // DefaultBinary is where Debian's docker-registry package installs the registry.
@@ -194,12 +196,11 @@ http:
 }
 
 func freePort() (int, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := e2etool.FreePort()
 	if err != nil {
 		return 0, fmt.Errorf("pick a free port: %w", err)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port, nil
+	return port, nil
 }
 
 // waitReady polls /v2/ until it answers 200 or 401 (auth required).

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -22,6 +21,7 @@ import (
 	"github.com/converge-dev/converge/framework/controllerutil"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/scheme"
+	"github.com/converge-dev/converge/internal/e2etool"
 	"github.com/converge-dev/converge/operators/examples/greeting"
 	"github.com/converge-dev/converge/operators/run"
 	"github.com/converge-dev/converge/testenv"
@@ -115,12 +115,11 @@ func TestMainBinary(t *testing.T) {
 
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := e2etool.FreeAddr("127.0.0.1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().String()
+	return addr
 }
 
 func expectGet(t *testing.T, url, want string) {

@@ -17,6 +17,7 @@ import (
 
 	kubeconfigpkg "github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/client/rest"
+	"github.com/converge-dev/converge/internal/e2etool"
 )
 
 // syncBuffer is a bytes.Buffer safe for the command's writes and the test's reads.
@@ -37,14 +38,16 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
+// freePort is a loopback port below the ephemeral range (e2etool.FreePort):
+// one from ":0" can be taken by some outgoing connection before the server
+// binds it.
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := e2etool.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 // startUp starts `converge up` in-process and waits for the ready line.

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,6 +22,7 @@ import (
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/scheme"
+	"github.com/converge-dev/converge/internal/e2etool"
 	"github.com/converge-dev/converge/operators/examples/greeting"
 	"github.com/converge-dev/converge/operators/loader"
 	"github.com/converge-dev/converge/operators/postgres"
@@ -145,10 +145,9 @@ func forgeGoVersion(src, dst string) {
 
 func freePort() int {
 	GinkgoHelper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := e2etool.FreePort()
 	Expect(err).NotTo(HaveOccurred())
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
 
 var _ = BeforeSuite(func(ctx SpecContext) {

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/converge-dev/converge/internal/e2etool"
 )
 
 // quickstartCommands returns the shell lines of the README's "## Quickstart" code
@@ -57,12 +58,10 @@ func TestReadmeQuickstart(t *testing.T) {
 		t.Fatalf("quickstart too short: %q", cmds)
 	}
 	home := t.TempDir() // ~/.converge and kubectl's cache live here
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := e2etool.FreePort()
 	if err != nil {
 		t.Fatal(err)
 	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
 	kubeconfig := filepath.Join(home, ".converge", "kubeconfig")
 	env := append(os.Environ(), "HOME="+home)
 	// Keep Go's caches where they are: HOME moves, GOPATH and GOCACHE must not.

@@ -3,7 +3,6 @@ package standalone_test
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -24,6 +23,7 @@ import (
 	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/controllerutil"
+	"github.com/converge-dev/converge/internal/e2etool"
 	"github.com/converge-dev/converge/operators/postgres"
 	"github.com/converge-dev/converge/testenv"
 )
@@ -148,10 +148,9 @@ var _ = Describe("The postgres operator run standalone (run.Main)", Ordered, fun
 	)
 
 	BeforeAll(func() {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
+		var err error
+		health, err = e2etool.FreeAddr("127.0.0.1")
 		Expect(err).NotTo(HaveOccurred())
-		health = l.Addr().String()
-		Expect(l.Close()).To(Succeed())
 		op = startOperator("main", "--metrics-bind-address", "0", "--health-probe-bind-address", health,
 			"--leader-election-namespace", "default")
 	})
