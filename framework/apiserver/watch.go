@@ -102,7 +102,7 @@ func (s *Server) serveWatch(q *request) error {
 		if rv == 0 {
 			s.waitOwnWrites(q.ctx(), wc, storagePrefix(q.res))
 		}
-		w, initial, err = wc.watch(rv, f)
+		w, initial, err = wc.watchFrom(q.ctx(), rv, f)
 	}
 	if err != nil {
 		var tooOld errTooOld
@@ -335,7 +335,7 @@ func (s *Server) startWatchList(q *request, wc *watchCache, f objectFilter, rv i
 	if err != nil {
 		return nil, nil, err
 	}
-	w, _, err := wc.watch(listRV, f)
+	w, _, err := wc.watchFrom(q.ctx(), listRV, f)
 	if err != nil {
 		return nil, nil, err
 	}

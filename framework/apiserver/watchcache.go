@@ -680,6 +680,9 @@ type cacheWatcher struct {
 	cursor  int64 // seq of the next event to consume
 	lastRV  int64 // the watcher has seen every event up to this revision
 	done    chan struct{}
+	// backfill are events from storage older than the ring, consumed before
+	// it (watchFrom).
+	backfill []*cacheEvent
 
 	closeOnce sync.Once
 }
@@ -692,11 +695,26 @@ func (w *cacheWatcher) terminate() { w.closeOnce.Do(func() { close(w.done) }) }
 // When the cursor fell out of the ring it terminates the watcher and returns
 // errFellBehind. n counts the emitted events.
 func (w *cacheWatcher) consume(emit func(ev *cacheEvent, typ string) error) (n int, err error) {
+	for len(w.backfill) > 0 {
+		ev := w.backfill[0]
+		w.backfill[0] = nil
+		w.backfill = w.backfill[1:]
+		if ev.rv <= w.startRV {
+			continue
+		}
+		w.lastRV = max(w.lastRV, ev.rv)
+		if typ := resolveType(w.filter, ev); typ != "" {
+			if err := emit(ev, typ); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
 	c := w.c
 	head := c.head.Load()
 	if head-w.cursor > int64(c.ringCap) {
 		w.terminate()
-		return 0, errFellBehind
+		return n, errFellBehind
 	}
 	ring := c.slots() // after head: it holds every event before head
 	for w.cursor < head {
