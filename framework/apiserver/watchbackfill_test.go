@@ -1,11 +1,9 @@
 package apiserver
 
 import (
-	"context"
 	"errors"
 	"testing"
 
-	"github.com/go-logr/logr"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/converge-dev/converge/framework/api"
@@ -23,23 +21,6 @@ func backfillStore(t *testing.T) *etcd.Store {
 	}
 	t.Cleanup(func() { _ = e.Close() })
 	return etcd.NewLocal(e)
-}
-
-// startCacheOn runs a watch cache of testPrefix over store until the test ends.
-func startCacheOn(t *testing.T, store storage.Interface, capacity int) *watchCache {
-	t.Helper()
-	wc := newWatchCache(store, testPrefix, capacity, logr.Discard(),
-		func(key string, value []byte, rv int64) (*cachedObject, error) {
-			return buildCachedObject(key, value, rv, true, nil)
-		})
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() { defer close(done); wc.run(ctx) }()
-	t.Cleanup(func() { cancel(); <-done })
-	if err := wc.waitReady(ctx); err != nil {
-		t.Fatal(err)
-	}
-	return wc
 }
 
 func storePut(t *testing.T, s storage.Interface, key string, value []byte) int64 {

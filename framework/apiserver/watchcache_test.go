@@ -24,7 +24,13 @@ const testPrefix = "/registry/core/configmaps/"
 func startTestCache(t *testing.T, capacity int) (*watchCache, *feedStore) {
 	t.Helper()
 	fs := &feedStore{events: make(chan storage.Event, 1024)}
-	wc := newWatchCache(fs, testPrefix, capacity, logr.Discard(),
+	return startCacheOn(t, fs, capacity), fs
+}
+
+// startCacheOn runs a watch cache of testPrefix over store until the test ends.
+func startCacheOn(t *testing.T, store storage.Interface, capacity int) *watchCache {
+	t.Helper()
+	wc := newWatchCache(store, testPrefix, capacity, logr.Discard(),
 		func(key string, value []byte, rv int64) (*cachedObject, error) {
 			return buildCachedObject(key, value, rv, true, nil)
 		})
@@ -35,7 +41,7 @@ func startTestCache(t *testing.T, capacity int) (*watchCache, *feedStore) {
 	if err := wc.waitReady(ctx); err != nil {
 		t.Fatal(err)
 	}
-	return wc, fs
+	return wc
 }
 
 func storedConfigMap(t *testing.T, name string, labels map[string]any) []byte {
