@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -46,6 +47,11 @@ var suite struct {
 	// ahead is how far the operator's clock runs ahead of real time
 	// (backup schedules and retention follow it).
 	ahead atomic.Int64
+	// conflicts carries the operator's requests; specs arm it to make one
+	// of its writes conflict.
+	conflicts *conflicts
+	// cache is the operator's view of the cluster (its manager's cache).
+	cache client.Reader
 }
 
 // advanceClock moves the operator's clock forward by d.
@@ -96,8 +102,11 @@ var _ = BeforeSuite(func() {
 
 	cfg, _, err := kubeconfig.LoadKubeconfig(env.Kubeconfig, "")
 	Expect(err).NotTo(HaveOccurred())
+	suite.conflicts = newConflicts(http.DefaultTransport.(*http.Transport).Clone())
+	cfg.Transport = suite.conflicts
 	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme.New(), Logger: GinkgoLogr.WithName("manager")})
 	Expect(err).NotTo(HaveOccurred())
+	suite.cache = mgr.Reader()
 	op := postgres.NewWithOptions(postgres.Options{BaseDir: suite.base, PollInterval: time.Second,
 		Now: func() time.Time { return time.Now().Add(time.Duration(suite.ahead.Load())) }})
 	Expect(operators.Install(ctx, mgr, op)).To(Succeed())
