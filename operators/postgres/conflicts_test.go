@@ -7,6 +7,8 @@ import (
 	"io"
 	"net/http"
 	"sync"
+
+	. "github.com/onsi/ginkgo/v2"
 )
 
 // conflicts is the operator's transport to the API server. A spec arms it to
@@ -45,13 +47,21 @@ func newConflicts(base http.RoundTripper) *conflicts {
 }
 
 // arm makes the first PUT to path whose body satisfies when conflict, by
-// calling interfere before sending it. The channel reports the outcome.
+// calling interfere before sending it, until the spec ends. The channel
+// reports the outcome.
 func (c *conflicts) arm(path string, when func(body []byte) bool, interfere func(ctx context.Context) error) <-chan conflictResult {
-	res := make(chan conflictResult, 1)
+	cf := &conflict{when: when, interfere: interfere, result: make(chan conflictResult, 1)}
 	c.mu.Lock()
-	c.armed[path] = &conflict{when: when, interfere: interfere, result: res}
+	c.armed[path] = cf
 	c.mu.Unlock()
-	return res
+	DeferCleanup(func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.armed[path] == cf {
+			delete(c.armed, path)
+		}
+	})
+	return cf.result
 }
 
 // RoundTrip implements http.RoundTripper.
