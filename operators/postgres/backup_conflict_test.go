@@ -31,12 +31,7 @@ var _ = Describe("PostgresBackup whose status write after creating its Job confl
 		Eventually(clusterFn(ctx, cluster)).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(healthy(1))
 	})
 
-	AfterAll(func(ctx SpecContext) {
-		Expect(client.IgnoreNotFound(suite.c.Delete(ctx, newCluster(cluster, 1)))).To(Succeed())
-		Eventually(func() bool {
-			return apierrors.IsNotFound(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: cluster}, &postgres.PostgresCluster{}))
-		}).WithTimeout(60 * time.Second).Should(BeTrue())
-	})
+	AfterAll(func(ctx SpecContext) { deleteCluster(ctx, cluster) })
 
 	It("completes with the location, job and node of its Job", func(ctx SpecContext) {
 		const name = "bk-conflict"
@@ -50,7 +45,9 @@ var _ = Describe("PostgresBackup whose status write after creating its Job confl
 			}); err != nil {
 				return fmt.Errorf("the operator's cache never showed the job: %w", err)
 			}
-			return annotate(ctx, name)
+			b := &postgres.PostgresBackup{}
+			b.Name, b.Namespace = name, "default"
+			return touch(ctx, b)
 		})
 		b := &postgres.PostgresBackup{Spec: postgres.BackupObjectSpec{Cluster: cluster}}
 		b.Name, b.Namespace = name, "default"
@@ -123,37 +120,4 @@ func backupStatusPath(name string) string {
 func afterJobCreated(body []byte) bool {
 	var b postgres.PostgresBackup
 	return json.Unmarshal(body, &b) == nil && b.Status.Job != "" && b.Status.Phase == postgres.BackupRunning
-}
-
-// annotate writes backup name (default) through the suite's client: a
-// concurrent write, as a user or another controller makes.
-func annotate(ctx context.Context, name string) error {
-	return poll(ctx, func() error {
-		b := &postgres.PostgresBackup{}
-		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, b); err != nil {
-			return err
-		}
-		if b.Annotations == nil {
-			b.Annotations = map[string]string{}
-		}
-		b.Annotations["example.com/touched"] = time.Now().UTC().Format(time.RFC3339Nano)
-		return suite.c.Update(ctx, b)
-	})
-}
-
-// poll calls f every 100 ms until it succeeds or 60 s pass.
-func poll(ctx context.Context, f func() error) error {
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	for {
-		err := f()
-		if err == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("%w (last: %w)", ctx.Err(), err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }

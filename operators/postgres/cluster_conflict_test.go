@@ -12,7 +12,6 @@ import (
 	. "github.com/onsi/gomega"
 
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
-	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/operators/postgres"
 )
@@ -24,12 +23,7 @@ import (
 var _ = Describe("PostgresCluster whose status write naming a new primary conflicts", Ordered, func() {
 	const name = "fo"
 
-	AfterAll(func(ctx SpecContext) {
-		Expect(client.IgnoreNotFound(suite.c.Delete(ctx, newCluster(name, 1)))).To(Succeed())
-		Eventually(func() bool {
-			return apierrors.IsNotFound(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &postgres.PostgresCluster{}))
-		}).WithTimeout(60 * time.Second).Should(BeTrue())
-	})
+	AfterAll(func(ctx SpecContext) { deleteCluster(ctx, name) })
 
 	It("promotes one replica once when the primary's pod vanishes", func(ctx SpecContext) {
 		Expect(suite.c.Create(ctx, newCluster(name, 2))).To(Succeed())
@@ -49,7 +43,7 @@ var _ = Describe("PostgresCluster whose status write naming a new primary confli
 		res := suite.conflicts.arm(path, func(body []byte) bool {
 			var c postgres.PostgresCluster
 			return json.Unmarshal(body, &c) == nil && c.Status.CurrentPrimary != "" && c.Status.CurrentPrimary != old
-		}, func(ctx context.Context) error { return annotateCluster(ctx, name) })
+		}, func(ctx context.Context) error { return touch(ctx, newCluster(name, 1)) })
 		// Gone at once (no grace period): the operator's next round finds no
 		// pod for the primary, chooses the replica and names it current.
 		pod := &corev1.Pod{}
@@ -63,7 +57,7 @@ var _ = Describe("PostgresCluster whose status write naming a new primary confli
 			var c postgres.PostgresCluster
 			return json.Unmarshal(body, &c) == nil && c.Status.CurrentPrimary != "" && c.Status.CurrentPrimary != old &&
 				!strings.HasPrefix(c.Status.Phase, "Recording")
-		}, func(ctx context.Context) error { return annotateCluster(ctx, name) })
+		}, func(ctx context.Context) error { return touch(ctx, newCluster(name, 1)) })
 
 		events := func() string {
 			promoted, fenced := clusterEvents(ctx, name)
@@ -81,21 +75,6 @@ var _ = Describe("PostgresCluster whose status write naming a new primary confli
 		Expect(promoted[0]).To(Equal("promoted " + getCluster(ctx, name).Status.CurrentPrimary))
 	})
 })
-
-// annotateCluster writes cluster name (default) through the suite's client.
-func annotateCluster(ctx context.Context, name string) error {
-	return poll(ctx, func() error {
-		c := &postgres.PostgresCluster{}
-		if err := suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, c); err != nil {
-			return err
-		}
-		if c.Annotations == nil {
-			c.Annotations = map[string]string{}
-		}
-		c.Annotations["example.com/touched"] = time.Now().UTC().Format(time.RFC3339Nano)
-		return suite.c.Update(ctx, c)
-	})
-}
 
 // clusterEvents returns the messages of cluster's Promoted events (one per
 // occurrence) and of its Fenced events about a second primary.

@@ -7,8 +7,12 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 
 	. "github.com/onsi/ginkgo/v2"
+
+	"github.com/converge-dev/converge/framework/api"
+	"github.com/converge-dev/converge/framework/client"
 )
 
 // conflicts is the operator's transport to the API server. A spec arms it to
@@ -101,4 +105,39 @@ func (c *conflicts) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	cf.result <- conflictResult{Code: resp.StatusCode}
 	return resp, nil
+}
+
+// touch writes obj (named by its namespace and name) through the suite's
+// client, changing an annotation: a concurrent write, as a user or another
+// controller makes.
+func touch(ctx context.Context, obj api.Object) error {
+	return poll(ctx, func() error {
+		if err := suite.c.Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return err
+		}
+		ann := obj.GetAnnotations()
+		if ann == nil {
+			ann = map[string]string{}
+		}
+		ann["example.com/touched"] = time.Now().UTC().Format(time.RFC3339Nano)
+		obj.SetAnnotations(ann)
+		return suite.c.Update(ctx, obj)
+	})
+}
+
+// poll calls f every 100 ms until it succeeds or 60 s pass.
+func poll(ctx context.Context, f func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	for {
+		err := f()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%w (last: %w)", ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
 }

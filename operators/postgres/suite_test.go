@@ -21,6 +21,7 @@ import (
 	"github.com/converge-dev/converge/builtin/node"
 	"github.com/converge-dev/converge/builtin/node/cri/process"
 	"github.com/converge-dev/converge/builtin/node/proxy"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/manager"
@@ -140,6 +141,15 @@ func getCluster(ctx context.Context, name string) *postgres.PostgresCluster {
 	c := &postgres.PostgresCluster{}
 	Expect(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, c)).To(Succeed())
 	return c
+}
+
+// deleteCluster deletes cluster name (default) and waits until it is gone.
+func deleteCluster(ctx context.Context, name string) {
+	GinkgoHelper()
+	Expect(client.IgnoreNotFound(suite.c.Delete(ctx, newCluster(name, 1)))).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &postgres.PostgresCluster{}))
+	}).WithTimeout(60 * time.Second).Should(BeTrue())
 }
 
 func clusterFn(ctx context.Context, name string) func() (*postgres.PostgresCluster, error) {
