@@ -47,6 +47,18 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		if !controllerutil.ContainsFinalizer(b, BackupFinalizer) {
 			return reconcile.Result{}, nil
 		}
+		if b.Status.Location == "" {
+			// A lost status write may have left out where the Job writes:
+			// its files must go with the backup all the same. The server,
+			// not the cache: a Job created a moment ago may not be there yet.
+			job := &batchv1.Job{}
+			err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Name + "-backup"}, job)
+			if err == nil && controllerutil.IsControlledBy(job, b) {
+				r.fromJob(b, job)
+			} else if client.IgnoreNotFound(err) != nil {
+				return reconcile.Result{}, fmt.Errorf("get backup job: %w", err)
+			}
+		}
 		if b.Status.Location != "" {
 			done, err := runCleanup(ctx, r.Client, b, b.Name+"-cleanup", b.Status.Location, b.Status.NodeName)
 			if err != nil || !done {
@@ -117,14 +129,7 @@ func (r *BackupReconciler) run(ctx context.Context, b *PostgresBackup) (reconcil
 		return reconcile.Result{}, err
 	}
 	if b.Status.Location == "" {
-		// The status write after the Job's creation was lost (a conflict
-		// with a newer version of the backup): what it said follows from
-		// the Job, which this backup owns. Without it a completed backup
-		// named no location and its files could never be found or removed.
-		b.Status.Job, b.Status.Location, b.Status.NodeName = jobName, r.BackupLocation(b.Namespace, b.Name), job.Spec.Template.Spec.NodeName
-		if b.Status.StartedAt == nil {
-			b.Status.StartedAt = &api.Time{Time: job.CreationTimestamp.Time}
-		}
+		r.fromJob(b, job)
 	}
 	for _, cond := range job.Status.Conditions {
 		if cond.Status != corev1.ConditionTrue {
@@ -151,6 +156,17 @@ func (r *BackupReconciler) run(ctx context.Context, b *PostgresBackup) (reconcil
 	}
 	b.Status.Phase = BackupRunning
 	return reconcile.Result{RequeueAfter: 2 * time.Second}, nil
+}
+
+// fromJob records in b's status what the status write after the creation of
+// job, b's backup Job, said. That write can be lost (a conflict with a newer
+// version of the backup) while the Job runs: without this a completed backup
+// named no location, and its files could never be found or removed.
+func (r *BackupReconciler) fromJob(b *PostgresBackup, job *batchv1.Job) {
+	b.Status.Job, b.Status.Location, b.Status.NodeName = job.Name, r.BackupLocation(b.Namespace, b.Name), job.Spec.Template.Spec.NodeName
+	if b.Status.StartedAt == nil {
+		b.Status.StartedAt = &api.Time{Time: job.CreationTimestamp.Time}
+	}
 }
 
 // dirSize is the size of the files under dir when the operator can read it

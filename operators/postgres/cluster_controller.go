@@ -313,6 +313,9 @@ func isOwnedBy(obj api.Object, owner api.Object) bool {
 func (r *ClusterReconciler) managePrimary(ctx context.Context, s *state) (bool, error) {
 	c := s.c
 	st := &c.Status
+	// recorded is the primary the stored status chose (c comes from the
+	// cache, so a version the server stored).
+	recorded := st.TargetPrimary
 	if st.CurrentPrimary == "" {
 		st.CurrentPrimary, st.TargetPrimary = InstanceName(c.Name, 1), InstanceName(c.Name, 1)
 		if c.Spec.Bootstrap != nil && c.Spec.Bootstrap.Recovery != nil {
@@ -379,6 +382,16 @@ func (r *ClusterReconciler) managePrimary(ctx context.Context, s *state) (bool, 
 		pv, _ = findView(s.views, st.CurrentPrimary)
 	}
 	if pv.Queried && pv.InRecovery && !pv.Deleting {
+		if recorded != pv.Name {
+			// Chosen in this round: the status names it before it is
+			// promoted. Were the status write after a promotion lost (a
+			// conflict), the next round would still see the old primary
+			// current, promote another instance and fence this one as a
+			// second primary, losing the writes it acknowledged.
+			s.phase = "Recording " + pv.Name + " as the primary before promoting it"
+			s.soon(100 * time.Millisecond)
+			return false, nil
+		}
 		if _, err := r.Options.SQL(ctx, pv.PodIP, s.secret[KeySuperuserPassword], "SELECT pg_promote(true, 60)"); err != nil {
 			return false, fmt.Errorf("promote %s: %w", pv.Name, err)
 		}

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/converge-dev/converge/builtin/node"
 	"github.com/converge-dev/converge/builtin/node/cri/process"
 	"github.com/converge-dev/converge/builtin/node/proxy"
+	apierrors "github.com/converge-dev/converge/framework/api/errors"
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/client/kubeconfig"
 	"github.com/converge-dev/converge/framework/manager"
@@ -46,6 +48,11 @@ var suite struct {
 	// ahead is how far the operator's clock runs ahead of real time
 	// (backup schedules and retention follow it).
 	ahead atomic.Int64
+	// conflicts carries the operator's requests; specs arm it to make one
+	// of its writes conflict.
+	conflicts *conflicts
+	// cache is the operator's view of the cluster (its manager's cache).
+	cache client.Reader
 }
 
 // advanceClock moves the operator's clock forward by d.
@@ -96,8 +103,11 @@ var _ = BeforeSuite(func() {
 
 	cfg, _, err := kubeconfig.LoadKubeconfig(env.Kubeconfig, "")
 	Expect(err).NotTo(HaveOccurred())
+	suite.conflicts = newConflicts(http.DefaultTransport.(*http.Transport).Clone())
+	cfg.Transport = suite.conflicts
 	mgr, err := manager.New(cfg, manager.Options{Scheme: scheme.New(), Logger: GinkgoLogr.WithName("manager")})
 	Expect(err).NotTo(HaveOccurred())
+	suite.cache = mgr.Reader()
 	op := postgres.NewWithOptions(postgres.Options{BaseDir: suite.base, PollInterval: time.Second,
 		Now: func() time.Time { return time.Now().Add(time.Duration(suite.ahead.Load())) }})
 	Expect(operators.Install(ctx, mgr, op)).To(Succeed())
@@ -131,6 +141,15 @@ func getCluster(ctx context.Context, name string) *postgres.PostgresCluster {
 	c := &postgres.PostgresCluster{}
 	Expect(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, c)).To(Succeed())
 	return c
+}
+
+// deleteCluster deletes cluster name (default) and waits until it is gone.
+func deleteCluster(ctx context.Context, name string) {
+	GinkgoHelper()
+	Expect(client.IgnoreNotFound(suite.c.Delete(ctx, newCluster(name, 1)))).To(Succeed())
+	Eventually(func() bool {
+		return apierrors.IsNotFound(suite.c.Get(ctx, client.ObjectKey{Namespace: "default", Name: name}, &postgres.PostgresCluster{}))
+	}).WithTimeout(60 * time.Second).Should(BeTrue())
 }
 
 func clusterFn(ctx context.Context, name string) func() (*postgres.PostgresCluster, error) {
