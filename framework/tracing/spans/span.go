@@ -25,8 +25,10 @@ const (
 )
 
 // inlineAttributes is how many attributes a span holds without another
-// allocation: an API request's span sets 8.
-const inlineAttributes = 8
+// allocation (the API server's child spans have at most one), so that a
+// span stays under 512 bytes (the allocator's cheaper objects); past them,
+// room for 8 (an API request's span sets 8).
+const inlineAttributes = 2
 
 // tracer starts spans of one instrumentation scope.
 type tracer struct {
@@ -71,6 +73,24 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 	}
 	s.setAttributes(cfg.Attributes())
 	return trace.ContextWithSpan(ctx, s), s
+}
+
+// StartChild starts an internal span of the instrumentation scope scope
+// under s, carried by ctx, with attrs: what s.TracerProvider().Tracer(scope)
+// .Start(ctx, name, trace.WithAttributes(attrs...)) does, without the
+// options, the tracer lookup when s has the same scope, and the sampler (a
+// child of a recording span is sampled). framework/tracing.Child uses it.
+func (s *Span) StartChild(ctx context.Context, scope, name string, attrs []attribute.KeyValue) (context.Context, trace.Span) {
+	t := s.tracer
+	if t.scope.Name != scope || t.scope.Version != "" || t.scope.SchemaURL != "" || t.scope.Attributes.Len() != 0 {
+		t = s.tracer.p.Tracer(scope).(*tracer)
+	}
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: s.sc.TraceID(), SpanID: newSpanID(), TraceFlags: s.sc.TraceFlags() | trace.FlagsSampled,
+		TraceState: s.sc.TraceState()})
+	c := &Span{tracer: t, sc: sc, parent: s.sc, name: name, kind: trace.SpanKindInternal, start: time.Now()}
+	c.attrs = c.inline[:0]
+	c.setAttributes(attrs)
+	return trace.ContextWithSpan(ctx, c), c
 }
 
 // unsampled is a span that records nothing but carries its SpanContext.
@@ -321,7 +341,7 @@ next:
 			continue
 		}
 		if len(s.attrs) == cap(s.attrs) {
-			s.attrs = append(make([]attribute.KeyValue, 0, min(max(2*len(s.attrs), len(s.attrs)+len(kvs)), maxAttributes)), s.attrs...)
+			s.attrs = append(make([]attribute.KeyValue, 0, min(max(8, 2*len(s.attrs), len(s.attrs)+len(kvs)), maxAttributes)), s.attrs...)
 		}
 		s.attrs = append(s.attrs, kv)
 	}
