@@ -1,6 +1,7 @@
 // Package spans is Converge's own implementation of the OpenTelemetry trace
 // API (go.opentelemetry.io/otel/trace): a TracerProvider whose spans cost a
-// few hundred nanoseconds and one allocation, batched to an Exporter.
+// few hundred nanoseconds and two allocations (the span, under 512 bytes,
+// and the context carrying it), batched to an Exporter.
 //
 // Semantics follow the OpenTelemetry SDK (sdktrace) so that the two are
 // interchangeable, and a test holds them side by side:
@@ -12,7 +13,7 @@
 //     decision in both.
 //   - An unsampled span records nothing but carries its SpanContext (a new
 //     span ID, the sampled flag cleared), so the W3C traceparent still
-//     propagates.
+//     propagates. It is one small allocation besides its context.
 //   - Limits are the SDK's defaults: 128 attributes per span (a repeated key
 //     keeps its first position and its last value; new keys beyond the limit
 //     are dropped and counted), 128 events and 128 links (the oldest evicted
