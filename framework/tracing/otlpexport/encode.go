@@ -85,10 +85,8 @@ const (
 // AppendRequest appends to b the ExportTraceServiceRequest of spans (ended)
 // from the resource with attributes res: one ResourceSpans, one ScopeSpans
 // per instrumentation scope (in order of first appearance), the spans in
-// their order within it. The content is what the OpenTelemetry SDK's OTLP
-// exporter sends for the same spans, with one difference: a string that is
-// not valid UTF-8 (which protobuf forbids, and on which that exporter fails
-// the whole batch) is sent with its invalid bytes replaced by U+FFFD.
+// their order within it (see the package comment for how it compares with
+// the OpenTelemetry SDK's exporter).
 func AppendRequest(b []byte, res []attribute.KeyValue, batch []*spans.Span) []byte {
 	if len(batch) == 0 {
 		return b
