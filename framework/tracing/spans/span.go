@@ -26,9 +26,9 @@ const (
 
 // inlineAttributes is how many attributes a span holds without another
 // allocation (the API server's child spans have at most one), so that a
-// span stays under 512 bytes (the allocator's cheaper objects); past them,
-// room for 8 (an API request's span sets 8).
-const inlineAttributes = 2
+// span stays small (352 bytes); past them, room for 8 (an API request's span
+// sets 8).
+const inlineAttributes = 1
 
 // tracer starts spans of one instrumentation scope.
 type tracer struct {
@@ -135,19 +135,34 @@ type Span struct {
 	parent trace.SpanContext
 	ended  atomic.Bool // set under mu; read without it by IsRecording
 
-	mu            sync.Mutex // guards the fields below until ended
-	name          string
-	kind          trace.SpanKind
-	start, end    time.Time
-	attrs         []attribute.KeyValue
-	droppedAttrs  int
+	mu         sync.Mutex // guards the fields below until ended
+	name       string
+	kind       trace.SpanKind
+	start, end time.Time
+	attrs      []attribute.KeyValue
+	status     codes.Code
+	rare       *rare // nil until needed: most spans have none of it
+	inline     [inlineAttributes]attribute.KeyValue
+}
+
+// rare is what few spans have: events, links, an error's description,
+// dropped attributes.
+type rare struct {
 	events        []Event
 	droppedEvents int
 	links         []Link
 	droppedLinks  int
-	status        codes.Code
 	description   string
-	inline        [inlineAttributes]attribute.KeyValue
+	droppedAttrs  int
+}
+
+// more returns s.rare, allocating it if needed. s.mu is held or the span
+// is not shared yet.
+func (s *Span) more() *rare {
+	if s.rare == nil {
+		s.rare = &rare{}
+	}
+	return s.rare
 }
 
 var _ trace.Span = (*Span)(nil)
@@ -205,12 +220,13 @@ func (s *Span) addEvent(name string, at time.Time, attrs []attribute.KeyValue) {
 		e.DroppedAttributes = len(attrs) - maxEventAttributes
 		e.Attributes = attrs[:maxEventAttributes]
 	}
-	if len(s.events) == maxEvents {
-		n := copy(s.events, s.events[1:])
-		s.events = s.events[:n]
-		s.droppedEvents++
+	r := s.more()
+	if len(r.events) == maxEvents {
+		n := copy(r.events, r.events[1:])
+		r.events = r.events[:n]
+		r.droppedEvents++
 	}
-	s.events = append(s.events, e)
+	r.events = append(r.events, e)
 }
 
 // AddLink links the span to another; a link with no valid span context, no
@@ -235,12 +251,13 @@ func (s *Span) addLink(l trace.Link) {
 		k.DroppedAttributes = len(k.Attributes) - maxLinkAttributes
 		k.Attributes = k.Attributes[:maxLinkAttributes]
 	}
-	if len(s.links) == maxLinks {
-		n := copy(s.links, s.links[1:])
-		s.links = s.links[:n]
-		s.droppedLinks++
+	r := s.more()
+	if len(r.links) == maxLinks {
+		n := copy(r.links, r.links[1:])
+		r.links = r.links[:n]
+		r.droppedLinks++
 	}
-	s.links = append(s.links, k)
+	r.links = append(r.links, k)
 }
 
 // IsRecording reports whether the span has not ended yet.
@@ -294,9 +311,11 @@ func (s *Span) SetStatus(code codes.Code, description string) {
 		return
 	}
 	s.status = code
-	s.description = ""
-	if code == codes.Error {
-		s.description = description
+	switch {
+	case code == codes.Error && description != "":
+		s.more().description = description
+	case s.rare != nil:
+		s.rare.description = ""
 	}
 }
 
@@ -327,7 +346,7 @@ func (s *Span) setAttributes(kvs []attribute.KeyValue) {
 next:
 	for _, kv := range kvs {
 		if !kv.Valid() {
-			s.droppedAttrs++
+			s.more().droppedAttrs++
 			continue
 		}
 		for i := range s.attrs {
@@ -337,7 +356,7 @@ next:
 			}
 		}
 		if len(s.attrs) == maxAttributes {
-			s.droppedAttrs++
+			s.more().droppedAttrs++
 			continue
 		}
 		if len(s.attrs) == cap(s.attrs) {
@@ -371,22 +390,52 @@ func (s *Span) EndTime() time.Time { return s.end }
 func (s *Span) Attributes() []attribute.KeyValue { return s.attrs }
 
 // DroppedAttributes counts the attributes dropped (invalid or over the limit).
-func (s *Span) DroppedAttributes() int { return s.droppedAttrs }
+func (s *Span) DroppedAttributes() int {
+	if s.rare == nil {
+		return 0
+	}
+	return s.rare.droppedAttrs
+}
 
 // Events are the span's events, oldest first.
-func (s *Span) Events() []Event { return s.events }
+func (s *Span) Events() []Event {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.events
+}
 
 // DroppedEvents counts the events evicted by newer ones.
-func (s *Span) DroppedEvents() int { return s.droppedEvents }
+func (s *Span) DroppedEvents() int {
+	if s.rare == nil {
+		return 0
+	}
+	return s.rare.droppedEvents
+}
 
 // Links are the span's links, oldest first.
-func (s *Span) Links() []Link { return s.links }
+func (s *Span) Links() []Link {
+	if s.rare == nil {
+		return nil
+	}
+	return s.rare.links
+}
 
 // DroppedLinks counts the links evicted by newer ones.
-func (s *Span) DroppedLinks() int { return s.droppedLinks }
+func (s *Span) DroppedLinks() int {
+	if s.rare == nil {
+		return 0
+	}
+	return s.rare.droppedLinks
+}
 
 // Status is the span's status code and, for Error, its description.
-func (s *Span) Status() (codes.Code, string) { return s.status, s.description }
+func (s *Span) Status() (codes.Code, string) {
+	if s.rare == nil {
+		return s.status, ""
+	}
+	return s.status, s.rare.description
+}
 
 // Scope is the instrumentation scope of the tracer that started the span.
 func (s *Span) Scope() *Scope { return s.tracer.scope }
