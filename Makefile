@@ -89,7 +89,8 @@ fuzz:
 	  framework/apiserver/registry:FuzzCanonicalizeTypedFast:20000 \
 	  framework/apiserver/fieldmanager:FuzzParseFieldsV1:20000 \
 	  framework/apiserver/fieldmanager:FuzzApplyTwoManagers:5000 \
-	  framework/apiserver/h2serve:FuzzConn:60000; do \
+	  framework/apiserver/h2serve:FuzzConn:60000 \
+	  framework/tracing/otlpexport:FuzzAppendRequest:15000; do \
 	  pkg=$${spec%%:*}; rest=$${spec#*:}; target=$${rest%%:*}; budget=$${rest##*:}x; \
 	  if [ -n "$(FUZZTIME)" ]; then budget=$(FUZZTIME); fi; \
 	  echo "fuzz $$pkg $$target ($$budget)"; \

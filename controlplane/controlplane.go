@@ -242,7 +242,7 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 func (cp *ControlPlane) start(ctx, runCtx context.Context) error {
 	opts := cp.opts
 	t0 := time.Now()
-	tp, err := otlp.New(ctx, opts.Tracing, "converge")
+	tp, err := otlp.New(logr.NewContext(ctx, cp.log), opts.Tracing, "converge")
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/go-logr/logr"
+
 	"github.com/converge-dev/converge/framework/client"
 	"github.com/converge-dev/converge/framework/manager"
 	"github.com/converge-dev/converge/framework/tracing"
@@ -17,7 +19,7 @@ import (
 func newTracedManager(cfg *client.Config, o manager.Options, t tracing.Config, service string) (*manager.Manager, error) {
 	var tp *otlp.Provider
 	if t.Enabled() && o.TracerProvider == nil {
-		p, err := otlp.New(context.Background(), t, service)
+		p, err := otlp.New(logr.NewContext(context.Background(), o.Logger), t, service)
 		if err != nil {
 			return nil, err
 		}

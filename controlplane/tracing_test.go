@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+
 	"github.com/converge-dev/converge/builtin/api/all"
 	appsv1 "github.com/converge-dev/converge/builtin/api/apps/v1"
 	corev1 "github.com/converge-dev/converge/builtin/api/core/v1"
@@ -21,12 +23,21 @@ import (
 // with its admission and etcd steps as children, and a reconcile is the
 // parent of the API requests the controller makes with its context (the
 // traceparent the client sends), so both form one trace.
+//
+// It runs with each implementation of the trace API (--tracing-sdk): ours
+// exports every 5 s, the OpenTelemetry SDK every 50 ms here.
 func TestTracingSpanTree(t *testing.T) {
-	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50") // export every 50 ms, not 5 s
+	t.Setenv("OTEL_BSP_SCHEDULE_DELAY", "50") // the SDK exports every 50 ms, not 5 s
+	for _, sdk := range tracing.SDKs() {
+		t.Run(sdk, func(t *testing.T) { testSpanTree(t, sdk) })
+	}
+}
+
+func testSpanTree(t *testing.T, sdk string) {
 	rcv := otlptest.Start(t)
 	cp, err := controlplane.Start(t.Context(), controlplane.Options{DataDir: t.TempDir(), NoFsync: true, CompactionInterval: -1,
 		Secure: true, Controllers: []string{"deployment"},
-		Tracing: tracing.Config{Endpoint: rcv.Addr(), SamplingRatePerMillion: 1_000_000}})
+		Tracing: tracing.Config{Endpoint: rcv.Addr(), SamplingRatePerMillion: 1_000_000, SDK: sdk}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +73,9 @@ func TestTracingSpanTree(t *testing.T) {
 		})
 		if !ok {
 			return fmt.Errorf("no root span %q", "create configmaps")
+		}
+		if create.Kind != tracepb.Span_SPAN_KIND_SERVER || create.Scope != "converge/apiserver" {
+			return fmt.Errorf("span %q: kind %v, scope %q", create.Name, create.Kind, create.Scope)
 		}
 		names := spanNames(rcv.Children(create))
 		for _, want := range []string{"admission admit", "admission validate", "etcd create"} {

@@ -7,7 +7,9 @@
 //
 // This package is what instrumented code needs (the W3C propagation, child
 // tracers); the provider that exports spans is built by tracing/otlp, which
-// only the components' entry points import. Nothing is global: a component
+// only the components' entry points import: by default tracing/spans (our
+// own implementation of the trace API) with tracing/otlpexport (our own OTLP
+// encoding), or the OpenTelemetry SDK with Config.SDK "otel". Nothing is global: a component
 // hands its TracerProvider to the API server and the controller manager. A
 // zero Config (no endpoint) means a no-op provider.
 package tracing
@@ -16,6 +18,8 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -32,7 +36,21 @@ type Config struct {
 	// recorded; a request or reconcile whose caller sampled its trace is
 	// always recorded (parent-based sampling, as Kubernetes).
 	SamplingRatePerMillion int32
+	// SDK chooses the implementation of the trace API: SDKConverge ("",
+	// the default: framework/tracing/spans and its OTLP encoder) or SDKOTel
+	// (the OpenTelemetry SDK and its OTLP exporter, kept as an escape
+	// hatch).
+	SDK string
 }
+
+// The implementations Config.SDK names.
+const (
+	SDKConverge = "converge"
+	SDKOTel     = "otel"
+)
+
+// SDKs lists the values of Config.SDK.
+func SDKs() []string { return []string{SDKConverge, SDKOTel} }
 
 // Enabled reports whether c sends spans anywhere.
 func (c Config) Enabled() bool { return c.Endpoint != "" }
@@ -41,6 +59,9 @@ func (c Config) Enabled() bool { return c.Endpoint != "" }
 func (c Config) Validate() error {
 	if c.SamplingRatePerMillion < 0 || c.SamplingRatePerMillion > 1_000_000 {
 		return fmt.Errorf("tracing: sampling rate per million %d: must be between 0 and 1000000", c.SamplingRatePerMillion)
+	}
+	if c.SDK != "" && !slices.Contains(SDKs(), c.SDK) {
+		return fmt.Errorf("tracing: SDK %q: must be one of %s", c.SDK, strings.Join(SDKs(), ", "))
 	}
 	return nil
 }
@@ -72,7 +93,17 @@ func Child(ctx context.Context, tracer, name string, attrs ...attribute.KeyValue
 	if !parent.IsRecording() {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
+	if c, ok := parent.(childStarter); ok {
+		return c.StartChild(ctx, tracer, name, attrs)
+	}
 	return parent.TracerProvider().Tracer(tracer).Start(ctx, name, trace.WithAttributes(attrs...))
+}
+
+// childStarter is a span that starts a child (in ctx, which carries it) of
+// the instrumentation scope tracer more cheaply than its provider's tracer
+// would: framework/tracing/spans' spans.
+type childStarter interface {
+	StartChild(ctx context.Context, tracer, name string, attrs []attribute.KeyValue) (context.Context, trace.Span)
 }
 
 // End ends span, recording err (if any) as its error status.
