@@ -27,37 +27,48 @@ func (s *Server) traced(h http.Handler) http.Handler {
 	}
 	tr := s.opts.TracerProvider.Tracer(tracerName)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ri, ok := filters.RequestInfoFrom(r.Context())
+		ctx := r.Context()
+		ri, ok := filters.RequestInfoFrom(ctx)
 		if !ok {
 			// Parsed once: the metrics and filters below read it from the
 			// context.
 			ri = filters.NewRequestInfo(r)
-			r = r.WithContext(filters.WithRequestInfo(r.Context(), ri))
+			ctx = filters.WithRequestInfo(ctx, ri)
 		}
-		ctx, span := tr.Start(tracing.Extract(r.Context(), r.Header), spanName(r, ri), trace.WithSpanKind(trace.SpanKindServer))
+		// Named once it is known to record: an unsampled request does not
+		// build the name.
+		sctx, span := tr.Start(tracing.Extract(ctx, r.Header), "", trace.WithSpanKind(trace.SpanKindServer))
 		defer span.End()
 		if !span.IsRecording() {
 			// Not sampled: nothing below records, so the request goes on
-			// as it came.
+			// without the span.
+			if !ok {
+				r = r.WithContext(ctx)
+			}
 			h.ServeHTTP(w, r)
 			return
 		}
-		span.SetAttributes(
-			attribute.String("http.request.method", r.Method),
-			attribute.String("url.path", r.URL.Path),
-			attribute.String("user_agent.original", r.UserAgent()),
-		)
-		if ri.IsResourceRequest {
-			span.SetAttributes(attribute.String("k8s.verb", ri.Verb), attribute.String("k8s.resource", ri.Resource),
-				attribute.String("k8s.namespace", ri.Namespace), attribute.String("k8s.name", ri.Name))
-		}
+		span.SetName(spanName(r, ri))
 		rec := &statusRecorder{ResponseWriter: w}
-		h.ServeHTTP(rec, r.WithContext(ctx))
+		h.ServeHTTP(rec, r.WithContext(sctx))
 		code := rec.code
 		if code == 0 {
 			code = http.StatusOK
 		}
-		span.SetAttributes(attribute.Int("http.response.status_code", code))
+		// One call: the span takes its attributes in one step.
+		attrs := [8]attribute.KeyValue{
+			attribute.String("http.request.method", r.Method),
+			attribute.String("url.path", r.URL.Path),
+			attribute.String("user_agent.original", r.UserAgent()),
+			attribute.Int("http.response.status_code", code),
+		}
+		n := 4
+		if ri.IsResourceRequest {
+			attrs[4], attrs[5] = attribute.String("k8s.verb", ri.Verb), attribute.String("k8s.resource", ri.Resource)
+			attrs[6], attrs[7] = attribute.String("k8s.namespace", ri.Namespace), attribute.String("k8s.name", ri.Name)
+			n = 8
+		}
+		span.SetAttributes(attrs[:n]...)
 		if code >= 500 {
 			span.SetStatus(codes.Error, strconv.Itoa(code))
 		}
