@@ -9,29 +9,13 @@ import (
 )
 
 // Run performs n operations with conc goroutines and returns the first error.
-func Run(conc, n int, op func() error) error {
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, conc)
-	for range conc {
-		wg.Go(func() {
-			for next.Add(1) <= int64(n) {
-				if err := op(); err != nil {
-					errs <- err
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	close(errs)
-	return <-errs
-}
+func Run(conc, n int, op func() error) error { return RunAt(conc, n, 0, op) }
 
-// RunAt performs n operations at rate per second, spread over conc
-// goroutines: operation i starts no earlier than i/rate after the start (an
-// open loop as far as conc allows: a server that falls behind gets at most
-// conc operations at once). It returns the first error.
+// RunAt performs n operations at rate per second (0: as fast as they
+// complete), spread over conc goroutines: operation i starts no earlier than
+// i/rate after the start (an open loop as far as conc allows: a server that
+// falls behind gets at most conc operations at once). It returns the first
+// error.
 func RunAt(conc, n int, rate float64, op func() error) error {
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -44,8 +28,8 @@ func RunAt(conc, n int, rate float64, op func() error) error {
 				if i > int64(n) {
 					return
 				}
-				if d := time.Until(start.Add(time.Duration(float64(i-1) / rate * float64(time.Second)))); d > 0 {
-					time.Sleep(d)
+				if rate > 0 {
+					time.Sleep(time.Until(start.Add(time.Duration(float64(i-1) / rate * float64(time.Second)))))
 				}
 				if err := op(); err != nil {
 					errs <- err
