@@ -11,7 +11,6 @@ run() { # name, dir, args...
 run create . -run '^$' -bench 'BenchmarkCreate' -benchtime 3000x ./controlplane/
 run createil . -run '^$' -bench 'BenchmarkInterleavedCreate' -benchtime 10000x -count 3 ./controlplane/
 run secure . -run '^$' -bench 'BenchmarkSecureCreate' -benchtime 20000x -count 3 ./controlplane/
-run tracing . -run '^$' -bench 'BenchmarkTracingCost' -benchtime 20000x -count 3 ./controlplane/
 run tracingproc bench -run '^$' -bench 'BenchmarkTracingProcesses' -benchtime 40000x -count 3 ./tracing/
 run managedfields . -run '^$' -bench 'BenchmarkManagedFields' -benchtime 100x -count 3 ./framework/apiserver/
 echo "== againstcommit: hack/bench-against-commit.sh 'bbe7e82^' -benchtime 40000x -count 3" >&2

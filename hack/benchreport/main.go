@@ -225,21 +225,13 @@ func write(w io.Writer, dir string) error {
 		}
 		fmt.Fprintln(w)
 	}
-	if runs, err := parseRuns(filepath.Join(dir, "tracing.txt"), "BenchmarkTracingCost"); err == nil && len(runs) > 0 {
-		fmt.Fprintf(w, "## Tracing cost (issue 24)\n\n`go test -run '^$' -bench BenchmarkTracingCost -benchtime 20000x -count 3 ./controlplane/` — ConfigMap creates at c=64 through three default (secure) control planes in one process, in alternating slices: tracing off, on with sampling 0, on with every request sampled (spans exported over OTLP/gRPC to a receiver in its own process, as a collector is; since session 16 — earlier rows had the receiver's decoding in the measured process). Goals: ≤ 2 %% CPU at sampling 0, ≤ 10 %% at 1.0.\n\n| run | off creates/s | off CPU µs/create | sampling 0: CPU µs/create | Δ CPU | sampling 1.0: CPU µs/create | Δ CPU |\n|---|---|---|---|---|---|---|\n")
-		for i, r := range runs {
-			fmt.Fprintf(w, "| %d | %.0f | %.0f | %.0f | %+.1f %% | %.0f | %+.1f %% |\n", i+1, r["off-ops/s"], r["off-cpu-us/op"],
-				r["sampled0-cpu-us/op"], r["sampled0-cpu-%"], r["sampled1-cpu-us/op"], r["sampled1-cpu-%"])
-		}
-		fmt.Fprintln(w)
-	}
 	for _, load := range []string{"saturated", "rate=6000"} {
 		runs, err := parseRuns(filepath.Join(dir, "tracingproc.txt"), "BenchmarkTracingProcesses/"+load)
 		if err != nil || len(runs) == 0 {
 			continue
 		}
 		if load == "saturated" {
-			fmt.Fprintf(w, "On separate processes (`cd bench && go test -run '^$' -bench BenchmarkTracingProcesses -benchtime 40000x -count 3 ./tracing/`, since session 17): one `converge apiserver` process per side (default secure mode, embedded etcd), client-go's transport, each server's CPU from /proc to the nanosecond; off2 is a second identical untraced process (the measurement's noise), sampled1-otel the same as sampled1 with `--tracing-sdk=otel`; the OTLP collector only counts spans. Saturated: 64 clients in a closed loop (a costlier side also gets fewer creates/s, and the work the server batches is shared by fewer creates). At a fixed rate: every side the same creates/s, so the CPU per create is what tracing adds. Δ is against the mean of off and off2, over the run (median of the 40 rounds in brackets); off2 Δ is off2 against off.\n\n")
+			fmt.Fprintf(w, "## Tracing cost (issue 24)\n\n`cd bench && go test -run '^$' -bench BenchmarkTracingProcesses -benchtime 40000x -count 3 ./tracing/` — one `converge apiserver` process per side (default secure mode, embedded etcd), client-go's transport, each server's CPU from /proc to the nanosecond; off2 is a second identical untraced process (the measurement's noise), sampled1-otel the same as sampled1 with `--tracing-sdk=otel`; the OTLP collector only counts spans. Saturated: 64 clients in a closed loop (a costlier side also gets fewer creates/s, and the work the server batches is shared by fewer creates). At a fixed rate: every side the same creates/s, so the CPU per create is what tracing adds. Δ is against the mean of off and off2, over the run (median of the 40 rounds in brackets); off2 Δ is off2 against off.\n\n")
 		}
 		fmt.Fprintf(w, "%s:\n\n| run (load1) | off creates/s | off CPU µs/create | off2 Δ | sampling 0 Δ | sampling 1.0 Δ | sampling 1.0 (OTel SDK) Δ |\n|---|---|---|---|---|---|---|\n", load)
 		for i, r := range runs {
