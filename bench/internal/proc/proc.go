@@ -3,7 +3,6 @@ package proc
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/converge-dev/converge/internal/e2etool"
 )
 
 // Start starts name with args and env added to the environment, logging to
@@ -93,13 +94,14 @@ func Runtime(pid int) (time.Duration, error) {
 	return time.Duration(sum), nil
 }
 
-// FreePort is a TCP port on 127.0.0.1 that was free a moment ago.
+// FreePort is a TCP port on 127.0.0.1, free a moment ago and below the
+// kernel's ephemeral range (e2etool.FreePort), so that no outgoing
+// connection takes it before the server it is handed to binds it.
 func FreePort(tb testing.TB) int {
 	tb.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := e2etool.FreePort()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return port
 }
