@@ -26,6 +26,8 @@ func (s *Server) traced(h http.Handler) http.Handler {
 		return h
 	}
 	tr := s.opts.TracerProvider.Tracer(tracerName)
+	// Built once: a variadic option at each call would be allocated.
+	server := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx := r.Context()
 		ri, ok := filters.RequestInfoFrom(ctx)
@@ -37,7 +39,7 @@ func (s *Server) traced(h http.Handler) http.Handler {
 		}
 		// Named once it is known to record: an unsampled request does not
 		// build the name.
-		sctx, span := tr.Start(tracing.Extract(ctx, r.Header), "", trace.WithSpanKind(trace.SpanKindServer))
+		sctx, span := tr.Start(tracing.Extract(ctx, r.Header), "", server...)
 		defer span.End()
 		if !span.IsRecording() {
 			// Not sampled: nothing below records, so the request goes on
@@ -55,20 +57,19 @@ func (s *Server) traced(h http.Handler) http.Handler {
 		if code == 0 {
 			code = http.StatusOK
 		}
-		// One call: the span takes its attributes in one step.
-		attrs := [8]attribute.KeyValue{
+		// One call, handing the slice over: the span keeps it as its
+		// attributes.
+		attrs := make([]attribute.KeyValue, 0, 8)
+		attrs = append(attrs,
 			attribute.String("http.request.method", r.Method),
 			attribute.String("url.path", r.URL.Path),
 			attribute.String("user_agent.original", r.UserAgent()),
-			attribute.Int("http.response.status_code", code),
-		}
-		n := 4
+			attribute.Int("http.response.status_code", code))
 		if ri.IsResourceRequest {
-			attrs[4], attrs[5] = attribute.String("k8s.verb", ri.Verb), attribute.String("k8s.resource", ri.Resource)
-			attrs[6], attrs[7] = attribute.String("k8s.namespace", ri.Namespace), attribute.String("k8s.name", ri.Name)
-			n = 8
+			attrs = append(attrs, attribute.String("k8s.verb", ri.Verb), attribute.String("k8s.resource", ri.Resource),
+				attribute.String("k8s.namespace", ri.Namespace), attribute.String("k8s.name", ri.Name))
 		}
-		span.SetAttributes(attrs[:n]...)
+		tracing.SetAttributesOwned(span, attrs)
 		if code >= 500 {
 			span.SetStatus(codes.Error, strconv.Itoa(code))
 		}

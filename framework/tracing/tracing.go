@@ -87,23 +87,46 @@ func Inject(ctx context.Context, h http.Header) {
 // Child starts the span name under the recording span of ctx, with the
 // instrumentation scope tracer. When ctx carries none (the entry point is not
 // traced, or its trace was not sampled) it returns ctx and a span that does
-// nothing, at the cost of a lookup.
+// nothing, at the cost of a lookup. attrs is not kept: a call's variadic
+// array need not be allocated.
 func Child(ctx context.Context, tracer, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	parent := trace.SpanFromContext(ctx)
 	if !parent.IsRecording() {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
-	if c, ok := parent.(childStarter); ok {
-		return c.StartChild(ctx, tracer, name, attrs)
+	if c, ok := parent.(childStarter); ok && (len(attrs) == 0 || len(attrs) == 1 && attrs[0].Valid()) {
+		var attr attribute.KeyValue
+		if len(attrs) == 1 {
+			attr = attrs[0]
+		}
+		return c.StartChild(ctx, tracer, name, attr)
 	}
-	return parent.TracerProvider().Tracer(tracer).Start(ctx, name, trace.WithAttributes(attrs...))
+	return parent.TracerProvider().Tracer(tracer).Start(ctx, name, trace.WithAttributes(slices.Clone(attrs)...))
 }
 
 // childStarter is a span that starts a child (in ctx, which carries it) of
-// the instrumentation scope tracer more cheaply than its provider's tracer
-// would: framework/tracing/spans' spans.
+// the instrumentation scope tracer, with attr unless it is the zero
+// KeyValue, more cheaply than its provider's tracer would:
+// framework/tracing/spans' spans.
 type childStarter interface {
-	StartChild(ctx context.Context, tracer, name string, attrs []attribute.KeyValue) (context.Context, trace.Span)
+	StartChild(ctx context.Context, tracer, name string, attr attribute.KeyValue) (context.Context, trace.Span)
+}
+
+// SetAttributesOwned sets kvs on span, handing kvs over: a span of
+// framework/tracing/spans keeps kvs' array instead of copying it. The caller
+// must not use kvs afterwards.
+func SetAttributesOwned(span trace.Span, kvs []attribute.KeyValue) {
+	if a, ok := span.(attributeAdopter); ok {
+		a.AdoptAttributes(kvs)
+		return
+	}
+	span.SetAttributes(kvs...)
+}
+
+// attributeAdopter is a span that can keep a caller's attribute slice:
+// framework/tracing/spans' spans.
+type attributeAdopter interface {
+	AdoptAttributes(kvs []attribute.KeyValue)
 }
 
 // End ends span, recording err (if any) as its error status.

@@ -51,22 +51,25 @@ func BenchmarkRequestSpans(b *testing.B) {
 func requestSpans(b *testing.B, tp trace.TracerProvider, flush func()) {
 	tr := tp.Tracer("converge/apiserver")
 	ctx := context.Background()
+	server := []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
 	b.ReportAllocs()
 	c0 := cpu()
 	b.ResetTimer()
 	for range b.N {
-		rctx, req := tr.Start(ctx, "create configmaps", trace.WithSpanKind(trace.SpanKindServer))
-		req.SetAttributes(attribute.String("http.request.method", "POST"), attribute.String("url.path", "/api/v1/namespaces/default/configmaps"),
-			attribute.String("user_agent.original", "bench/1.0"))
-		req.SetAttributes(attribute.String("k8s.verb", "create"), attribute.String("k8s.resource", "configmaps"),
-			attribute.String("k8s.namespace", "default"), attribute.String("k8s.name", ""))
+		rctx, req := tr.Start(ctx, "create configmaps", server...)
 		_, admit := tracing.Child(rctx, "converge/apiserver", "admission admit")
 		tracing.End(admit, nil)
 		_, validate := tracing.Child(rctx, "converge/apiserver", "admission validate")
 		tracing.End(validate, nil)
-		_, etcd := tracing.Child(rctx, "converge/apiserver", "etcd create", attribute.String("key", "/registry/configmaps/default"))
+		_, etcd := tracing.Child(rctx, "converge/apiserver", "etcd create", attribute.String("key", "/registry/configmaps/default/"))
 		tracing.End(etcd, nil)
-		req.SetAttributes(attribute.Int("http.response.status_code", 201))
+		// As the API server sets them: in one call, after the handler.
+		attrs := make([]attribute.KeyValue, 0, 8)
+		attrs = append(attrs, attribute.String("http.request.method", "POST"), attribute.String("url.path", "/api/v1/namespaces/default/configmaps"),
+			attribute.String("user_agent.original", "bench/1.0"), attribute.Int("http.response.status_code", 201),
+			attribute.String("k8s.verb", "create"), attribute.String("k8s.resource", "configmaps"),
+			attribute.String("k8s.namespace", "default"), attribute.String("k8s.name", ""))
+		tracing.SetAttributesOwned(req, attrs)
 		req.End()
 	}
 	flush()

@@ -26,7 +26,7 @@ const (
 
 // inlineAttributes is how many attributes a span holds without another
 // allocation (the API server's child spans have at most one), so that a
-// span stays small (352 bytes); past them, room for 8 (an API request's span
+// span stays in 256 bytes; past them, room for 8 (an API request's span
 // sets 8).
 const inlineAttributes = 1
 
@@ -63,7 +63,8 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 		s := &unsampled{sc: sc, p: t.p}
 		return trace.ContextWithSpan(ctx, s), s
 	}
-	s := &Span{tracer: t, sc: sc, parent: psc, name: name, kind: trace.ValidateSpanKind(cfg.SpanKind()), start: cfg.Timestamp()}
+	s := &Span{tracer: t, sc: sc, parentID: psc.SpanID(), parentRemote: psc.IsRemote(), name: name, kind: uint8(trace.ValidateSpanKind(cfg.SpanKind())),
+		start: cfg.Timestamp()}
 	if s.start.IsZero() {
 		s.start = time.Now()
 	}
@@ -76,20 +77,24 @@ func (t *tracer) Start(ctx context.Context, name string, opts ...trace.SpanStart
 }
 
 // StartChild starts an internal span of the instrumentation scope scope
-// under s, carried by ctx, with attrs: what s.TracerProvider().Tracer(scope)
-// .Start(ctx, name, trace.WithAttributes(attrs...)) does, without the
-// options, the tracer lookup when s has the same scope, and the sampler (a
-// child of a recording span is sampled). framework/tracing.Child uses it.
-func (s *Span) StartChild(ctx context.Context, scope, name string, attrs []attribute.KeyValue) (context.Context, trace.Span) {
+// under s, carried by ctx, with the attribute attr if it is valid (the zero
+// KeyValue: none): what s.TracerProvider().Tracer(scope).Start(ctx, name,
+// trace.WithAttributes(attr)) does, without the options, the tracer lookup
+// when s has the same scope, and the sampler (a child of a recording span is
+// sampled). The attribute is passed by value so that the caller's need not
+// be allocated. framework/tracing.Child uses it.
+func (s *Span) StartChild(ctx context.Context, scope, name string, attr attribute.KeyValue) (context.Context, trace.Span) {
 	t := s.tracer
 	if t.scope.Name != scope || t.scope.Version != "" || t.scope.SchemaURL != "" || t.scope.Attributes.Len() != 0 {
 		t = s.tracer.p.Tracer(scope).(*tracer)
 	}
 	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: s.sc.TraceID(), SpanID: newSpanID(), TraceFlags: s.sc.TraceFlags() | trace.FlagsSampled,
 		TraceState: s.sc.TraceState()})
-	c := &Span{tracer: t, sc: sc, parent: s.sc, name: name, kind: trace.SpanKindInternal, start: time.Now()}
+	c := &Span{tracer: t, sc: sc, parentID: s.sc.SpanID(), name: name, kind: uint8(trace.SpanKindInternal), start: time.Now()}
 	c.attrs = c.inline[:0]
-	c.setAttributes(attrs)
+	if attr.Valid() {
+		c.attrs = append(c.attrs, attr)
+	}
 	return trace.ContextWithSpan(ctx, c), c
 }
 
@@ -128,21 +133,27 @@ type Link struct {
 
 // Span is a recorded span. Its mutators are safe for concurrent use and do
 // nothing once it ended; its accessors are for exporters, on ended spans.
+//
+// It is 256 bytes (a size class): the parent is kept as its span ID (a
+// recorded span's parent shares its trace ID, flags and trace state), the end
+// as the time since the start, and the small fields side by side.
 type Span struct {
 	embedded.Span
-	tracer *tracer
-	sc     trace.SpanContext
-	parent trace.SpanContext
-	ended  atomic.Bool // set under mu; read without it by IsRecording
+	tracer   *tracer
+	sc       trace.SpanContext
+	parentID trace.SpanID // invalid for a root span
+	mu       sync.Mutex   // guards the fields below (but ended) until ended
+	ended    atomic.Bool  // set under mu; read without it by IsRecording
 
-	mu         sync.Mutex // guards the fields below until ended
-	name       string
-	kind       trace.SpanKind
-	start, end time.Time
-	attrs      []attribute.KeyValue
-	status     codes.Code
-	rare       *rare // nil until needed: most spans have none of it
-	inline     [inlineAttributes]attribute.KeyValue
+	status       uint8 // a codes.Code
+	kind         uint8 // a trace.SpanKind
+	parentRemote bool
+	name         string
+	start        time.Time
+	elapsed      time.Duration // from start to end
+	attrs        []attribute.KeyValue
+	rare         *rare // nil until needed: most spans have none of it
+	inline       [inlineAttributes]attribute.KeyValue
 }
 
 // rare is what few spans have: events, links, an error's description,
@@ -194,7 +205,7 @@ func (s *Span) End(opts ...trace.SpanEndOption) {
 	if ts := cfg.Timestamp(); !ts.IsZero() {
 		end = ts
 	}
-	s.end = end
+	s.elapsed = end.Sub(s.start)
 	s.ended.Store(true)
 	s.mu.Unlock()
 	if b := s.tracer.p.batch; b != nil {
@@ -307,10 +318,10 @@ func (s *Span) SpanContext() trace.SpanContext { return s.sc }
 func (s *Span) SetStatus(code codes.Code, description string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ended.Load() || s.status > code {
+	if s.ended.Load() || codes.Code(s.status) > code {
 		return
 	}
-	s.status = code
+	s.status = uint8(code)
 	switch {
 	case code == codes.Error && description != "":
 		s.more().description = description
@@ -339,6 +350,27 @@ func (s *Span) SetAttributes(kvs ...attribute.KeyValue) {
 	if !s.ended.Load() {
 		s.setAttributes(kvs)
 	}
+}
+
+// AdoptAttributes is SetAttributes(kvs...) handing kvs over: a span without
+// attributes yet keeps kvs' array as its own instead of copying it (an API
+// request's span saves an allocation). The caller must not use kvs
+// afterwards.
+func (s *Span) AdoptAttributes(kvs []attribute.KeyValue) {
+	if len(kvs) == 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended.Load() {
+		return
+	}
+	if len(s.attrs) == 0 {
+		// Compacted in place: setAttributes reads each kv before it can
+		// write the slot it is in.
+		s.attrs = kvs[:0]
+	}
+	s.setAttributes(kvs)
 }
 
 // setAttributes adds kvs. s.mu is held or the span is not shared yet.
@@ -374,17 +406,25 @@ func (s *Span) TracerProvider() trace.TracerProvider { return s.tracer.p }
 // Name is the span's name.
 func (s *Span) Name() string { return s.name }
 
-// Parent is the parent's span context (invalid for a root span).
-func (s *Span) Parent() trace.SpanContext { return s.parent }
+// Parent is the parent's span context: invalid for a root span (remote if it
+// was started with an invalid remote one). A recorded span's valid parent
+// was sampled and shares its trace ID, flags and trace state.
+func (s *Span) Parent() trace.SpanContext {
+	if !s.parentID.IsValid() {
+		return trace.SpanContext{}.WithRemote(s.parentRemote)
+	}
+	return trace.NewSpanContext(trace.SpanContextConfig{TraceID: s.sc.TraceID(), SpanID: s.parentID, TraceFlags: s.sc.TraceFlags(),
+		TraceState: s.sc.TraceState(), Remote: s.parentRemote})
+}
 
 // Kind is the span kind (Internal unless started with another).
-func (s *Span) Kind() trace.SpanKind { return s.kind }
+func (s *Span) Kind() trace.SpanKind { return trace.SpanKind(s.kind) }
 
 // StartTime is when the span started.
 func (s *Span) StartTime() time.Time { return s.start }
 
 // EndTime is when the span ended.
-func (s *Span) EndTime() time.Time { return s.end }
+func (s *Span) EndTime() time.Time { return s.start.Add(s.elapsed) }
 
 // Attributes are the span's attributes, one per key, in the order first set.
 func (s *Span) Attributes() []attribute.KeyValue { return s.attrs }
@@ -432,9 +472,9 @@ func (s *Span) DroppedLinks() int {
 // Status is the span's status code and, for Error, its description.
 func (s *Span) Status() (codes.Code, string) {
 	if s.rare == nil {
-		return s.status, ""
+		return codes.Code(s.status), ""
 	}
-	return s.status, s.rare.description
+	return codes.Code(s.status), s.rare.description
 }
 
 // Scope is the instrumentation scope of the tracer that started the span.

@@ -2,8 +2,10 @@ package spans_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/converge-dev/converge/framework/tracing"
@@ -30,6 +32,49 @@ func TestAllocations(t *testing.T) {
 		s.End()
 	}); n > 2 {
 		t.Errorf("a sampled child: %v allocations, want at most 2", n)
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		_, s := tracing.Child(pctx, "t", "child", attribute.String("key", "/registry/configmaps/"))
+		s.End()
+	}); n > 2 {
+		t.Errorf("a sampled child with an attribute: %v allocations, want at most 2", n)
+	}
+}
+
+// TestAdoptAttributes: a span keeps the slice it is handed, compacted in
+// place as SetAttributes would store the same attributes; a span that has
+// attributes already copies them.
+func TestAdoptAttributes(t *testing.T) {
+	t.Parallel()
+	tr := spans.New(spans.Options{Sampling: 1}).Tracer("t")
+	in := []attribute.KeyValue{attribute.String("a", "1"), {}, attribute.Int("b", 2), attribute.String("a", "3"), attribute.Bool("c", true)}
+	want := []attribute.KeyValue{attribute.String("a", "3"), attribute.Int("b", 2), attribute.Bool("c", true)}
+	for _, tc := range []struct {
+		name  string
+		first []attribute.KeyValue
+		want  []attribute.KeyValue
+		kept  bool
+	}{
+		{"fresh", nil, want, true},
+		{"after others", []attribute.KeyValue{attribute.String("z", "0")}, append([]attribute.KeyValue{attribute.String("z", "0")}, want...), false},
+	} {
+		kvs := append(make([]attribute.KeyValue, 0, 8), in...)
+		_, sp := tr.Start(context.Background(), tc.name)
+		sp.SetAttributes(tc.first...)
+		tracing.SetAttributesOwned(sp, kvs)
+		sp.End()
+		s := sp.(*spans.Span)
+		if got := s.Attributes(); !slices.Equal(got, tc.want) || s.DroppedAttributes() != 1 || (&got[0] == &kvs[0]) != tc.kept {
+			t.Errorf("%s: attributes %v (dropped %d, kept the array: %v), want %v (dropped 1, kept: %v)", tc.name, got, s.DroppedAttributes(),
+				&got[0] == &kvs[0], tc.want, tc.kept)
+		}
+	}
+	// An ended span takes nothing.
+	_, sp := tr.Start(context.Background(), "ended")
+	sp.End()
+	tracing.SetAttributesOwned(sp, []attribute.KeyValue{attribute.String("a", "1")})
+	if got := sp.(*spans.Span).Attributes(); len(got) != 0 {
+		t.Errorf("ended span: attributes %v, want none", got)
 	}
 }
 
