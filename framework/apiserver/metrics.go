@@ -275,7 +275,10 @@ func (m *metrics) instrument(h http.Handler, reg *registry.Registry) http.Handle
 			g.Inc()
 			defer g.Dec()
 		}
-		rec := &statusRecorder{ResponseWriter: w}
+		rec, shared := w.(*statusRecorder) // traced's: one recorder for both
+		if !shared {
+			rec = &statusRecorder{ResponseWriter: w}
+		}
 		defer func() {
 			code := rec.code
 			if code == 0 {

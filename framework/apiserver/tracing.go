@@ -39,19 +39,27 @@ func (s *Server) traced(h http.Handler) http.Handler {
 		}
 		// Named once it is known to record: an unsampled request does not
 		// build the name.
-		sctx, span := tr.Start(tracing.Extract(ctx, r.Header), "", server...)
+		pctx := tracing.Extract(ctx, r.Header)
+		sctx, span := tr.Start(pctx, "", server...)
 		defer span.End()
 		if !span.IsRecording() {
-			// Not sampled: nothing below records, so the request goes on
-			// without the span.
-			if !ok {
+			// Not sampled: nothing below records. A caller's trace context
+			// goes on (webhooks and aggregated APIs get its traceparent, not
+			// sampled, and follow its decision); a new, unsampled trace
+			// does not: the request goes on without the span.
+			switch {
+			case pctx != ctx:
+				r = r.WithContext(sctx)
+			case !ok:
 				r = r.WithContext(ctx)
 			}
 			h.ServeHTTP(w, r)
 			return
 		}
-		span.SetName(spanName(r, ri))
+		// The metrics below share the recorder (instrument uses a
+		// *statusRecorder it is handed).
 		rec := &statusRecorder{ResponseWriter: w}
+		span.SetName(spanName(r, ri))
 		h.ServeHTTP(rec, r.WithContext(sctx))
 		code := rec.code
 		if code == 0 {
