@@ -37,7 +37,9 @@
 //     node. spec.backup.schedule creates them (label backup-kind=scheduled),
 //     spec.backup.retentionPolicy deletes old scheduled ones, and
 //     spec.backup.finalBackup takes one (backup-kind=final) in the finalizer
-//     before the data goes. Backups are never owned by the cluster.
+//     before the data goes. Backups are never owned by the cluster. A
+//     deleted backup's finalizer deletes its Job in the foreground and waits
+//     until no pod of it is left before it removes the backup's files.
 //   - The operator reaches instances over TCP on their pod IPs with psql
 //     (Options.SQL); it must run where pod IPs are reachable.
 package postgres
