@@ -26,6 +26,9 @@
 //     Replicas stream from the -rw cluster IP, so they follow the new primary
 //     on their own (recovery_target_timeline=latest); the old primary comes
 //     back as a replica through pg_rewind, or a new clone when that fails.
+//     A switchover deletes the old primary's pod only once the stored status
+//     names the target, so a lost status write never turns it into a
+//     failover (NextSwitchoverStep).
 //   - A failover starts when the primary's pod is gone or deleted, its
 //     postgres process exited (restartCount went up), its node's Ready
 //     condition was not True, or it was not ready, for
