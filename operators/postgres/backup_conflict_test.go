@@ -26,10 +26,7 @@ import (
 var _ = Describe("PostgresBackup whose status write after creating its Job conflicts", Ordered, func() {
 	const cluster = "bk"
 
-	BeforeAll(func(ctx SpecContext) {
-		Expect(suite.c.Create(ctx, newCluster(cluster, 1))).To(Succeed())
-		Eventually(clusterFn(ctx, cluster)).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(healthy(1))
-	})
+	BeforeAll(func(ctx SpecContext) { createCluster(ctx, cluster, 1) })
 
 	AfterAll(func(ctx SpecContext) { deleteCluster(ctx, cluster) })
 
@@ -55,10 +52,7 @@ var _ = Describe("PostgresBackup whose status write after creating its Job confl
 		Eventually(res).WithTimeout(60*time.Second).Should(Receive(Equal(conflictResult{Code: http.StatusConflict})),
 			"the status write after the Job's creation conflicts")
 
-		Eventually(func() (string, error) {
-			err := suite.c.Get(ctx, client.ObjectKeyFromObject(b), b)
-			return b.Status.Phase + " " + b.Status.Error, err
-		}).WithTimeout(60 * time.Second).Should(HavePrefix(postgres.BackupCompleted))
+		waitCompleted(ctx, b)
 		Expect(b.Status.Location).To(Equal(filepath.Join(suite.base, "backups", "default", name)))
 		Expect(b.Status.Job).To(Equal(name + "-backup"))
 		Expect(b.Status.NodeName).To(Equal(node))

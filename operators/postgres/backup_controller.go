@@ -44,29 +44,7 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	if b.DeletionTimestamp != nil {
-		if !controllerutil.ContainsFinalizer(b, BackupFinalizer) {
-			return reconcile.Result{}, nil
-		}
-		if b.Status.Location == "" {
-			// A lost status write may have left out where the Job writes:
-			// its files must go with the backup all the same. The server,
-			// not the cache: a Job created a moment ago may not be there yet.
-			job := &batchv1.Job{}
-			err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Name + "-backup"}, job)
-			if err == nil && controllerutil.IsControlledBy(job, b) {
-				r.fromJob(b, job)
-			} else if client.IgnoreNotFound(err) != nil {
-				return reconcile.Result{}, fmt.Errorf("get backup job: %w", err)
-			}
-		}
-		if b.Status.Location != "" {
-			done, err := runCleanup(ctx, r.Client, b, b.Name+"-cleanup", b.Status.Location, b.Status.NodeName)
-			if err != nil || !done {
-				return reconcile.Result{RequeueAfter: time.Second}, err
-			}
-		}
-		controllerutil.RemoveFinalizer(b, BackupFinalizer)
-		return reconcile.Result{}, r.Client.Update(ctx, b)
+		return r.finalize(ctx, b)
 	}
 	if controllerutil.AddFinalizer(b, BackupFinalizer) {
 		if err := r.Client.Update(ctx, b); err != nil {
@@ -85,6 +63,80 @@ func (r *BackupReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 		}
 	}
 	return res, err
+}
+
+// finalize removes the files of backup b, being deleted, once nothing can
+// write them any more, and only then releases b. Its Job goes first, in the
+// foreground (the Job stays until its pods are gone), and no pod of it may
+// be left: a Job still running, or a pod of it still stopping or starting
+// late, would write its files (or recreate their directory) after they were
+// removed. A pod that never stops (its node agent is gone) holds the
+// deletion, as Kubernetes holds such a pod. The files are at the backup's
+// own location: no other backup's data is touched.
+func (r *BackupReconciler) finalize(ctx context.Context, b *PostgresBackup) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(b, BackupFinalizer) {
+		return reconcile.Result{}, nil
+	}
+	again := reconcile.Result{RequeueAfter: time.Second}
+	stopped, err := r.stopJob(ctx, b)
+	if err != nil || !stopped {
+		return again, err
+	}
+	if b.Status.Location != "" {
+		done, err := runCleanup(ctx, r.Client, b, b.Name+"-cleanup", b.Status.Location, b.Status.NodeName)
+		if err != nil || !done {
+			return again, err
+		}
+	}
+	controllerutil.RemoveFinalizer(b, BackupFinalizer)
+	return reconcile.Result{}, r.Client.Update(ctx, b)
+}
+
+// stopJob deletes the Job of backup b, being deleted, and reports whether
+// neither the Job nor any pod of it is left. It reads the server, not the
+// cache: a Job created or a pod started a moment ago must not be missed.
+//
+// A lost status write may have left out where the Job writes: that is
+// recorded (from the Job) before the Job is deleted, since nothing else
+// would say where its files are once it is gone.
+func (r *BackupReconciler) stopJob(ctx context.Context, b *PostgresBackup) (bool, error) {
+	job := &batchv1.Job{}
+	err := r.Client.Get(ctx, client.ObjectKey{Namespace: b.Namespace, Name: b.Name + "-backup"}, job)
+	if client.IgnoreNotFound(err) != nil {
+		return false, fmt.Errorf("get backup job: %w", err)
+	}
+	if err == nil && controllerutil.IsControlledBy(job, b) {
+		if b.Status.Location == "" {
+			r.fromJob(b, job)
+			if err := r.Client.Status().Update(ctx, b); err != nil {
+				return false, fmt.Errorf("record the location of backup job %s: %w", job.Name, err)
+			}
+		}
+		if job.DeletionTimestamp == nil {
+			err := r.Client.Delete(ctx, job, client.PropagationPolicy(api.DeletePropagationForeground), client.Preconditions{UID: &job.UID})
+			if client.IgnoreNotFound(err) != nil {
+				return false, fmt.Errorf("delete backup job %s: %w", job.Name, err)
+			}
+			r.Recorder.Eventf(ctx, b, "Normal", "StoppingBackup", "deleting job %s before removing the backup's files", job.Name)
+		}
+		return false, nil
+	}
+	// The Job is gone, but its pods may outlive it (deleted by someone else
+	// in the background, or orphaned): they carry the backup's label.
+	pods := &corev1.PodList{}
+	if err := r.Client.List(ctx, pods, client.InNamespace(b.Namespace), client.MatchingLabels{LabelBackup: b.Name}); err != nil {
+		return false, fmt.Errorf("list pods of backup job: %w", err)
+	}
+	for i := range pods.Items {
+		p := &pods.Items[i]
+		if p.DeletionTimestamp != nil {
+			continue
+		}
+		if err := r.Client.Delete(ctx, p, client.Preconditions{UID: &p.UID}); client.IgnoreNotFound(err) != nil {
+			return false, fmt.Errorf("delete backup pod %s: %w", p.Name, err)
+		}
+	}
+	return len(pods.Items) == 0, nil
 }
 
 func (r *BackupReconciler) run(ctx context.Context, b *PostgresBackup) (reconcile.Result, error) {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,7 +40,7 @@ var _ = Describe("PostgresCluster whose status write naming a new primary confli
 		Eventually(func() (string, error) { return psql(ctx, name, name+"-ro", "SELECT count(*) FROM t") }).
 			WithTimeout(20 * time.Second).Should(Equal("1"))
 
-		path := "/apis/" + postgres.GroupVersion.Group + "/" + postgres.GroupVersion.Version + "/namespaces/default/postgresclusters/" + name + "/status"
+		path := clusterStatusPath(name)
 		res := suite.conflicts.arm(path, func(body []byte) bool {
 			var c postgres.PostgresCluster
 			return json.Unmarshal(body, &c) == nil && c.Status.CurrentPrimary != "" && c.Status.CurrentPrimary != old
@@ -76,25 +77,79 @@ var _ = Describe("PostgresCluster whose status write naming a new primary confli
 	})
 })
 
+// A switchover's intent must be stored before the old primary is stopped.
+// Were the write naming the target lost (a conflict) after the old
+// primary's pod was deleted, the next round would see a primary being
+// deleted and no switchover, fail over to the most advanced replica, then
+// switch over again: two role changes for one.
+var _ = Describe("PostgresCluster whose status write recording a switchover conflicts", Ordered, func() {
+	const name = "so"
+
+	AfterAll(func(ctx SpecContext) { deleteCluster(ctx, name) })
+
+	It("switches over once, to the instance named in spec.primary", func(ctx SpecContext) {
+		createCluster(ctx, name, 3)
+		c := getCluster(ctx, name)
+		old := c.Status.CurrentPrimary
+		// The highest ordinal: a failover among replicas that received the
+		// same WAL would choose another one.
+		want := postgres.InstanceName(name, 3)
+		Expect(old).NotTo(Equal(want))
+		Eventually(func() error {
+			_, err := psql(ctx, name, name+"-rw", "CREATE TABLE IF NOT EXISTS t (id int primary key); INSERT INTO t VALUES (1) ON CONFLICT DO NOTHING")
+			return err
+		}).WithTimeout(20 * time.Second).Should(Succeed())
+
+		res := suite.conflicts.arm(clusterStatusPath(name), func(body []byte) bool {
+			var c postgres.PostgresCluster
+			return json.Unmarshal(body, &c) == nil && c.Status.TargetPrimary == want && strings.HasPrefix(c.Status.FailoverReason, "Switchover")
+		}, func(ctx context.Context) error { return touch(ctx, newCluster(name, 1)) })
+		Expect(poll(ctx, func() error {
+			c := getCluster(ctx, name)
+			c.Spec.Primary = want
+			return suite.c.Update(ctx, c)
+		})).To(Succeed())
+		Eventually(res).WithTimeout(30*time.Second).Should(Receive(Equal(conflictResult{Code: http.StatusConflict})),
+			"the status write naming the switchover's target conflicts")
+
+		Eventually(func() string { return getCluster(ctx, name).Status.CurrentPrimary }).WithTimeout(60 * time.Second).Should(Equal(want))
+		Eventually(clusterFn(ctx, name)).WithTimeout(90 * time.Second).Should(healthy(3))
+		Expect(getCluster(ctx, name).Status.CurrentPrimary).To(Equal(want))
+		Expect(psql(ctx, name, name+"-rw", "SELECT count(*) FROM t")).To(Equal("1"))
+		Eventually(func() []string { return eventMessages(ctx, name, "Promoted") }).
+			Should(Equal([]string{"promoted " + want}), "one promotion, of the target")
+		Expect(eventMessages(ctx, name, "FailingOver")).To(BeEmpty(), "no failover")
+	})
+})
+
+// clusterStatusPath is the API path of the status of cluster name in default.
+func clusterStatusPath(name string) string {
+	return "/apis/" + postgres.GroupVersion.Group + "/" + postgres.GroupVersion.Version + "/namespaces/default/postgresclusters/" + name + "/status"
+}
+
 // clusterEvents returns the messages of cluster's Promoted events (one per
 // occurrence) and of its Fenced events about a second primary.
 func clusterEvents(ctx context.Context, cluster string) (promoted, fenced []string) {
 	GinkgoHelper()
+	fenced = slices.DeleteFunc(eventMessages(ctx, cluster, "Fenced"), func(m string) bool { return !strings.Contains(m, "second primary") })
+	return eventMessages(ctx, cluster, "Promoted"), fenced
+}
+
+// eventMessages returns the messages of cluster's events with reason, one
+// per occurrence.
+func eventMessages(ctx context.Context, cluster, reason string) []string {
+	GinkgoHelper()
 	uid := getCluster(ctx, cluster).UID
 	list := &corev1.EventList{}
 	Expect(suite.c.List(ctx, list, client.InNamespace("default"))).To(Succeed())
+	var out []string
 	for _, ev := range list.Items {
-		if ev.InvolvedObject.UID != uid {
+		if ev.InvolvedObject.UID != uid || ev.Reason != reason {
 			continue
 		}
 		for range max(ev.Count, 1) {
-			switch {
-			case ev.Reason == "Promoted":
-				promoted = append(promoted, ev.Message)
-			case ev.Reason == "Fenced" && strings.Contains(ev.Message, "second primary"):
-				fenced = append(fenced, ev.Message)
-			}
+			out = append(out, ev.Message)
 		}
 	}
-	return promoted, fenced
+	return out
 }

@@ -341,7 +341,7 @@ func (r *ClusterReconciler) managePrimary(ctx context.Context, s *state) (bool, 
 			}
 		} else if want := c.Spec.Primary; want != "" && want != st.CurrentPrimary &&
 			slices.Contains(DesiredInstances(c.Name, st.CurrentPrimary, int(c.Spec.Instances)), want) {
-			if tv, _ := findView(s.views, want); tv.Ready && tv.Queried && tv.InRecovery && pv.Ready {
+			if tv, _ := findView(s.views, want); readyReplica(tv) && pv.Ready {
 				st.TargetPrimary, st.FailoverReason = want, "Switchover"
 				r.Recorder.Eventf(ctx, c, "Normal", "SwitchingOver", "switching over from %s to %s", st.CurrentPrimary, want)
 			} else {
@@ -350,10 +350,26 @@ func (r *ClusterReconciler) managePrimary(ctx context.Context, s *state) (bool, 
 		}
 	}
 	if st.TargetPrimary != st.CurrentPrimary {
+		failover := strings.HasPrefix(st.FailoverReason, "Failover")
+		stopped := !pv.PodExists
+		if !stopped && !failover {
+			tv, _ := findView(s.views, st.TargetPrimary)
+			switch NextSwitchoverStep(st.TargetPrimary, recorded, pv, tv) {
+			case SwitchoverRecord:
+				s.phase = st.FailoverReason + ": recording " + st.TargetPrimary + " as the target before stopping " + st.CurrentPrimary
+				s.soon(100 * time.Millisecond)
+				return false, nil
+			case SwitchoverAbort:
+				r.Recorder.Eventf(ctx, c, "Warning", "SwitchoverAborted", "%s is no longer a ready replica; %s stays the primary",
+					st.TargetPrimary, st.CurrentPrimary)
+				st.TargetPrimary = st.CurrentPrimary
+			case SwitchoverStopped:
+				stopped = true
+			}
+		}
 		// Fence the old primary: its pod goes (a failed one at once, a
 		// healthy one with a clean shutdown so replicas get all its WAL).
-		if pv.PodExists {
-			failover := strings.HasPrefix(st.FailoverReason, "Failover")
+		if st.TargetPrimary != st.CurrentPrimary && !stopped {
 			if failover && pv.Queried && !pv.InRecovery && pv.PodIP != "" {
 				// It still answers as a primary (its node is unreachable to
 				// the control plane, or its pod is unready but postgres runs):
@@ -377,6 +393,8 @@ func (r *ClusterReconciler) managePrimary(ctx context.Context, s *state) (bool, 
 			s.soon(500 * time.Millisecond)
 			return false, nil
 		}
+	}
+	if st.TargetPrimary != st.CurrentPrimary {
 		r.Recorder.Eventf(ctx, c, "Normal", "PrimaryChanged", "%s is the new primary (%s)", st.TargetPrimary, st.FailoverReason)
 		st.CurrentPrimary = st.TargetPrimary
 		pv, _ = findView(s.views, st.CurrentPrimary)

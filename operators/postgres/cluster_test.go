@@ -195,13 +195,7 @@ var _ = Describe("PostgresCluster", Ordered, func() {
 	})
 
 	It("backs up on demand and restores the backup into a new cluster", func(ctx SpecContext) {
-		b := &postgres.PostgresBackup{Spec: postgres.BackupObjectSpec{Cluster: name}}
-		b.Name, b.Namespace = "pg-backup-1", "default"
-		Expect(suite.c.Create(ctx, b)).To(Succeed())
-		Eventually(func() (string, error) {
-			err := suite.c.Get(ctx, client.ObjectKeyFromObject(b), b)
-			return b.Status.Phase + " " + b.Status.Error, err
-		}).WithTimeout(60 * time.Second).Should(HavePrefix(postgres.BackupCompleted))
+		b := createBackup(ctx, name, "pg-backup-1")
 		Expect(b.Status.StartedAt).NotTo(BeNil())
 		Expect(b.Status.CompletedAt).NotTo(BeNil())
 		Expect(b.Status.Size).To(BeNumerically(">", 1<<20))

@@ -57,7 +57,7 @@ func ChooseCandidate(cluster string, views []View, exclude string) string {
 	var best *View
 	for i := range views {
 		v := &views[i]
-		if v.Name == exclude || !v.PodExists || v.Deleting || !v.Ready || v.NodeNotReady || !v.Queried || !v.InRecovery {
+		if v.Name == exclude || !readyReplica(*v) {
 			continue
 		}
 		if best == nil || v.LSN > best.LSN || (v.LSN == best.LSN && Ordinal(cluster, v.Name) < Ordinal(cluster, best.Name)) {
@@ -68,6 +68,58 @@ func ChooseCandidate(cluster string, views []View, exclude string) string {
 		return ""
 	}
 	return best.Name
+}
+
+// readyReplica says whether v is a replica that can be promoted: its pod is
+// ready and not being deleted, on a Ready node, and postgres answered that
+// it is in recovery.
+func readyReplica(v View) bool {
+	return v.PodExists && !v.Deleting && v.Ready && !v.NodeNotReady && v.Queried && v.InRecovery
+}
+
+// SwitchoverStep is what a switchover does next while a pod of the old
+// primary exists.
+type SwitchoverStep int
+
+const (
+	// SwitchoverRecord: the stored status does not name the target yet (it
+	// was chosen in this round), so the status is written first and nothing
+	// is stopped. Were the old primary's pod deleted first and that write
+	// lost (a conflict), the next round would see a primary being deleted
+	// and no switchover, and fail over to the most advanced replica instead
+	// (a second role change when that is not the target).
+	SwitchoverRecord SwitchoverStep = iota
+	// SwitchoverAbort: the target is no longer a ready replica and the old
+	// primary still serves: it stays the primary.
+	SwitchoverAbort
+	// SwitchoverFence: the old primary is stopped (its pod deleted with a
+	// clean shutdown, so its WAL reaches the replicas).
+	SwitchoverFence
+	// SwitchoverWait: the old primary's pod is being deleted.
+	SwitchoverWait
+	// SwitchoverStopped: the old primary was stopped already and its
+	// instance is back as a replica; the write that made the target
+	// current was lost (a conflict). The target becomes current.
+	SwitchoverStopped
+)
+
+// NextSwitchoverStep says what the switchover to target does next, given
+// recorded, the target primary of the stored status, and the views of the
+// old primary and of the target. Once the stored status names the target,
+// the switchover goes on whatever happens to later writes: it is abandoned
+// only while the old primary still serves as a primary.
+func NextSwitchoverStep(target, recorded string, old, tv View) SwitchoverStep {
+	switch {
+	case old.Deleting:
+		return SwitchoverWait
+	case recorded != target:
+		return SwitchoverRecord
+	case old.Queried && old.InRecovery:
+		return SwitchoverStopped
+	case old.Queried && !readyReplica(tv):
+		return SwitchoverAbort
+	}
+	return SwitchoverFence
 }
 
 // PrimaryFailure says whether the primary must be replaced, and why: its pod

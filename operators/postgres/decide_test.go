@@ -85,6 +85,48 @@ func TestPrimaryFailure(t *testing.T) {
 	}
 }
 
+func TestNextSwitchoverStep(t *testing.T) {
+	t.Parallel()
+	old := View{Name: "pg-1", PodExists: true, Ready: true, Queried: true}
+	stopping := old
+	stopping.Deleting = true
+	// The old primary's instance back as a replica (pg_rewind), or starting.
+	rejoined := old
+	rejoined.InRecovery = true
+	starting := View{Name: "pg-1", PodExists: true}
+	target := View{Name: "pg-3", PodExists: true, Ready: true, Queried: true, InRecovery: true}
+	unready := target
+	unready.Ready = false
+	promoted := target
+	promoted.InRecovery = false
+	gone := View{Name: "pg-3"}
+	for _, tc := range []struct {
+		name     string
+		recorded string
+		old, tv  View
+		want     SwitchoverStep
+	}{
+		{"chosen in this round: recorded first", "pg-1", old, target, SwitchoverRecord},
+		{"a lost write recording it: recorded again", "", old, target, SwitchoverRecord},
+		{"recorded: the old primary is stopped", "pg-3", old, target, SwitchoverFence},
+		{"recorded, the old primary stopping: wait", "pg-3", stopping, target, SwitchoverWait},
+		{"the old primary stopping goes on when the target fails", "pg-3", stopping, unready, SwitchoverWait},
+		{"an unready target before the old primary stops: abort", "pg-3", old, unready, SwitchoverAbort},
+		{"a target gone before the old primary stops: abort", "pg-3", old, gone, SwitchoverAbort},
+		{"the old primary back as a replica, target promoted: stopped", "pg-3", rejoined, promoted, SwitchoverStopped},
+		{"the old primary back as a replica, target not promoted yet: stopped", "pg-3", rejoined, target, SwitchoverStopped},
+		{"the old primary's new pod starting: fenced again, never aborted", "pg-3", starting, promoted, SwitchoverFence},
+		{"the old primary not answering: fenced", "pg-3", starting, target, SwitchoverFence},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := NextSwitchoverStep("pg-3", tc.recorded, tc.old, tc.tv); got != tc.want {
+				t.Errorf("NextSwitchoverStep = %d, want %d", got, tc.want)
+			}
+		})
+	}
+}
+
 func TestLSN(t *testing.T) {
 	t.Parallel()
 	for _, s := range []string{"0/0", "16/B374D848", "FFFFFFFF/FFFFFFFF"} {

@@ -26,6 +26,9 @@
 //     Replicas stream from the -rw cluster IP, so they follow the new primary
 //     on their own (recovery_target_timeline=latest); the old primary comes
 //     back as a replica through pg_rewind, or a new clone when that fails.
+//     A switchover deletes the old primary's pod only once the stored status
+//     names the target, so a lost status write never turns it into a
+//     failover (NextSwitchoverStep).
 //   - A failover starts when the primary's pod is gone or deleted, its
 //     postgres process exited (restartCount went up), its node's Ready
 //     condition was not True, or it was not ready, for
@@ -37,7 +40,9 @@
 //     node. spec.backup.schedule creates them (label backup-kind=scheduled),
 //     spec.backup.retentionPolicy deletes old scheduled ones, and
 //     spec.backup.finalBackup takes one (backup-kind=final) in the finalizer
-//     before the data goes. Backups are never owned by the cluster.
+//     before the data goes. Backups are never owned by the cluster. A
+//     deleted backup's finalizer deletes its Job in the foreground and waits
+//     until no pod of it is left before it removes the backup's files.
 //   - The operator reaches instances over TCP on their pod IPs with psql
 //     (Options.SQL); it must run where pod IPs are reachable.
 package postgres

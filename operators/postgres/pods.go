@@ -268,6 +268,10 @@ func BuildBackupJob(b *PostgresBackup, cluster, rwHost, location, nodeName, binD
 				Spec: corev1.PodSpec{
 					NodeName:      nodeName,
 					RestartPolicy: corev1.RestartPolicyNever,
+					// A backup that is stopped has nothing to save, and its
+					// shell (PID 1 of its container) ignores SIGTERM: the
+					// deletion of a backup waits for this.
+					TerminationGracePeriodSeconds: api.Ptr(int64(2)),
 					Volumes: []corev1.Volume{{Name: "backup", VolumeSource: corev1.VolumeSource{HostPath: &corev1.HostPathVolumeSource{
 						Path: location, Type: api.Ptr(corev1.HostPathDirectoryOrCreate)}}}},
 					InitContainers: []corev1.Container{{Name: "prepare", Image: "local/postgres:15", Env: env, VolumeMounts: mounts,

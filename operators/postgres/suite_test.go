@@ -143,6 +143,34 @@ func getCluster(ctx context.Context, name string) *postgres.PostgresCluster {
 	return c
 }
 
+// createCluster creates cluster name (default) with n instances and waits
+// until it is healthy.
+func createCluster(ctx context.Context, name string, n int32) {
+	GinkgoHelper()
+	Expect(suite.c.Create(ctx, newCluster(name, n))).To(Succeed())
+	Eventually(clusterFn(ctx, name)).WithTimeout(60 * time.Second).WithPolling(500 * time.Millisecond).Should(healthy(n))
+}
+
+// createBackup creates backup name of cluster (default) and waits until it
+// completed; b is the completed backup.
+func createBackup(ctx context.Context, cluster, name string) (b *postgres.PostgresBackup) {
+	GinkgoHelper()
+	b = &postgres.PostgresBackup{Spec: postgres.BackupObjectSpec{Cluster: cluster}}
+	b.Name, b.Namespace = name, "default"
+	Expect(suite.c.Create(ctx, b)).To(Succeed())
+	waitCompleted(ctx, b)
+	return b
+}
+
+// waitCompleted waits until backup b completed, and reads it into b.
+func waitCompleted(ctx context.Context, b *postgres.PostgresBackup) {
+	GinkgoHelper()
+	Eventually(func() (string, error) {
+		err := suite.c.Get(ctx, client.ObjectKeyFromObject(b), b)
+		return b.Status.Phase + " " + b.Status.Error, err
+	}).WithTimeout(60 * time.Second).Should(HavePrefix(postgres.BackupCompleted))
+}
+
 // deleteCluster deletes cluster name (default) and waits until it is gone.
 func deleteCluster(ctx context.Context, name string) {
 	GinkgoHelper()
@@ -207,12 +235,21 @@ func psqlAs(ctx context.Context, cluster, svc, db, sql string) (string, error) {
 	if db == "" {
 		db = sec["dbname"]
 	}
-	ip := clusterIP(ctx, svc)
+	return psqlAt(ctx, clusterIP(ctx, svc), sec["username"], sec["password"], db, sql)
+}
+
+// psqlSuper runs sql as the superuser on cluster's primary (through -rw).
+func psqlSuper(ctx context.Context, cluster, sql string) (string, error) {
+	return psqlAt(ctx, clusterIP(ctx, cluster+"-rw"), "postgres", secret(ctx, cluster)[postgres.KeySuperuserPassword], "postgres", sql)
+}
+
+// psqlAt runs sql on host as user in database db.
+func psqlAt(ctx context.Context, host, user, password, db, sql string) (string, error) {
 	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(cctx, "psql", "-XAtq", "-v", "ON_ERROR_STOP=1", "-d",
-		"host="+ip+" port=5432 connect_timeout=3 user="+sec["username"]+" dbname="+db, "-c", sql)
-	cmd.Env = append(os.Environ(), "PGPASSWORD="+sec["password"])
+		"host="+host+" port=5432 connect_timeout=3 user="+user+" dbname="+db, "-c", sql)
+	cmd.Env = append(os.Environ(), "PGPASSWORD="+password)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", &psqlError{err: err, out: strings.TrimSpace(string(out))}
@@ -230,6 +267,24 @@ func (e *psqlError) Error() string { return e.err.Error() + ": " + e.out }
 // postmasterPID finds the host PID of the postmaster serving dataDir.
 func postmasterPID(dataDir string) int {
 	GinkgoHelper()
+	return findProcess("postmaster for "+dataDir, func(_ int, args []string) bool {
+		return len(args) > 2 && args[0] == filepath.Join(binDir, "postgres") && args[1] == "-D" && args[2] == dataDir
+	})
+}
+
+// childPID finds the host PID of the child of parent whose process title
+// contains title (postgres: <cluster>: checkpointer).
+func childPID(parent int, title string) int {
+	GinkgoHelper()
+	return findProcess(title+" child of "+strconv.Itoa(parent), func(ppid int, args []string) bool {
+		return ppid == parent && strings.Contains(strings.Join(args, " "), title)
+	})
+}
+
+// findProcess returns the host PID of a process whose parent's PID and argv
+// satisfy match, failing the spec (saying what) when there is none.
+func findProcess(what string, match func(ppid int, args []string) bool) int {
+	GinkgoHelper()
 	ents, err := os.ReadDir("/proc")
 	Expect(err).NotTo(HaveOccurred())
 	for _, e := range ents {
@@ -237,16 +292,26 @@ func postmasterPID(dataDir string) int {
 		if err != nil {
 			continue
 		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
+		_, rest, _ := strings.Cut(string(stat), ") ")
+		f := strings.Fields(rest)
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
 		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
 		if err != nil {
 			continue
 		}
-		args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-		if len(args) > 2 && args[0] == filepath.Join(binDir, "postgres") && args[1] == "-D" && args[2] == dataDir {
+		if match(ppid, strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")) {
 			return pid
 		}
 	}
-	Fail("no postmaster for " + dataDir)
+	Fail("no " + what)
 	return 0
 }
 
