@@ -231,7 +231,8 @@ tool sigs.k8s.io/controller-tools/cmd/controller-gen
 
 // The product's etcd: the bench module builds Converge in process (secure/,
 // the peers' etcd) with the versions the product ships, not the newer ones
-// k8s.io/apiserver (pulled in by the client libraries) requires.
+// k8s.io/apiserver (pulled in by the client libraries) requires. Keep these
+// in step with ../go.mod: framework/storage/etcd is written against v3.6's mvcc.
 replace (
 	go.etcd.io/etcd/api/v3 => go.etcd.io/etcd/api/v3 v3.6.16
 	go.etcd.io/etcd/client/pkg/v3 => go.etcd.io/etcd/client/pkg/v3 v3.6.16

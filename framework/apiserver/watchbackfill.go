@@ -147,15 +147,10 @@ func (c *watchCache) historyEvent(ev storage.Event) (*cacheEvent, error) {
 		}
 		return &cacheEvent{typ: api.EventModified, obj: obj, prev: prev, rv: rv}, nil
 	case storage.EventDelete:
-		if ev.Prev == nil {
+		if prev == nil {
 			return nil, fmt.Errorf("deletion of %s at revision %d without its last value", ev.KV.Key, rv)
 		}
-		last, err := c.decode(ev.KV.Key, ev.Prev.Value, rv)
-		if err != nil {
-			c.log.Error(err, "Skipping undecodable object", "key", ev.KV.Key)
-			return nil, nil //nolint:nilerr // skipped, as the cache skips it
-		}
-		return &cacheEvent{typ: api.EventDeleted, obj: last, prev: prev, rv: rv}, nil
+		return &cacheEvent{typ: api.EventDeleted, obj: prev.deletedAt(rv), prev: prev, rv: rv}, nil
 	}
 	return nil, nil
 }

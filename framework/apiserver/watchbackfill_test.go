@@ -2,6 +2,8 @@ package apiserver
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -107,5 +109,37 @@ func TestWatchBelowTheCacheHistoryWithoutProgress(t *testing.T) {
 	wc.mu.Unlock()
 	if _, _, err := wc.watchFrom(t.Context(), 5, objectFilter{}); !errors.As(err, new(errTooOld)) {
 		t.Errorf("watch from 5: %v, want too old", err)
+	}
+}
+
+// TestWatchBelowTheCacheHistoryDeletion: an object deleted in the gap reaches
+// the watcher as DELETED at the deletion's revision, carrying its last state
+// with that revision as its resourceVersion (as the cache's own deletions).
+func TestWatchBelowTheCacheHistoryDeletion(t *testing.T) {
+	store := backfillStore(t)
+	key := testPrefix + "default/gone"
+	from := storePut(t, store, key, storedConfigMap(t, "gone", map[string]any{"app": "x"}))
+	_, rvDel, err := store.Delete(t.Context(), key, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	storePut(t, store, "/registry/core/secrets/default/s", []byte(`{}`))
+
+	wc := startCacheOn(t, store, 64)
+	w, _, err := wc.watchFrom(t.Context(), from, objectFilter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wc.forget(w)
+	var got []*cacheEvent
+	if _, err := w.consume(func(ev *cacheEvent, _ string) error { got = append(got, ev); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].typ != api.EventDeleted || got[0].rv != rvDel || got[0].obj.rv != rvDel ||
+		got[0].obj.labels["app"] != "x" || got[0].prev == nil || got[0].prev.rv != from {
+		t.Fatalf("events %+v, want one DELETED of gone at %d (last state at %d, labels kept)", got, rvDel, from)
+	}
+	if want := fmt.Sprintf(`"resourceVersion":"%d"`, rvDel); !strings.Contains(string(got[0].obj.data), want) {
+		t.Errorf("deleted object %s, want %s", got[0].obj.data, want)
 	}
 }

@@ -38,6 +38,16 @@ type cachedObject struct {
 	conv   map[string][]byte // renderings in other versions, by group/version
 }
 
+// deletedAt is o's last state as its deletion at revision rv carries it: the
+// same object with rv as its resourceVersion.
+func (o *cachedObject) deletedAt(rv int64) *cachedObject {
+	return &cachedObject{
+		key: o.key, namespace: o.namespace, name: o.name, apiVersion: o.apiVersion,
+		rv: rv, data: withResourceVersion(stripRV(o.data), rv),
+		labels: o.labels, fields: o.fields, deleting: o.deleting,
+	}
+}
+
 // cacheEvent is one change of the watch cache. seq numbers the events of a cache
 // consecutively; rv is the storage revision of the change.
 type cacheEvent struct {
@@ -451,11 +461,7 @@ func (c *watchCache) apply(ev storage.Event) bool {
 			}
 		}
 		if last == nil && prev != nil {
-			last = &cachedObject{
-				key: prev.key, namespace: prev.namespace, name: prev.name, apiVersion: prev.apiVersion,
-				rv: ev.KV.ModRevision, data: withResourceVersion(stripRV(prev.data), ev.KV.ModRevision),
-				labels: prev.labels, fields: prev.fields, deleting: prev.deleting,
-			}
+			last = prev.deletedAt(ev.KV.ModRevision)
 		}
 		if last == nil {
 			return false

@@ -59,7 +59,8 @@ func (l *localWatches) watch(ctx context.Context, prefix string, from int64) <-c
 	}
 	ws := l.kv.NewWatchStream()
 	key := []byte(prefix)
-	if err := watchAll(ctx, ws, key, []byte(clientv3.GetPrefixRangeEnd(prefix)), from+1); err != nil {
+	// The watch ID 0 is clientv3.AutoWatchID: etcd picks it.
+	if _, err := ws.Watch(0, key, []byte(clientv3.GetPrefixRangeEnd(prefix)), from+1); err != nil {
 		l.mu.Unlock()
 		ws.Close()
 		go sendFinal(ctx, out, fmt.Errorf("watch %q from revision %d: %w", prefix, from, err))
@@ -102,8 +103,8 @@ func (l *localWatches) run(ctx context.Context, ws mvcc.WatchStream, out chan<- 
 			}
 			continue
 		}
-		delivered := true
-		eachEvent(resp.Events, func(ev *mvccpb.Event) bool {
+		for i := range resp.Events {
+			ev := &resp.Events[i]
 			e := storage.Event{Type: storage.EventPut, KV: toKeyValue(ev.Kv)}
 			if ev.Type == mvccpb.DELETE {
 				e.Type = storage.EventDelete
@@ -111,11 +112,9 @@ func (l *localWatches) run(ctx context.Context, ws mvcc.WatchStream, out chan<- 
 			} else if ev.Kv.CreateRevision != ev.Kv.ModRevision {
 				e.Prev = l.previous(ctx, ev.Kv)
 			}
-			delivered = send(ctx, out, e)
-			return delivered
-		})
-		if !delivered {
-			return
+			if !send(ctx, out, e) {
+				return
+			}
 		}
 	}
 }
@@ -127,11 +126,10 @@ func (l *localWatches) previous(ctx context.Context, kv *mvccpb.KeyValue) *stora
 	if err != nil {
 		return nil
 	}
-	first := firstKV(r.KVs)
-	if first == nil {
+	if len(r.KVs) == 0 {
 		return nil
 	}
-	prev := toKeyValue(first)
+	prev := toKeyValue(&r.KVs[0])
 	return &prev
 }
 
