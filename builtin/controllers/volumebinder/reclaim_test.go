@@ -113,6 +113,7 @@ var _ = Describe("protection", func() {
 		}).Should(Succeed())
 		Eventually(func(g Gomega) corev1.PersistentVolumeClaimPhase { return getPVC(ctx, ns, "data")(g).Status.Phase }).
 			Should(Equal(corev1.ClaimLost))
-		Expect(env.EventReasons(ctx, ns, "PersistentVolumeClaim", "data")).To(ContainElement("ClaimLost"))
+		// The warning is recorded after the status write.
+		Eventually(func() []string { return env.EventReasons(ctx, ns, "PersistentVolumeClaim", "data") }).Should(ContainElement("ClaimLost"))
 	})
 })
